@@ -1,0 +1,53 @@
+package candidates
+
+import "net/netip"
+
+// CellLimit is the largest scope an AddressMap shows address by address: a /24.
+const CellLimit = 256
+
+// An AddressMap is a picture of a Space: address by address for a /24 or
+// smaller, otherwise block by block.
+type AddressMap struct {
+	Scope netip.Prefix `json:"scope"`
+	// Cells holds one State code per address of Scope, when it is a /24 or
+	// smaller.
+	Cells string `json:"cells,omitempty"`
+	// Blocks splits a larger Scope into equal blocks: /24s for a /16 or
+	// smaller, 256 blocks otherwise.
+	Blocks []Block `json:"blocks,omitempty"`
+}
+
+// A Block is one part of a large scope, with its figures.
+type Block struct {
+	Prefix  netip.Prefix `json:"prefix"`
+	Size    int          `json:"size"`    // candidates in the block
+	Free    int          `json:"free"`    // candidates nobody holds
+	Blocked int          `json:"blocked"` // network, broadcast, gateway, excluded or reserved
+}
+
+// Map draws s with taken.
+func (s Space) Map(taken Set) AddressMap {
+	m := AddressMap{Scope: s.scope}
+	count := uint64(s.hi) - uint64(s.lo) + 1
+	if count <= CellLimit {
+		cells := make([]byte, 0, count)
+		for v := uint64(s.lo); v <= uint64(s.hi); v++ {
+			cells = append(cells, s.State(addr(uint32(v)), taken).Code())
+		}
+		m.Cells = string(cells)
+		return m
+	}
+	bits := min(s.scope.Bits()+8, 24)
+	step := uint64(1) << (32 - bits)
+	m.Blocks = make([]Block, 0, count/step)
+	for lo := uint64(s.lo); lo <= uint64(s.hi); lo += step {
+		hi := lo + step - 1
+		sub := Space{lo: uint32(lo), hi: uint32(hi)}
+		sub.blocked = Set{s.blocked}.within(sub.lo, sub.hi)
+		b := Block{Prefix: netip.PrefixFrom(addr(uint32(lo)), bits), Size: sub.Size()}
+		b.Free = sub.Free(taken)
+		b.Blocked = int(step) - b.Size
+		m.Blocks = append(m.Blocks, b)
+	}
+	return m
+}

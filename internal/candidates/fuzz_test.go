@@ -1,0 +1,293 @@
+package candidates
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+	"testing"
+)
+
+// FuzzSpace checks the enumerator against a brute-force model: every
+// address of a small pool is classified one by one, and the Space must
+// agree on the candidates, their order, the counts and every explanation.
+func FuzzSpace(f *testing.F) {
+	f.Add(uint32(0xcb007100), uint8(4), uint16(1), []byte{2, 0, 3, 0}, uint8(0), uint16(0), []byte{}, []byte{4, 1}, uint16(9))
+	f.Add(uint32(0x0a2a0000), uint8(0), uint16(0), []byte{}, uint8(5), uint16(300), []byte{1}, []byte{0, 0, 7, 3, 200, 20}, uint16(0))
+	f.Add(uint32(0x0a000000), uint8(11), uint16(2), []byte{}, uint8(1), uint16(1), []byte{}, []byte{0, 0}, uint16(1))
+	f.Add(uint32(0xffffff00), uint8(12), uint16(0), []byte{}, uint8(0), uint16(0), []byte{}, []byte{}, uint16(0))
+	f.Add(uint32(0x00000000), uint8(10), uint16(1), []byte{0, 1}, uint8(3), uint16(0), []byte{}, []byte{}, uint16(0))
+	f.Fuzz(func(t *testing.T, base uint32, bitsIn uint8, gwIn uint16, excl []byte, withinIn uint8, withinOff uint16, resv []byte, takenIn []byte, fromIn uint16) {
+		bits := 20 + int(bitsIn%13) // /20 to /32: small enough to model
+		prefix := netip.PrefixFrom(addr(base), bits).Masked()
+		lo, hi := prefixBounds(prefix)
+		size := uint32(uint64(hi) - uint64(lo) + 1)
+		at := func(off uint32) netip.Addr { return addr(lo + off%size) }
+
+		spec := PoolSpec{CIDR: prefix.String()}
+		var gateway netip.Addr
+		if gwIn%3 != 0 {
+			gateway = at(uint32(gwIn))
+			if hostAddressProblem(gateway, prefix) != "" {
+				gateway = netip.Addr{}
+			} else {
+				spec.Gateway = gateway.String()
+			}
+		}
+		excluded := map[netip.Addr]bool{}
+		for i := 0; i+1 < len(excl) && i < 16; i += 2 {
+			a, b := at(uint32(excl[i])*17), at(uint32(excl[i])*17+uint32(excl[i+1]%8))
+			if b.Less(a) {
+				a, b = b, a
+			}
+			spec.Exclude = append(spec.Exclude, Range{a, b}.String())
+			for v := uint64(u32(a)); v <= uint64(u32(b)); v++ {
+				excluded[addr(uint32(v))] = true
+			}
+		}
+		pool, err := ParsePool(spec)
+		if err != nil {
+			t.Fatalf("ParsePool(%+v): %v", spec, err)
+		}
+
+		var req RequestSpec
+		scope := prefix
+		if withinIn%2 == 1 {
+			wbits := bits + int(withinIn/2)%(33-bits)
+			scope = netip.PrefixFrom(at(uint32(withinOff)*13), wbits).Masked()
+			req.Within = scope.String()
+		}
+		slo, shi := prefixBounds(scope)
+		reserved := map[netip.Addr]bool{}
+		for i := 0; i < len(resv) && i < 4; i++ {
+			a := addr(slo + uint32(resv[i])%(shi-slo+1))
+			req.Reserved = append(req.Reserved, a.String())
+			reserved[a] = true
+		}
+		r, err := pool.ParseRequest(req)
+		if err != nil {
+			t.Fatalf("ParseRequest(%+v): %v", req, err)
+		}
+
+		var tb SetBuilder
+		taken := map[netip.Addr]bool{}
+		for i := 0; i+1 < len(takenIn) && i < 64; i += 2 {
+			a := addr(lo - 2 + uint32(takenIn[i])*uint32(size)/200)
+			b := addr(u32(a) + uint32(takenIn[i+1]%16))
+			if b.Less(a) {
+				continue
+			}
+			tb.AddRange(Range{a, b})
+			for v := uint64(u32(a)); v <= uint64(u32(b)); v++ {
+				taken[addr(uint32(v))] = true
+			}
+		}
+		takenSet := tb.Set()
+
+		isCandidate := func(a netip.Addr) bool {
+			if !scope.Contains(a) || a == gateway || excluded[a] || reserved[a] {
+				return false
+			}
+			for _, edge := range []netip.Prefix{prefix, r.Within} {
+				if edge.IsValid() && edge.Bits() <= 30 {
+					elo, ehi := prefixBounds(edge)
+					if u32(a) == elo || u32(a) == ehi {
+						return false
+					}
+				}
+			}
+			return true
+		}
+		var model []netip.Addr
+		candidates := 0
+		for v := uint64(lo); v <= uint64(hi); v++ {
+			a := addr(uint32(v))
+			if isCandidate(a) {
+				candidates++
+				if !taken[a] {
+					model = append(model, a)
+				}
+			}
+		}
+
+		s := pool.Space(r)
+		var got []netip.Addr
+		it := s.Iter(takenSet)
+		for a, ok := it.Next(); ok; a, ok = it.Next() {
+			if len(got) > 0 && !got[len(got)-1].Less(a) {
+				t.Fatalf("not ascending: %s after %s", a, got[len(got)-1])
+			}
+			got = append(got, a)
+		}
+		if addrs(got) != addrs(model) {
+			t.Fatalf("candidates of %+v %+v taken %v:\n got %s\nwant %s", spec, req, takenSet.Ranges(), addrs(got), addrs(model))
+		}
+		if s.Size() != candidates {
+			t.Errorf("Size() = %d, want %d", s.Size(), candidates)
+		}
+		if s.Free(takenSet) != len(model) {
+			t.Errorf("Free() = %d, want %d", s.Free(takenSet), len(model))
+		}
+		first, ok := s.First(takenSet)
+		last, okLast := s.Last(takenSet)
+		if len(model) == 0 {
+			if ok || okLast {
+				t.Errorf("First, Last = %v %v, %v %v; want none", first, ok, last, okLast)
+			}
+		} else if first != model[0] || last != model[len(model)-1] {
+			t.Errorf("First, Last = %v, %v; want %v, %v", first, last, model[0], model[len(model)-1])
+		}
+		from := at(uint32(fromIn))
+		var wantFrom []netip.Addr
+		for _, a := range model {
+			if !a.Less(from) {
+				wantFrom = append(wantFrom, a)
+			}
+		}
+		itFrom := s.IterFrom(takenSet, from)
+		var gotFrom []netip.Addr
+		for a, ok := itFrom.Next(); ok; a, ok = itFrom.Next() {
+			gotFrom = append(gotFrom, a)
+		}
+		if addrs(gotFrom) != addrs(wantFrom) {
+			t.Errorf("IterFrom(%s) = %s, want %s", from, addrs(gotFrom), addrs(wantFrom))
+		}
+		m := s.Map(takenSet)
+		for v := uint64(lo); v <= uint64(hi); v++ {
+			a := addr(uint32(v))
+			e := s.Explain(a, takenSet)
+			wantState := "not available"
+			switch {
+			case isCandidate(a) && taken[a]:
+				wantState = "taken"
+			case isCandidate(a):
+				wantState = "free"
+			}
+			gotState := "not available"
+			if e.State == Free || e.State == Taken {
+				gotState = e.State.String()
+			}
+			if gotState != wantState || !strings.HasPrefix(e.Message, a.String()+" ") {
+				t.Fatalf("Explain(%s) = %v %q, want %s", a, e.State, e.Message, wantState)
+			}
+			if s.Contains(a) != isCandidate(a) {
+				t.Fatalf("Contains(%s) = %v, want %v", a, s.Contains(a), isCandidate(a))
+			}
+			if m.Cells != "" && scope.Contains(a) && m.Cells[u32(a)-slo] != e.State.Code() {
+				t.Fatalf("Map().Cells[%s] = %c, want %c", a, m.Cells[u32(a)-slo], e.State.Code())
+			}
+		}
+		if m.Cells == "" {
+			size, free := 0, 0
+			for _, b := range m.Blocks {
+				size += b.Size
+				free += b.Free
+			}
+			if size != candidates || free != len(model) {
+				t.Errorf("Map().Blocks add up to size %d free %d, want %d %d", size, free, candidates, len(model))
+			}
+		}
+	})
+}
+
+// FuzzSetBuilder applies adds and removes to a SetBuilder and to a model,
+// and checks that they agree and that the ranges stay sorted and merged.
+func FuzzSetBuilder(f *testing.F) {
+	f.Add([]byte{0, 10, 3, 0, 14, 2, 1, 11})
+	f.Add([]byte{0, 255, 0, 0, 0, 0, 1, 0, 1, 255})
+	f.Add([]byte{0, 1, 0, 0, 3, 0, 2, 0, 1, 2})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		var b SetBuilder
+		var model [256]bool
+		for i := 0; i+2 < len(ops); i += 3 {
+			lo := ops[i+1]
+			hi := min(int(lo)+int(ops[i+2]%8), 255)
+			switch ops[i] % 3 {
+			case 0:
+				b.AddRange(Range{addr(uint32(lo)), addr(uint32(hi))})
+				for v := int(lo); v <= hi; v++ {
+					model[v] = true
+				}
+			case 1:
+				b.Add(addr(uint32(lo)))
+				model[lo] = true
+			case 2:
+				b.Remove(addr(uint32(lo)))
+				model[lo] = false
+			}
+		}
+		spans := b.View().spans
+		for i := 1; i < len(spans); i++ {
+			if uint64(spans[i-1].hi)+1 >= uint64(spans[i].lo) {
+				t.Fatalf("spans %v and %v overlap or touch", spans[i-1], spans[i])
+			}
+		}
+		var want SetBuilder
+		for v, in := range model {
+			if in {
+				want.spans = append(want.spans, span{uint32(v), uint32(v)})
+			}
+		}
+		if got, want := fmt.Sprint(b.Set().Ranges()), fmt.Sprint(want.normalized().Ranges()); got != want {
+			t.Fatalf("set = %s, want %s", got, want)
+		}
+		for v, in := range model {
+			if b.Contains(addr(uint32(v))) != in {
+				t.Fatalf("Contains(%d) = %v, want %v", v, !in, in)
+			}
+		}
+	})
+}
+
+// FuzzParsePool feeds arbitrary text to the parsers: they never panic, a
+// pool they accept is canonical and consistent, and every message names its
+// field.
+func FuzzParsePool(f *testing.F) {
+	f.Add("203.0.113.0/24", "203.0.113.1", "203.0.113.2,203.0.113.3", "203.0.113.0/28")
+	f.Add("10.0.0.5/24", "10.0.0.0", "10.0.0.9-10.0.0.3", "10.0.1.0/24")
+	f.Add("2001:db8::/64", "::1", "", "")
+	f.Add("10.0.0.0/31", "10.0.0.1", "10.0.0.0 - 10.0.0.1", "10.0.0.0/32")
+	f.Add("0.0.0.0/0", "", "-", "/")
+	f.Fuzz(func(t *testing.T, cidr, gateway, exclude, within string) {
+		spec := PoolSpec{CIDR: cidr, Gateway: gateway}
+		if exclude != "" {
+			spec.Exclude = strings.Split(exclude, ",")
+		}
+		p, err := ParsePool(spec)
+		checkFieldErrors(t, err)
+		if err != nil {
+			return
+		}
+		if p.Prefix.String() != cidr || p.Prefix.Bits() < MinPoolBits {
+			t.Errorf("ParsePool accepted cidr %q as %s", cidr, p.Prefix)
+		}
+		if p.Gateway.IsValid() && (!p.Prefix.Contains(p.Gateway) || hostAddressProblem(p.Gateway, p.Prefix) != "") {
+			t.Errorf("ParsePool accepted gateway %s for %s", p.Gateway, p.Prefix)
+		}
+		for _, r := range p.Exclude.Ranges() {
+			if !p.Prefix.Contains(r.From) || !p.Prefix.Contains(r.To) {
+				t.Errorf("ParsePool accepted exclude %s outside %s", r, p.Prefix)
+			}
+		}
+		r, err := p.ParseRequest(RequestSpec{Within: within, Reserved: spec.Exclude})
+		checkFieldErrors(t, err)
+		if err == nil && r.Within.IsValid() && (r.Within.Bits() < p.Prefix.Bits() || !p.Prefix.Contains(r.Within.Addr())) {
+			t.Errorf("ParseRequest accepted within %s outside %s", r.Within, p.Prefix)
+		}
+	})
+}
+
+func checkFieldErrors(t *testing.T, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	errs, ok := err.(Errors)
+	if !ok || len(errs) == 0 {
+		t.Fatalf("error %v is a %T, want a non-empty Errors", err, err)
+	}
+	for _, e := range errs {
+		if !strings.HasPrefix(e.Message, e.Field+" ") {
+			t.Errorf("message %q does not start with its field %q", e.Message, e.Field)
+		}
+	}
+}

@@ -1,0 +1,131 @@
+package candidates
+
+import (
+	"errors"
+	"net/netip"
+	"strings"
+	"testing"
+)
+
+func TestParsePool(t *testing.T) {
+	tests := []struct {
+		spec PoolSpec
+		want string // the error's text, "" when valid
+	}{
+		{PoolSpec{CIDR: "203.0.113.0/24", Gateway: "203.0.113.1", Exclude: []string{"203.0.113.2", "203.0.113.3"}}, ""},
+		{PoolSpec{CIDR: "10.0.0.0/8"}, ""},
+		{PoolSpec{CIDR: "192.0.2.8/31", Gateway: "192.0.2.8"}, ""},
+		{PoolSpec{CIDR: "192.0.2.9/32", Gateway: "192.0.2.9"}, ""},
+		{PoolSpec{CIDR: "10.0.0.0/24", Exclude: []string{"10.0.0.10-10.0.0.20", " 10.0.0.30 - 10.0.0.31 "}}, ""},
+		{PoolSpec{CIDR: "10.0.0.5/24"}, "cidr 10.0.0.5/24 has host bits set; did you mean 10.0.0.0/24?"},
+		{PoolSpec{}, "cidr is required"},
+		{PoolSpec{CIDR: "10.0.0.0"}, `cidr "10.0.0.0" has no prefix length; write it as 10.0.0.0/24 or similar`},
+		{PoolSpec{CIDR: "banana"}, `cidr "banana" is not an IPv4 prefix such as 10.0.0.0/24`},
+		{PoolSpec{CIDR: "10.0.0.0/33"}, `cidr "10.0.0.0/33" is not an IPv4 prefix such as 10.0.0.0/24`},
+		{PoolSpec{CIDR: "2001:db8::/64"}, "cidr 2001:db8::/64 is not IPv4; pools hold IPv4 prefixes only"},
+		{PoolSpec{CIDR: "0.0.0.0/0"}, "cidr 0.0.0.0/0 is too large; a pool is at most a /8"},
+		{PoolSpec{CIDR: "10.0.0.0/24", Gateway: "10.0.1.1"}, "gateway 10.0.1.1 is outside cidr 10.0.0.0/24"},
+		{PoolSpec{CIDR: "10.0.0.0/24", Gateway: "10.0.0.0"}, "gateway 10.0.0.0 is the network address of 10.0.0.0/24"},
+		{PoolSpec{CIDR: "10.0.0.0/24", Gateway: "10.0.0.255"}, "gateway 10.0.0.255 is the broadcast address of 10.0.0.0/24"},
+		{PoolSpec{CIDR: "10.0.0.0/24", Gateway: "10.0.0.1/24"}, `gateway "10.0.0.1/24" is not an IPv4 address such as 10.0.0.1`},
+		{PoolSpec{CIDR: "10.0.0.0/24", Gateway: "::1"}, "gateway ::1 is not IPv4; pools hold IPv4 addresses only"},
+		{PoolSpec{CIDR: "10.0.0.0/24", Exclude: []string{"10.0.0.9-10.0.0.3"}}, `exclude[0] "10.0.0.9-10.0.0.3" is a descending range; write 10.0.0.3-10.0.0.9`},
+		{PoolSpec{CIDR: "10.0.0.0/24", Exclude: []string{"10.0.0.2", "10.0.0.250-10.0.1.4"}}, "exclude[1] 10.0.0.250-10.0.1.4 is outside cidr 10.0.0.0/24"},
+		{PoolSpec{CIDR: "10.0.0.0/24", Exclude: []string{""}}, "exclude[0] is empty; write an IPv4 address such as 10.0.0.1"},
+		{PoolSpec{CIDR: "10.0.0.0/24", Exclude: []string{"10.0.0.01"}}, `exclude[0] "10.0.0.01" is not an IPv4 address such as 10.0.0.1`},
+		{PoolSpec{CIDR: "10.0.0.5/24", Gateway: "x", Exclude: []string{"y"}},
+			`cidr 10.0.0.5/24 has host bits set; did you mean 10.0.0.0/24?; gateway "x" is not an IPv4 address such as 10.0.0.1; exclude[0] "y" is not an IPv4 address such as 10.0.0.1`},
+	}
+	for _, tt := range tests {
+		_, err := ParsePool(tt.spec)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("ParsePool(%+v) error = %q, want %q", tt.spec, got, tt.want)
+		}
+	}
+}
+
+func TestParsePoolNamesEachField(t *testing.T) {
+	_, err := ParsePool(PoolSpec{CIDR: "10.0.0.0/24", Gateway: "10.0.0.0", Exclude: []string{"1.2.3.4"}})
+	var errs Errors
+	if !errors.As(err, &errs) {
+		t.Fatalf("ParsePool error = %T, want Errors", err)
+	}
+	var fields []string
+	for _, e := range errs {
+		fields = append(fields, e.Field)
+		if !strings.HasPrefix(e.Message, e.Field+" ") {
+			t.Errorf("message %q does not start with its field %q", e.Message, e.Field)
+		}
+	}
+	if got, want := strings.Join(fields, ","), "gateway,exclude[0]"; got != want {
+		t.Errorf("fields = %s, want %s", got, want)
+	}
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Field != "gateway" {
+		t.Errorf("errors.As(err, *FieldError) = %v, want the gateway's error", fe)
+	}
+}
+
+func TestParseRequest(t *testing.T) {
+	pool, err := ParsePool(PoolSpec{CIDR: "10.42.0.0/16"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		spec RequestSpec
+		want string
+	}{
+		{RequestSpec{}, ""},
+		{RequestSpec{Within: "10.42.1.0/24", Reserved: []string{"10.42.1.1"}}, ""},
+		{RequestSpec{Within: "10.42.0.0/16"}, ""},
+		{RequestSpec{Within: "10.42.1.7/24"}, "within 10.42.1.7/24 has host bits set; did you mean 10.42.1.0/24?"},
+		{RequestSpec{Within: "10.43.0.0/24"}, "within 10.43.0.0/24 is outside cidr 10.42.0.0/16"},
+		{RequestSpec{Within: "10.0.0.0/8"}, "within 10.0.0.0/8 is outside cidr 10.42.0.0/16"},
+		{RequestSpec{Within: "10.42.1.0/24", Reserved: []string{"10.42.2.1"}}, "reserved[0] 10.42.2.1 is outside 10.42.1.0/24"},
+		{RequestSpec{Reserved: []string{"10.42.2.1", "nope"}}, `reserved[1] "nope" is not an IPv4 address such as 10.0.0.1`},
+	}
+	for _, tt := range tests {
+		_, err := pool.ParseRequest(tt.spec)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("ParseRequest(%+v) error = %q, want %q", tt.spec, got, tt.want)
+		}
+	}
+}
+
+func TestParseRanges(t *testing.T) {
+	s, err := ParseRanges("taken", []string{"10.0.0.5-10.0.0.9", "10.0.0.1", "10.0.0.10", "10.0.0.3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Range{
+		{netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.1")},
+		{netip.MustParseAddr("10.0.0.3"), netip.MustParseAddr("10.0.0.3")},
+		{netip.MustParseAddr("10.0.0.5"), netip.MustParseAddr("10.0.0.10")},
+	}
+	if got := s.Ranges(); !equalRanges(got, want) {
+		t.Errorf("ParseRanges = %v, want %v", got, want)
+	}
+	if _, err := ParseRanges("taken", []string{"10.0.0.1", "10.0.0.x"}); err == nil || err.Error() != `taken[1] "10.0.0.x" is not an IPv4 address such as 10.0.0.1` {
+		t.Errorf("ParseRanges(bad) error = %v", err)
+	}
+}
+
+func equalRanges(a, b []Range) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,133 @@
+package candidates
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/netip"
+)
+
+// MaxPreviewNext bounds PreviewInput.Next.
+const MaxPreviewNext = 256
+
+// PreviewInput is what a page or an API client asks of the enumerator
+// before anything is committed.
+type PreviewInput struct {
+	Pool    PoolSpec    `json:"pool"`
+	Request RequestSpec `json:"request"`
+	// Taken lists the addresses already held, as addresses and a-b ranges.
+	Taken []string `json:"taken,omitempty"`
+	// Next asks for that many free candidates, lowest first (0 means 1).
+	Next int `json:"next,omitempty"`
+	// Explain asks why these addresses are or are not available.
+	Explain []string `json:"explain,omitempty"`
+	// Map asks for an AddressMap.
+	Map bool `json:"map,omitempty"`
+}
+
+// PreviewOutput answers a PreviewInput.
+type PreviewOutput struct {
+	Valid   bool          `json:"valid"`
+	Errors  Errors        `json:"errors,omitempty"`
+	Size    int           `json:"size"`
+	Free    int           `json:"free"`
+	First   *netip.Addr   `json:"first,omitempty"` // lowest free candidate
+	Last    *netip.Addr   `json:"last,omitempty"`  // highest free candidate
+	Next    []netip.Addr  `json:"next,omitempty"`
+	Explain []Explanation `json:"explain,omitempty"`
+	Map     *AddressMap   `json:"map,omitempty"`
+}
+
+// Preview answers in. Every mistake in it is reported in Errors, each naming
+// its field; the figures are filled only when the input is valid.
+func Preview(in PreviewInput) PreviewOutput {
+	var out PreviewOutput
+	pool, err := ParsePool(in.Pool)
+	if err != nil {
+		out.Errors = append(out.Errors, err.(Errors)...)
+	}
+	var req Request
+	if err == nil {
+		if req, err = pool.ParseRequest(in.Request); err != nil {
+			out.Errors = append(out.Errors, err.(Errors)...)
+		}
+	}
+	taken, err := ParseRanges("taken", in.Taken)
+	if err != nil {
+		out.Errors = append(out.Errors, err.(Errors)...)
+	}
+	var explain []netip.Addr
+	for i, s := range in.Explain {
+		a, err := netip.ParseAddr(s)
+		if err != nil || !a.Is4() {
+			out.Errors = append(out.Errors, &FieldError{
+				Field:   fmt.Sprintf("explain[%d]", i),
+				Message: fmt.Sprintf("explain[%d] %s is not an IPv4 address such as 10.0.0.1", i, quote(s)),
+			})
+			continue
+		}
+		explain = append(explain, a)
+	}
+	n := in.Next
+	switch {
+	case n < 0 || n > MaxPreviewNext:
+		out.Errors = append(out.Errors, &FieldError{
+			Field:   "next",
+			Message: fmt.Sprintf("next %d is out of range; ask for 1 to %d candidates", n, MaxPreviewNext),
+		})
+	case n == 0:
+		n = 1
+	}
+	if len(out.Errors) > 0 {
+		return out
+	}
+	space := pool.Space(req)
+	out.Valid = true
+	out.Size = space.Size()
+	out.Free = space.Free(taken)
+	if a, ok := space.First(taken); ok {
+		out.First = &a
+	}
+	if a, ok := space.Last(taken); ok {
+		out.Last = &a
+	}
+	out.Next = space.NextN(taken, n)
+	for _, a := range explain {
+		out.Explain = append(out.Explain, space.Explain(a, taken))
+	}
+	if in.Map {
+		m := space.Map(taken)
+		out.Map = &m
+	}
+	return out
+}
+
+// MaxPreviewInput bounds the JSON PreviewJSON accepts: 4 MiB holds the
+// taken ranges of the most fragmented /16 several times over.
+const MaxPreviewInput = 4 << 20
+
+// PreviewJSON answers a PreviewInput written as JSON with a PreviewOutput
+// written as JSON. It is the browser's entry point (see wasm/), so the page
+// and the server answer byte for byte alike. Input it cannot read is
+// reported as an error of the field "input".
+func PreviewJSON(in []byte) []byte {
+	var out PreviewOutput
+	var pi PreviewInput
+	if len(in) > MaxPreviewInput {
+		out.Errors = Errors{{Field: "input", Message: fmt.Sprintf("input is %d bytes; at most %d are accepted", len(in), MaxPreviewInput)}}
+	} else {
+		dec := json.NewDecoder(bytes.NewReader(in))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&pi); err != nil {
+			out.Errors = Errors{{Field: "input", Message: "input is not a preview request: " + err.Error()}}
+		} else {
+			out = Preview(pi)
+		}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		// Every field of PreviewOutput marshals; this cannot happen.
+		panic(err)
+	}
+	return b
+}

@@ -1,0 +1,136 @@
+//go:build !js
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"pivirt.hu/ipam/internal/candidates"
+)
+
+// previewInputs is the differential table: each input is answered by the
+// WASM module in node and by the Go package, and the answers must match
+// byte for byte.
+var previewInputs = []string{
+	`{"pool":{"cidr":"203.0.113.0/24","gateway":"203.0.113.1","exclude":["203.0.113.2","203.0.113.3"]},"next":8,"map":true}`,
+	`{"pool":{"cidr":"203.0.113.0/24","gateway":"203.0.113.1","exclude":["203.0.113.2","203.0.113.3"]},"taken":["203.0.113.4-203.0.113.5"],"explain":["203.0.113.1","203.0.113.4","203.0.113.6","198.51.100.1"]}`,
+	`{"pool":{"cidr":"10.42.0.0/16"},"request":{"within":"10.42.1.0/24","reserved":["10.42.1.1"]},"taken":["10.42.1.2-10.42.1.40","10.42.1.42"],"next":4,"map":true}`,
+	`{"pool":{"cidr":"10.42.0.0/16","gateway":"10.42.0.1"},"taken":["10.42.0.0-10.42.3.255"],"map":true,"next":3}`,
+	`{"pool":{"cidr":"10.0.0.0/31"},"next":3}`,
+	`{"pool":{"cidr":"10.0.0.7/32"},"taken":["10.0.0.7"]}`,
+	`{"pool":{"cidr":"10.42.0.0/16"},"request":{"within":"10.42.9.0/30","reserved":["10.42.9.1"]},"taken":["10.42.9.2"]}`,
+	`{"pool":{"cidr":"10.0.0.5/24"}}`,
+	`{"pool":{"cidr":"10.0.0.0/24","gateway":"10.0.0.0","exclude":["10.0.0.9-10.0.0.3","10.0.1.1","x"]}}`,
+	`{"pool":{"cidr":""},"taken":["nope"],"explain":["::1"],"next":1000}`,
+	`{"pool":{"cidr":"2001:db8::/64"}}`,
+	`{"pool":{"cidr":"10.0.0.0/24"},"request":{"within":"10.0.1.0/24"}}`,
+	`{"pool":{"cidr":"10.0.0.0/24"},"surprise":true}`,
+	`not json`,
+	``,
+	`{"pool":{"cidr":"10.0.0.0/8"},"map":true}`,
+	`{"pool":{"cidr":"10.0.0.0/24","exclude":["10.0.0.1 - 10.0.0.9"]},"next":2,"explain":["10.0.0.5"]}`,
+	`{"pool":{"cidr":"10.0.0.0/24","gateway":"10.0.0.1","exclude":["Ω"]}}`,
+}
+
+func TestPreviewMatchesServer(t *testing.T) {
+	inputs := slices.Clone(previewInputs)
+	inputs = append(inputs, fragmentedInput(60000))
+	answers := runInNode(t, inputs)
+	for i, in := range inputs {
+		want := string(candidates.PreviewJSON([]byte(in)))
+		if answers[i].Output != want {
+			t.Errorf("input %d %.120s:\nwasm %s\n  go %s", i, in, answers[i].Output, want)
+		}
+	}
+	last := answers[len(answers)-1]
+	t.Logf("next 8 of a /16 with 60000 taken in fragments: %.2f ms in wasm", last.Ms)
+}
+
+func TestWasmExecMatchesToolchain(t *testing.T) {
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
+	}
+	want, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "wasm_exec.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("../static/wasm/wasm_exec.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("static/wasm/wasm_exec.js differs from this Go's lib/wasm/wasm_exec.js: run make wasm-exec and commit it")
+	}
+}
+
+// fragmentedInput asks for the next 8 of a /16 whose taken set is n
+// addresses, every other one, written as the page writes it.
+func fragmentedInput(n int) string {
+	taken := make([]string, 0, n)
+	for i := range n {
+		v := 2 * i
+		if v >= 1<<16 {
+			v = 1<<16 - 1 - 2*(i-1<<15)
+		}
+		taken = append(taken, fmt.Sprintf("10.0.%d.%d", v>>8, v&255))
+	}
+	b, _ := json.Marshal(candidates.PreviewInput{
+		Pool:  candidates.PoolSpec{CIDR: "10.0.0.0/16", Gateway: "10.0.0.1"},
+		Taken: taken,
+		Next:  8,
+	})
+	return string(b)
+}
+
+type nodeAnswer struct {
+	Output string  `json:"output"`
+	Ms     float64 `json:"ms"`
+}
+
+// runInNode builds the WASM module as make does and answers inputs in node.
+func runInNode(t *testing.T, inputs []string) []nodeAnswer {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("node is not installed: run scripts/setup.sh (or apt-get install nodejs)")
+	}
+	wasm := filepath.Join(t.TempDir(), "preview.wasm")
+	build := exec.Command("go", "build", "-trimpath", "-ldflags=-s", "-o", wasm, ".")
+	build.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the wasm module: %v\n%s", err, out)
+	}
+	in, err := json.Marshal(inputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	execJS, err := filepath.Abs("../static/wasm/wasm_exec.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(node, "harness.js", execJS, wasm)
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node harness.js: %v\n%s", err, stderr.String())
+	}
+	var answers []nodeAnswer
+	if err := json.Unmarshal(out, &answers); err != nil {
+		t.Fatalf("reading node's answers: %v\n%.500s", err, out)
+	}
+	if len(answers) != len(inputs) {
+		t.Fatalf("node answered %d inputs, want %d", len(answers), len(inputs))
+	}
+	return answers
+}
