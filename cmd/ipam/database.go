@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"pivirt.hu/ipam/internal/pgembed"
+	"pivirt.hu/ipam/internal/store"
+)
+
+// embeddedDatabase is the database ipam creates in its own PostgreSQL.
+const embeddedDatabase = "ipam"
+
+// databaseFlags choose the database: an external one by URL, or the
+// embedded PostgreSQL in a data folder.
+type databaseFlags struct {
+	url     string
+	dataDir string
+}
+
+func (d *databaseFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&d.url, "database-url", os.Getenv("DATABASE_URL"),
+		"PostgreSQL URL (default $DATABASE_URL); without one, ipam runs its own PostgreSQL in --data-dir")
+	fs.StringVar(&d.dataDir, "data-dir", defaultDataDir(), "folder of the embedded PostgreSQL")
+}
+
+// defaultDataDir is a folder the postgres user can reach: as root,
+// /var/lib/pivirt-ipam (root's home is closed to other users); otherwise
+// under the user's data home.
+func defaultDataDir() string {
+	if os.Geteuid() == 0 {
+		return "/var/lib/pivirt-ipam"
+	}
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "pivirt-ipam")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "share", "pivirt-ipam")
+	}
+	return "pivirt-ipam-data"
+}
+
+// open connects to the database, starting the embedded PostgreSQL first
+// when no URL is given, and applies the migrations. close stops what open
+// started.
+func (d *databaseFlags) open(ctx context.Context, logger *slog.Logger) (db *sqlx.DB, closeAll func(), err error) {
+	url := d.url
+	stopCluster := func() {}
+	if url == "" {
+		dir, err := filepath.Abs(d.dataDir)
+		if err != nil {
+			return nil, nil, err
+		}
+		cluster, err := pgembed.Start(ctx, pgembed.Options{DataDir: dir, Logger: logger})
+		if err != nil {
+			return nil, nil, err
+		}
+		stopCluster = func() {
+			if err := cluster.Stop(); err != nil {
+				logger.Error("stopping PostgreSQL failed", "err", err)
+			}
+		}
+		if err := createDatabase(ctx, cluster.URL("postgres"), embeddedDatabase); err != nil {
+			stopCluster()
+			return nil, nil, err
+		}
+		url = cluster.URL(embeddedDatabase)
+	}
+	db, err = store.Open(ctx, url)
+	if err != nil {
+		stopCluster()
+		return nil, nil, err
+	}
+	applied, err := store.Migrate(ctx, db)
+	if err != nil {
+		db.Close()
+		stopCluster()
+		return nil, nil, err
+	}
+	if applied > 0 {
+		logger.Info("migrated the database", "migrations", applied)
+	}
+	return db, func() {
+		db.Close()
+		stopCluster()
+	}, nil
+}
+
+// createDatabase creates name unless it exists.
+func createDatabase(ctx context.Context, url, name string) error {
+	db, err := store.Open(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	_, err = db.ExecContext(ctx, "CREATE DATABASE "+pq.QuoteIdentifier(name))
+	var pqErr *pq.Error
+	if errors.As(err, &pqErr) && pqErr.Code == "42P04" { // duplicate_database
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("unable to create the database %s: %w", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,89 @@
+// Command ipam is PiVirt IPAM: the console, the GraphQL API and the
+// allocator, on PostgreSQL.
+//
+//	ipam serve   [--listen ADDR] [--database-url URL] [--data-dir DIR]
+//	ipam migrate [--database-url URL] [--data-dir DIR]
+//	ipam version
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+const usage = `ipam: PiVirt IPAM, the address and number allocator
+
+Usage:
+  ipam serve   [--listen 127.0.0.1:8080] [--database-url URL] [--data-dir DIR]
+  ipam migrate [--database-url URL] [--data-dir DIR]
+  ipam version
+
+Without --database-url (or DATABASE_URL), ipam runs its own PostgreSQL in
+--data-dir from the locally installed server binaries.
+Run "ipam COMMAND -h" for the flags of a command.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes one command and returns the process's exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	slog.SetDefault(logger)
+	var err error
+	switch args[0] {
+	case "serve":
+		err = serve(args[1:], stdout, logger)
+	case "migrate":
+		err = migrate(args[1:], stdout, logger)
+	case "version":
+		fmt.Fprintln(stdout, version)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+	default:
+		fmt.Fprintf(stderr, "ipam: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, new(usageError)):
+		fmt.Fprintln(stderr, "ipam:", err)
+		return 2
+	case err != nil:
+		fmt.Fprintln(stderr, "ipam:", err)
+		return 1
+	}
+	return 0
+}
+
+// usageError is a mistake in a command line.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+// parseFlags parses a command's flags and refuses stray arguments.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("%s takes no arguments, got %q", fs.Name(), fs.Args())}
+	}
+	return nil
+}

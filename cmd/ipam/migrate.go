@@ -1,0 +1,37 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"pivirt.hu/ipam/internal/store"
+)
+
+// migrate applies the migrations the database lacks and prints its version.
+func migrate(args []string, stdout io.Writer, logger *slog.Logger) error {
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	var dbf databaseFlags
+	dbf.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	db, closeAll, err := dbf.open(ctx, logger)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	v, err := store.SchemaVersion(ctx, db)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "the database is at schema version %d\n", v)
+	return nil
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"pivirt.hu/ipam/web"
+)
+
+// shutdownGrace is how long in-flight requests may run after SIGTERM.
+const shutdownGrace = 15 * time.Second
+
+// serve runs the console and the API until SIGINT or SIGTERM.
+func serve(args []string, stdout io.Writer, logger *slog.Logger) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on")
+	var dbf databaseFlags
+	dbf.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	db, closeAll, err := dbf.open(ctx, logger)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	handler, err := web.New(web.Config{DB: db, Logger: logger, Version: version})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return fmt.Errorf("unable to listen on %s: %w", *listen, err)
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	url := "http://" + ln.Addr().String()
+	logger.Info("serving", "url", url, "version", version)
+	fmt.Fprintf(stdout, "PiVirt IPAM is serving on %s (Ctrl-C stops it)\n", url)
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("the server stopped: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down: finishing requests in flight", "grace", shutdownGrace)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("shutting down: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,174 @@
+// Package e2e drives the console in Debian's Chromium through playwright-go,
+// against a real ipam server on a real PostgreSQL.
+package e2e
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/playwright-community/playwright-go"
+
+	"pivirt.hu/ipam/internal/pgtest"
+)
+
+// chromiumArgs start Chromium headless on a machine with no network.
+var chromiumArgs = []string{
+	"--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+	"--disable-background-networking", "--disable-component-update", "--disable-sync",
+}
+
+var (
+	ipamBinary string
+	browser    playwright.Browser
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(pgtest.Run(func() int {
+		cleanup, err := setup()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "e2e:", err)
+			return 1
+		}
+		defer cleanup()
+		return m.Run()
+	}))
+}
+
+// setup builds the server and starts the browser once for every test.
+func setup() (func(), error) {
+	if _, err := os.Stat("../static/wasm/preview.wasm"); err != nil {
+		return nil, fmt.Errorf("the preview is not built: run make wasm (make test does it)")
+	}
+	dir, err := os.MkdirTemp("", "ipam-e2e-")
+	if err != nil {
+		return nil, err
+	}
+	ipamBinary = filepath.Join(dir, "ipam")
+	if out, err := exec.Command("go", "build", "-o", ipamBinary, "../cmd/ipam").CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("building ipam: %v\n%s", err, out)
+	}
+	if os.Getenv("PLAYWRIGHT_DRIVER_PATH") == "" {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("PLAYWRIGHT_DRIVER_PATH is not set: run the tests with make test, or eval \"$(scripts/setup.sh --print-env)\" first")
+	}
+	chromium := os.Getenv("CHROMIUM_PATH")
+	if chromium == "" {
+		chromium = "/usr/bin/chromium"
+	}
+	if _, err := os.Stat(chromium); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("chromium is not installed at %s: run scripts/setup.sh (apt-get install chromium)", chromium)
+	}
+	pw, err := playwright.Run(&playwright.RunOptions{SkipInstallBrowsers: true, Stdout: io.Discard})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("starting the playwright driver: %w", err)
+	}
+	browser, err = pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
+		ExecutablePath: playwright.String(chromium),
+		Headless:       playwright.Bool(true),
+		Args:           chromiumArgs,
+	})
+	if err != nil {
+		pw.Stop()
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("launching %s: %w", chromium, err)
+	}
+	return func() {
+		browser.Close()
+		pw.Stop()
+		os.RemoveAll(dir)
+	}, nil
+}
+
+// startServer runs ipam serve on a fresh database and returns its base URL.
+// The server is stopped with SIGTERM when the test ends.
+func startServer(t *testing.T) string {
+	t.Helper()
+	cmd := exec.Command(ipamBinary, "serve", "--listen", "127.0.0.1:0", "--database-url", pgtest.NewURL(t))
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			t.Errorf("ipam serve did not stop within 20 s of SIGINT")
+		}
+	})
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if _, rest, ok := strings.Cut(sc.Text(), "serving on "); ok {
+				urls <- strings.Fields(rest)[0]
+			}
+		}
+	}()
+	select {
+	case u := <-urls:
+		return u
+	case err := <-exited:
+		t.Fatalf("ipam serve exited: %v\n%s", err, stderr.String())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("ipam serve did not start within 30 s\n%s", stderr.String())
+	}
+	return ""
+}
+
+// newPage opens a page in a fresh browser context, closed with the test.
+func newPage(t *testing.T) playwright.Page {
+	t.Helper()
+	ctx, err := browser.NewContext(playwright.BrowserNewContextOptions{
+		Viewport: &playwright.Size{Width: 1280, Height: 800},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ctx.Close() })
+	page, err := ctx.NewPage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	page.SetDefaultTimeout(10000)
+	return page
+}
+
+// screenshot saves the page under e2e/screenshots (git-ignored).
+func screenshot(t *testing.T, page playwright.Page, name string) {
+	t.Helper()
+	if err := os.MkdirAll("screenshots", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := page.Screenshot(playwright.PageScreenshotOptions{Path: playwright.String(filepath.Join("screenshots", name+".png")), FullPage: playwright.Bool(true)}); err != nil {
+		t.Errorf("screenshot %s: %v", name, err)
+	}
+}
+
+// waitForText waits until the element's text is want.
+func waitForText(t *testing.T, page playwright.Page, testid, want string) {
+	t.Helper()
+	loc := page.Locator(fmt.Sprintf("[data-testid=%q]", testid))
+	if err := playwright.NewPlaywrightAssertions(5000).Locator(loc).ToHaveText(want); err != nil {
+		got, _ := loc.TextContent()
+		t.Fatalf("[data-testid=%s] = %q, want %q", testid, got, want)
+	}
+}

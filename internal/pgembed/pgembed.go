@@ -1,0 +1,545 @@
+// Package pgembed runs a private PostgreSQL cluster as a child process.
+//
+// The cluster lives in a data directory owned by the application and listens
+// only on a unix socket in that directory, so it never conflicts with another
+// PostgreSQL server on the machine.
+package pgembed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/lib/pq"
+)
+
+const (
+	// socketPort only names the unix socket (.s.PGSQL.5432); no TCP port is opened.
+	socketPort = 5432
+
+	// maxSocketPathLen is the longest unix socket path Linux accepts
+	// (sizeof(sun_path) minus the terminating NUL).
+	maxSocketPathLen = 107
+
+	startTimeout = 30 * time.Second
+	stopTimeout  = time.Minute
+	logFileName  = "postgres.log"
+	logTailLines = 20
+)
+
+var versionPattern = regexp.MustCompile(`\(PostgreSQL\) (\d+)`)
+
+// Options configures a cluster.
+type Options struct {
+	// DataDir holds the cluster (in a subfolder named after the major
+	// version, such as pg15), its log file and its unix socket. It is
+	// created if missing.
+	DataDir string
+
+	// BinDir holds the PostgreSQL server binaries. It defaults to
+	// `pg_config --bindir`, else the newest /usr/lib/postgresql/*/bin.
+	BinDir string
+
+	// Fast trades durability for speed (fsync, synchronous_commit and
+	// full_page_writes off). Use it only for throwaway clusters like tests.
+	Fast bool
+
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+// Cluster is a running PostgreSQL server started by Start.
+type Cluster struct {
+	dataDir   string
+	pgData    string
+	logPath   string
+	logOffset int64
+	logger    *slog.Logger
+
+	cmd     *exec.Cmd
+	exited  chan struct{}
+	exitErr error
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// Start initialises the cluster in opts.DataDir unless it already exists,
+// starts the server and waits until it accepts connections.
+func Start(ctx context.Context, opts Options) (*Cluster, error) {
+	if opts.DataDir == "" {
+		return nil, errors.New("pgembed: a data directory is required")
+	}
+
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+
+	dataDir, err := filepath.Abs(opts.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("pgembed: unable to resolve the data directory: %w", err)
+	}
+
+	socketPath := filepath.Join(dataDir, ".s.PGSQL."+strconv.Itoa(socketPort))
+	if len(socketPath) > maxSocketPathLen {
+		return nil, fmt.Errorf("pgembed: the unix socket path %s is %d bytes long but the limit is %d bytes: use a shorter data directory", socketPath, len(socketPath), maxSocketPathLen)
+	}
+
+	binDir, err := findBinDir(opts.BinDir)
+	if err != nil {
+		return nil, err
+	}
+
+	major, err := serverMajorVersion(ctx, binDir)
+	if err != nil {
+		return nil, err
+	}
+
+	owner, err := lookupServerUser()
+	if err != nil {
+		return nil, err
+	}
+
+	if err := prepareDataDir(dataDir, owner); err != nil {
+		return nil, err
+	}
+
+	c := &Cluster{
+		dataDir: dataDir,
+		pgData:  filepath.Join(dataDir, "pg"+major),
+		logPath: filepath.Join(dataDir, logFileName),
+		logger:  logger,
+		exited:  make(chan struct{}),
+	}
+
+	if err := c.initdb(ctx, binDir, owner); err != nil {
+		return nil, err
+	}
+
+	if err := c.checkNotRunning(); err != nil {
+		return nil, err
+	}
+
+	startedAt := time.Now()
+	if err := c.start(binDir, owner, opts.Fast); err != nil {
+		return nil, err
+	}
+
+	if err := c.waitReady(ctx); err != nil {
+		// The error already tells what went wrong; stopping only makes sure
+		// that a server that did not become ready does not linger.
+		c.Stop()
+		return nil, err
+	}
+
+	logger.Info("PostgreSQL is ready",
+		slog.String("data_dir", c.pgData),
+		slog.Int("pid", c.cmd.Process.Pid),
+		slog.Duration("startup", time.Since(startedAt)),
+	)
+
+	return c, nil
+}
+
+// URL returns a lib/pq connection URL for the given database over the
+// cluster's unix socket.
+func (c *Cluster) URL(database string) string {
+	query := url.Values{
+		"host":    {c.dataDir},
+		"port":    {strconv.Itoa(socketPort)},
+		"sslmode": {"disable"},
+	}
+	u := url.URL{
+		Scheme:   "postgres",
+		User:     url.User("postgres"),
+		Path:     "/" + database,
+		RawQuery: query.Encode(),
+	}
+	return u.String()
+}
+
+// Stop asks the server for a fast shutdown and waits for it to exit.
+// It is safe to call more than once.
+func (c *Cluster) Stop() error {
+	c.stopOnce.Do(func() {
+		c.stopErr = c.stop()
+	})
+	return c.stopErr
+}
+
+func (c *Cluster) stop() error {
+	c.logger.Info("Stopping PostgreSQL", slog.String("data_dir", c.pgData))
+
+	if err := c.cmd.Process.Signal(os.Interrupt); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("pgembed: unable to stop postgres: %w", err)
+	}
+
+	select {
+	case <-c.exited:
+	case <-time.After(stopTimeout):
+		c.logger.Warn("PostgreSQL did not shut down in time, forcing an immediate shutdown",
+			slog.Duration("timeout", stopTimeout),
+		)
+		if err := c.cmd.Process.Signal(syscall.SIGQUIT); err != nil && !errors.Is(err, os.ErrProcessDone) {
+			return fmt.Errorf("pgembed: unable to stop postgres: %w", err)
+		}
+		<-c.exited
+	}
+
+	if c.exitErr != nil {
+		return fmt.Errorf("pgembed: postgres exited with an error: %w\n%s", c.exitErr, c.logTail())
+	}
+	return nil
+}
+
+func (c *Cluster) initdb(ctx context.Context, binDir string, owner *serverUser) error {
+	_, err := os.Stat(filepath.Join(c.pgData, "PG_VERSION"))
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("pgembed: unable to inspect the cluster: %w", err)
+	}
+
+	c.logger.Info("Initialising a new PostgreSQL cluster", slog.String("data_dir", c.pgData))
+
+	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "initdb"),
+		"-D", c.pgData,
+		"--auth=trust",
+		"-U", "postgres",
+		"--no-sync",
+		"-E", "UTF8",
+		"--locale=C",
+	)
+	cmd.Dir = c.dataDir
+	cmd.SysProcAttr = owner.sysProcAttr()
+	cmd.Cancel = func() error {
+		return cmd.Process.Signal(os.Interrupt)
+	}
+	cmd.WaitDelay = 10 * time.Second
+
+	if output, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("pgembed: unable to initialise the cluster in %s: %w\n%s", c.pgData, err, lastLines(output, logTailLines))
+	}
+	return nil
+}
+
+// checkNotRunning refuses to start when a postmaster from an earlier run
+// still holds the cluster; that process belongs to someone else.
+func (c *Cluster) checkNotRunning() error {
+	data, err := os.ReadFile(filepath.Join(c.pgData, "postmaster.pid"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("pgembed: unable to read the postmaster lock file: %w", err)
+	}
+
+	firstLine, _, _ := strings.Cut(string(data), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(firstLine))
+	if err != nil || pid == 0 {
+		// Let postgres judge a malformed lock file.
+		return nil
+	}
+	if pid < 0 {
+		// A standalone backend writes its PID negated.
+		pid = -pid
+	}
+	if pid == os.Getpid() {
+		// A stale lock file whose PID was reused by this process, as happens in containers.
+		return nil
+	}
+
+	if err := syscall.Kill(pid, 0); err == nil || errors.Is(err, syscall.EPERM) {
+		return fmt.Errorf("pgembed: the cluster in %s is in use by another postmaster (PID %d): stop that process first", c.pgData, pid)
+	}
+	return nil
+}
+
+func (c *Cluster) start(binDir string, owner *serverUser, fast bool) error {
+	logFile, err := os.OpenFile(c.logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("pgembed: unable to open the log file: %w", err)
+	}
+	defer logFile.Close()
+
+	info, err := logFile.Stat()
+	if err != nil {
+		return fmt.Errorf("pgembed: unable to open the log file: %w", err)
+	}
+	c.logOffset = info.Size()
+
+	args := []string{
+		"-D", c.pgData,
+		"-k", c.dataDir,
+		"-p", strconv.Itoa(socketPort),
+		"-c", "listen_addresses=",
+		"-c", "max_connections=200",
+	}
+	if fast {
+		args = append(args,
+			"-c", "fsync=off",
+			"-c", "synchronous_commit=off",
+			"-c", "full_page_writes=off",
+		)
+	}
+
+	cmd := exec.Command(filepath.Join(binDir, "postgres"), args...)
+	cmd.Dir = c.dataDir
+	cmd.Stdout = logFile
+	cmd.Stderr = logFile
+	cmd.SysProcAttr = owner.sysProcAttr()
+
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("pgembed: unable to start postgres: %w", err)
+	}
+	c.cmd = cmd
+
+	go func() {
+		c.exitErr = cmd.Wait()
+		close(c.exited)
+	}()
+
+	return nil
+}
+
+// waitReady polls the server like pg_isready until it accepts a connection.
+func (c *Cluster) waitReady(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+
+	connector, err := pq.NewConnector(c.URL("postgres"))
+	if err != nil {
+		return fmt.Errorf("pgembed: unable to start postgres: %w", err)
+	}
+
+	ticker := time.NewTicker(20 * time.Millisecond)
+	defer ticker.Stop()
+
+	for {
+		conn, err := connector.Connect(ctx)
+		if err == nil {
+			return conn.Close()
+		}
+
+		select {
+		case <-c.exited:
+			return fmt.Errorf("pgembed: unable to start postgres: %w\n%s", c.exitErr, c.logTail())
+		case <-ctx.Done():
+			return fmt.Errorf("pgembed: unable to start postgres: %w (last connection error: %v)\n%s", ctx.Err(), err, c.logTail())
+		case <-ticker.C:
+		}
+	}
+}
+
+// logTail returns the last lines postgres logged since this run started.
+func (c *Cluster) logTail() string {
+	data, err := os.ReadFile(c.logPath)
+	if err != nil {
+		return ""
+	}
+	if c.logOffset <= int64(len(data)) {
+		data = data[c.logOffset:]
+	}
+	return lastLines(data, logTailLines)
+}
+
+func lastLines(data []byte, n int) string {
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// findBinDir returns the folder holding the postgres and initdb binaries.
+func findBinDir(binDir string) (string, error) {
+	if binDir != "" {
+		if !hasServerBinaries(binDir) {
+			return "", fmt.Errorf("pgembed: no PostgreSQL server binaries (postgres, initdb) in %s", binDir)
+		}
+		return binDir, nil
+	}
+
+	var candidates []string
+	if output, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
+		candidates = append(candidates, strings.TrimSpace(string(output)))
+	}
+
+	installed, err := filepath.Glob("/usr/lib/postgresql/*/bin")
+	if err != nil {
+		return "", fmt.Errorf("pgembed: unable to look for PostgreSQL: %w", err)
+	}
+	slices.SortFunc(installed, func(a, b string) int {
+		return majorOf(b) - majorOf(a)
+	})
+	candidates = append(candidates, installed...)
+
+	for _, candidate := range candidates {
+		if hasServerBinaries(candidate) {
+			return candidate, nil
+		}
+	}
+	return "", errors.New("pgembed: PostgreSQL server binaries not found: install the PostgreSQL server (e.g. apt-get install postgresql-15)")
+}
+
+func hasServerBinaries(binDir string) bool {
+	for _, name := range []string{"postgres", "initdb"} {
+		info, err := os.Stat(filepath.Join(binDir, name))
+		if err != nil || info.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// majorOf extracts the major version from a /usr/lib/postgresql/NN/bin path.
+func majorOf(binDir string) int {
+	version := filepath.Base(filepath.Dir(binDir))
+	major, _, _ := strings.Cut(version, ".")
+	n, _ := strconv.Atoi(major)
+	return n
+}
+
+func serverMajorVersion(ctx context.Context, binDir string) (string, error) {
+	output, err := exec.CommandContext(ctx, filepath.Join(binDir, "postgres"), "--version").Output()
+	if err != nil {
+		return "", fmt.Errorf("pgembed: unable to run postgres --version: %w", err)
+	}
+	match := versionPattern.FindSubmatch(output)
+	if match == nil {
+		return "", fmt.Errorf("pgembed: unexpected postgres --version output: %q", output)
+	}
+	return string(match[1]), nil
+}
+
+// serverUser is the account that owns and runs the cluster when this process
+// runs as root, since PostgreSQL refuses to run as root. It is nil otherwise.
+type serverUser struct {
+	name   string
+	uid    uint32
+	gid    uint32
+	groups []uint32
+}
+
+func lookupServerUser() (*serverUser, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return nil, fmt.Errorf("pgembed: PostgreSQL cannot run as root and the postgres user is missing: %w", err)
+	}
+
+	uid, err := strconv.ParseUint(u.Uid, 10, 32)
+	if err != nil {
+		return nil, fmt.Errorf("pgembed: invalid uid for the postgres user: %w", err)
+	}
+	gid, err := strconv.ParseUint(u.Gid, 10, 32)
+	if err != nil {
+		return nil, fmt.Errorf("pgembed: invalid gid for the postgres user: %w", err)
+	}
+
+	groupIDs, err := u.GroupIds()
+	if err != nil {
+		return nil, fmt.Errorf("pgembed: unable to list the groups of the postgres user: %w", err)
+	}
+	groups := make([]uint32, 0, len(groupIDs))
+	for _, groupID := range groupIDs {
+		id, err := strconv.ParseUint(groupID, 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("pgembed: invalid group id for the postgres user: %w", err)
+		}
+		groups = append(groups, uint32(id))
+	}
+
+	return &serverUser{name: u.Username, uid: uint32(uid), gid: uint32(gid), groups: groups}, nil
+}
+
+// sysProcAttr puts the child in its own process group, so that Ctrl-C on the
+// terminal does not reach it before the parent has drained it, and makes the
+// kernel send it SIGINT (fast shutdown) if the parent dies, so that it never
+// outlives the parent.
+func (u *serverUser) sysProcAttr() *syscall.SysProcAttr {
+	attr := &syscall.SysProcAttr{
+		Setpgid:   true,
+		Pdeathsig: syscall.SIGINT,
+	}
+	if u != nil {
+		attr.Credential = &syscall.Credential{Uid: u.uid, Gid: u.gid, Groups: u.groups}
+	}
+	return attr
+}
+
+// canTraverse reports whether the user may enter the folder described by info.
+func (u *serverUser) canTraverse(info fs.FileInfo) bool {
+	stat, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return true
+	}
+	perm := info.Mode().Perm()
+	switch {
+	case stat.Uid == u.uid:
+		return perm&0o100 != 0
+	case stat.Gid == u.gid || slices.Contains(u.groups, stat.Gid):
+		return perm&0o010 != 0
+	default:
+		return perm&0o001 != 0
+	}
+}
+
+// prepareDataDir creates the data directory and, when running as root, hands
+// it over to the postgres user after checking that this user can reach it.
+func prepareDataDir(dataDir string, owner *serverUser) error {
+	if err := os.MkdirAll(filepath.Dir(dataDir), 0o755); err != nil {
+		return fmt.Errorf("pgembed: unable to create the data directory: %w", err)
+	}
+	if err := os.Mkdir(dataDir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("pgembed: unable to create the data directory: %w", err)
+	}
+
+	info, err := os.Stat(dataDir)
+	if err != nil {
+		return fmt.Errorf("pgembed: unable to create the data directory: %w", err)
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("pgembed: the data directory %s is not a directory", dataDir)
+	}
+
+	if owner == nil {
+		return nil
+	}
+
+	if err := os.Chown(dataDir, int(owner.uid), int(owner.gid)); err != nil {
+		return fmt.Errorf("pgembed: unable to give the data directory to the %s user: %w", owner.name, err)
+	}
+
+	for dir := filepath.Dir(dataDir); ; dir = filepath.Dir(dir) {
+		info, err := os.Stat(dir)
+		if err != nil {
+			return fmt.Errorf("pgembed: unable to inspect %s: %w", dir, err)
+		}
+		if !owner.canTraverse(info) {
+			return fmt.Errorf("pgembed: the %s user cannot reach the data directory %s because it may not enter %s: use a --data-dir it can reach, such as /var/tmp/ipam", owner.name, dataDir, dir)
+		}
+		if dir == filepath.Dir(dir) {
+			return nil
+		}
+	}
+}

@@ -1,0 +1,23 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"pivirt.hu/ipam/internal/store"
+	"pivirt.hu/ipam/views"
+)
+
+// home answers GET /: the service's state and the candidate preview.
+func (s *Server) home(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	d := views.HomeData{Version: s.version, PreviewReady: s.assets.Has(previewWasm)}
+	if v, err := store.SchemaVersion(ctx, s.db); err != nil {
+		d.DatabaseError = err.Error()
+	} else {
+		d.DatabaseOK, d.SchemaVersion = true, v
+	}
+	s.render(w, r, http.StatusOK, views.Home(s.shell("Status"), d))
+}
