@@ -130,9 +130,11 @@ func (a *Assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// etagMatches reads an If-None-Match header with the weak comparison RFC 9110
+// asks for: W/"x" matches "x", as proxies that compress weaken the ETag.
 func etagMatches(header, etag string) bool {
 	for _, t := range strings.Split(header, ",") {
-		if t = strings.TrimSpace(t); t == etag || t == "*" {
+		if t = strings.TrimPrefix(strings.TrimSpace(t), "W/"); t == etag || t == "*" {
 			return true
 		}
 	}

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -16,7 +17,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	body := map[string]any{"status": "ok", "database": "ok", "version": s.version}
 	status := http.StatusOK
-	version, err := store.SchemaVersion(ctx, s.db)
+	version, err := s.schemaVersion(ctx)
 	if err != nil {
 		status = http.StatusServiceUnavailable
 		body["status"] = "unavailable"
@@ -28,4 +29,26 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(body)
+}
+
+// schemaVersion reads the database's schema version, giving up when ctx ends
+// even if the driver does not: lib/pq waits for a server that accepted the
+// connection but never answers without a bound. The abandoned read holds one
+// connection of the pool until the driver returns.
+func (s *Server) schemaVersion(ctx context.Context) (int, error) {
+	type result struct {
+		version int
+		err     error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := store.SchemaVersion(ctx, s.db)
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.version, r.err
+	case <-ctx.Done():
+		return 0, fmt.Errorf("the database did not answer: %w", ctx.Err())
+	}
 }

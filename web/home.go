@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"time"
 
-	"pivirt.hu/ipam/internal/store"
 	"pivirt.hu/ipam/views"
 )
 
@@ -14,7 +13,7 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	d := views.HomeData{Version: s.version, PreviewReady: s.assets.Has(previewWasm)}
-	if v, err := store.SchemaVersion(ctx, s.db); err != nil {
+	if v, err := s.schemaVersion(ctx); err != nil {
 		d.DatabaseError = err.Error()
 	} else {
 		d.DatabaseOK, d.SchemaVersion = true, v

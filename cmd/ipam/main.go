@@ -1,9 +1,5 @@
 // Command ipam is PiVirt IPAM: the console, the GraphQL API and the
-// allocator, on PostgreSQL.
-//
-//	ipam serve   [--listen ADDR] [--database-url URL] [--data-dir DIR]
-//	ipam migrate [--database-url URL] [--data-dir DIR]
-//	ipam version
+// allocator, on PostgreSQL. Run "ipam help" for its commands.
 package main
 
 import (
@@ -23,6 +19,12 @@ const usage = `ipam: PiVirt IPAM, the address and number allocator
 Usage:
   ipam serve   [--listen 127.0.0.1:8080] [--database-url URL] [--data-dir DIR]
   ipam migrate [--database-url URL] [--data-dir DIR]
+  ipam apply -f FILE
+  ipam get pools|allocations|vpcs [-n NAMESPACE] [-o yaml|table]
+  ipam user add NAME --role operator|tenant [--namespace PATTERN]... --password-stdin
+  ipam user set-password NAME --password-stdin
+  ipam token create NAME
+  ipam token revoke NAME
   ipam version
 
 Without --database-url (or DATABASE_URL), ipam runs its own PostgreSQL in
@@ -31,11 +33,23 @@ Run "ipam COMMAND -h" for the flags of a command.
 `
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// A command runs one "ipam NAME" with the arguments after NAME.
+type command func(args []string, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error
+
+var commands = map[string]command{
+	"serve":   serve,
+	"migrate": migrate,
+	"apply":   apply,
+	"get":     get,
+	"user":    userCommand,
+	"token":   tokenCommand,
 }
 
 // run executes one command and returns the process's exit code.
-func run(args []string, stdout, stderr io.Writer) int {
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
@@ -43,14 +57,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	slog.SetDefault(logger)
 	var err error
-	switch args[0] {
-	case "serve":
-		err = serve(args[1:], stdout, logger)
-	case "migrate":
-		err = migrate(args[1:], stdout, logger)
-	case "version":
+	switch cmd, ok := commands[args[0]]; {
+	case ok:
+		err = cmd(args[1:], stdin, stdout, logger)
+	case args[0] == "version":
 		fmt.Fprintln(stdout, version)
-	case "help", "-h", "--help":
+	case args[0] == "help" || args[0] == "-h" || args[0] == "--help":
 		fmt.Fprint(stdout, usage)
 	default:
 		fmt.Fprintf(stderr, "ipam: unknown command %q\n\n%s", args[0], usage)

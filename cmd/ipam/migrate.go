@@ -14,7 +14,7 @@ import (
 )
 
 // migrate applies the migrations the database lacks and prints its version.
-func migrate(args []string, stdout io.Writer, logger *slog.Logger) error {
+func migrate(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) error {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	var dbf databaseFlags
 	dbf.register(fs)

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/web"
 )
 
@@ -21,7 +22,7 @@ import (
 const shutdownGrace = 15 * time.Second
 
 // serve runs the console and the API until SIGINT or SIGTERM.
-func serve(args []string, stdout io.Writer, logger *slog.Logger) error {
+func serve(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on")
 	var dbf databaseFlags
@@ -37,6 +38,11 @@ func serve(args []string, stdout io.Writer, logger *slog.Logger) error {
 		return err
 	}
 	defer closeAll()
+	if password, created, err := auth.NewService(db).EnsureAdmin(ctx); err != nil {
+		return err
+	} else if created {
+		fmt.Fprintf(stdout, "Created the operator %q with password %s (shown once; change it with ipam user set-password %[1]s --password-stdin)\n", auth.AdminName, password)
+	}
 	handler, err := web.New(web.Config{DB: db, Logger: logger, Version: version})
 	if err != nil {
 		return err

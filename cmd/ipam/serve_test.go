@@ -1,0 +1,210 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"pivirt.hu/ipam/internal/pgtest"
+)
+
+const (
+	servingPrefix = "PiVirt IPAM is serving on "
+	initdbLine    = "Initialising a new PostgreSQL cluster"
+	startTimeout  = time.Minute
+	stopTimeout   = 20 * time.Second
+)
+
+// waitServing waits for the line announcing the server and returns its URL.
+func (p *process) waitServing(t *testing.T) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
+	defer cancel()
+	var url string
+	found := waitFor(ctx, func() bool {
+		for line := range strings.Lines(p.stdout.String()) {
+			if rest, ok := strings.CutPrefix(line, servingPrefix+"http://"); ok {
+				url = "http://" + strings.Fields(rest)[0]
+				return true
+			}
+		}
+		select {
+		case <-p.exited:
+			return true
+		default:
+			return false
+		}
+	})
+	if url == "" {
+		state := "did not print " + servingPrefix + "… within " + startTimeout.String()
+		if found {
+			state = fmt.Sprintf("exited (%v) before serving", p.err)
+		}
+		t.Fatalf("ipam %s %s\nstdout:\n%s\nstderr:\n%s", strings.Join(p.cmd.Args[1:], " "), state, p.stdout, p.stderr)
+	}
+	return url
+}
+
+// stop sends SIGTERM and checks that the process exits 0 in time.
+func (p *process) stop(t *testing.T) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	if code := p.wait(t, stopTimeout); code != 0 {
+		t.Fatalf("ipam serve exited %d after SIGTERM, want 0\nstderr:\n%s", code, p.stderr)
+	}
+	t.Logf("ipam serve exited %v after SIGTERM", time.Since(began).Round(time.Millisecond))
+}
+
+// checkHealthz wants GET /healthz to answer 200.
+func checkHealthz(t *testing.T, url string) {
+	t.Helper()
+	client := &http.Client{Timeout: 10 * time.Second}
+	res, err := client.Get(url + "/healthz")
+	if err != nil {
+		t.Fatalf("GET /healthz: %v", err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET /healthz = %d, want %d", res.StatusCode, http.StatusOK)
+	}
+}
+
+// newDataDir returns an empty folder for the embedded PostgreSQL. As root,
+// ipam hands it to the postgres user, who must be able to enter its parents.
+func newDataDir(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "data")
+	if os.Geteuid() == 0 {
+		for _, parent := range []string{filepath.Dir(dir), filepath.Dir(filepath.Dir(dir))} {
+			if err := os.Chmod(parent, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return dir
+}
+
+// postmasterPID reads the PID of the postmaster running in dataDir.
+func postmasterPID(t *testing.T, dataDir string) int {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dataDir, "pg*", "postmaster.pid"))
+	if err != nil || len(files) != 1 {
+		t.Fatalf("no postmaster.pid in %s/pg*: %v", dataDir, err)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(string(data), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(first))
+	if err != nil || pid <= 0 {
+		t.Fatalf("%s starts with %q, want a PID", files[0], first)
+	}
+	return pid
+}
+
+// processesNaming lists the processes whose command line contains s.
+func processesNaming(t *testing.T, s string) []string {
+	t.Helper()
+	cmdlines, err := filepath.Glob("/proc/[0-9]*/cmdline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	for _, file := range cmdlines {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			continue // the process has gone
+		}
+		if cmdline := strings.ReplaceAll(string(data), "\x00", " "); strings.Contains(cmdline, s) {
+			found = append(found, filepath.Base(filepath.Dir(file))+": "+cmdline)
+		}
+	}
+	return found
+}
+
+func TestServeEmbeddedPostgres(t *testing.T) {
+	dataDir := newDataDir(t)
+	tests := []struct {
+		name       string
+		wantInitdb bool
+	}{
+		{"first start", true},
+		{"restart on the same data dir", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			began := time.Now()
+			p := start(t, nil, "serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir)
+			url := p.waitServing(t)
+			t.Logf("ipam serve was serving %v after it started", time.Since(began).Round(time.Millisecond))
+			checkHealthz(t, url)
+			postmaster := postmasterPID(t, dataDir)
+			if running := processesNaming(t, dataDir); !slices.ContainsFunc(running, func(s string) bool {
+				return strings.HasPrefix(s, strconv.Itoa(postmaster)+": ")
+			}) {
+				t.Fatalf("the postmaster %d is not among the processes naming %s: %q", postmaster, dataDir, running)
+			}
+
+			p.stop(t)
+
+			if left := processesNaming(t, dataDir); len(left) > 0 {
+				t.Errorf("processes naming %s outlive ipam serve:\n%s", dataDir, strings.Join(left, "\n"))
+			}
+			if err := syscall.Kill(-postmaster, 0); !errors.Is(err, syscall.ESRCH) {
+				t.Errorf("processes of the postmaster's group %d outlive ipam serve: kill returned %v", postmaster, err)
+			}
+			if got := strings.Contains(p.stderr.String(), initdbLine); got != tt.wantInitdb {
+				t.Errorf("ipam serve logged %q: %v, want %v\nstderr:\n%s", initdbLine, got, tt.wantInitdb, p.stderr)
+			}
+		})
+	}
+}
+
+func TestServeExternalDatabase(t *testing.T) {
+	tests := []struct {
+		name string
+		env  func(url string) []string
+		args func(url string) []string
+	}{
+		{"--database-url", func(string) []string { return nil }, func(url string) []string { return []string{"--database-url", url} }},
+		{"DATABASE_URL", func(url string) []string { return []string{"DATABASE_URL=" + url} }, func(string) []string { return nil }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			url := pgtest.NewURL(t)
+			p := start(t, tt.env(url), append([]string{"serve", "--listen", "127.0.0.1:0"}, tt.args(url)...)...)
+			checkHealthz(t, p.waitServing(t))
+			p.stop(t)
+			if strings.Contains(p.stderr.String(), initdbLine) {
+				t.Errorf("ipam serve on an external database started its own PostgreSQL\nstderr:\n%s", p.stderr)
+			}
+		})
+	}
+}
+
+func TestServeUnreachableDatabase(t *testing.T) {
+	const url = "postgres://nobody@127.0.0.1:1/none?sslmode=disable"
+	code, stdout, stderr := runIpam(t, 30*time.Second, "serve", "--listen", "127.0.0.1:0", "--database-url", url)
+	if code == 0 {
+		t.Fatalf("ipam serve --database-url %s exited 0, want an error\nstdout:\n%s", url, stdout)
+	}
+	if !strings.Contains(stderr, "unable to connect to the database") {
+		t.Errorf("ipam serve --database-url %s wrote %q, want it to name the database problem", url, stderr)
+	}
+	if strings.Contains(stdout, servingPrefix) {
+		t.Errorf("ipam serve --database-url %s announced it was serving: %q", url, stdout)
+	}
+}

@@ -1,0 +1,92 @@
+package ipam
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors callers branch on. Each error the package returns wraps
+// exactly one of them; the edges map them to HTTP statuses, GraphQL codes
+// and console messages.
+var (
+	// ErrInvalid: the request is malformed; an *InvalidError says which field.
+	ErrInvalid = errors.New("invalid argument")
+	// ErrNotFound: the object does not exist or the actor may not see it.
+	ErrNotFound = errors.New("not found")
+	// ErrForbidden: the actor sees the object but may not do this.
+	ErrForbidden = errors.New("forbidden")
+	// ErrConflict: the request contradicts what is stored (overlaps, names
+	// in use, objects still in use).
+	ErrConflict = errors.New("conflict")
+	// ErrPoolExhausted: no candidate is left; the database confirmed it.
+	ErrPoolExhausted = errors.New("pool exhausted")
+)
+
+// An InvalidError is a mistake in one field of a request.
+type InvalidError struct {
+	Field   string
+	Message string // starts with the field's name
+}
+
+func (e *InvalidError) Error() string { return e.Message }
+
+// Unwrap makes errors.Is(err, ErrInvalid) hold.
+func (e *InvalidError) Unwrap() error { return ErrInvalid }
+
+func invalid(field, format string, args ...any) error {
+	return &InvalidError{Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// A NotFoundError names what was not found.
+type NotFoundError struct {
+	Kind, Namespace, Name string
+}
+
+func (e *NotFoundError) Error() string {
+	if e.Namespace == "" {
+		return fmt.Sprintf("%s %s not found", e.Kind, e.Name)
+	}
+	return fmt.Sprintf("%s %s/%s not found", e.Kind, e.Namespace, e.Name)
+}
+
+// Unwrap makes errors.Is(err, ErrNotFound) hold.
+func (e *NotFoundError) Unwrap() error { return ErrNotFound }
+
+func notFound(kind, namespace, name string) error {
+	return &NotFoundError{Kind: kind, Namespace: namespace, Name: name}
+}
+
+// A ConflictError says what the request contradicts.
+type ConflictError struct{ Message string }
+
+func (e *ConflictError) Error() string { return e.Message }
+
+// Unwrap makes errors.Is(err, ErrConflict) hold.
+func (e *ConflictError) Unwrap() error { return ErrConflict }
+
+func conflict(format string, args ...any) error {
+	return &ConflictError{Message: fmt.Sprintf(format, args...)}
+}
+
+// An ExhaustedError says which pool and which range have no free address,
+// or which zone has none in any of its public pools.
+type ExhaustedError struct {
+	Pool  string
+	Scope string // the request's within, or the pool's cidr
+	Zone  string // set when every pool of the zone is exhausted
+}
+
+func (e *ExhaustedError) Error() string {
+	if e.Zone != "" {
+		return fmt.Sprintf("zone %s has no free address in its public pools", e.Zone)
+	}
+	return fmt.Sprintf("pool %s has no free address in %s", e.Pool, e.Scope)
+}
+
+// Unwrap makes errors.Is(err, ErrPoolExhausted) hold.
+func (e *ExhaustedError) Unwrap() error { return ErrPoolExhausted }
+
+// forbidden says what the actor may not do.
+func forbidden(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrForbidden}, args...)...)
+}

@@ -1,0 +1,163 @@
+package ipam
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jmoiron/sqlx"
+
+	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/store"
+)
+
+// ClaimFloatingIP gives a tenant a public address, from the named pool or
+// from the zone's public pools in name order. Claiming an existing
+// floating IP again returns it.
+func (s *Service) ClaimFloatingIP(ctx context.Context, actor auth.Actor, in ClaimFloatingIPInput) (FloatingIP, error) {
+	if err := checkNamespace("namespace", in.Namespace); err != nil {
+		return FloatingIP{}, err
+	}
+	if err := checkName("name", in.Name); err != nil {
+		return FloatingIP{}, err
+	}
+	if (in.Zone == "") == (in.Pool == "") {
+		return FloatingIP{}, invalid("zone", "zone or pool is required, and only one of them")
+	}
+	if err := checkZone("zone", in.Zone); err != nil {
+		return FloatingIP{}, err
+	}
+	if in.Pool != "" {
+		if err := checkName("pool", in.Pool); err != nil {
+			return FloatingIP{}, err
+		}
+	}
+	if err := mayCreateIn(actor, in.Namespace); err != nil {
+		return FloatingIP{}, err
+	}
+	if existing, err := store.FloatingIP(ctx, s.db, in.Namespace, in.Name); err == nil {
+		return s.sameFloatingIP(existing, in)
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return FloatingIP{}, err
+	}
+	var pools []*cachedPool
+	if in.Pool != "" {
+		cp, err := s.cachedPool(ctx, "", in.Pool)
+		if err != nil {
+			return FloatingIP{}, err
+		}
+		pools = []*cachedPool{cp}
+	} else {
+		var err error
+		if pools, err = s.zonePools(ctx, in.Zone); err != nil {
+			return FloatingIP{}, err
+		}
+	}
+	uid := newUID()
+	var row store.FloatingIPRow
+	err := s.inTx(ctx, func(tx *sqlx.Tx, undo *undoList) error {
+		a, err := s.claimInZone(ctx, tx, undo, pools, in.Zone, Owner{Kind: OwnerFloatingIP, UID: uid, Name: in.Name}, in.Namespace, actor.Name)
+		if err != nil {
+			return err
+		}
+		row = store.FloatingIPRow{UID: uid, Namespace: in.Namespace, Name: in.Name, PoolUID: a.PoolUID, Pool: a.Pool, Address: a.Address.String(), CreatedBy: actor.Name}
+		if err := store.InsertFloatingIP(ctx, tx, row); errors.Is(err, store.ErrObjectExists) {
+			return errFloatingIPRace
+		} else if err != nil {
+			return err
+		}
+		return store.InsertAudit(ctx, tx, store.AuditEntry{
+			Actor: actor.Name, Action: "create", Namespace: in.Namespace, ObjectKind: "FloatingIP", ObjectName: in.Name,
+			After: store.JSON(map[string]any{"uid": uid, "pool": a.Pool, "address": a.Address.String()}),
+		})
+	})
+	if errors.Is(err, errFloatingIPRace) {
+		existing, err := store.FloatingIP(ctx, s.db, in.Namespace, in.Name)
+		if err != nil {
+			return FloatingIP{}, err
+		}
+		return s.sameFloatingIP(existing, in)
+	}
+	if err != nil {
+		return FloatingIP{}, err
+	}
+	f, err := store.FloatingIP(ctx, s.db, in.Namespace, in.Name)
+	if err != nil {
+		return FloatingIP{}, err
+	}
+	return floatingIPFromRow(f), nil
+}
+
+// errFloatingIPRace: another request made the same floating IP meanwhile.
+var errFloatingIPRace = errors.New("floating ip made meanwhile")
+
+// sameFloatingIP returns an existing floating IP asked for again, or a
+// conflict when it was asked for from another zone or pool.
+func (s *Service) sameFloatingIP(f store.FloatingIPRow, in ClaimFloatingIPInput) (FloatingIP, error) {
+	if in.Pool != "" && f.Pool != in.Pool || in.Zone != "" && f.Zone != in.Zone {
+		return FloatingIP{}, conflict("floating IP %s/%s exists already, with %s from pool %s", f.Namespace, f.Name, f.Address, f.Pool)
+	}
+	return floatingIPFromRow(f), nil
+}
+
+// ReleaseFloatingIP frees a floating IP and its address.
+func (s *Service) ReleaseFloatingIP(ctx context.Context, actor auth.Actor, namespace, name string) error {
+	if err := checkNamespace("namespace", namespace); err != nil {
+		return err
+	}
+	if err := checkName("name", name); err != nil {
+		return err
+	}
+	if !actor.CanAccess(namespace) {
+		return notFound("floating IP", namespace, name)
+	}
+	var freed *cachedPool
+	var address string
+	err := s.inTx(ctx, func(tx *sqlx.Tx, _ *undoList) error {
+		f, err := store.FloatingIP(ctx, tx, namespace, name)
+		if errors.Is(err, store.ErrNotFound) {
+			return notFound("floating IP", namespace, name)
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := store.ReleaseAllocation(ctx, tx, f.PoolUID, f.Pool, "", [3]string{OwnerFloatingIP, f.UID, f.Name}, actor.Name); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if err := store.DeleteFloatingIP(ctx, tx, f.UID); err != nil {
+			return err
+		}
+		if freed, err = s.cachedPool(ctx, "", f.Pool); err != nil {
+			return err
+		}
+		address = f.Address
+		return store.InsertAudit(ctx, tx, store.AuditEntry{
+			Actor: actor.Name, Action: "delete", Namespace: namespace, ObjectKind: "FloatingIP", ObjectName: name,
+			Before: store.JSON(map[string]any{"uid": f.UID, "pool": f.Pool, "address": f.Address}),
+		})
+	})
+	if err != nil {
+		return err
+	}
+	if pv, err := s.views.pool(ctx, freed.row.UID); err == nil {
+		if a, err := parseAddr("address", address); err == nil {
+			pv.free(a)
+		}
+	}
+	return nil
+}
+
+// FloatingIPs lists the floating IPs the actor may see, of namespace when
+// not empty.
+func (s *Service) FloatingIPs(ctx context.Context, actor auth.Actor, namespace string) ([]FloatingIP, error) {
+	rows, err := store.FloatingIPs(ctx, s.db)
+	if err != nil {
+		return nil, err
+	}
+	out := []FloatingIP{}
+	for _, r := range rows {
+		if actor.CanAccess(r.Namespace) && (namespace == "" || r.Namespace == namespace) {
+			out = append(out, floatingIPFromRow(r))
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,52 @@
+package ipam
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/jmoiron/sqlx"
+
+	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/store"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) != "" {
+		os.Exit(runChild())
+	}
+	pgtest.Main(m)
+}
+
+var (
+	operator = auth.Actor{Name: "op", Role: auth.Operator}
+	acme     = auth.Actor{Name: "acme", Role: auth.Tenant, Namespaces: []string{"acme/*"}}
+)
+
+// newService returns a service on a fresh database, and its URL.
+func newService(t testing.TB) (*Service, *sqlx.DB, string) {
+	t.Helper()
+	url := pgtest.NewURL(t)
+	svc, db := openService(t, url)
+	return svc, db, url
+}
+
+// openService opens another service (as another process would) on url.
+func openService(t testing.TB, url string) (*Service, *sqlx.DB) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := New(ctx, Config{DB: db, URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		svc.Close()
+		db.Close()
+	})
+	return svc, db
+}

@@ -1,0 +1,243 @@
+package ipam
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"net/netip"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/store"
+)
+
+// CreatePublicPool creates a public pool. Operators only; two public pools
+// never overlap.
+func (s *Service) CreatePublicPool(ctx context.Context, actor auth.Actor, in CreatePublicPoolInput) (Pool, error) {
+	if !actor.IsOperator() {
+		return Pool{}, forbidden("only operators create public pools")
+	}
+	if err := checkName("name", in.Name); err != nil {
+		return Pool{}, err
+	}
+	if err := checkZone("zone", in.Zone); err != nil {
+		return Pool{}, err
+	}
+	spec, err := candidates.ParsePool(candidates.PoolSpec{CIDR: in.CIDR, Gateway: in.Gateway, Exclude: in.Exclude})
+	if err != nil {
+		return Pool{}, fromCandidates(err)
+	}
+	row := store.PoolRow{
+		UID: newUID(), Name: in.Name, Kind: string(Public), CIDR: spec.Prefix.String(),
+		Exclude: pq.StringArray(normalizeExcludes(in.Exclude)), Zone: in.Zone, CreatedBy: actor.Name,
+	}
+	if spec.Gateway.IsValid() {
+		row.Gateway = sql.NullString{String: spec.Gateway.String(), Valid: true}
+	}
+	var created store.PoolRow
+	err = store.InTx(ctx, s.db, func(tx *sqlx.Tx) error {
+		if other, err := store.OverlappingPublicPool(ctx, tx, row.CIDR); err == nil {
+			return conflict("cidr %s overlaps public pool %s (%s)", row.CIDR, other.Name, other.CIDR)
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		created, err = store.InsertPool(ctx, tx, row)
+		if errors.Is(err, store.ErrObjectExists) {
+			// The name is taken, or an overlapping pool was made meanwhile.
+			if other, oerr := store.OverlappingPublicPool(ctx, tx, row.CIDR); oerr == nil {
+				return conflict("cidr %s overlaps public pool %s (%s)", row.CIDR, other.Name, other.CIDR)
+			}
+			return conflict("a public pool named %s exists already", in.Name)
+		}
+		if err != nil {
+			return err
+		}
+		return store.InsertAudit(ctx, tx, store.AuditEntry{
+			Actor: actor.Name, Action: "create", ObjectKind: "IPAMPool", ObjectName: created.Name, After: store.JSON(poolAudit(created)),
+		})
+	})
+	if err != nil {
+		return Pool{}, err
+	}
+	return poolFromRow(created)
+}
+
+// normalizeExcludes trims what the user wrote and drops empty entries.
+func normalizeExcludes(in []string) []string {
+	out := make([]string, 0, len(in))
+	for _, e := range in {
+		if a, b, ok := cutRange(e); ok {
+			out = append(out, a+"-"+b)
+		} else if e = trim(e); e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// DeletePublicPool deletes a public pool that holds no address.
+func (s *Service) DeletePublicPool(ctx context.Context, actor auth.Actor, name string) error {
+	if !actor.IsOperator() {
+		return forbidden("only operators delete public pools")
+	}
+	if err := checkName("name", name); err != nil {
+		return err
+	}
+	cp, err := s.cachedPool(ctx, "", name)
+	if err != nil {
+		return err
+	}
+	err = store.InTx(ctx, s.db, func(tx *sqlx.Tx) error {
+		n, err := store.CountAllocationsOfKind(ctx, tx, cp.row.UID, "", "")
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			return conflict("public pool %s still holds %d addresses; release them first", name, n)
+		}
+		if err := store.DeletePool(ctx, tx, cp.row.UID); errors.Is(err, store.ErrInUse) {
+			return conflict("public pool %s was given an address meanwhile; release it first", name)
+		} else if err != nil {
+			return err
+		}
+		return store.InsertAudit(ctx, tx, store.AuditEntry{
+			Actor: actor.Name, Action: "delete", ObjectKind: "IPAMPool", ObjectName: name, Before: store.JSON(poolAudit(cp.row)),
+		})
+	})
+	s.forgetPool(cp)
+	return err
+}
+
+// Pools lists the pools the actor may see: every pool for operators; for
+// tenants, the private pools of their namespaces and the public pools.
+// kind and namespace filter when not empty.
+func (s *Service) Pools(ctx context.Context, actor auth.Actor, kind PoolKind, namespace string) ([]Pool, error) {
+	rows, err := store.Pools(ctx, s.db, string(kind))
+	if err != nil {
+		return nil, err
+	}
+	out := []Pool{}
+	for _, r := range rows {
+		if r.Namespace != "" && !actor.CanAccess(r.Namespace) || namespace != "" && r.Namespace != namespace {
+			continue
+		}
+		p, err := poolFromRow(r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// Pool returns the pool namespace/name if the actor may see it.
+func (s *Service) Pool(ctx context.Context, actor auth.Actor, namespace, name string) (Pool, error) {
+	cp, err := s.readablePool(ctx, actor, namespace, name)
+	if err != nil {
+		return Pool{}, err
+	}
+	return cp.pool, nil
+}
+
+// PoolUsage returns how full the pool is. A tenant looking at a public
+// pool sees the figures of the whole pool: how many addresses are left is
+// what it needs to know, not who holds them.
+func (s *Service) PoolUsage(ctx context.Context, actor auth.Actor, p Pool) (Usage, error) {
+	cp, err := s.readablePool(ctx, actor, p.Namespace, p.Name)
+	if err != nil {
+		return Usage{}, err
+	}
+	used, err := store.CountAllocationsOfKind(ctx, s.db, cp.row.UID, "", "")
+	if err != nil {
+		return Usage{}, err
+	}
+	size := cp.spec.Candidates().Size()
+	return Usage{Size: size, Used: used, Free: size - used}, nil
+}
+
+// PoolAllocations returns a page of the pool's allocations in address
+// order. Tenants see, of a public pool, only the addresses they hold.
+func (s *Service) PoolAllocations(ctx context.Context, actor auth.Actor, p Pool, page Page) (AllocationPage, error) {
+	cp, err := s.readablePool(ctx, actor, p.Namespace, p.Name)
+	if err != nil {
+		return AllocationPage{}, err
+	}
+	f := store.AllocationFilter{PoolUID: cp.row.UID}
+	if cp.row.Namespace == "" && !actor.IsOperator() {
+		f.OwnerNamespaces = s.ownerNamespaces(ctx, actor)
+	}
+	return s.allocationPage(ctx, f, cp.row.Name, page)
+}
+
+// ownerNamespaces lists the namespaces in which the tenant holds addresses
+// of public pools: those of its VPCs and floating IPs.
+func (s *Service) ownerNamespaces(ctx context.Context, actor auth.Actor) []string {
+	out := []string{}
+	if vs, err := store.VPCs(ctx, s.db); err == nil {
+		for _, v := range vs {
+			if actor.CanAccess(v.Namespace) {
+				out = append(out, v.Namespace)
+			}
+		}
+	}
+	if fs, err := store.FloatingIPs(ctx, s.db); err == nil {
+		for _, f := range fs {
+			if actor.CanAccess(f.Namespace) {
+				out = append(out, f.Namespace)
+			}
+		}
+	}
+	return out
+}
+
+func (s *Service) allocationPage(ctx context.Context, f store.AllocationFilter, pool string, page Page) (AllocationPage, error) {
+	first := page.First
+	switch {
+	case first == 0:
+		first = 50
+	case first < 0 || first > 1000:
+		return AllocationPage{}, invalid("first", "first %d is out of range: 1 to 1000", first)
+	}
+	if page.After != "" {
+		a, err := netip.ParseAddr(page.After)
+		if err != nil || !a.Is4() {
+			return AllocationPage{}, invalid("after", "after %s is not a cursor of this list", describe(page.After))
+		}
+	}
+	if len(page.Search) > 100 {
+		return AllocationPage{}, invalid("search", "search is too long: at most 100 characters")
+	}
+	f.Search, f.After, f.Limit = page.Search, page.After, first+1
+	rows, err := store.Allocations(ctx, s.db, f)
+	if err != nil {
+		return AllocationPage{}, err
+	}
+	total, err := store.CountAllocations(ctx, s.db, f)
+	if err != nil {
+		return AllocationPage{}, err
+	}
+	out := AllocationPage{Total: total, Allocations: []Allocation{}}
+	if len(rows) > first {
+		rows, out.HasNext = rows[:first], true
+	}
+	for _, r := range rows {
+		out.Allocations = append(out.Allocations, allocationFromRow(r, pool))
+	}
+	if len(rows) > 0 {
+		out.EndCursor = rows[len(rows)-1].Address
+	}
+	return out, nil
+}
+
+// poolAudit is what the audit log keeps of a pool.
+func poolAudit(r store.PoolRow) map[string]any {
+	m := map[string]any{"uid": r.UID, "namespace": r.Namespace, "name": r.Name, "kind": r.Kind, "cidr": r.CIDR,
+		"exclude": []string(r.Exclude), "zone": r.Zone}
+	if r.Gateway.Valid {
+		m["gateway"] = r.Gateway.String
+	}
+	return m
+}

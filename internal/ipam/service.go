@@ -1,0 +1,131 @@
+package ipam
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/jmoiron/sqlx"
+
+	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/store"
+)
+
+// Config is what the service needs.
+type Config struct {
+	DB *sqlx.DB
+	// URL is the database's URL, for the connection that follows release
+	// notifications.
+	URL    string
+	Logger *slog.Logger
+}
+
+// Service is the IPAM domain over one database. Several services, in one
+// process or in many, may share the database.
+type Service struct {
+	db    *sqlx.DB
+	log   *slog.Logger
+	views *views
+	stop  context.CancelFunc
+
+	poolsMu sync.Mutex
+	pools   map[string]*cachedPool   // by "namespace/name"
+	subnets map[string]*cachedSubnet // by subnetKey
+
+	inflightMu sync.Mutex
+	inflight   map[string]*claimCall // by pool and owner
+}
+
+// cachedPool is a pool with its parsed spec. A pool's spec never changes,
+// so the cache can only be stale about a pool deleted (and maybe made
+// again) elsewhere; a claim then fails on the foreign key and the entry is
+// dropped.
+type cachedPool struct {
+	row  store.PoolRow
+	pool Pool
+	spec candidates.Pool
+}
+
+// New starts the service: it follows release notifications until Close.
+func New(ctx context.Context, cfg Config) (*Service, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &Service{db: cfg.DB, log: log, views: newViews(cfg.DB, log), pools: map[string]*cachedPool{}, subnets: map[string]*cachedSubnet{}, inflight: map[string]*claimCall{}}
+	lctx, stop := context.WithCancel(context.Background())
+	s.stop = stop
+	if err := s.views.listen(lctx, cfg.URL); err != nil {
+		stop()
+		return nil, fmt.Errorf("ipam: unable to follow release notifications: %w", err)
+	}
+	return s, nil
+}
+
+// Close stops following notifications.
+func (s *Service) Close() { s.stop() }
+
+// cachedPool returns the pool namespace/name with its parsed spec.
+func (s *Service) cachedPool(ctx context.Context, namespace, name string) (*cachedPool, error) {
+	key := namespace + "/" + name
+	s.poolsMu.Lock()
+	cp, ok := s.pools[key]
+	s.poolsMu.Unlock()
+	if ok {
+		return cp, nil
+	}
+	row, err := store.Pool(ctx, s.db, namespace, name)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, notFound("pool", namespace, name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	cp, err = newCachedPool(row)
+	if err != nil {
+		return nil, err
+	}
+	s.poolsMu.Lock()
+	s.pools[key] = cp
+	s.poolsMu.Unlock()
+	return cp, nil
+}
+
+// forgetPool drops a pool from the caches.
+func (s *Service) forgetPool(cp *cachedPool) {
+	s.poolsMu.Lock()
+	delete(s.pools, cp.row.Namespace+"/"+cp.row.Name)
+	s.poolsMu.Unlock()
+	s.views.forget(cp.row.UID)
+}
+
+func newCachedPool(row store.PoolRow) (*cachedPool, error) {
+	p, err := poolFromRow(row)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := candidates.ParsePool(candidates.PoolSpec{CIDR: row.CIDR, Gateway: row.Gateway.String, Exclude: row.Exclude})
+	if err != nil {
+		return nil, fmt.Errorf("ipam: the stored pool %s is invalid: %w", row.Name, err)
+	}
+	return &cachedPool{row: row, pool: p, spec: spec}, nil
+}
+
+// undoList collects what to undo in this process when a transaction that
+// claimed addresses rolls back.
+type undoList []func()
+
+// inTx runs fn in one transaction: a refused request stores nothing, and
+// the views forget the claims it made.
+func (s *Service) inTx(ctx context.Context, fn func(tx *sqlx.Tx, undo *undoList) error) error {
+	var undo undoList
+	err := store.InTx(ctx, s.db, func(tx *sqlx.Tx) error { return fn(tx, &undo) })
+	if err != nil {
+		for _, f := range undo {
+			f()
+		}
+	}
+	return err
+}

@@ -1,0 +1,204 @@
+package ipam
+
+import (
+	"net/netip"
+	"time"
+)
+
+// PoolKind says who made a pool and who may use it.
+type PoolKind string
+
+// The kinds of pool.
+const (
+	Public  PoolKind = "public"  // cluster-scoped, made by operators
+	Private PoolKind = "private" // a VPC's own range, made with the VPC
+)
+
+// Owner kinds, as the seed names them.
+const (
+	OwnerVirtualMachine = "VirtualMachine" // name "<hostname>/<nic index>"
+	OwnerFloatingIP     = "FloatingIP"     // name: the floating IP's
+	OwnerVPC            = "VPC"            // name "router": the uplink
+	OwnerNode           = "Node"           // name "<subnet>": a host's own address
+)
+
+// A Pool hands out addresses.
+type Pool struct {
+	UID       string
+	Namespace string // "" for public pools
+	Name      string
+	Kind      PoolKind
+	CIDR      netip.Prefix
+	Gateway   netip.Addr // zero when none
+	Exclude   []string   // as written: addresses and a-b ranges
+	Zone      string
+	VPCUID    string // private pools: the owning VPC
+	CreatedAt time.Time
+	CreatedBy string
+}
+
+// Usage is how full a pool or a subnet is.
+type Usage struct {
+	Size int // number of candidates
+	Used int
+	Free int
+}
+
+// Utilization is Used in percent of Size.
+func (u Usage) Utilization() float64 {
+	if u.Size == 0 {
+		return 0
+	}
+	return 100 * float64(u.Used) / float64(u.Size)
+}
+
+// An Owner is what holds an address.
+type Owner struct {
+	Kind string
+	UID  string
+	Name string
+}
+
+// An Allocation is one address held by one owner.
+type Allocation struct {
+	Namespace string // the pool's
+	Name      string // "<pool>-<a-b-c-d>"
+	Pool      string
+	PoolUID   string
+	Address   netip.Addr
+	Owner     Owner
+	// OwnerNamespace is the tenant namespace of the owner, also for
+	// addresses of public pools.
+	OwnerNamespace string
+	SubnetUID      string
+	CreatedAt      time.Time
+	CreatedBy      string
+}
+
+// A VPC is a tenant's private network with its own pool "vpc-<name>".
+type VPC struct {
+	UID       string
+	Namespace string
+	Name      string
+	CIDR      netip.Prefix
+	Zone      string
+	CreatedAt time.Time
+	CreatedBy string
+}
+
+// PoolName returns the name of the VPC's private pool.
+func (v VPC) PoolName() string { return "vpc-" + v.Name }
+
+// A Subnet carves a VPC's prefix.
+type Subnet struct {
+	UID       string
+	VPCUID    string
+	Namespace string
+	VPC       string
+	Name      string
+	CIDR      netip.Prefix
+	Gateway   netip.Addr
+	CreatedAt time.Time
+	CreatedBy string
+}
+
+// A FloatingIP is a public address a tenant holds.
+type FloatingIP struct {
+	UID       string
+	Namespace string
+	Name      string
+	Address   netip.Addr
+	Pool      string
+	Zone      string
+	CreatedAt time.Time
+	CreatedBy string
+}
+
+// CreatePublicPoolInput creates a public pool.
+type CreatePublicPoolInput struct {
+	Name    string
+	CIDR    string
+	Gateway string
+	Exclude []string
+	Zone    string
+}
+
+// CreateVPCInput creates a VPC, its pool and, with a zone, its uplink.
+type CreateVPCInput struct {
+	Namespace, Name, CIDR, Zone string
+}
+
+// CreateSubnetInput creates a subnet of a VPC.
+type CreateSubnetInput struct {
+	Namespace, VPC, Name, CIDR string
+	Gateway                    string // default: the first host
+}
+
+// VMRef names a virtual machine.
+type VMRef struct{ UID, Hostname string }
+
+// NodeRef names a host.
+type NodeRef struct{ UID, Name string }
+
+// AttachInterfaceInput gives a VM's NIC an address in a subnet.
+type AttachInterfaceInput struct {
+	Namespace, VPC, Subnet string
+	VM                     VMRef
+	NIC                    int
+}
+
+// DetachInterfaceInput frees a VM NIC's address.
+type DetachInterfaceInput struct {
+	Namespace, VPC string
+	VM             VMRef
+	NIC            int
+}
+
+// AttachNodeInput gives a host its own address in a subnet.
+type AttachNodeInput struct {
+	Namespace, VPC, Subnet string
+	Node                   NodeRef
+}
+
+// ClaimFloatingIPInput claims a public address from a zone's pools or from
+// one pool.
+type ClaimFloatingIPInput struct {
+	Namespace, Name string
+	Zone, Pool      string // one of them
+}
+
+// AllocateInput is the seed's Allocate(pool, within, reserved, owner).
+type AllocateInput struct {
+	Namespace string // the pool's; "" for a public pool
+	Pool      string
+	Within    string
+	Reserved  []string
+	Owner     Owner
+	// OwnerNamespace is the tenant namespace the owner lives in; for a
+	// private pool it is the pool's namespace and may be left empty.
+	OwnerNamespace string
+}
+
+// ReleaseInput frees an address of a pool, named by address or by owner.
+type ReleaseInput struct {
+	Namespace string
+	Pool      string
+	Address   string
+	Owner     *Owner
+}
+
+// A Page asks for part of a long list: First items after the cursor After.
+type Page struct {
+	First int
+	After string
+	// Search keeps the items whose address or owner contains it.
+	Search string
+}
+
+// An AllocationPage is part of a pool's allocations, in address order.
+type AllocationPage struct {
+	Allocations []Allocation
+	Total       int    // matching the search, on every page
+	EndCursor   string // pass as After for the next page
+	HasNext     bool
+}

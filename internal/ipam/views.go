@@ -1,0 +1,188 @@
+package ipam
+
+import (
+	"context"
+	"log/slog"
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/store"
+)
+
+// releasedChannel is where the database announces freed addresses (see
+// the trigger allocations_released).
+const releasedChannel = "ipam_released"
+
+// views holds this process's view of the taken addresses of each pool it
+// serves. A view only speeds up the search for the lowest free candidate:
+// the database's unique index decides every claim, so a stale view costs a
+// retry, never a duplicate.
+//
+// A view learns of claims made here at once, of claims made elsewhere from
+// the conflicts they cause, and of releases made elsewhere from the
+// database's notifications; when the notifications may have been missed
+// (the listener reconnected), every view is loaded afresh.
+type views struct {
+	db  *sqlx.DB
+	log *slog.Logger
+
+	mu    sync.Mutex
+	pools map[string]*poolView // by pool uid
+}
+
+// poolView is the taken set of one pool. Addresses being claimed right now
+// by this process count as taken, so that concurrent requests try
+// different candidates.
+type poolView struct {
+	mu     sync.Mutex
+	loaded bool
+	taken  candidates.SetBuilder
+}
+
+func newViews(db *sqlx.DB, log *slog.Logger) *views {
+	return &views{db: db, log: log, pools: map[string]*poolView{}}
+}
+
+// pool returns the view of the pool uid, loading it on first use.
+func (v *views) pool(ctx context.Context, uid string) (*poolView, error) {
+	v.mu.Lock()
+	pv, ok := v.pools[uid]
+	if !ok {
+		pv = &poolView{}
+		v.pools[uid] = pv
+	}
+	v.mu.Unlock()
+	pv.mu.Lock()
+	defer pv.mu.Unlock()
+	if pv.loaded {
+		return pv, nil
+	}
+	return pv, pv.loadLocked(ctx, v.db, uid)
+}
+
+// reload reads the pool's taken set from the database afresh.
+func (pv *poolView) reload(ctx context.Context, db *sqlx.DB, uid string) error {
+	pv.mu.Lock()
+	defer pv.mu.Unlock()
+	return pv.loadLocked(ctx, db, uid)
+}
+
+func (pv *poolView) loadLocked(ctx context.Context, db *sqlx.DB, uid string) error {
+	addrs, err := store.TakenAddresses(ctx, db, uid)
+	if err != nil {
+		return err
+	}
+	var b candidates.SetBuilder
+	for _, s := range addrs {
+		if a, err := netip.ParseAddr(s); err == nil {
+			b.Add(a)
+		}
+	}
+	pv.taken, pv.loaded = b, true
+	return nil
+}
+
+// reserve returns the lowest candidate of space this view holds free and
+// marks it taken.
+func (pv *poolView) reserve(space candidates.Space) (netip.Addr, bool) {
+	pv.mu.Lock()
+	defer pv.mu.Unlock()
+	it := space.Iter(pv.taken.View())
+	a, ok := it.Next()
+	if ok {
+		pv.taken.Add(a)
+	}
+	return a, ok
+}
+
+// free marks a free.
+func (pv *poolView) free(a netip.Addr) {
+	pv.mu.Lock()
+	defer pv.mu.Unlock()
+	pv.taken.Remove(a)
+}
+
+// snapshot returns a copy of the taken set.
+func (pv *poolView) snapshot() candidates.Set {
+	pv.mu.Lock()
+	defer pv.mu.Unlock()
+	return pv.taken.Set()
+}
+
+// forget drops the view of the pool uid; it is loaded again on next use.
+func (v *views) forget(uid string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	delete(v.pools, uid)
+}
+
+// forgetAll drops every view.
+func (v *views) forgetAll() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	clear(v.pools)
+}
+
+// released applies a notification: "<pool uid> <address>" or "<pool uid>".
+func (v *views) released(payload string) {
+	uid, addr, one := strings.Cut(payload, " ")
+	if !one {
+		v.forget(uid)
+		return
+	}
+	a, err := netip.ParseAddr(addr)
+	if err != nil {
+		v.forget(uid)
+		return
+	}
+	v.mu.Lock()
+	pv, ok := v.pools[uid]
+	v.mu.Unlock()
+	if ok {
+		pv.free(a)
+	}
+}
+
+// listen follows the database's release notifications until ctx ends.
+func (v *views) listen(ctx context.Context, url string) error {
+	l := pq.NewListener(url, 100*time.Millisecond, 10*time.Second, func(ev pq.ListenerEventType, err error) {
+		switch ev {
+		case pq.ListenerEventConnected, pq.ListenerEventReconnected:
+			// Views loaded before this moment may have missed releases.
+			v.forgetAll()
+		case pq.ListenerEventDisconnected:
+			v.log.Warn("release notifications lost; pools' views will be reloaded on reconnection", "err", err)
+		case pq.ListenerEventConnectionAttemptFailed:
+			v.log.Warn("release notifications: connection attempt failed", "err", err)
+		}
+	})
+	if err := l.Listen(releasedChannel); err != nil {
+		l.Close()
+		return err
+	}
+	go func() {
+		defer l.Close()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case n := <-l.Notify:
+				if n == nil {
+					// A reconnection: whatever was sent meanwhile is lost.
+					v.forgetAll()
+					continue
+				}
+				v.released(n.Extra)
+			case <-time.After(90 * time.Second):
+				go l.Ping()
+			}
+		}
+	}()
+	return nil
+}

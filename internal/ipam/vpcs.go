@@ -1,0 +1,286 @@
+package ipam
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+
+	"github.com/jmoiron/sqlx"
+
+	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/store"
+)
+
+// VPC prefixes are /8 to /28.
+const (
+	minVPCBits = 8
+	maxVPCBits = 28
+)
+
+// parsePrefix reads a canonical IPv4 prefix of a request field with the
+// enumerator's messages (host bits set, not IPv4…), renamed to field.
+func parsePrefix(field, s string) (netip.Prefix, error) {
+	p, err := candidates.ParsePool(candidates.PoolSpec{CIDR: s})
+	var errs candidates.Errors
+	if errors.As(err, &errs) && len(errs) > 0 {
+		msg := errs[0].Message
+		if field != "cidr" {
+			msg = field + msg[len("cidr"):]
+		}
+		return netip.Prefix{}, &InvalidError{Field: field, Message: msg}
+	}
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	return p.Prefix, nil
+}
+
+// mayCreateIn refuses a tenant creating outside its namespaces.
+func mayCreateIn(actor auth.Actor, namespace string) error {
+	if !actor.CanAccess(namespace) {
+		return forbidden("you may not create objects in namespace %s", namespace)
+	}
+	return nil
+}
+
+// CreateVPC creates a VPC and its private pool vpc-<name>. With a zone,
+// the VPC's router uplink is claimed from that zone's public pools, in
+// name order, the next pool when one is exhausted.
+func (s *Service) CreateVPC(ctx context.Context, actor auth.Actor, in CreateVPCInput) (VPC, error) {
+	if err := checkNamespace("namespace", in.Namespace); err != nil {
+		return VPC{}, err
+	}
+	if err := checkName("name", in.Name); err != nil {
+		return VPC{}, err
+	}
+	cidr, err := parsePrefix("cidr", in.CIDR)
+	if err != nil {
+		return VPC{}, err
+	}
+	if cidr.Bits() < minVPCBits || cidr.Bits() > maxVPCBits {
+		return VPC{}, invalid("cidr", "cidr %s is not a VPC prefix: use /%d to /%d", cidr, minVPCBits, maxVPCBits)
+	}
+	if err := checkZone("zone", in.Zone); err != nil {
+		return VPC{}, err
+	}
+	if err := mayCreateIn(actor, in.Namespace); err != nil {
+		return VPC{}, err
+	}
+	var zonePools []*cachedPool
+	if in.Zone != "" {
+		if zonePools, err = s.zonePools(ctx, in.Zone); err != nil {
+			return VPC{}, err
+		}
+	}
+	var vpc store.VPCRow
+	err = s.inTx(ctx, func(tx *sqlx.Tx, undo *undoList) error {
+		var err error
+		vpc, err = store.InsertVPC(ctx, tx, store.VPCRow{UID: newUID(), Namespace: in.Namespace, Name: in.Name, CIDR: cidr.String(), Zone: in.Zone, CreatedBy: actor.Name})
+		if errors.Is(err, store.ErrObjectExists) {
+			return conflict("VPC %s/%s exists already", in.Namespace, in.Name)
+		}
+		if err != nil {
+			return err
+		}
+		pool, err := store.InsertPool(ctx, tx, store.PoolRow{
+			UID: newUID(), Namespace: in.Namespace, Name: "vpc-" + in.Name, Kind: string(Private), CIDR: cidr.String(),
+			VPCUID: nullString(vpc.UID), CreatedBy: actor.Name,
+		})
+		if errors.Is(err, store.ErrObjectExists) {
+			return conflict("a pool named vpc-%s exists already in namespace %s", in.Name, in.Namespace)
+		}
+		if err != nil {
+			return err
+		}
+		after := map[string]any{"uid": vpc.UID, "cidr": vpc.CIDR, "zone": vpc.Zone, "pool": pool.Name}
+		if in.Zone != "" {
+			uplink, err := s.claimInZone(ctx, tx, undo, zonePools, in.Zone, Owner{Kind: OwnerVPC, UID: vpc.UID, Name: "router"}, in.Namespace, actor.Name)
+			if err != nil {
+				return err
+			}
+			after["router"] = uplink.Address.String()
+		}
+		return store.InsertAudit(ctx, tx, store.AuditEntry{
+			Actor: actor.Name, Action: "create", Namespace: in.Namespace, ObjectKind: "VPC", ObjectName: in.Name, After: store.JSON(after),
+		})
+	})
+	if err != nil {
+		return VPC{}, err
+	}
+	return vpcFromRow(vpc), nil
+}
+
+// zonePools returns the public pools of zone in name order.
+func (s *Service) zonePools(ctx context.Context, zone string) ([]*cachedPool, error) {
+	rows, err := store.PublicPoolsInZone(ctx, s.db, zone)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, invalid("zone", "zone %s has no public pool", zone)
+	}
+	out := make([]*cachedPool, 0, len(rows))
+	for _, r := range rows {
+		cp, err := s.cachedPool(ctx, r.Namespace, r.Name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, cp)
+	}
+	return out, nil
+}
+
+// claimInZone claims an address for the owner from the first pool of
+// pools that has one.
+func (s *Service) claimInZone(ctx context.Context, ext sqlx.QueryerContext, undo *undoList, pools []*cachedPool, zone string, owner Owner, ownerNS, actor string) (Allocation, error) {
+	for _, cp := range pools {
+		a, err := s.claim(ctx, ext, claimRequest{pool: cp, space: cp.spec.Candidates(), owner: owner, ownerNS: ownerNS, actor: actor}, undo)
+		if errors.Is(err, ErrPoolExhausted) {
+			continue
+		}
+		return a, err
+	}
+	if zone == "" {
+		return Allocation{}, &ExhaustedError{Pool: pools[0].row.Name, Scope: pools[0].row.CIDR}
+	}
+	return Allocation{}, &ExhaustedError{Zone: zone}
+}
+
+// DeleteVPC deletes a VPC with its subnets, its pool and the node
+// addresses in it, and releases its router uplink. A VPC that still holds
+// VM interfaces is refused.
+func (s *Service) DeleteVPC(ctx context.Context, actor auth.Actor, namespace, name string) error {
+	if err := checkNamespace("namespace", namespace); err != nil {
+		return err
+	}
+	if err := checkName("name", name); err != nil {
+		return err
+	}
+	if !actor.CanAccess(namespace) {
+		return notFound("VPC", namespace, name)
+	}
+	var poolUID string
+	var uplinks []store.AllocationRow
+	err := s.inTx(ctx, func(tx *sqlx.Tx, _ *undoList) error {
+		vpc, err := store.VPC(ctx, tx, namespace, name, true)
+		if errors.Is(err, store.ErrNotFound) {
+			return notFound("VPC", namespace, name)
+		}
+		if err != nil {
+			return err
+		}
+		pool, err := store.Pool(ctx, tx, namespace, "vpc-"+name)
+		if err != nil {
+			return err
+		}
+		poolUID = pool.UID
+		vms, err := store.CountAllocationsOfKind(ctx, tx, pool.UID, "", OwnerVirtualMachine)
+		if err != nil {
+			return err
+		}
+		if vms > 0 {
+			return conflict("VPC %s/%s still has %d VM interfaces; detach them first", namespace, name, vms)
+		}
+		if _, err := store.ReleaseAllocations(ctx, tx, pool.UID, "", "", pool.Name, actor.Name); err != nil {
+			return err
+		}
+		if uplinks, err = store.AllocationsOfOwner(ctx, tx, OwnerVPC, vpc.UID); err != nil {
+			return err
+		}
+		for _, u := range uplinks {
+			up, err := store.PoolByUID(ctx, tx, u.PoolUID)
+			if err != nil {
+				return err
+			}
+			if _, err := store.ReleaseAllocation(ctx, tx, u.PoolUID, up.Name, u.Address, [3]string{}, actor.Name); err != nil {
+				return err
+			}
+		}
+		if err := store.DeleteVPC(ctx, tx, vpc.UID); errors.Is(err, store.ErrInUse) {
+			return conflict("VPC %s/%s was given a VM interface meanwhile; detach it first", namespace, name)
+		} else if err != nil {
+			return err
+		}
+		return store.InsertAudit(ctx, tx, store.AuditEntry{
+			Actor: actor.Name, Action: "delete", Namespace: namespace, ObjectKind: "VPC", ObjectName: name,
+			Before: store.JSON(map[string]any{"uid": vpc.UID, "cidr": vpc.CIDR, "zone": vpc.Zone}),
+		})
+	})
+	if err != nil {
+		return err
+	}
+	s.forgetPoolUID(namespace, "vpc-"+name, poolUID)
+	for _, u := range uplinks {
+		if pv, err := s.views.pool(ctx, u.PoolUID); err == nil {
+			if a, err := netip.ParseAddr(u.Address); err == nil {
+				pv.free(a)
+			}
+		}
+	}
+	s.forgetSubnets(namespace, name)
+	return nil
+}
+
+// forgetPoolUID drops a deleted pool from the caches.
+func (s *Service) forgetPoolUID(namespace, name, uid string) {
+	s.poolsMu.Lock()
+	delete(s.pools, namespace+"/"+name)
+	s.poolsMu.Unlock()
+	s.views.forget(uid)
+}
+
+// VPCs lists the VPCs the actor may see, of namespace when not empty.
+func (s *Service) VPCs(ctx context.Context, actor auth.Actor, namespace string) ([]VPC, error) {
+	rows, err := store.VPCs(ctx, s.db)
+	if err != nil {
+		return nil, err
+	}
+	out := []VPC{}
+	for _, r := range rows {
+		if actor.CanAccess(r.Namespace) && (namespace == "" || r.Namespace == namespace) {
+			out = append(out, vpcFromRow(r))
+		}
+	}
+	return out, nil
+}
+
+// VPC returns the VPC namespace/name if the actor may see it.
+func (s *Service) VPC(ctx context.Context, actor auth.Actor, namespace, name string) (VPC, error) {
+	if !actor.CanAccess(namespace) {
+		return VPC{}, notFound("VPC", namespace, name)
+	}
+	r, err := store.VPC(ctx, s.db, namespace, name, false)
+	if errors.Is(err, store.ErrNotFound) {
+		return VPC{}, notFound("VPC", namespace, name)
+	}
+	if err != nil {
+		return VPC{}, err
+	}
+	return vpcFromRow(r), nil
+}
+
+// VPCPool returns the VPC's private pool.
+func (s *Service) VPCPool(ctx context.Context, actor auth.Actor, v VPC) (Pool, error) {
+	return s.Pool(ctx, actor, v.Namespace, v.PoolName())
+}
+
+// Router returns the VPC's uplink and its default route (the gateway of
+// the uplink's pool); ok is false for a VPC without a zone.
+func (s *Service) Router(ctx context.Context, actor auth.Actor, v VPC) (uplink Allocation, defaultRoute netip.Addr, ok bool, err error) {
+	if !actor.CanAccess(v.Namespace) {
+		return Allocation{}, netip.Addr{}, false, notFound("VPC", v.Namespace, v.Name)
+	}
+	rows, err := store.AllocationsOfOwner(ctx, s.db, OwnerVPC, v.UID)
+	if err != nil || len(rows) == 0 {
+		return Allocation{}, netip.Addr{}, false, err
+	}
+	pool, err := store.PoolByUID(ctx, s.db, rows[0].PoolUID)
+	if err != nil {
+		return Allocation{}, netip.Addr{}, false, err
+	}
+	if pool.Gateway.Valid {
+		defaultRoute, _ = netip.ParseAddr(pool.Gateway.String)
+	}
+	return allocationFromRow(rows[0], pool.Name), defaultRoute, true, nil
+}

@@ -1,0 +1,198 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// An AllocationRow is a row of allocations.
+type AllocationRow struct {
+	Namespace      string         `db:"namespace"`
+	Name           string         `db:"name"`
+	PoolUID        string         `db:"pool_uid"`
+	Address        string         `db:"address"`
+	OwnerKind      string         `db:"owner_kind"`
+	OwnerUID       string         `db:"owner_uid"`
+	OwnerName      string         `db:"owner_name"`
+	OwnerNamespace string         `db:"owner_namespace"`
+	SubnetUID      sql.NullString `db:"subnet_uid"`
+	CreatedAt      time.Time      `db:"created_at"`
+	CreatedBy      string         `db:"created_by"`
+}
+
+const allocationColumns = `namespace, name, pool_uid, host(address) AS address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_at, created_by`
+
+// InsertAllocation claims a.Address for a's owner and records it in the
+// audit log, in one statement (one round trip, atomic even outside a
+// transaction). When the address is taken or the owner already holds an
+// address of the pool, nothing is stored and the error wraps
+// ErrObjectExists: the unique indexes decide, never a lock.
+func InsertAllocation(ctx context.Context, ext sqlx.QueryerContext, a AllocationRow, pool string) (AllocationRow, error) {
+	var out AllocationRow
+	err := sqlx.GetContext(ctx, ext, &out, `WITH a AS (
+			INSERT INTO allocations (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_by)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+			ON CONFLICT DO NOTHING
+			RETURNING *
+		), audit AS (
+			INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, after)
+			SELECT created_by, 'allocate', namespace, 'IPAllocation', name, jsonb_build_object(
+				'pool', $11::text, 'address', host(address),
+				'owner', jsonb_build_object('kind', owner_kind, 'uid', owner_uid, 'name', owner_name),
+				'ownerNamespace', owner_namespace)
+			FROM a
+		)
+		SELECT `+allocationColumns+` FROM a`,
+		a.Namespace, a.Name, a.PoolUID, a.Address, a.OwnerKind, a.OwnerUID, a.OwnerName, a.OwnerNamespace, a.SubnetUID, a.CreatedBy, pool)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return AllocationRow{}, fmt.Errorf("store: allocation %s: %w", a.Name, ErrObjectExists)
+	case isForeignKeyViolation(err):
+		return AllocationRow{}, fmt.Errorf("store: the pool or subnet of allocation %s is gone: %w", a.Name, ErrNotFound)
+	case err != nil:
+		return AllocationRow{}, fmt.Errorf("store: unable to insert the allocation %s: %w", a.Name, err)
+	}
+	return out, nil
+}
+
+// AllocationOfOwner returns the allocation the owner holds in the pool, or
+// ErrNotFound.
+func AllocationOfOwner(ctx context.Context, ext sqlx.QueryerContext, poolUID, kind, uid, name string) (AllocationRow, error) {
+	var a AllocationRow
+	err := sqlx.GetContext(ctx, ext, &a, `SELECT `+allocationColumns+` FROM allocations
+		WHERE pool_uid = $1 AND owner_kind = $2 AND owner_uid = $3 AND owner_name = $4`, poolUID, kind, uid, name)
+	return a, found(err, "allocation")
+}
+
+// AllocationsOfOwner returns the allocations of owners of kind and uid
+// across pools (a VM's NICs, a VPC's uplink).
+func AllocationsOfOwner(ctx context.Context, ext sqlx.QueryerContext, kind, uid string) ([]AllocationRow, error) {
+	var as []AllocationRow
+	err := sqlx.SelectContext(ctx, ext, &as, `SELECT `+allocationColumns+` FROM allocations
+		WHERE owner_kind = $1 AND owner_uid = $2 ORDER BY allocations.pool_uid, allocations.address`, kind, uid)
+	if err != nil {
+		return nil, fmt.Errorf("store: unable to list the allocations of %s %s: %w", kind, uid, err)
+	}
+	return as, nil
+}
+
+// TakenAddresses returns every address held in the pool, in order.
+func TakenAddresses(ctx context.Context, ext sqlx.QueryerContext, poolUID string) ([]string, error) {
+	var as []string
+	if err := sqlx.SelectContext(ctx, ext, &as, `SELECT host(address) FROM allocations WHERE pool_uid = $1 ORDER BY address`, poolUID); err != nil {
+		return nil, fmt.Errorf("store: unable to read the taken addresses of pool %s: %w", poolUID, err)
+	}
+	return as, nil
+}
+
+// ReleaseAllocation deletes the allocation of the pool at address (when
+// address is not empty) or held by the owner, records it in the audit log
+// and returns it; ErrNotFound when nothing was held.
+func ReleaseAllocation(ctx context.Context, ext sqlx.QueryerContext, poolUID, pool, address string, owner [3]string, actor string) (AllocationRow, error) {
+	var out AllocationRow
+	err := sqlx.GetContext(ctx, ext, &out, `WITH d AS (
+			DELETE FROM allocations
+			WHERE pool_uid = $1 AND (CASE WHEN $2 <> '' THEN address = $2::inet
+				ELSE owner_kind = $3 AND owner_uid = $4 AND owner_name = $5 END)
+			RETURNING *
+		), audit AS (
+			INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, before)
+			SELECT $6, 'release', namespace, 'IPAllocation', name, jsonb_build_object(
+				'pool', $7::text, 'address', host(address),
+				'owner', jsonb_build_object('kind', owner_kind, 'uid', owner_uid, 'name', owner_name),
+				'ownerNamespace', owner_namespace)
+			FROM d
+		)
+		SELECT `+allocationColumns+` FROM d`,
+		poolUID, address, owner[0], owner[1], owner[2], actor, pool)
+	return out, found(err, "allocation")
+}
+
+// AllocationFilter narrows a listing of allocations.
+type AllocationFilter struct {
+	PoolUID   string
+	SubnetUID string
+	// OwnerNamespaces, when not nil, keeps only allocations whose owner
+	// lives in one of these namespaces (a tenant's view of public pools).
+	OwnerNamespaces []string
+	Search          string // in the address or the owner's name
+	After           string // an address: list those above it
+	Limit           int
+}
+
+func (f AllocationFilter) where() (string, []any) {
+	var ownerNS any
+	if f.OwnerNamespaces != nil {
+		ownerNS = pqArray(f.OwnerNamespaces)
+	}
+	return `pool_uid = $1 AND ($2 = '' OR subnet_uid = $2::uuid)
+		AND ($3::text[] IS NULL OR owner_namespace = ANY($3))
+		AND ($4 = '' OR host(address) LIKE '%' || $4 || '%' OR owner_name ILIKE '%' || $4 || '%' OR owner_kind ILIKE $4 || '%')`,
+		[]any{f.PoolUID, f.SubnetUID, ownerNS, likeEscape(f.Search)}
+}
+
+// Allocations returns a page of allocations in address order.
+func Allocations(ctx context.Context, ext sqlx.QueryerContext, f AllocationFilter) ([]AllocationRow, error) {
+	where, args := f.where()
+	args = append(args, f.After, f.Limit)
+	var as []AllocationRow
+	err := sqlx.SelectContext(ctx, ext, &as, `SELECT `+allocationColumns+` FROM allocations
+		WHERE `+where+` AND ($5 = '' OR address > $5::inet)
+		ORDER BY allocations.address LIMIT $6`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: unable to list the allocations: %w", err)
+	}
+	return as, nil
+}
+
+// CountAllocations counts the allocations f matches (After and Limit aside).
+func CountAllocations(ctx context.Context, ext sqlx.QueryerContext, f AllocationFilter) (int, error) {
+	where, args := f.where()
+	var n int
+	if err := sqlx.GetContext(ctx, ext, &n, `SELECT count(*) FROM allocations WHERE `+where, args...); err != nil {
+		return 0, fmt.Errorf("store: unable to count the allocations: %w", err)
+	}
+	return n, nil
+}
+
+// CountAllocationsOfKind counts the allocations of a subnet (or, with
+// subnetUID empty, of a pool) held by owners of kind.
+func CountAllocationsOfKind(ctx context.Context, ext sqlx.QueryerContext, poolUID, subnetUID, kind string) (int, error) {
+	var n int
+	err := sqlx.GetContext(ctx, ext, &n, `SELECT count(*) FROM allocations
+		WHERE pool_uid = $1 AND ($2 = '' OR subnet_uid = $2::uuid) AND ($3 = '' OR owner_kind = $3)`, poolUID, subnetUID, kind)
+	if err != nil {
+		return 0, fmt.Errorf("store: unable to count the allocations: %w", err)
+	}
+	return n, nil
+}
+
+// ReleaseAllocations deletes the allocations of the pool (of one subnet
+// when subnetUID is set, of owners of kind when kind is set), records each
+// in the audit log and returns them.
+func ReleaseAllocations(ctx context.Context, ext sqlx.QueryerContext, poolUID, subnetUID, kind, pool, actor string) ([]AllocationRow, error) {
+	var out []AllocationRow
+	err := sqlx.SelectContext(ctx, ext, &out, `WITH d AS (
+			DELETE FROM allocations
+			WHERE pool_uid = $1 AND ($2 = '' OR subnet_uid = $2::uuid) AND ($3 = '' OR owner_kind = $3)
+			RETURNING *
+		), audit AS (
+			INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, before)
+			SELECT $4, 'release', namespace, 'IPAllocation', name, jsonb_build_object(
+				'pool', $5::text, 'address', host(address),
+				'owner', jsonb_build_object('kind', owner_kind, 'uid', owner_uid, 'name', owner_name),
+				'ownerNamespace', owner_namespace)
+			FROM d
+		)
+		SELECT `+allocationColumns+` FROM d ORDER BY d.address`,
+		poolUID, subnetUID, kind, actor, pool)
+	if err != nil {
+		return nil, fmt.Errorf("store: unable to release the allocations of pool %s: %w", pool, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,116 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+)
+
+// A PoolRow is a row of pools.
+type PoolRow struct {
+	UID       string         `db:"uid"`
+	Namespace string         `db:"namespace"`
+	Name      string         `db:"name"`
+	Kind      string         `db:"kind"`
+	CIDR      string         `db:"cidr"`
+	Gateway   sql.NullString `db:"gateway"`
+	Exclude   pq.StringArray `db:"exclude"`
+	Zone      string         `db:"zone"`
+	VPCUID    sql.NullString `db:"vpc_uid"`
+	CreatedAt time.Time      `db:"created_at"`
+	CreatedBy string         `db:"created_by"`
+}
+
+const poolColumns = `uid, namespace, name, kind, cidr::text AS cidr, host(gateway) AS gateway, exclude, zone, vpc_uid, created_at, created_by`
+
+// InsertPool stores p and returns it as stored. When its name is taken or,
+// for a public pool, its prefix overlaps another's, it returns an error
+// wrapping ErrObjectExists.
+func InsertPool(ctx context.Context, ext sqlx.ExtContext, p PoolRow) (PoolRow, error) {
+	if p.Exclude == nil {
+		p.Exclude = pq.StringArray{}
+	}
+	var out PoolRow
+	err := sqlx.GetContext(ctx, ext, &out, `INSERT INTO pools (uid, namespace, name, kind, cidr, gateway, exclude, zone, vpc_uid, created_by)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		ON CONFLICT DO NOTHING
+		RETURNING `+poolColumns,
+		p.UID, p.Namespace, p.Name, p.Kind, p.CIDR, p.Gateway, p.Exclude, p.Zone, p.VPCUID, p.CreatedBy)
+	if errors.Is(err, sql.ErrNoRows) {
+		return PoolRow{}, fmt.Errorf("store: pool %s: %w", p.Name, ErrObjectExists)
+	}
+	if err != nil {
+		return PoolRow{}, fmt.Errorf("store: unable to insert the pool %s: %w", p.Name, err)
+	}
+	return out, nil
+}
+
+// Pool returns the pool namespace/name, or ErrNotFound.
+func Pool(ctx context.Context, ext sqlx.QueryerContext, namespace, name string) (PoolRow, error) {
+	var p PoolRow
+	err := sqlx.GetContext(ctx, ext, &p, `SELECT `+poolColumns+` FROM pools WHERE namespace = $1 AND name = $2`, namespace, name)
+	return p, found(err, "pool")
+}
+
+// PoolByUID returns the pool uid, or ErrNotFound.
+func PoolByUID(ctx context.Context, ext sqlx.QueryerContext, uid string) (PoolRow, error) {
+	var p PoolRow
+	err := sqlx.GetContext(ctx, ext, &p, `SELECT `+poolColumns+` FROM pools WHERE uid = $1`, uid)
+	return p, found(err, "pool")
+}
+
+// Pools returns the pools of kind ("" for both) in namespace order, then
+// name order.
+func Pools(ctx context.Context, ext sqlx.QueryerContext, kind string) ([]PoolRow, error) {
+	var ps []PoolRow
+	err := sqlx.SelectContext(ctx, ext, &ps, `SELECT `+poolColumns+` FROM pools WHERE $1 = '' OR kind = $1 ORDER BY namespace, name`, kind)
+	if err != nil {
+		return nil, fmt.Errorf("store: unable to list the pools: %w", err)
+	}
+	return ps, nil
+}
+
+// PublicPoolsInZone returns the public pools of zone in name order.
+func PublicPoolsInZone(ctx context.Context, ext sqlx.QueryerContext, zone string) ([]PoolRow, error) {
+	var ps []PoolRow
+	err := sqlx.SelectContext(ctx, ext, &ps, `SELECT `+poolColumns+` FROM pools WHERE kind = 'public' AND zone = $1 ORDER BY name`, zone)
+	if err != nil {
+		return nil, fmt.Errorf("store: unable to list the pools of zone %s: %w", zone, err)
+	}
+	return ps, nil
+}
+
+// OverlappingPublicPool returns a public pool whose prefix overlaps cidr.
+func OverlappingPublicPool(ctx context.Context, ext sqlx.QueryerContext, cidr string) (PoolRow, error) {
+	var p PoolRow
+	err := sqlx.GetContext(ctx, ext, &p, `SELECT `+poolColumns+` FROM pools WHERE kind = 'public' AND cidr && $1::cidr ORDER BY name LIMIT 1`, cidr)
+	return p, found(err, "pool")
+}
+
+// DeletePool deletes the pool uid and, by cascade, its allocations.
+func DeletePool(ctx context.Context, ext sqlx.ExtContext, uid string) error {
+	_, err := ext.ExecContext(ctx, `DELETE FROM pools WHERE uid = $1`, uid)
+	if isForeignKeyViolation(err) {
+		return fmt.Errorf("store: %s still holds allocations: %w", uid, ErrInUse)
+	}
+	if err != nil {
+		return fmt.Errorf("store: unable to delete the pool %s: %w", uid, err)
+	}
+	return nil
+}
+
+// found turns sql.ErrNoRows into ErrNotFound and wraps other errors.
+func found(err error, what string) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("store: %s: %w", what, ErrNotFound)
+	}
+	return fmt.Errorf("store: unable to read the %s: %w", what, err)
+}

@@ -1,0 +1,203 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+)
+
+// A UserRow is a row of users: a person or a robot that signs in to the
+// console or the API.
+type UserRow struct {
+	Name       string         `db:"name" json:"name"`
+	Role       string         `db:"role" json:"role"` // operator or tenant
+	Namespaces pq.StringArray `db:"namespaces" json:"namespaces"`
+	// PasswordHash is never shown, not even in the audit log.
+	PasswordHash string    `db:"password_hash" json:"-"`
+	CreatedAt    time.Time `db:"created_at" json:"createdAt"`
+}
+
+// The audit log's object kinds of users and their tokens.
+const (
+	userKind  = "User"
+	tokenKind = "APIToken"
+)
+
+const userColumns = `name, role, namespaces, password_hash, created_at`
+
+// CreateUser stores u and returns it as stored. A user of the same name
+// makes it fail with ErrObjectExists. Like the other changes of users and
+// tokens, it runs in a transaction of its own with its audit entry.
+func CreateUser(ctx context.Context, db *sqlx.DB, actor string, u UserRow) (UserRow, error) {
+	if u.Namespaces == nil {
+		u.Namespaces = pq.StringArray{}
+	}
+	err := InTx(ctx, db, func(tx *sqlx.Tx) error {
+		err := tx.GetContext(ctx, &u.CreatedAt, `INSERT INTO users (name, role, namespaces, password_hash)
+			VALUES ($1, $2, $3, $4) RETURNING created_at`,
+			u.Name, u.Role, u.Namespaces, u.PasswordHash)
+		if _, ok := isUniqueViolation(err); ok {
+			return fmt.Errorf("store: unable to create the user %s: %w", u.Name, ErrObjectExists)
+		}
+		if err != nil {
+			return fmt.Errorf("store: unable to create the user %s: %w", u.Name, err)
+		}
+		return InsertAudit(ctx, tx, AuditEntry{
+			Actor:      actor,
+			Action:     "create",
+			ObjectKind: userKind,
+			ObjectName: u.Name,
+			After:      JSON(u),
+		})
+	})
+	if err != nil {
+		return UserRow{}, err
+	}
+	return u, nil
+}
+
+// User returns the user called name, or ErrNotFound.
+func User(ctx context.Context, q sqlx.QueryerContext, name string) (UserRow, error) {
+	var u UserRow
+	err := sqlx.GetContext(ctx, q, &u, `SELECT `+userColumns+` FROM users WHERE name = $1`, name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return UserRow{}, fmt.Errorf("store: unable to find the user %s: %w", name, ErrNotFound)
+	}
+	if err != nil {
+		return UserRow{}, fmt.Errorf("store: unable to read the user %s: %w", name, err)
+	}
+	return u, nil
+}
+
+// Users returns every user, by name.
+func Users(ctx context.Context, q sqlx.QueryerContext) ([]UserRow, error) {
+	var users []UserRow
+	if err := sqlx.SelectContext(ctx, q, &users, `SELECT `+userColumns+` FROM users ORDER BY name`); err != nil {
+		return nil, fmt.Errorf("store: unable to list the users: %w", err)
+	}
+	return users, nil
+}
+
+// CountUsers returns how many users there are.
+func CountUsers(ctx context.Context, q sqlx.QueryerContext) (int, error) {
+	var n int
+	if err := sqlx.GetContext(ctx, q, &n, `SELECT count(*) FROM users`); err != nil {
+		return 0, fmt.Errorf("store: unable to count the users: %w", err)
+	}
+	return n, nil
+}
+
+// SetPassword replaces the password hash of the user called name, or fails
+// with ErrNotFound.
+func SetPassword(ctx context.Context, db *sqlx.DB, actor, name, passwordHash string) error {
+	return InTx(ctx, db, func(tx *sqlx.Tx) error {
+		var u UserRow
+		err := tx.GetContext(ctx, &u, `UPDATE users SET password_hash = $2 WHERE name = $1 RETURNING `+userColumns,
+			name, passwordHash)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("store: unable to set the password of %s: %w", name, ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("store: unable to set the password of %s: %w", name, err)
+		}
+		// The hash is left out of the JSON: before and after look alike,
+		// the action says what changed.
+		return InsertAudit(ctx, tx, AuditEntry{
+			Actor:      actor,
+			Action:     "set-password",
+			ObjectKind: userKind,
+			ObjectName: name,
+			Before:     JSON(u),
+			After:      JSON(u),
+		})
+	})
+}
+
+// tokenRecord is what the audit log says of a token: never the token nor
+// its hash.
+type tokenRecord struct {
+	ID        int64     `db:"id" json:"id"`
+	User      string    `db:"user_name" json:"user"`
+	CreatedAt time.Time `db:"created_at" json:"createdAt"`
+}
+
+// CreateToken stores the SHA-256 hash of a new API token of user, or fails
+// with ErrNotFound when there is no such user.
+func CreateToken(ctx context.Context, db *sqlx.DB, actor, user string, hash []byte) error {
+	return InTx(ctx, db, func(tx *sqlx.Tx) error {
+		var t tokenRecord
+		err := tx.GetContext(ctx, &t, `INSERT INTO api_tokens (user_name, token_hash)
+			SELECT name, $2 FROM users WHERE name = $1
+			RETURNING id, user_name, created_at`, user, hash)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("store: unable to create a token for %s: no such user: %w", user, ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("store: unable to create a token for %s: %w", user, err)
+		}
+		return InsertAudit(ctx, tx, AuditEntry{
+			Actor:      actor,
+			Action:     "create",
+			ObjectKind: tokenKind,
+			ObjectName: user,
+			After:      JSON(t),
+		})
+	})
+}
+
+// UserByTokenHash returns the user holding the unrevoked API token of that
+// SHA-256 hash, or ErrNotFound.
+func UserByTokenHash(ctx context.Context, q sqlx.QueryerContext, hash []byte) (UserRow, error) {
+	var u UserRow
+	err := sqlx.GetContext(ctx, q, &u, `SELECT u.name, u.role, u.namespaces, u.password_hash, u.created_at
+		FROM api_tokens t JOIN users u ON u.name = t.user_name
+		WHERE t.token_hash = $1 AND t.revoked_at IS NULL`, hash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return UserRow{}, fmt.Errorf("store: unable to find the token: %w", ErrNotFound)
+	}
+	if err != nil {
+		return UserRow{}, fmt.Errorf("store: unable to look up a token: %w", err)
+	}
+	return u, nil
+}
+
+// RevokeTokens revokes every API token of user and returns how many it
+// revoked. It fails with ErrNotFound when there is no such user; a user
+// without tokens is no change and leaves no audit entry.
+func RevokeTokens(ctx context.Context, db *sqlx.DB, actor, user string) (int, error) {
+	var revoked []tokenRecord
+	err := InTx(ctx, db, func(tx *sqlx.Tx) error {
+		var exists bool
+		if err := tx.GetContext(ctx, &exists, `SELECT EXISTS (SELECT 1 FROM users WHERE name = $1)`, user); err != nil {
+			return fmt.Errorf("store: unable to revoke the tokens of %s: %w", user, err)
+		}
+		if !exists {
+			return fmt.Errorf("store: unable to revoke the tokens of %s: no such user: %w", user, ErrNotFound)
+		}
+		err := tx.SelectContext(ctx, &revoked, `UPDATE api_tokens SET revoked_at = now()
+			WHERE user_name = $1 AND revoked_at IS NULL
+			RETURNING id, user_name, created_at`, user)
+		if err != nil {
+			return fmt.Errorf("store: unable to revoke the tokens of %s: %w", user, err)
+		}
+		if len(revoked) == 0 {
+			return nil
+		}
+		return InsertAudit(ctx, tx, AuditEntry{
+			Actor:      actor,
+			Action:     "revoke",
+			ObjectKind: tokenKind,
+			ObjectName: user,
+			Before:     JSON(revoked),
+		})
+	})
+	if err != nil {
+		return 0, err
+	}
+	return len(revoked), nil
+}

@@ -1,0 +1,200 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+)
+
+// A VPCRow is a row of vpcs.
+type VPCRow struct {
+	UID       string    `db:"uid"`
+	Namespace string    `db:"namespace"`
+	Name      string    `db:"name"`
+	CIDR      string    `db:"cidr"`
+	Zone      string    `db:"zone"`
+	CreatedAt time.Time `db:"created_at"`
+	CreatedBy string    `db:"created_by"`
+}
+
+const vpcColumns = `uid, namespace, name, cidr::text AS cidr, zone, created_at, created_by`
+
+// InsertVPC stores v; ErrObjectExists when its name is taken.
+func InsertVPC(ctx context.Context, ext sqlx.QueryerContext, v VPCRow) (VPCRow, error) {
+	var out VPCRow
+	err := sqlx.GetContext(ctx, ext, &out, `INSERT INTO vpcs (uid, namespace, name, cidr, zone, created_by)
+		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING `+vpcColumns,
+		v.UID, v.Namespace, v.Name, v.CIDR, v.Zone, v.CreatedBy)
+	if errors.Is(err, sql.ErrNoRows) {
+		return VPCRow{}, fmt.Errorf("store: vpc %s/%s: %w", v.Namespace, v.Name, ErrObjectExists)
+	}
+	if err != nil {
+		return VPCRow{}, fmt.Errorf("store: unable to insert the vpc %s/%s: %w", v.Namespace, v.Name, err)
+	}
+	return out, nil
+}
+
+// VPC returns the VPC namespace/name, or ErrNotFound. With lock, the row is
+// locked until the transaction ends: creating a subnet locks its VPC so
+// that two sibling subnets cannot overlap.
+func VPC(ctx context.Context, ext sqlx.QueryerContext, namespace, name string, lock bool) (VPCRow, error) {
+	q := `SELECT ` + vpcColumns + ` FROM vpcs WHERE namespace = $1 AND name = $2`
+	if lock {
+		q += ` FOR UPDATE`
+	}
+	var v VPCRow
+	err := sqlx.GetContext(ctx, ext, &v, q, namespace, name)
+	return v, found(err, "vpc")
+}
+
+// VPCs returns every VPC in namespace order, then name order.
+func VPCs(ctx context.Context, ext sqlx.QueryerContext) ([]VPCRow, error) {
+	var vs []VPCRow
+	if err := sqlx.SelectContext(ctx, ext, &vs, `SELECT `+vpcColumns+` FROM vpcs ORDER BY namespace, name`); err != nil {
+		return nil, fmt.Errorf("store: unable to list the vpcs: %w", err)
+	}
+	return vs, nil
+}
+
+// DeleteVPC deletes the VPC and, by cascade, its pool, subnets and their
+// allocations.
+func DeleteVPC(ctx context.Context, ext sqlx.ExtContext, uid string) error {
+	_, err := ext.ExecContext(ctx, `DELETE FROM vpcs WHERE uid = $1`, uid)
+	if isForeignKeyViolation(err) {
+		return fmt.Errorf("store: %s still holds allocations: %w", uid, ErrInUse)
+	}
+	if err != nil {
+		return fmt.Errorf("store: unable to delete the vpc %s: %w", uid, err)
+	}
+	return nil
+}
+
+// A SubnetRow is a row of subnets.
+type SubnetRow struct {
+	UID       string    `db:"uid"`
+	VPCUID    string    `db:"vpc_uid"`
+	Name      string    `db:"name"`
+	CIDR      string    `db:"cidr"`
+	Gateway   string    `db:"gateway"`
+	CreatedAt time.Time `db:"created_at"`
+	CreatedBy string    `db:"created_by"`
+}
+
+const subnetColumns = `uid, vpc_uid, name, cidr::text AS cidr, host(gateway) AS gateway, created_at, created_by`
+
+// InsertSubnet stores s; ErrObjectExists when its name is taken in the VPC.
+func InsertSubnet(ctx context.Context, ext sqlx.QueryerContext, s SubnetRow) (SubnetRow, error) {
+	var out SubnetRow
+	err := sqlx.GetContext(ctx, ext, &out, `INSERT INTO subnets (uid, vpc_uid, name, cidr, gateway, created_by)
+		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING `+subnetColumns,
+		s.UID, s.VPCUID, s.Name, s.CIDR, s.Gateway, s.CreatedBy)
+	if errors.Is(err, sql.ErrNoRows) {
+		return SubnetRow{}, fmt.Errorf("store: subnet %s: %w", s.Name, ErrObjectExists)
+	}
+	if err != nil {
+		return SubnetRow{}, fmt.Errorf("store: unable to insert the subnet %s: %w", s.Name, err)
+	}
+	return out, nil
+}
+
+// Subnet returns the subnet of the VPC by name, or ErrNotFound.
+func Subnet(ctx context.Context, ext sqlx.QueryerContext, vpcUID, name string) (SubnetRow, error) {
+	var s SubnetRow
+	err := sqlx.GetContext(ctx, ext, &s, `SELECT `+subnetColumns+` FROM subnets WHERE vpc_uid = $1 AND name = $2`, vpcUID, name)
+	return s, found(err, "subnet")
+}
+
+// Subnets returns the subnets of the VPC in address order.
+func Subnets(ctx context.Context, ext sqlx.QueryerContext, vpcUID string) ([]SubnetRow, error) {
+	var ss []SubnetRow
+	if err := sqlx.SelectContext(ctx, ext, &ss, `SELECT `+subnetColumns+` FROM subnets WHERE vpc_uid = $1 ORDER BY subnets.cidr`, vpcUID); err != nil {
+		return nil, fmt.Errorf("store: unable to list the subnets: %w", err)
+	}
+	return ss, nil
+}
+
+// OverlappingSubnet returns a subnet of the VPC whose prefix overlaps cidr.
+func OverlappingSubnet(ctx context.Context, ext sqlx.QueryerContext, vpcUID, cidr string) (SubnetRow, error) {
+	var s SubnetRow
+	err := sqlx.GetContext(ctx, ext, &s, `SELECT `+subnetColumns+` FROM subnets WHERE vpc_uid = $1 AND cidr && $2::cidr ORDER BY subnets.cidr LIMIT 1`, vpcUID, cidr)
+	return s, found(err, "subnet")
+}
+
+// DeleteSubnet deletes the subnet and, by cascade, its allocations.
+func DeleteSubnet(ctx context.Context, ext sqlx.ExtContext, uid string) error {
+	_, err := ext.ExecContext(ctx, `DELETE FROM subnets WHERE uid = $1`, uid)
+	if isForeignKeyViolation(err) {
+		return fmt.Errorf("store: %s still holds allocations: %w", uid, ErrInUse)
+	}
+	if err != nil {
+		return fmt.Errorf("store: unable to delete the subnet %s: %w", uid, err)
+	}
+	return nil
+}
+
+// A FloatingIPRow is a row of floating_ips.
+type FloatingIPRow struct {
+	UID       string    `db:"uid"`
+	Namespace string    `db:"namespace"`
+	Name      string    `db:"name"`
+	PoolUID   string    `db:"pool_uid"`
+	Pool      string    `db:"pool"`
+	Zone      string    `db:"zone"`
+	Address   string    `db:"address"`
+	CreatedAt time.Time `db:"created_at"`
+	CreatedBy string    `db:"created_by"`
+}
+
+const floatingIPSelect = `SELECT f.uid, f.namespace, f.name, f.pool_uid, p.name AS pool, p.zone, host(f.address) AS address, f.created_at, f.created_by
+	FROM floating_ips f JOIN pools p ON p.uid = f.pool_uid`
+
+// InsertFloatingIP stores f; ErrObjectExists when its name is taken.
+func InsertFloatingIP(ctx context.Context, ext sqlx.ExtContext, f FloatingIPRow) error {
+	res, err := ext.ExecContext(ctx, `INSERT INTO floating_ips (uid, namespace, name, pool_uid, address, created_by)
+		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+		f.UID, f.Namespace, f.Name, f.PoolUID, f.Address, f.CreatedBy)
+	if err != nil {
+		return fmt.Errorf("store: unable to insert the floating ip %s/%s: %w", f.Namespace, f.Name, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("store: floating ip %s/%s: %w", f.Namespace, f.Name, ErrObjectExists)
+	}
+	return nil
+}
+
+// FloatingIP returns the floating IP namespace/name, or ErrNotFound.
+func FloatingIP(ctx context.Context, ext sqlx.QueryerContext, namespace, name string) (FloatingIPRow, error) {
+	var f FloatingIPRow
+	err := sqlx.GetContext(ctx, ext, &f, floatingIPSelect+` WHERE f.namespace = $1 AND f.name = $2`, namespace, name)
+	return f, found(err, "floating ip")
+}
+
+// FloatingIPs returns every floating IP in namespace order, then name order.
+func FloatingIPs(ctx context.Context, ext sqlx.QueryerContext) ([]FloatingIPRow, error) {
+	var fs []FloatingIPRow
+	if err := sqlx.SelectContext(ctx, ext, &fs, floatingIPSelect+` ORDER BY f.namespace, f.name`); err != nil {
+		return nil, fmt.Errorf("store: unable to list the floating ips: %w", err)
+	}
+	return fs, nil
+}
+
+// DeleteFloatingIP deletes the floating IP row.
+func DeleteFloatingIP(ctx context.Context, ext sqlx.ExtContext, uid string) error {
+	if _, err := ext.ExecContext(ctx, `DELETE FROM floating_ips WHERE uid = $1`, uid); err != nil {
+		return fmt.Errorf("store: unable to delete the floating ip %s: %w", uid, err)
+	}
+	return nil
+}
+
+func pqArray(v []string) any { return pq.StringArray(v) }
+
+// likeEscape escapes the wildcards of LIKE in s.
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
