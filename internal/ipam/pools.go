@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"net/netip"
+	"slices"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -17,18 +18,63 @@ import (
 // CreatePublicPool creates a public pool. Operators only; two public pools
 // never overlap.
 func (s *Service) CreatePublicPool(ctx context.Context, actor auth.Actor, in CreatePublicPoolInput) (Pool, error) {
-	if !actor.IsOperator() {
-		return Pool{}, forbidden("only operators create public pools")
-	}
-	if err := checkName("name", in.Name); err != nil {
+	pools, err := s.ApplyPublicPools(ctx, actor, []CreatePublicPoolInput{in})
+	if err != nil {
 		return Pool{}, err
+	}
+	return pools[0], nil
+}
+
+// ApplyPublicPools creates the public pools that do not exist, all or
+// nothing: one refused pool stores none. A pool that exists with the same
+// spec is left as it is (applying a manifest twice changes nothing); one
+// that exists with another spec is refused, since a pool's spec never
+// changes.
+func (s *Service) ApplyPublicPools(ctx context.Context, actor auth.Actor, ins []CreatePublicPoolInput) ([]Pool, error) {
+	if !actor.IsOperator() {
+		return nil, forbidden("only operators create public pools")
+	}
+	rows := make([]store.PoolRow, len(ins))
+	for i, in := range ins {
+		row, err := publicPoolRow(actor, in)
+		if err != nil {
+			return nil, err
+		}
+		rows[i] = row
+	}
+	out := make([]Pool, 0, len(rows))
+	err := store.InTx(ctx, s.db, func(tx *sqlx.Tx) error {
+		out = out[:0]
+		for _, row := range rows {
+			created, err := createPublicPool(ctx, tx, actor, row)
+			if err != nil {
+				return err
+			}
+			p, err := poolFromRow(created)
+			if err != nil {
+				return err
+			}
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// publicPoolRow validates in.
+func publicPoolRow(actor auth.Actor, in CreatePublicPoolInput) (store.PoolRow, error) {
+	if err := checkName("name", in.Name); err != nil {
+		return store.PoolRow{}, err
 	}
 	if err := checkZone("zone", in.Zone); err != nil {
-		return Pool{}, err
+		return store.PoolRow{}, err
 	}
 	spec, err := candidates.ParsePool(candidates.PoolSpec{CIDR: in.CIDR, Gateway: in.Gateway, Exclude: in.Exclude})
 	if err != nil {
-		return Pool{}, fromCandidates(err)
+		return store.PoolRow{}, fromCandidates(err)
 	}
 	row := store.PoolRow{
 		UID: newUID(), Name: in.Name, Kind: string(Public), CIDR: spec.Prefix.String(),
@@ -37,32 +83,40 @@ func (s *Service) CreatePublicPool(ctx context.Context, actor auth.Actor, in Cre
 	if spec.Gateway.IsValid() {
 		row.Gateway = sql.NullString{String: spec.Gateway.String(), Valid: true}
 	}
-	var created store.PoolRow
-	err = store.InTx(ctx, s.db, func(tx *sqlx.Tx) error {
-		if other, err := store.OverlappingPublicPool(ctx, tx, row.CIDR); err == nil {
-			return conflict("cidr %s overlaps public pool %s (%s)", row.CIDR, other.Name, other.CIDR)
-		} else if !errors.Is(err, store.ErrNotFound) {
-			return err
+	return row, nil
+}
+
+// createPublicPool stores row in tx, or returns the same pool stored
+// already.
+func createPublicPool(ctx context.Context, tx *sqlx.Tx, actor auth.Actor, row store.PoolRow) (store.PoolRow, error) {
+	if existing, err := store.Pool(ctx, tx, "", row.Name); err == nil {
+		if existing.CIDR == row.CIDR && existing.Gateway == row.Gateway && existing.Zone == row.Zone &&
+			slices.Equal(existing.Exclude, row.Exclude) {
+			return existing, nil
 		}
-		created, err = store.InsertPool(ctx, tx, row)
-		if errors.Is(err, store.ErrObjectExists) {
-			// The name is taken, or an overlapping pool was made meanwhile.
-			if other, oerr := store.OverlappingPublicPool(ctx, tx, row.CIDR); oerr == nil {
-				return conflict("cidr %s overlaps public pool %s (%s)", row.CIDR, other.Name, other.CIDR)
-			}
-			return conflict("a public pool named %s exists already", in.Name)
-		}
-		if err != nil {
-			return err
-		}
-		return store.InsertAudit(ctx, tx, store.AuditEntry{
-			Actor: actor.Name, Action: "create", ObjectKind: "IPAMPool", ObjectName: created.Name, After: store.JSON(poolAudit(created)),
-		})
-	})
-	if err != nil {
-		return Pool{}, err
+		return store.PoolRow{}, conflict("public pool %s exists already with cidr %s; a pool's spec never changes", row.Name, existing.CIDR)
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return store.PoolRow{}, err
 	}
-	return poolFromRow(created)
+	if other, err := store.OverlappingPublicPool(ctx, tx, row.CIDR); err == nil {
+		return store.PoolRow{}, conflict("cidr %s overlaps public pool %s (%s)", row.CIDR, other.Name, other.CIDR)
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return store.PoolRow{}, err
+	}
+	created, err := store.InsertPool(ctx, tx, row)
+	if errors.Is(err, store.ErrObjectExists) {
+		// The name is taken, or an overlapping pool was made meanwhile.
+		if other, oerr := store.OverlappingPublicPool(ctx, tx, row.CIDR); oerr == nil {
+			return store.PoolRow{}, conflict("cidr %s overlaps public pool %s (%s)", row.CIDR, other.Name, other.CIDR)
+		}
+		return store.PoolRow{}, conflict("a public pool named %s exists already", row.Name)
+	}
+	if err != nil {
+		return store.PoolRow{}, err
+	}
+	return created, store.InsertAudit(ctx, tx, store.AuditEntry{
+		Actor: actor.Name, Action: "create", ObjectKind: "IPAMPool", ObjectName: created.Name, After: store.JSON(poolAudit(created)),
+	})
 }
 
 // normalizeExcludes trims what the user wrote and drops empty entries.

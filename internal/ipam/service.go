@@ -29,6 +29,7 @@ type Service struct {
 	log   *slog.Logger
 	views *views
 	stop  context.CancelFunc
+	done  <-chan struct{} // closed when the listener has stopped
 
 	poolsMu sync.Mutex
 	pools   map[string]*cachedPool   // by "namespace/name"
@@ -57,15 +58,21 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	s := &Service{db: cfg.DB, log: log, views: newViews(cfg.DB, log), pools: map[string]*cachedPool{}, subnets: map[string]*cachedSubnet{}, inflight: map[string]*claimCall{}}
 	lctx, stop := context.WithCancel(context.Background())
 	s.stop = stop
-	if err := s.views.listen(lctx, cfg.URL); err != nil {
+	done, err := s.views.listen(lctx, cfg.URL)
+	if err != nil {
 		stop()
 		return nil, fmt.Errorf("ipam: unable to follow release notifications: %w", err)
 	}
+	s.done = done
 	return s, nil
 }
 
-// Close stops following notifications.
-func (s *Service) Close() { s.stop() }
+// Close stops following notifications and waits until the listener's
+// connection is closed.
+func (s *Service) Close() {
+	s.stop()
+	<-s.done
+}
 
 // cachedPool returns the pool namespace/name with its parsed spec.
 func (s *Service) cachedPool(ctx context.Context, namespace, name string) (*cachedPool, error) {

@@ -149,8 +149,9 @@ func (v *views) released(payload string) {
 	}
 }
 
-// listen follows the database's release notifications until ctx ends.
-func (v *views) listen(ctx context.Context, url string) error {
+// listen follows the database's release notifications until ctx ends;
+// done is closed when it has stopped.
+func (v *views) listen(ctx context.Context, url string) (done <-chan struct{}, err error) {
 	l := pq.NewListener(url, 100*time.Millisecond, 10*time.Second, func(ev pq.ListenerEventType, err error) {
 		switch ev {
 		case pq.ListenerEventConnected, pq.ListenerEventReconnected:
@@ -164,9 +165,11 @@ func (v *views) listen(ctx context.Context, url string) error {
 	})
 	if err := l.Listen(releasedChannel); err != nil {
 		l.Close()
-		return err
+		return nil, err
 	}
+	stopped := make(chan struct{})
 	go func() {
+		defer close(stopped)
 		defer l.Close()
 		for {
 			select {
@@ -184,5 +187,5 @@ func (v *views) listen(ctx context.Context, url string) error {
 			}
 		}
 	}()
-	return nil
+	return stopped, nil
 }
