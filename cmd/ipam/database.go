@@ -24,6 +24,9 @@ const embeddedDatabase = "ipam"
 type databaseFlags struct {
 	url     string
 	dataDir string
+	// connected is the URL open connected to: url, or the embedded
+	// PostgreSQL's.
+	connected string
 }
 
 func (d *databaseFlags) register(fs *flag.FlagSet) {
@@ -79,6 +82,7 @@ func (d *databaseFlags) open(ctx context.Context, logger *slog.Logger) (db *sqlx
 		stopCluster()
 		return nil, nil, err
 	}
+	d.connected = url
 	applied, err := store.Migrate(ctx, db)
 	if err != nil {
 		db.Close()

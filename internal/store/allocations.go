@@ -196,3 +196,15 @@ func ReleaseAllocations(ctx context.Context, ext sqlx.QueryerContext, poolUID, s
 	}
 	return out, nil
 }
+
+// AllocationsIn returns the allocations of the pool from address lo to hi,
+// in address order.
+func AllocationsIn(ctx context.Context, ext sqlx.QueryerContext, poolUID, lo, hi string) ([]AllocationRow, error) {
+	var as []AllocationRow
+	err := sqlx.SelectContext(ctx, ext, &as, `SELECT `+allocationColumns+` FROM allocations
+		WHERE pool_uid = $1 AND address BETWEEN $2::inet AND $3::inet ORDER BY allocations.address`, poolUID, lo, hi)
+	if err != nil {
+		return nil, fmt.Errorf("store: unable to list the allocations from %s to %s: %w", lo, hi, err)
+	}
+	return as, nil
+}

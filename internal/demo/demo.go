@@ -1,0 +1,109 @@
+// Package demo loads a small example into an empty installation, so that a
+// newcomer running `make run` sees a living console: two public pools in
+// two zones, tenants acme and globex with VPCs, subnets, VMs, nodes and
+// floating IPs.
+package demo
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+
+	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/ipam"
+)
+
+// A Login is a demo user and its password, printed once when loaded.
+type Login struct {
+	User, Role, Namespaces, Password string
+}
+
+// Load loads the example unless it was loaded before (in this database,
+// by any process). loaded is false when there was nothing to do.
+func Load(ctx context.Context, db *sqlx.DB, svc *ipam.Service, users *auth.Service) (logins []Login, loaded bool, err error) {
+	res, err := db.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES ('demo', '{"loaded": true}') ON CONFLICT DO NOTHING`)
+	if err != nil {
+		return nil, false, fmt.Errorf("demo: unable to record the demo: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil, false, nil
+	}
+	logins, err = load(ctx, svc, users)
+	if err != nil {
+		return nil, true, fmt.Errorf("demo: loading the example failed halfway: %w", err)
+	}
+	return logins, true, nil
+}
+
+func load(ctx context.Context, svc *ipam.Service, users *auth.Service) ([]Login, error) {
+	op := auth.System
+	for _, p := range []ipam.CreatePublicPoolInput{
+		{Name: "public-zone-a", CIDR: "203.0.113.0/24", Gateway: "203.0.113.1", Exclude: []string{"203.0.113.2", "203.0.113.3"}, Zone: "zone-a"},
+		{Name: "public-zone-b", CIDR: "198.51.100.0/24", Gateway: "198.51.100.1", Exclude: []string{"198.51.100.250-198.51.100.254"}, Zone: "zone-b"},
+	} {
+		if _, err := svc.CreatePublicPool(ctx, op, p); err != nil {
+			return nil, err
+		}
+	}
+	var logins []Login
+	for _, t := range []struct{ name, pattern string }{{"acme", "acme/*"}, {"globex", "globex/*"}} {
+		password := rand.Text()[:16]
+		if err := users.AddUser(ctx, op, t.name, auth.Tenant, []string{t.pattern}, password); err != nil {
+			return nil, err
+		}
+		logins = append(logins, Login{User: t.name, Role: string(auth.Tenant), Namespaces: t.pattern, Password: password})
+	}
+	tenants := []struct {
+		namespace, vpc, cidr, zone string
+		subnets                    []struct {
+			name, cidr string
+			vms, nodes int
+		}
+		fips []string
+	}{
+		{"acme/prod", "main", "10.42.0.0/16", "zone-a", []struct {
+			name, cidr string
+			vms, nodes int
+		}{{"web", "10.42.1.0/24", 12, 2}, {"db", "10.42.2.0/26", 4, 1}, {"batch", "10.42.16.0/20", 9, 3}}, []string{"www", "api"}},
+		{"globex/dev", "lab", "172.20.0.0/20", "zone-b", []struct {
+			name, cidr string
+			vms, nodes int
+		}{{"apps", "172.20.0.0/24", 8, 2}, {"ci", "172.20.4.0/27", 5, 1}}, []string{"gateway"}},
+	}
+	for _, t := range tenants {
+		if _, err := svc.CreateVPC(ctx, op, ipam.CreateVPCInput{Namespace: t.namespace, Name: t.vpc, CIDR: t.cidr, Zone: t.zone}); err != nil {
+			return nil, err
+		}
+		for _, s := range t.subnets {
+			if _, err := svc.CreateSubnet(ctx, op, ipam.CreateSubnetInput{Namespace: t.namespace, VPC: t.vpc, Name: s.name, CIDR: s.cidr}); err != nil {
+				return nil, err
+			}
+			for i := range s.vms {
+				host := fmt.Sprintf("%s-%02d", s.name, i+1)
+				for nic := range 1 + i%3/2 {
+					if _, err := svc.AttachInterface(ctx, op, ipam.AttachInterfaceInput{
+						Namespace: t.namespace, VPC: t.vpc, Subnet: s.name, VM: ipam.VMRef{UID: "demo-vm-" + t.vpc + "-" + host, Hostname: host}, NIC: nic,
+					}); err != nil {
+						return nil, err
+					}
+				}
+			}
+			for i := range s.nodes {
+				node := fmt.Sprintf("node-%02d", i+1)
+				if _, err := svc.AttachNode(ctx, op, ipam.AttachNodeInput{
+					Namespace: t.namespace, VPC: t.vpc, Subnet: s.name, Node: ipam.NodeRef{UID: "demo-node-" + t.vpc + "-" + node, Name: node},
+				}); err != nil {
+					return nil, err
+				}
+			}
+		}
+		for _, f := range t.fips {
+			if _, err := svc.ClaimFloatingIP(ctx, op, ipam.ClaimFloatingIPInput{Namespace: t.namespace, Name: f, Zone: t.zone}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return logins, nil
+}
