@@ -116,13 +116,13 @@ func (s *Service) readablePool(ctx context.Context, actor auth.Actor, namespace,
 }
 
 // writablePool returns the pool namespace/name if the actor may allocate
-// in it directly: operators in any, tenants in the private pools of their
-// namespaces. Tenants take public addresses through floating IPs and VPC
-// uplinks only.
-func (s *Service) writablePool(ctx context.Context, actor auth.Actor, namespace, name string) (*cachedPool, error) {
+// and release in it directly (verb says which, for the message): operators
+// in any, tenants in the private pools of their namespaces. Tenants take
+// public addresses through floating IPs and VPC uplinks only.
+func (s *Service) writablePool(ctx context.Context, actor auth.Actor, namespace, name, verb string) (*cachedPool, error) {
 	cp, err := s.readablePool(ctx, actor, namespace, name)
 	if err == nil && namespace == "" && !actor.IsOperator() {
-		return nil, forbidden("only operators allocate in public pool %s directly; claim a floating IP instead", name)
+		return nil, forbidden("only operators %s in public pool %s directly; use floating IPs instead", verb, name)
 	}
 	return cp, err
 }
@@ -142,28 +142,37 @@ func (s *Service) Allocate(ctx context.Context, actor auth.Actor, in AllocateInp
 	if err := checkOwner(in.Owner); err != nil {
 		return Allocation{}, err
 	}
-	cp, err := s.writablePool(ctx, actor, in.Namespace, in.Pool)
-	if err != nil {
-		return Allocation{}, err
-	}
-	req, err := cp.spec.ParseRequest(candidates.RequestSpec{Within: in.Within, Reserved: in.Reserved})
-	if err != nil {
-		return Allocation{}, fromCandidates(err)
-	}
-	ownerNS := in.OwnerNamespace
-	switch {
-	case cp.row.Kind == string(Private):
-		ownerNS = cp.row.Namespace
-	case ownerNS == "":
-		return Allocation{}, invalid("ownerNamespace", "ownerNamespace is required for a public pool: the tenant namespace of the owner")
-	default:
-		if err := checkNamespace("ownerNamespace", ownerNS); err != nil {
+	// A cached pool may have been deleted (and made again) by another
+	// process: the claim then fails on its foreign key, and one more try
+	// reads the pool afresh.
+	for attempt := 0; ; attempt++ {
+		cp, err := s.writablePool(ctx, actor, in.Namespace, in.Pool, "allocate")
+		if err != nil {
 			return Allocation{}, err
 		}
+		req, err := cp.spec.ParseRequest(candidates.RequestSpec{Within: in.Within, Reserved: in.Reserved})
+		if err != nil {
+			return Allocation{}, fromCandidates(err)
+		}
+		ownerNS := in.OwnerNamespace
+		switch {
+		case cp.row.Kind == string(Private):
+			ownerNS = cp.row.Namespace
+		case ownerNS == "":
+			return Allocation{}, invalid("ownerNamespace", "ownerNamespace is required for a public pool: the tenant namespace of the owner")
+		default:
+			if err := checkNamespace("ownerNamespace", ownerNS); err != nil {
+				return Allocation{}, err
+			}
+		}
+		a, err := s.claimOnce(ctx, claimRequest{
+			pool: cp, space: cp.spec.Space(req), within: req.Within, owner: in.Owner, ownerNS: ownerNS, actor: actor.Name,
+		})
+		if errors.Is(err, ErrNotFound) && attempt == 0 {
+			continue
+		}
+		return a, err
 	}
-	return s.claimOnce(ctx, claimRequest{
-		pool: cp, space: cp.spec.Space(req), within: req.Within, owner: in.Owner, ownerNS: ownerNS, actor: actor.Name,
-	})
 }
 
 // A claimCall is a claim in flight in this process.
@@ -226,7 +235,7 @@ func (s *Service) Release(ctx context.Context, actor auth.Actor, in ReleaseInput
 	default:
 		return false, invalid("address", "address or owner is required")
 	}
-	cp, err := s.writablePool(ctx, actor, in.Namespace, in.Pool)
+	cp, err := s.writablePool(ctx, actor, in.Namespace, in.Pool, "release")
 	if err != nil {
 		return false, err
 	}

@@ -80,23 +80,31 @@ func (s *Service) attach(ctx context.Context, actor auth.Actor, namespace, vpc, 
 	if !actor.CanAccess(namespace) {
 		return Allocation{}, notFound("VPC", namespace, vpc)
 	}
-	cs, err := s.subnet(ctx, namespace, vpc, subnet)
-	if err != nil {
-		return Allocation{}, err
+	// A cached subnet may have been deleted (and made again) by another
+	// process: the claim then fails on its foreign key, and one more try
+	// reads the subnet afresh.
+	for attempt := 0; ; attempt++ {
+		cs, err := s.subnet(ctx, namespace, vpc, subnet)
+		if err != nil {
+			return Allocation{}, err
+		}
+		a, err := s.claimOnce(ctx, claimRequest{
+			pool: cs.pool, space: cs.space, within: cs.within, owner: owner, ownerNS: namespace,
+			subnetUID: cs.subnet.UID, actor: actor.Name,
+		})
+		var exhausted *ExhaustedError
+		switch {
+		case errors.As(err, &exhausted):
+			exhausted.Scope = cs.within.String()
+		case errors.Is(err, ErrNotFound):
+			s.forgetSubnets(namespace, vpc, subnet)
+			if attempt == 0 {
+				continue
+			}
+			return Allocation{}, notFound("subnet", namespace, vpc+"/"+subnet)
+		}
+		return a, err
 	}
-	a, err := s.claimOnce(ctx, claimRequest{
-		pool: cs.pool, space: cs.space, within: cs.within, owner: owner, ownerNS: namespace,
-		subnetUID: cs.subnet.UID, actor: actor.Name,
-	})
-	var exhausted *ExhaustedError
-	switch {
-	case errors.As(err, &exhausted):
-		exhausted.Scope = cs.within.String()
-	case errors.Is(err, ErrNotFound):
-		s.forgetSubnets(namespace, vpc, subnet)
-		return Allocation{}, notFound("subnet", namespace, vpc+"/"+subnet)
-	}
-	return a, err
 }
 
 func checkVMRef(vm VMRef) error {

@@ -166,3 +166,19 @@ func cutRange(s string) (from, to string, ok bool) {
 	from, to, ok = strings.Cut(s, "-")
 	return trim(from), trim(to), ok
 }
+
+// plural writes n with the noun in the right number.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// them is the pronoun for n things.
+func them(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}

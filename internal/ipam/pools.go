@@ -150,7 +150,7 @@ func (s *Service) DeletePublicPool(ctx context.Context, actor auth.Actor, name s
 			return err
 		}
 		if n > 0 {
-			return conflict("public pool %s still holds %d addresses; release them first", name, n)
+			return conflict("public pool %s still holds %s; release %s first", name, plural(n, "address", "addresses"), them(n))
 		}
 		if err := store.DeletePool(ctx, tx, cp.row.UID); errors.Is(err, store.ErrInUse) {
 			return conflict("public pool %s was given an address meanwhile; release it first", name)
@@ -187,13 +187,20 @@ func (s *Service) Pools(ctx context.Context, actor auth.Actor, kind PoolKind, na
 	return out, nil
 }
 
-// Pool returns the pool namespace/name if the actor may see it.
+// Pool returns the pool namespace/name if the actor may see it, as the
+// database has it now.
 func (s *Service) Pool(ctx context.Context, actor auth.Actor, namespace, name string) (Pool, error) {
-	cp, err := s.readablePool(ctx, actor, namespace, name)
+	if namespace != "" && !actor.CanAccess(namespace) {
+		return Pool{}, notFound("pool", namespace, name)
+	}
+	row, err := store.Pool(ctx, s.db, namespace, name)
+	if errors.Is(err, store.ErrNotFound) {
+		return Pool{}, notFound("pool", namespace, name)
+	}
 	if err != nil {
 		return Pool{}, err
 	}
-	return cp.pool, nil
+	return poolFromRow(row)
 }
 
 // PoolUsage returns how full the pool is. A tenant looking at a public

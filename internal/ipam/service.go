@@ -58,7 +58,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	s := &Service{db: cfg.DB, log: log, views: newViews(cfg.DB, log), pools: map[string]*cachedPool{}, subnets: map[string]*cachedSubnet{}, inflight: map[string]*claimCall{}}
 	lctx, stop := context.WithCancel(context.Background())
 	s.stop = stop
-	done, err := s.views.listen(lctx, cfg.URL)
+	done, err := s.views.listen(lctx, cfg.URL, s.forgetCaches)
 	if err != nil {
 		stop()
 		return nil, fmt.Errorf("ipam: unable to follow release notifications: %w", err)
@@ -98,6 +98,15 @@ func (s *Service) cachedPool(ctx context.Context, namespace, name string) (*cach
 	s.pools[key] = cp
 	s.poolsMu.Unlock()
 	return cp, nil
+}
+
+// forgetCaches drops every cached pool and subnet: one was deleted
+// somewhere.
+func (s *Service) forgetCaches() {
+	s.poolsMu.Lock()
+	defer s.poolsMu.Unlock()
+	clear(s.pools)
+	clear(s.subnets)
 }
 
 // forgetPool drops a pool from the caches.

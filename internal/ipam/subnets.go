@@ -198,7 +198,7 @@ func (s *Service) DeleteSubnet(ctx context.Context, actor auth.Actor, namespace,
 			return err
 		}
 		if vms > 0 {
-			return conflict("subnet %s of VPC %s/%s still has %d VM interfaces; detach them first", name, namespace, vpc, vms)
+			return conflict("subnet %s of VPC %s/%s still has %s; detach %s first", name, namespace, vpc, plural(vms, "VM interface", "VM interfaces"), them(vms))
 		}
 		if _, err := store.ReleaseAllocations(ctx, tx, pool.UID, sub.UID, "", pool.Name, actor.Name); err != nil {
 			return err

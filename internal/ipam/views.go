@@ -15,9 +15,13 @@ import (
 	"pivirt.hu/ipam/internal/store"
 )
 
-// releasedChannel is where the database announces freed addresses (see
-// the trigger allocations_released).
-const releasedChannel = "ipam_released"
+// The database announces freed addresses on releasedChannel (trigger
+// allocations_released) and deleted pools and subnets on changedChannel
+// (triggers pools_deleted, subnets_deleted).
+const (
+	releasedChannel = "ipam_released"
+	changedChannel  = "ipam_changed"
+)
 
 // views holds this process's view of the taken addresses of each pool it
 // serves. A view only speeds up the search for the lowest free candidate:
@@ -149,23 +153,27 @@ func (v *views) released(payload string) {
 	}
 }
 
-// listen follows the database's release notifications until ctx ends;
-// done is closed when it has stopped.
-func (v *views) listen(ctx context.Context, url string) (done <-chan struct{}, err error) {
+// listen follows the database's notifications until ctx ends: releases
+// free addresses in the views; deletions of pools and subnets, and any
+// reconnection, call changed. done is closed when it has stopped.
+func (v *views) listen(ctx context.Context, url string, changed func()) (done <-chan struct{}, err error) {
 	l := pq.NewListener(url, 100*time.Millisecond, 10*time.Second, func(ev pq.ListenerEventType, err error) {
 		switch ev {
 		case pq.ListenerEventConnected, pq.ListenerEventReconnected:
-			// Views loaded before this moment may have missed releases.
+			// What was loaded before this moment may have missed changes.
 			v.forgetAll()
+			changed()
 		case pq.ListenerEventDisconnected:
 			v.log.Warn("release notifications lost; pools' views will be reloaded on reconnection", "err", err)
 		case pq.ListenerEventConnectionAttemptFailed:
 			v.log.Warn("release notifications: connection attempt failed", "err", err)
 		}
 	})
-	if err := l.Listen(releasedChannel); err != nil {
-		l.Close()
-		return nil, err
+	for _, channel := range []string{releasedChannel, changedChannel} {
+		if err := l.Listen(channel); err != nil {
+			l.Close()
+			return nil, err
+		}
 	}
 	stopped := make(chan struct{})
 	go func() {
@@ -176,12 +184,16 @@ func (v *views) listen(ctx context.Context, url string) (done <-chan struct{}, e
 			case <-ctx.Done():
 				return
 			case n := <-l.Notify:
-				if n == nil {
+				switch {
+				case n == nil:
 					// A reconnection: whatever was sent meanwhile is lost.
 					v.forgetAll()
-					continue
+					changed()
+				case n.Channel == changedChannel:
+					changed()
+				default:
+					v.released(n.Extra)
 				}
-				v.released(n.Extra)
 			case <-time.After(90 * time.Second):
 				go l.Ping()
 			}

@@ -180,7 +180,7 @@ func (s *Service) DeleteVPC(ctx context.Context, actor auth.Actor, namespace, na
 			return err
 		}
 		if vms > 0 {
-			return conflict("VPC %s/%s still has %d VM interfaces; detach them first", namespace, name, vms)
+			return conflict("VPC %s/%s still has %s; detach %s first", namespace, name, plural(vms, "VM interface", "VM interfaces"), them(vms))
 		}
 		if _, err := store.ReleaseAllocations(ctx, tx, pool.UID, "", "", pool.Name, actor.Name); err != nil {
 			return err

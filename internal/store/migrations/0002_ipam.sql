@@ -151,3 +151,19 @@ $$;
 CREATE TRIGGER allocations_released AFTER DELETE ON allocations
     REFERENCING OLD TABLE AS gone
     FOR EACH STATEMENT EXECUTE FUNCTION allocations_notify_released();
+
+-- Every process caches pools and subnets by name (their specs never
+-- change). When one is deleted, this tells the other processes to drop
+-- their caches, on channel ipam_changed.
+CREATE FUNCTION notify_changed() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('ipam_changed', TG_TABLE_NAME);
+    RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER pools_deleted AFTER DELETE ON pools
+    FOR EACH STATEMENT EXECUTE FUNCTION notify_changed();
+CREATE TRIGGER subnets_deleted AFTER DELETE ON subnets
+    FOR EACH STATEMENT EXECUTE FUNCTION notify_changed();
