@@ -10,6 +10,10 @@ import (
 // MinPoolBits is the shortest prefix a pool may have: a pool is at most a /8.
 const MinPoolBits = 8
 
+// MaxExcludes bounds the entries of a pool's exclude list; ranges make
+// longer lists unnecessary.
+const MaxExcludes = 4096
+
 // A PoolSpec is a pool as the user writes it.
 type PoolSpec struct {
 	CIDR    string   `json:"cidr"`
@@ -42,6 +46,10 @@ type Request struct {
 // mistake, each naming its field.
 func ParsePool(spec PoolSpec) (Pool, error) {
 	var errs errorList
+	if len(spec.Exclude) > MaxExcludes {
+		errs.add("exclude", fmt.Sprintf("exclude has %d entries; at most %d are accepted: write runs of addresses as a-b ranges", len(spec.Exclude), MaxExcludes))
+		return Pool{}, errs.err()
+	}
 	var p Pool
 	prefix, ok := parsePrefix(&errs, "cidr", spec.CIDR)
 	if ok && prefix.Bits() < MinPoolBits {

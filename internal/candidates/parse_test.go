@@ -129,3 +129,14 @@ func equalRanges(a, b []Range) bool {
 	}
 	return true
 }
+
+func TestParsePoolBoundsExcludes(t *testing.T) {
+	many := make([]string, MaxExcludes+1)
+	for i := range many {
+		many[i] = "10.0.0.1"
+	}
+	_, err := ParsePool(PoolSpec{CIDR: "10.0.0.0/16", Exclude: many})
+	if err == nil || err.Error() != "exclude has 4097 entries; at most 4096 are accepted: write runs of addresses as a-b ranges" {
+		t.Errorf("ParsePool with %d excludes: %v", len(many), err)
+	}
+}

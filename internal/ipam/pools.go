@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/netip"
 	"slices"
+	"strings"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -94,7 +95,7 @@ func createPublicPool(ctx context.Context, tx *sqlx.Tx, actor auth.Actor, row st
 			slices.Equal(existing.Exclude, row.Exclude) {
 			return existing, nil
 		}
-		return store.PoolRow{}, conflict("public pool %s exists already with cidr %s; a pool's spec never changes", row.Name, existing.CIDR)
+		return store.PoolRow{}, conflict("public pool %s exists already with another spec (%s); a pool's spec never changes: create another pool", row.Name, specSummary(existing))
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return store.PoolRow{}, err
 	}
@@ -301,4 +302,19 @@ func poolAudit(r store.PoolRow) map[string]any {
 		m["gateway"] = r.Gateway.String
 	}
 	return m
+}
+
+// specSummary writes a pool's spec in a few words, for messages.
+func specSummary(r store.PoolRow) string {
+	parts := []string{"cidr " + r.CIDR}
+	if r.Gateway.Valid {
+		parts = append(parts, "gateway "+r.Gateway.String)
+	}
+	if len(r.Exclude) > 0 {
+		parts = append(parts, "exclude "+strings.Join(r.Exclude, ","))
+	}
+	if r.Zone != "" {
+		parts = append(parts, "zone "+r.Zone)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -1,0 +1,471 @@
+// Package manifest reads and writes PiVirt IPAM objects in the seed's YAML
+// form (apiVersion pivirt.hu/v1): Parse reads the public pools of a
+// manifest for ipam apply, the Write functions print pools, allocations
+// and VPCs for ipam get, as YAML documents or as tables.
+package manifest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"pivirt.hu/ipam/internal/ipam"
+)
+
+// The bounds of a manifest.
+const (
+	MaxBytes     = 4 << 20 // 4 MiB
+	MaxDocuments = 10000
+	// MaxExcludes bounds the excludes of a pool; ranges hold runs of
+	// addresses.
+	MaxExcludes = 4096
+	// MaxErrors is how many mistakes Parse reports before it stops.
+	MaxErrors = 20
+)
+
+// The names of the seed.
+const (
+	APIVersion     = "pivirt.hu/v1"
+	KindPool       = "IPAMPool"
+	KindAllocation = "IPAllocation"
+	KindVPC        = "VPC"
+	// ManagedByLabel marks the allocations the director made.
+	ManagedByLabel = "pivirt.hu/managed-by"
+)
+
+// The refusals of the seed, verbatim.
+const (
+	privatePoolRefusal = "private pools are created for each VPC; create a VPC instead"
+	allocationRefusal  = "allocations are made by Allocate, never applied"
+)
+
+// The known fields of each mapping, in the seed's order.
+var (
+	objectFields   = []string{"apiVersion", "kind", "metadata", "spec"}
+	metadataFields = []string{"name", "namespace", "uid", "labels", "ownerRefs"}
+	specFields     = []string{"cidr", "kind", "gateway", "exclude", "zone"}
+)
+
+// An Error is one mistake in a manifest.
+type Error struct {
+	// Document is the number of the document, from 1, counting empty
+	// ones; 0 when the manifest holds one object or the mistake is the
+	// manifest's as a whole.
+	Document int
+	// Line is the line on which the document's object starts.
+	Line int
+	// Path is the field's path, such as spec.exclude[1]; "" when the
+	// mistake is the document's as a whole.
+	Path    string
+	Message string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Document > 0 {
+		fmt.Fprintf(&b, "document %d (line %d): ", e.Document, e.Line)
+	}
+	if e.Path != "" {
+		b.WriteString(e.Path + ": ")
+	}
+	b.WriteString(e.Message)
+	return b.String()
+}
+
+// Errors are the mistakes of a manifest in document order, one a line.
+type Errors []*Error
+
+func (errs Errors) Error() string {
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = e.Error()
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// Unwrap lets errors.As find each Error.
+func (errs Errors) Unwrap() []error {
+	out := make([]error, len(errs))
+	for i, e := range errs {
+		out[i] = e
+	}
+	return out
+}
+
+// Parse reads a manifest: a stream of YAML documents, each one object.
+// It returns the public pools to create, in document order, each checked by
+// ipam.ValidatePublicPool; or, when any document is refused, an Errors
+// naming every mistake (up to MaxErrors) by document and field, and no
+// pool. Empty documents are skipped; a manifest without an object is
+// refused.
+//
+// metadata.uid, as ipam get prints it, is accepted and ignored: a pool is
+// known by its name.
+func Parse(r io.Reader) ([]ipam.CreatePublicPoolInput, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("unable to read the manifest: %w", err)
+	}
+	if len(data) > MaxBytes {
+		return nil, Errors{{Message: fmt.Sprintf("the manifest is larger than %d MiB; split it into several files", MaxBytes>>20)}}
+	}
+	docs, err := decode(data)
+	if err != nil {
+		return nil, err
+	}
+	objects := 0
+	for _, d := range docs {
+		if d != nil {
+			objects++
+		}
+	}
+	if objects == 0 {
+		return nil, Errors{{Message: "the manifest holds no object; write an IPAMPool with apiVersion: " + APIVersion + ", kind: " + KindPool + ", metadata and spec"}}
+	}
+	c := checker{names: map[string]int{}}
+	var pools []ipam.CreatePublicPoolInput
+	for i, d := range docs {
+		if d == nil {
+			continue
+		}
+		c.doc, c.line = i+1, d.Line
+		if in, ok := c.pool(d); ok {
+			pools = append(pools, in)
+		}
+		if c.full {
+			break
+		}
+	}
+	if len(c.errs) == 0 {
+		return pools, nil
+	}
+	if c.full {
+		c.errs = append(c.errs, &Error{Message: fmt.Sprintf("stopped after %d mistakes; correct these first", MaxErrors)})
+	}
+	if objects == 1 {
+		for _, e := range c.errs {
+			e.Document = 0
+		}
+	}
+	return nil, c.errs
+}
+
+// decode splits data into its documents' root nodes; nil stands for an
+// empty document.
+func decode(data []byte) ([]*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var docs []*yaml.Node
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+		if err != nil {
+			return nil, Errors{{Message: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}}
+		}
+		if len(docs) == MaxDocuments {
+			return nil, Errors{{Message: fmt.Sprintf("the manifest holds more than %d documents; split it into several files", MaxDocuments)}}
+		}
+		var root *yaml.Node
+		if len(doc.Content) > 0 {
+			if root = resolve(doc.Content[0]); isNull(root) {
+				root = nil
+			}
+		}
+		docs = append(docs, root)
+	}
+}
+
+// checker collects the mistakes of the documents.
+type checker struct {
+	errs      Errors
+	full      bool           // MaxErrors reached: the rest is not checked
+	doc, line int            // the document being checked
+	names     map[string]int // pool names seen, with their document
+}
+
+// add records a mistake of the current document, up to MaxErrors.
+func (c *checker) add(path, format string, args ...any) {
+	if len(c.errs) == MaxErrors {
+		c.full = true
+		return
+	}
+	c.errs = append(c.errs, &Error{Document: c.doc, Line: c.line, Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+// pool checks one document; ok is false when it is refused.
+func (c *checker) pool(root *yaml.Node) (in ipam.CreatePublicPoolInput, ok bool) {
+	before := len(c.errs)
+	if root.Kind != yaml.MappingNode {
+		c.add("", "must be a mapping of apiVersion, kind, metadata and spec, got %s", describe(root))
+		return in, false
+	}
+	switch v := lookup(root, "apiVersion"); {
+	case isNull(v):
+		c.add("apiVersion", "required")
+		return in, false
+	case v.Kind != yaml.ScalarNode || v.Value != APIVersion:
+		c.add("apiVersion", "must be %s, got %s", APIVersion, describe(v))
+		return in, false
+	}
+	switch v := lookup(root, "kind"); {
+	case isNull(v):
+		c.add("kind", "required")
+		return in, false
+	case v.Kind == yaml.ScalarNode && v.Value == KindAllocation:
+		c.add("", allocationRefusal)
+		return in, false
+	case v.Kind != yaml.ScalarNode || v.Value != KindPool:
+		c.add("kind", "ipam apply accepts only %s (public pools), got %s", KindPool, describe(v))
+		return in, false
+	}
+	if isPrivate(root) {
+		c.add("", privatePoolRefusal)
+		return in, false
+	}
+
+	object := c.fields("", root, objectFields, "an object")
+	metadata := c.mapping("metadata", object["metadata"])
+	if metadata != nil {
+		fields := c.fields("metadata", metadata, metadataFields, "metadata")
+		in.Name = c.str("metadata.name", fields["name"], true)
+		c.str("metadata.uid", fields["uid"], false)
+		if labels := fields["labels"]; !isNull(labels) && (labels.Kind != yaml.MappingNode || len(labels.Content) > 0) {
+			c.add("metadata.labels", "an %s keeps no labels; remove them", KindPool)
+		}
+	}
+	spec := c.mapping("spec", object["spec"])
+	if spec != nil {
+		fields := c.fields("spec", spec, specFields, "spec")
+		in.CIDR = c.str("spec.cidr", fields["cidr"], true)
+		if kind := c.str("spec.kind", fields["kind"], true); kind != "" && kind != string(ipam.Public) {
+			c.add("spec.kind", "must be %s or %s, got %s", ipam.Public, ipam.Private, word(kind))
+		}
+		in.Gateway = c.str("spec.gateway", fields["gateway"], false)
+		in.Exclude = c.strings("spec.exclude", fields["exclude"])
+		in.Zone = c.str("spec.zone", fields["zone"], false)
+	}
+	c.validate(in, c.errs[before:])
+	if len(c.errs) > before || c.full {
+		return in, false
+	}
+	if other, seen := c.names[in.Name]; seen {
+		c.add("metadata.name", "%s is also the name of document %d; name each pool once", in.Name, other)
+		return in, false
+	}
+	c.names[in.Name] = c.doc
+	return in, true
+}
+
+// isPrivate reports whether the pool of root is a private one: of kind
+// private, in a namespace or owned by something.
+func isPrivate(root *yaml.Node) bool {
+	metadata := lookup(root, "metadata")
+	if ns := lookup(metadata, "namespace"); !isNull(ns) && !(ns.Kind == yaml.ScalarNode && ns.Value == "") {
+		return true
+	}
+	if refs := lookup(metadata, "ownerRefs"); !isNull(refs) && !(refs.Kind == yaml.SequenceNode && len(refs.Content) == 0) {
+		return true
+	}
+	kind := lookup(lookup(root, "spec"), "kind")
+	return kind != nil && kind.Kind == yaml.ScalarNode && kind.Value == string(ipam.Private)
+}
+
+// validate adds the domain's mistakes of in, each under its field's path,
+// but for the fields (and their parts) reported already.
+func (c *checker) validate(in ipam.CreatePublicPoolInput, reported Errors) {
+	err := ipam.ValidatePublicPool(in)
+	if err == nil {
+		return
+	}
+	errs := []error{err}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = joined.Unwrap()
+	}
+	for _, err := range errs {
+		var invalid *ipam.InvalidError
+		if !errors.As(err, &invalid) {
+			c.add("", "%v", err)
+			continue
+		}
+		path := "spec." + invalid.Field
+		if invalid.Field == "name" {
+			path = "metadata.name"
+		}
+		if !slices.ContainsFunc(reported, func(e *Error) bool { return within(path, e.Path) }) {
+			c.add(path, "%s", invalid.Message)
+		}
+	}
+}
+
+// within reports whether path is the field outer or a part of it.
+func within(path, outer string) bool {
+	rest, ok := strings.CutPrefix(path, outer)
+	return ok && (rest == "" || rest[0] == '.' || rest[0] == '[')
+}
+
+// mapping returns n if it is a mapping; a missing n is required.
+func (c *checker) mapping(path string, n *yaml.Node) *yaml.Node {
+	switch {
+	case isNull(n):
+		c.add(path, "required")
+	case n.Kind != yaml.MappingNode:
+		c.add(path, "must be a mapping, got %s", describe(n))
+	default:
+		return n
+	}
+	return nil
+}
+
+// fields returns the value of each field of the mapping n, refusing
+// unknown and repeated ones. what names the mapping in hints.
+func (c *checker) fields(path string, n *yaml.Node, known []string, what string) map[string]*yaml.Node {
+	out := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key := resolve(n.Content[i])
+		if key.Kind != yaml.ScalarNode {
+			c.add(path, "a field name must be a word, got %s on line %d", describe(key), key.Line)
+			continue
+		}
+		p := join(path, key.Value)
+		if !slices.Contains(known, key.Value) {
+			c.add(p, "unknown field; the fields of %s are %s", what, strings.Join(known, ", "))
+			continue
+		}
+		if _, twice := out[key.Value]; twice {
+			c.add(p, "given twice; give it once")
+			continue
+		}
+		out[key.Value] = resolve(n.Content[i+1])
+	}
+	return out
+}
+
+// str returns the string n holds, "" when n is missing, null or refused.
+func (c *checker) str(path string, n *yaml.Node, required bool) string {
+	switch {
+	case isNull(n) || n.Kind == yaml.ScalarNode && n.Tag == "!!str" && n.Value == "":
+		if required {
+			c.add(path, "required")
+		}
+		return ""
+	case n.Kind == yaml.ScalarNode && n.Tag == "!!str":
+		return n.Value
+	case n.Kind == yaml.ScalarNode:
+		c.add(path, "must be a string; quote it: %s", strconv.Quote(shorten(n.Value)))
+	default:
+		c.add(path, "must be a string, got %s", describe(n))
+	}
+	return ""
+}
+
+// strings returns the strings of the list n, nil when n is missing; an
+// item refused is "", so that the others keep their index.
+func (c *checker) strings(path string, n *yaml.Node) []string {
+	if isNull(n) {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		c.add(path, "must be a list of addresses and ranges such as [203.0.113.2, 203.0.113.10-203.0.113.20], got %s", describe(n))
+		return nil
+	}
+	if len(n.Content) > MaxExcludes {
+		c.add(path, "%d entries, more than %d; write runs of addresses as ranges such as 203.0.113.10-203.0.113.20", len(n.Content), MaxExcludes)
+		return nil
+	}
+	out := make([]string, 0, len(n.Content))
+	for i, item := range n.Content {
+		item = resolve(item)
+		p := fmt.Sprintf("%s[%d]", path, i)
+		if item.Kind != yaml.ScalarNode || item.Tag != "!!str" {
+			c.add(p, "must be a string, got %s", describe(item))
+			out = append(out, "")
+			continue
+		}
+		out = append(out, item.Value)
+	}
+	return out
+}
+
+// lookup returns the first value of key in the mapping n; nil when n is
+// not a mapping or has no such key.
+func lookup(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := resolve(n.Content[i]); k.Kind == yaml.ScalarNode && k.Value == key {
+			return resolve(n.Content[i+1])
+		}
+	}
+	return nil
+}
+
+// resolve follows an alias to the node it names.
+func resolve(n *yaml.Node) *yaml.Node {
+	if n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
+		return n.Alias
+	}
+	return n
+}
+
+// isNull reports whether n is missing or null.
+func isNull(n *yaml.Node) bool {
+	return n == nil || n.Kind == yaml.ScalarNode && n.Tag == "!!null"
+}
+
+// describe names what n is, for "got …".
+func describe(n *yaml.Node) string {
+	switch {
+	case isNull(n):
+		return "nothing"
+	case n.Kind == yaml.MappingNode:
+		return "a mapping"
+	case n.Kind == yaml.SequenceNode:
+		return "a list"
+	case n.Kind == yaml.ScalarNode:
+		return word(n.Value)
+	}
+	return "an alias"
+}
+
+// plainWord is a value or a field name that reads well unquoted in a
+// message.
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./:-]{1,64}$`)
+
+// word quotes s for a message unless it reads well as it is.
+func word(s string) string {
+	if plainWord.MatchString(s) {
+		return s
+	}
+	return strconv.Quote(shorten(s))
+}
+
+// join appends the field key to path.
+func join(path, key string) string {
+	if path == "" {
+		return word(key)
+	}
+	return path + "." + word(key)
+}
+
+// shorten cuts what the user wrote to a length fit for a message.
+func shorten(s string) string {
+	const limit = 64
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && s[cut]&0xc0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}

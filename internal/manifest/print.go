@@ -1,0 +1,238 @@
+package manifest
+
+import (
+	"fmt"
+	"io"
+	"net/netip"
+	"strconv"
+	"text/tabwriter"
+
+	"go.yaml.in/yaml/v3"
+
+	"pivirt.hu/ipam/internal/ipam"
+)
+
+// A PoolItem is a pool with its usage, a row of the pools table.
+type PoolItem struct {
+	Pool  ipam.Pool
+	Usage ipam.Usage
+}
+
+// A VPCItem is a VPC with its router and subnets.
+type VPCItem struct {
+	VPC ipam.VPC
+	// Router is the uplink's address and DefaultRoute the gateway of its
+	// pool; both zero for a VPC without a zone.
+	Router, DefaultRoute netip.Addr
+	Subnets              []ipam.Subnet
+}
+
+// WritePoolsYAML writes each pool as an IPAMPool document. What it writes
+// of public pools, Parse accepts again.
+func WritePoolsYAML(w io.Writer, pools []ipam.Pool) error {
+	docs := make([]*yaml.Node, len(pools))
+	for i, p := range pools {
+		meta := mapping(0, kv("name", str(p.Name)))
+		if p.Namespace != "" {
+			add(meta, "namespace", str(p.Namespace))
+		}
+		add(meta, "uid", str(p.UID))
+		if p.VPCUID != "" {
+			ref := mapping(yaml.FlowStyle, kv("kind", str(KindVPC)), kv("uid", str(p.VPCUID)), kv("controller", boolean(true)))
+			add(meta, "ownerRefs", sequence(yaml.FlowStyle, ref))
+		}
+		spec := mapping(0, kv("cidr", str(p.CIDR.String())), kv("kind", str(string(p.Kind))))
+		if p.Gateway.IsValid() {
+			add(spec, "gateway", str(p.Gateway.String()))
+		}
+		if len(p.Exclude) > 0 {
+			ex := make([]*yaml.Node, len(p.Exclude))
+			for j, e := range p.Exclude {
+				ex[j] = str(e)
+			}
+			add(spec, "exclude", sequence(yaml.FlowStyle, ex...))
+		}
+		if p.Zone != "" {
+			add(spec, "zone", str(p.Zone))
+		}
+		docs[i] = object(KindPool, meta, spec)
+	}
+	return writeYAML(w, docs)
+}
+
+// WriteAllocationsYAML writes each allocation as an IPAllocation document.
+func WriteAllocationsYAML(w io.Writer, allocations []ipam.Allocation) error {
+	docs := make([]*yaml.Node, len(allocations))
+	for i, a := range allocations {
+		meta := mapping(0, kv("name", str(a.Name)))
+		if a.Namespace != "" {
+			add(meta, "namespace", str(a.Namespace))
+		}
+		add(meta, "labels", mapping(yaml.FlowStyle, kv(ManagedByLabel, str("director"))))
+		owner := mapping(yaml.FlowStyle,
+			kv("kind", str(a.Owner.Kind)), kv("uid", str(a.Owner.UID)), kv("name", str(a.Owner.Name)))
+		spec := mapping(0, kv("pool", str(a.Pool)), kv("address", str(a.Address.String())), kv("owner", owner))
+		docs[i] = object(KindAllocation, meta, spec)
+	}
+	return writeYAML(w, docs)
+}
+
+// WriteVPCsYAML writes each VPC as a VPC document with its status: its
+// pool, router, default route and subnets.
+func WriteVPCsYAML(w io.Writer, vpcs []VPCItem) error {
+	docs := make([]*yaml.Node, len(vpcs))
+	for i, v := range vpcs {
+		meta := mapping(0, kv("name", str(v.VPC.Name)), kv("namespace", str(v.VPC.Namespace)), kv("uid", str(v.VPC.UID)))
+		spec := mapping(0, kv("cidr", str(v.VPC.CIDR.String())))
+		if v.VPC.Zone != "" {
+			add(spec, "zone", str(v.VPC.Zone))
+		}
+		status := mapping(0, kv("pool", str(v.VPC.PoolName())))
+		if v.Router.IsValid() {
+			add(status, "router", str(v.Router.String()))
+		}
+		if v.DefaultRoute.IsValid() {
+			add(status, "defaultRoute", str(v.DefaultRoute.String()))
+		}
+		subnets := make([]*yaml.Node, len(v.Subnets))
+		for j, s := range v.Subnets {
+			subnets[j] = mapping(yaml.FlowStyle,
+				kv("name", str(s.Name)), kv("cidr", str(s.CIDR.String())), kv("gateway", str(s.Gateway.String())))
+		}
+		add(status, "subnets", sequence(0, subnets...))
+		docs[i] = object(KindVPC, meta, spec)
+		add(docs[i], "status", status)
+	}
+	return writeYAML(w, docs)
+}
+
+// WritePoolsTable writes the pools as a table; public pools, which have no
+// namespace, show "-".
+func WritePoolsTable(w io.Writer, pools []PoolItem) error {
+	t := newTable(w, "NAMESPACE", "NAME", "KIND", "CIDR", "GATEWAY", "ZONE", "USED", "SIZE")
+	for _, p := range pools {
+		gateway := ""
+		if p.Pool.Gateway.IsValid() {
+			gateway = p.Pool.Gateway.String()
+		}
+		t.row(p.Pool.Namespace, p.Pool.Name, string(p.Pool.Kind), p.Pool.CIDR.String(), gateway, p.Pool.Zone,
+			strconv.Itoa(p.Usage.Used), strconv.Itoa(p.Usage.Size))
+	}
+	return t.flush()
+}
+
+// WriteAllocationsTable writes the allocations as a table.
+func WriteAllocationsTable(w io.Writer, allocations []ipam.Allocation) error {
+	t := newTable(w, "NAMESPACE", "NAME", "POOL", "ADDRESS", "OWNER-KIND", "OWNER-NAME")
+	for _, a := range allocations {
+		t.row(a.Namespace, a.Name, a.Pool, a.Address.String(), a.Owner.Kind, a.Owner.Name)
+	}
+	return t.flush()
+}
+
+// WriteVPCsTable writes the VPCs as a table, with the number of their
+// subnets.
+func WriteVPCsTable(w io.Writer, vpcs []VPCItem) error {
+	t := newTable(w, "NAMESPACE", "NAME", "CIDR", "ZONE", "ROUTER", "SUBNETS")
+	for _, v := range vpcs {
+		router := ""
+		if v.Router.IsValid() {
+			router = v.Router.String()
+		}
+		t.row(v.VPC.Namespace, v.VPC.Name, v.VPC.CIDR.String(), v.VPC.Zone, router, strconv.Itoa(len(v.Subnets)))
+	}
+	return t.flush()
+}
+
+// table aligns columns under a header.
+type table struct {
+	tw  *tabwriter.Writer
+	err error
+}
+
+func newTable(w io.Writer, header ...string) *table {
+	t := &table{tw: tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)}
+	t.row(header...)
+	return t
+}
+
+// row writes one row; empty cells show "-".
+func (t *table) row(cells ...string) {
+	for i, c := range cells {
+		if c == "" {
+			c = "-"
+		}
+		sep := "\t"
+		if i == len(cells)-1 {
+			sep = "\n"
+		}
+		if _, err := io.WriteString(t.tw, c+sep); err != nil && t.err == nil {
+			t.err = err
+		}
+	}
+}
+
+func (t *table) flush() error {
+	if err := t.tw.Flush(); err != nil && t.err == nil {
+		t.err = err
+	}
+	return t.err
+}
+
+// writeYAML writes docs as a YAML stream, separated by "---"; no
+// document, nothing.
+func writeYAML(w io.Writer, docs []*yaml.Node) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	for _, d := range docs {
+		if err := enc.Encode(d); err != nil {
+			return fmt.Errorf("unable to write YAML: %w", err)
+		}
+	}
+	if err := enc.Close(); err != nil {
+		return fmt.Errorf("unable to write YAML: %w", err)
+	}
+	return nil
+}
+
+// A field is a key and its value, for mapping.
+type field struct {
+	key   string
+	value *yaml.Node
+}
+
+func kv(key string, value *yaml.Node) field { return field{key, value} }
+
+// mapping returns a mapping of fields, in order.
+func mapping(style yaml.Style, fields ...field) *yaml.Node {
+	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: style}
+	for _, f := range fields {
+		add(m, f.key, f.value)
+	}
+	return m
+}
+
+// add appends a field to the mapping m.
+func add(m *yaml.Node, key string, value *yaml.Node) {
+	m.Content = append(m.Content, str(key), value)
+}
+
+// object is the seed's apiVersion, kind, metadata and spec.
+func object(kind string, metadata, spec *yaml.Node) *yaml.Node {
+	return mapping(0, kv("apiVersion", str(APIVersion)), kv("kind", str(kind)), kv("metadata", metadata), kv("spec", spec))
+}
+
+func sequence(style yaml.Style, items ...*yaml.Node) *yaml.Node {
+	return &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: style, Content: items}
+}
+
+func str(s string) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
+}
+
+func boolean(b bool) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(b)}
+}
