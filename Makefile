@@ -24,9 +24,9 @@ DATA_DIR ?=
 build: $(WASM)
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/ipam
 
-## run: build and start ipam serve on its own PostgreSQL.
+## run: build and start ipam serve on its own PostgreSQL, with the demo data.
 run: setup build
-	$(BIN) serve --listen $(LISTEN) $(if $(DATA_DIR),--data-dir $(DATA_DIR))
+	$(BIN) serve --demo --listen $(LISTEN) $(if $(DATA_DIR),--data-dir $(DATA_DIR))
 
 ## test: every check and test; what CI runs.
 test: setup check-generated lint test-go test-wasm

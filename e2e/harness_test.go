@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"bufio"
+	"crypto/rand"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/playwright-community/playwright-go"
 
+	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/pgtest"
 )
 
@@ -89,11 +91,23 @@ func setup() (func(), error) {
 	}, nil
 }
 
-// startServer runs ipam serve on a fresh database and returns its base URL.
-// The server is stopped with SIGTERM when the test ends.
-func startServer(t *testing.T) string {
+// A server is an ipam serve process of one test, on a database of its own.
+type server struct {
+	// URL is the base URL, such as http://127.0.0.1:41234.
+	URL string
+	// DatabaseURL is the server's database, for ipam user add and the like.
+	DatabaseURL string
+	// AdminPassword is the password of the operator admin, which ipam serve
+	// creates and prints at its first start.
+	AdminPassword string
+}
+
+// startServer runs ipam serve on a fresh database. The server is stopped
+// with SIGINT when the test ends.
+func startServer(t *testing.T) server {
 	t.Helper()
-	cmd := exec.Command(ipamBinary, "serve", "--listen", "127.0.0.1:0", "--database-url", pgtest.NewURL(t))
+	srv := server{DatabaseURL: pgtest.NewURL(t)}
+	cmd := exec.Command(ipamBinary, "serve", "--listen", "127.0.0.1:0", "--database-url", srv.DatabaseURL)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -114,24 +128,69 @@ func startServer(t *testing.T) string {
 			t.Errorf("ipam serve did not stop within 20 s of SIGINT")
 		}
 	})
-	urls := make(chan string, 1)
+	started := make(chan server, 1)
 	go func() {
+		// The password line comes before the one with the URL.
+		password := ""
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
-			if _, rest, ok := strings.Cut(sc.Text(), "serving on "); ok {
-				urls <- strings.Fields(rest)[0]
+			line := sc.Text()
+			if _, rest, ok := strings.Cut(line, "with password "); ok {
+				password = strings.Fields(rest)[0]
+			}
+			if _, rest, ok := strings.Cut(line, "serving on "); ok {
+				started <- server{URL: strings.Fields(rest)[0], DatabaseURL: srv.DatabaseURL, AdminPassword: password}
 			}
 		}
 	}()
 	select {
-	case u := <-urls:
-		return u
+	case srv = <-started:
+		if srv.AdminPassword == "" {
+			t.Fatalf("ipam serve printed no password of the operator %s on a fresh database", auth.AdminName)
+		}
+		return srv
 	case err := <-exited:
 		t.Fatalf("ipam serve exited: %v\n%s", err, stderr.String())
 	case <-time.After(30 * time.Second):
 		t.Fatalf("ipam serve did not start within 30 s\n%s", stderr.String())
 	}
-	return ""
+	return server{}
+}
+
+// addUser adds a user to the server's database with ipam user add, and
+// returns their password.
+func (s server) addUser(t *testing.T, name string, role auth.Role, namespaces ...string) string {
+	t.Helper()
+	password := "pw-" + rand.Text()
+	args := []string{"user", "add", name, "--role", string(role), "--password-stdin", "--database-url", s.DatabaseURL}
+	for _, ns := range namespaces {
+		args = append(args, "--namespace", ns)
+	}
+	cmd := exec.Command(ipamBinary, args...)
+	cmd.Stdin = strings.NewReader(password + "\n")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("ipam user add %s: %v\n%s", name, err, out)
+	}
+	return password
+}
+
+// signIn signs user in on the sign-in form of base and waits for the page
+// it leads to.
+func signIn(t *testing.T, page playwright.Page, base, user, password string) {
+	t.Helper()
+	if _, err := page.Goto(base + "/login"); err != nil {
+		t.Fatal(err)
+	}
+	if err := page.GetByLabel("User name").Fill(user); err != nil {
+		t.Fatal(err)
+	}
+	if err := page.GetByLabel("Password").Fill(password); err != nil {
+		t.Fatal(err)
+	}
+	if err := page.Locator("[data-testid=login-submit]").Click(); err != nil {
+		t.Fatal(err)
+	}
+	waitForText(t, page, "user-name", user)
 }
 
 // newPage opens a page in a fresh browser context, closed with the test.

@@ -12,8 +12,9 @@ import (
 // checks that figures, messages and map change with no request to the
 // server: the WebAssembly enumerator answers in the page.
 func TestPreviewComputesInTheBrowser(t *testing.T) {
-	base := startServer(t)
+	srv := startServer(t)
 	page := newPage(t)
+	signIn(t, page, srv.URL, "admin", srv.AdminPassword)
 	var mu sync.Mutex
 	var requests []string
 	page.OnRequest(func(r playwright.Request) {
@@ -21,7 +22,7 @@ func TestPreviewComputesInTheBrowser(t *testing.T) {
 		defer mu.Unlock()
 		requests = append(requests, r.Method()+" "+r.URL())
 	})
-	if _, err := page.Goto(base + "/"); err != nil {
+	if _, err := page.Goto(srv.URL + "/"); err != nil {
 		t.Fatal(err)
 	}
 	if err := page.Locator("[data-preview][data-ready=true]").WaitFor(); err != nil {

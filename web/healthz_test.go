@@ -80,7 +80,7 @@ func TestHealthz(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			h, err := New(Config{DB: tt.db(t), Logger: quietLogger})
+			h, err := New(Config{DB: tt.db(t), IPAM: testIPAM(t, nil), Logger: quietLogger})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -18,5 +18,5 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 	} else {
 		d.DatabaseOK, d.SchemaVersion = true, v
 	}
-	s.render(w, r, http.StatusOK, views.Home(s.shell("Status"), d))
+	s.render(w, r, http.StatusOK, views.Home(s.shell(r, "Status"), d))
 }

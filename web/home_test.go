@@ -9,6 +9,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/static"
 )
@@ -22,8 +23,8 @@ var (
 func TestHomePage(t *testing.T) {
 	t.Parallel()
 	requirePreview(t)
-	h := newHandler(t)
-	res := do(t, h, http.MethodGet, "/", nil)
+	h, session := signedIn(t)
+	res := do(t, h, http.MethodGet, "/", session)
 	page := string(readBody(t, res))
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("GET / = %d, want %d", res.StatusCode, http.StatusOK)
@@ -82,14 +83,15 @@ func TestHomePageDatabaseDown(t *testing.T) {
 		}},
 		{"database silent", silentDB},
 	}
+	operator := auth.Actor{Name: "alice", Role: auth.Operator}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			h, err := New(Config{DB: tt.db(t), Logger: quietLogger})
+			s, err := newServer(Config{DB: tt.db(t), IPAM: testIPAM(t, nil), Logger: quietLogger})
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := do(t, h, http.MethodGet, "/", nil)
+			res := do(t, s.middleware(asActor(operator, s.home)), http.MethodGet, "/", nil)
 			page := string(readBody(t, res))
 			if res.StatusCode != http.StatusOK {
 				t.Fatalf("GET / = %d, want %d", res.StatusCode, http.StatusOK)
@@ -97,8 +99,26 @@ func TestHomePageDatabaseDown(t *testing.T) {
 			if want := `data-testid="database-status">unavailable</span>`; !strings.Contains(page, want) {
 				t.Errorf("GET / lacks %s:\n%s", want, page)
 			}
+			// The sign-in form needs no database until it is posted.
+			h := s.middleware(s.routes())
+			for target, want := range map[string]int{"/": http.StatusSeeOther, "/login": http.StatusOK} {
+				res := do(t, h, http.MethodGet, target, nil)
+				readBody(t, res)
+				if res.StatusCode != want {
+					t.Errorf("anonymous GET %s = %d, want %d", target, res.StatusCode, want)
+				}
+			}
 		})
 	}
+}
+
+func TestHomePageSessionDatabaseClosed(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDB(t)
+	h := newConsole(t, db)
+	session := cookieHeader(signIn(t, h, "alice", addUser(t, db, "alice", auth.Operator)))
+	db.Close()
+	checkServerErrorPage(t, do(t, h, http.MethodGet, "/", session))
 }
 
 func TestHomePageWithoutPreview(t *testing.T) {
@@ -108,7 +128,7 @@ func TestHomePageWithoutPreview(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := &Server{db: pgtest.NewDB(t), log: quietLogger, assets: assets}
-	res := do(t, s.middleware(s.routes()), http.MethodGet, "/", nil)
+	res := do(t, s.middleware(asActor(auth.Actor{Name: "alice", Role: auth.Operator}, s.home)), http.MethodGet, "/", nil)
 	page := string(readBody(t, res))
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("GET / = %d, want %d", res.StatusCode, http.StatusOK)
@@ -121,14 +141,47 @@ func TestHomePageWithoutPreview(t *testing.T) {
 	}
 }
 
-func TestUnknownPaths(t *testing.T) {
+func TestShell(t *testing.T) {
 	t.Parallel()
-	h := newHandler(t)
-	for _, target := range []string{"/nope", "/index.html", "/healthz/x"} {
-		res := do(t, h, http.MethodGet, target, nil)
-		readBody(t, res)
-		if res.StatusCode != http.StatusNotFound {
-			t.Errorf("GET %s = %d, want %d", target, res.StatusCode, http.StatusNotFound)
+	db := pgtest.NewDB(t)
+	h := newConsole(t, db)
+	session := cookieHeader(signIn(t, h, "acme-ops", addUser(t, db, "acme-ops", auth.Tenant, "acme/*")))
+	tests := []struct {
+		target    string
+		title     string
+		wantPools bool // Pools marked as the current section
+	}{
+		{"/", "Status", false},
+		{"/pools", "Pools", true},
+		{"/pools/public-1", "Page not found", true},
+		{"/poolside", "Page not found", false},
+		{"/vpcs/acme/prod", "Page not found", false},
+	}
+	for _, tt := range tests {
+		res := do(t, h, http.MethodGet, tt.target, session)
+		page := string(readBody(t, res))
+		for _, want := range []string{
+			"<title>" + tt.title + " · PiVirt IPAM</title>",
+			`<h1 data-testid="page-title">` + tt.title + "</h1>",
+			`data-testid="nav"`,
+			`data-testid="user-name">acme-ops</span>`,
+			`data-testid="user-role">tenant</span>`,
+			`data-testid="sign-out"`,
+		} {
+			if !strings.Contains(page, want) {
+				t.Errorf("GET %s lacks %s:\n%s", tt.target, want, page)
+			}
+		}
+		if !regexp.MustCompile(`<form method="post" action="/logout"><button type="submit" data-testid="sign-out">`).MatchString(page) {
+			t.Errorf("GET %s has no sign-out form posting to /logout", tt.target)
+		}
+		pools := strings.Contains(page, `<a href="/pools" aria-current="page">Pools</a>`)
+		vpcs := strings.Contains(page, `<a href="/vpcs" aria-current="page">VPCs</a>`)
+		if pools != tt.wantPools || vpcs != strings.HasPrefix(tt.target, "/vpcs/") {
+			t.Errorf("GET %s marks Pools %v and VPCs %v as current", tt.target, pools, vpcs)
+		}
+		if got := res.Header.Get("Cache-Control"); got != "no-store" {
+			t.Errorf("GET %s Cache-Control = %q, want no-store", tt.target, got)
 		}
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"time"
 )
 
@@ -22,8 +24,11 @@ func requestID(ctx context.Context) string {
 	return id
 }
 
-// middleware gives every request an id, security headers and a log line.
+// middleware gives every request an id, security headers and a log line,
+// turns a panic into the 500 page, and refuses state-changing requests
+// that a browser sends from another origin (cross-site request forgery).
 func (s *Server) middleware(next http.Handler) http.Handler {
+	next = new(http.CrossOriginProtection).Handler(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		var b [8]byte
@@ -37,7 +42,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		h.Set("Referrer-Policy", "same-origin")
 		h.Set("X-Frame-Options", "DENY")
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		next.ServeHTTP(sw, r)
+		s.recoverPanic(sw, r, next)
 		level := slog.LevelInfo
 		if sw.status >= 500 {
 			level = slog.LevelError
@@ -47,15 +52,42 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 	})
 }
 
-// statusWriter remembers the status a handler wrote, for the log.
+// recoverPanic serves r with next and, should next panic, logs the panic
+// with its stack and answers with the 500 page if nothing was sent yet.
+func (s *Server) recoverPanic(w *statusWriter, r *http.Request, next http.Handler) {
+	defer func() {
+		v := recover()
+		if v == nil {
+			return
+		}
+		if v == http.ErrAbortHandler {
+			panic(v)
+		}
+		s.log.ErrorContext(r.Context(), "request failed: panic", "method", r.Method, "path", r.URL.Path,
+			"err", fmt.Sprint(v), "stack", string(debug.Stack()), "request_id", requestID(r.Context()))
+		if !w.wrote {
+			s.errorPage(w, r)
+		}
+	}()
+	next.ServeHTTP(w, r)
+}
+
+// statusWriter remembers the status a handler wrote, for the log, and
+// whether it wrote anything.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	wrote  bool
 }
 
 func (w *statusWriter) WriteHeader(status int) {
-	w.status = status
+	w.status, w.wrote = status, true
 	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
 }
 
 // Unwrap lets http.ResponseController reach the underlying writer.

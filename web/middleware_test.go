@@ -14,14 +14,16 @@ func TestSecurityHeaders(t *testing.T) {
 		header         http.Header
 		wantStatus     int
 	}{
-		{http.MethodGet, "/", nil, http.StatusOK},
+		{http.MethodGet, "/", nil, http.StatusSeeOther},
+		{http.MethodGet, "/login", nil, http.StatusOK},
 		{http.MethodGet, "/healthz", nil, http.StatusOK},
 		{http.MethodGet, "/static/css/app.css", nil, http.StatusOK},
 		{http.MethodGet, "/static/css/app.css", http.Header{"If-None-Match": {"*"}}, http.StatusNotModified},
 		{http.MethodHead, "/static/js/htmx.min.js", nil, http.StatusOK},
 		{http.MethodGet, "/static/js/VENDORED.md", nil, http.StatusNotFound},
-		{http.MethodGet, "/nope", nil, http.StatusNotFound},
+		{http.MethodGet, "/nope", nil, http.StatusSeeOther},
 		{http.MethodPost, "/healthz", nil, http.StatusMethodNotAllowed},
+		{http.MethodPost, "/logout", http.Header{"Sec-Fetch-Site": {"cross-site"}}, http.StatusForbidden},
 	}
 	ids := map[string]string{}
 	for _, tt := range tests {

@@ -5,8 +5,34 @@ import "net/http"
 // routes lists every route of the server.
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", s.home)
+
+	// Open to anyone.
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.Handle("GET /static/{path...}", s.assets)
+	mux.Handle("GET /login", s.withSession(http.HandlerFunc(s.loginForm)))
+	mux.Handle("POST /login", s.withSession(http.HandlerFunc(s.login)))
+	// A bearer token or the console's session (see authenticate).
+	api := s.withSession(s.graphql)
+	mux.Handle("GET /graphql", api)
+	mux.Handle("POST /graphql", api)
+
+	// The console, for signed-in users: anonymous visitors are sent to
+	// /login. Add its pages here.
+	console := map[string]http.HandlerFunc{
+		"GET /{$}":             s.home,
+		"POST /logout":         s.logout,
+		"GET /pools":           s.poolList,
+		"GET /pools/new":       s.poolNew,
+		"POST /pools":          s.poolCreate,
+		"GET /pools/{path...}": s.poolShow,
+		"GET /vpcs":            s.vpcList,
+		"GET /vpcs/{path...}":  s.vpcShow,
+		"POST /vpcs/{path...}": s.vpcAction,
+		// Any other path: the 404 page.
+		"GET /": s.notFound,
+	}
+	for pattern, h := range console {
+		mux.Handle(pattern, s.withSession(s.requireActor(h)))
+	}
 	return mux
 }

@@ -4,63 +4,117 @@ package web
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 
 	"github.com/a-h/templ"
+	"github.com/alexedwards/scs/v2"
 	"github.com/jmoiron/sqlx"
 
+	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/graphql"
+	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/static"
 	"pivirt.hu/ipam/views"
 )
 
 // Config is what the server needs.
 type Config struct {
-	DB      *sqlx.DB
+	DB   *sqlx.DB
+	IPAM *ipam.Service
+	// Auth tells who signs in; by default an auth.Service over DB.
+	Auth    *auth.Service
 	Logger  *slog.Logger
 	Version string
+	// SecureCookies marks the session cookie Secure, so that browsers send
+	// it over HTTPS only. ipam serve sets it unless it listens on a
+	// loopback address.
+	SecureCookies bool
 }
 
 // Server answers the console's and the API's requests.
 type Server struct {
-	db      *sqlx.DB
-	log     *slog.Logger
-	version string
-	assets  *Assets
+	db       *sqlx.DB
+	ipam     *ipam.Service
+	auth     *auth.Service
+	log      *slog.Logger
+	version  string
+	assets   *Assets
+	graphql  http.Handler
+	sessions *scs.SessionManager
 }
 
 // New returns the server's handler with every route and middleware.
 func New(cfg Config) (http.Handler, error) {
-	assets, err := NewAssets(static.Files)
+	s, err := newServer(cfg)
 	if err != nil {
 		return nil, err
-	}
-	s := &Server{db: cfg.DB, log: cfg.Logger, version: cfg.Version, assets: assets}
-	if s.log == nil {
-		s.log = slog.Default()
-	}
-	if !assets.Has(previewWasm) {
-		s.log.Warn("the candidate preview is not built; the console will run without it", "fix", "make wasm, then restart")
 	}
 	return s.middleware(s.routes()), nil
 }
 
-// shell returns what every page needs to draw its frame.
-func (s *Server) shell(title string) views.Shell {
-	return views.Shell{Title: title, Asset: s.assets.URL, HTMXIntegrity: static.HTMXIntegrity}
+// newServer returns the server of cfg, with the static files of static.
+func newServer(cfg Config) (*Server, error) {
+	assets, err := NewAssets(static.Files)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.IPAM == nil {
+		return nil, errors.New("web: Config.IPAM is required")
+	}
+	s := &Server{db: cfg.DB, ipam: cfg.IPAM, auth: cfg.Auth, log: cfg.Logger, version: cfg.Version, assets: assets}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.auth == nil {
+		s.auth = auth.NewService(cfg.DB)
+	}
+	s.sessions = s.newSessions(cfg.SecureCookies)
+	if s.graphql, err = graphql.NewHandler(s.ipam, s.authenticate, s.log); err != nil {
+		return nil, err
+	}
+	if !assets.Has(previewWasm) {
+		s.log.Warn("the candidate preview is not built; the console will run without it", "fix", "make wasm, then restart")
+	}
+	return s, nil
 }
 
-// render writes a page, buffered: a failing component becomes a 500, not
-// half a page.
+// shell returns what every page needs to draw its frame: the page's title,
+// and the signed-in user and the current path for the navigation.
+func (s *Server) shell(r *http.Request, title string) views.Shell {
+	sh := views.Shell{Title: title, Path: r.URL.Path, Asset: s.assets.URL, HTMXIntegrity: static.HTMXIntegrity}
+	if a, ok := actorFrom(r.Context()); ok {
+		sh.User = views.User{Name: a.Name, Role: string(a.Role)}
+	}
+	return sh
+}
+
+// render writes a page, buffered: a failing component becomes the 500
+// page, not half a page.
 func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, page templ.Component) {
-	var buf bytes.Buffer
-	if err := page.Render(r.Context(), &buf); err != nil {
-		id := requestID(r.Context())
-		s.log.ErrorContext(r.Context(), "rendering a page failed", "path", r.URL.Path, "err", err, "request_id", id)
-		http.Error(w, "The page could not be drawn. Request id: "+id, http.StatusInternalServerError)
+	body, err := renderBytes(r.Context(), page)
+	if err != nil {
+		s.serverError(w, r, fmt.Errorf("rendering the page: %w", err))
 		return
 	}
+	writePage(w, status, body)
+}
+
+// renderBytes renders page into memory.
+func renderBytes(ctx context.Context, page templ.Component) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := page.Render(ctx, &buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// writePage sends a rendered page.
+func writePage(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	w.Write(body)
 }

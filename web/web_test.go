@@ -1,6 +1,7 @@
 package web
 
 import (
+	"github.com/jmoiron/sqlx"
 	"io"
 	"log/slog"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/static"
 )
@@ -39,11 +41,27 @@ func realAssets(t *testing.T) *Assets {
 // fresh database.
 func newHandler(t *testing.T) http.Handler {
 	t.Helper()
-	h, err := New(Config{DB: pgtest.NewDB(t), Logger: quietLogger, Version: "test"})
+	db := pgtest.NewDB(t)
+	h, err := New(Config{DB: db, IPAM: testIPAM(t, db), Logger: quietLogger, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return h
+}
+
+// testIPAM returns an IPAM service on db (a fresh database when nil), alone
+// on it: it follows no other process.
+func testIPAM(t *testing.T, db *sqlx.DB) *ipam.Service {
+	t.Helper()
+	if db == nil {
+		db = pgtest.NewDB(t)
+	}
+	svc, err := ipam.New(t.Context(), ipam.Config{DB: db, Logger: quietLogger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(svc.Close)
+	return svc
 }
 
 // do serves one request through h and returns the recorded response.

@@ -9,12 +9,15 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/demo"
+	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/web"
 )
 
@@ -25,6 +28,7 @@ const shutdownGrace = 15 * time.Second
 func serve(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on")
+	loadDemo := fs.Bool("demo", false, "load the example data (public pools, tenants acme and globex with VPCs) once")
 	var dbf databaseFlags
 	dbf.register(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -38,12 +42,31 @@ func serve(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 		return err
 	}
 	defer closeAll()
-	if password, created, err := auth.NewService(db).EnsureAdmin(ctx); err != nil {
+	authn := auth.NewService(db)
+	if password, created, err := authn.EnsureAdmin(ctx); err != nil {
 		return err
 	} else if created {
 		fmt.Fprintf(stdout, "Created the operator %q with password %s (shown once; change it with ipam user set-password %[1]s --password-stdin)\n", auth.AdminName, password)
 	}
-	handler, err := web.New(web.Config{DB: db, Logger: logger, Version: version})
+	svc, err := ipam.New(ctx, ipam.Config{DB: db, URL: dbf.connected, Logger: logger})
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	if *loadDemo {
+		logins, loaded, err := demo.Load(ctx, db, svc, authn)
+		if err != nil {
+			return err
+		}
+		for _, l := range logins {
+			fmt.Fprintf(stdout, "Demo tenant %q (namespaces %s) has password %s (shown once)\n", l.User, l.Namespaces, l.Password)
+		}
+		if loaded {
+			logger.Info("loaded the demo data")
+		}
+	}
+	handler, err := web.New(web.Config{DB: db, IPAM: svc, Auth: authn, Logger: logger, Version: version,
+		SecureCookies: !loopback(*listen)})
 	if err != nil {
 		return err
 	}
@@ -77,4 +100,20 @@ func serve(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 		return fmt.Errorf("shutting down: %w", err)
 	}
 	return nil
+}
+
+// loopback reports whether the listen address is on the loopback
+// interface: only then may the session cookie go without Secure, as the
+// console is reached there over plain HTTP. Anywhere else it is behind
+// TLS, ended by a proxy.
+func loopback(listen string) bool {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.IsLoopback()
 }

@@ -16,8 +16,9 @@ import (
 // Config is what the service needs.
 type Config struct {
 	DB *sqlx.DB
-	// URL is the database's URL, for the connection that follows release
-	// notifications.
+	// URL is the database's URL, for the connection that follows other
+	// processes' releases and deletions. Without it the service assumes it
+	// is the only one on the database (tests of a single process).
 	URL    string
 	Logger *slog.Logger
 }
@@ -58,6 +59,12 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	s := &Service{db: cfg.DB, log: log, views: newViews(cfg.DB, log), pools: map[string]*cachedPool{}, subnets: map[string]*cachedSubnet{}, inflight: map[string]*claimCall{}}
 	lctx, stop := context.WithCancel(context.Background())
 	s.stop = stop
+	if cfg.URL == "" {
+		done := make(chan struct{})
+		close(done)
+		s.done = done
+		return s, nil
+	}
 	done, err := s.views.listen(lctx, cfg.URL, s.forgetCaches)
 	if err != nil {
 		stop()

@@ -61,11 +61,11 @@
 		drawMap(out("address-map"), answer.map);
 	}
 
-	const go = new Go();
-	WebAssembly.instantiateStreaming(fetch(root.dataset.wasm), go.importObject).then((result) => {
-		go.run(result.instance);
+	globalThis.ipamReady(root.dataset.wasm).then(() => {
 		form.addEventListener("input", update);
-		form.addEventListener("submit", (event) => event.preventDefault());
+		if (form.dataset.previewOnly !== undefined) {
+			form.addEventListener("submit", (event) => event.preventDefault());
+		}
 		update();
 		root.dataset.ready = "true";
 	}).catch((err) => {

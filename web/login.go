@@ -1,0 +1,151 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/store"
+	"pivirt.hu/ipam/views"
+)
+
+// loginLimit is how many failed sign-ins a user name, and a client
+// address, may make in a row before having to wait.
+var loginLimit = store.LoginLimit{Attempts: 5, Window: 10 * time.Minute}
+
+// wrongCredentials is the one message for an unknown user and a wrong
+// password alike.
+const wrongCredentials = "The user name or the password is wrong."
+
+// maxLoginForm bounds the size of a sign-in form.
+const maxLoginForm = 16 << 10
+
+// loginForm answers GET /login: the sign-in form, or for a signed-in user
+// the page to go back to.
+func (s *Server) loginForm(w http.ResponseWriter, r *http.Request) {
+	next := safeNext(r.URL.Query().Get("next"))
+	if _, ok := actorFrom(r.Context()); ok {
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return
+	}
+	s.render(w, r, http.StatusOK, views.Login(s.shell(r, "Sign in"), views.LoginData{Next: next}))
+}
+
+// login answers POST /login: it checks the user name and the password,
+// starts a session under a new token and goes back to the page asked for.
+// Failed attempts are counted per user name and per client address, in
+// the database so that every process shares the count; over the limit the
+// password is not even checked.
+func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	r.Body = http.MaxBytesReader(w, r.Body, maxLoginForm)
+	d := views.LoginData{Username: r.PostFormValue("username"), Next: safeNext(r.PostFormValue("next"))}
+	password := r.PostFormValue("password")
+	shell := s.shell(r, "Sign in")
+	if d.Username == "" || password == "" {
+		d.Error = "Enter your user name and your password."
+		s.render(w, r, http.StatusUnprocessableEntity, views.Login(shell, d))
+		return
+	}
+	client := clientOf(r)
+	attempt, wait, err := store.ReserveLoginAttempt(ctx, s.db, d.Username, client, loginLimit)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	if wait > 0 {
+		s.log.WarnContext(ctx, "sign-in refused: too many failed attempts", "user", d.Username, "client", client, "request_id", requestID(ctx))
+		minutes := int(math.Ceil(wait.Minutes()))
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		d.Error = fmt.Sprintf("Too many failed sign-ins for this user or from your address. Try again in %d minute%s.", minutes, plural(minutes))
+		s.render(w, r, http.StatusTooManyRequests, views.Login(shell, d))
+		return
+	}
+	actor, err := s.auth.AuthenticatePassword(ctx, d.Username, password)
+	if errors.Is(err, auth.ErrUnauthenticated) {
+		s.log.WarnContext(ctx, "sign-in refused: wrong credentials", "user", d.Username, "client", client, "request_id", requestID(ctx))
+		d.Error = wrongCredentials
+		s.render(w, r, http.StatusUnauthorized, views.Login(shell, d))
+		return
+	}
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	if err := store.ForgetLoginAttempt(ctx, s.db, attempt); err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	if err := s.sessions.RenewToken(ctx); err != nil {
+		s.serverError(w, r, fmt.Errorf("renewing the session token: %w", err))
+		return
+	}
+	s.sessions.Put(ctx, sessionUser, actor.Name)
+	if err := store.DeleteExpiredSessions(ctx, s.db); err != nil {
+		s.log.WarnContext(ctx, "unable to delete expired sessions", "err", err, "request_id", requestID(ctx))
+	}
+	s.log.InfoContext(ctx, "signed in", "user", actor.Name, "client", client, "request_id", requestID(ctx))
+	http.Redirect(w, r, d.Next, http.StatusSeeOther)
+}
+
+// logout answers POST /logout: it ends the session, in the database too.
+func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
+	if err := s.sessions.Destroy(r.Context()); err != nil {
+		s.serverError(w, r, fmt.Errorf("ending the session: %w", err))
+		return
+	}
+	http.Redirect(w, r, "/login", http.StatusSeeOther)
+}
+
+// safeNext returns target when it is a path of this site to go to after
+// signing in, and "/" otherwise: never another site ("//host",
+// "https://host", "/\host", which browsers read as "//host"), nor the
+// sign-in form itself.
+func safeNext(target string) string {
+	if len(target) > 2048 || !strings.HasPrefix(target, "/") || strings.HasPrefix(target, "//") ||
+		strings.ContainsRune(target, '\\') || strings.ContainsFunc(target, unicode.IsControl) {
+		return "/"
+	}
+	u, err := url.Parse(target)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" || u.Path == "/login" {
+		return "/"
+	}
+	return target
+}
+
+// clientOf returns the address a request came from, as the rate limit of
+// sign-ins counts it: an IPv4 address, or the /64 of an IPv6 address, as
+// one machine usually holds a whole /64.
+func clientOf(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	a = a.Unmap().WithZone("")
+	if a.Is6() {
+		p, _ := a.Prefix(64)
+		return p.String()
+	}
+	return a.String()
+}
+
+// plural returns "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

@@ -1,0 +1,79 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/views"
+)
+
+// poolNew answers GET /pools/new: the new public pool form (operators).
+func (s *Server) poolNew(w http.ResponseWriter, r *http.Request) {
+	actor, _ := actorFrom(r.Context())
+	if !actor.IsOperator() {
+		s.notFound(w, r)
+		return
+	}
+	s.render(w, r, http.StatusOK, views.PoolNewPage(s.shell(r, "New public pool"), views.PoolForm{}, s.assets.Has(previewWasm)))
+}
+
+// poolCreate answers POST /pools: creates a public pool and shows it, or
+// shows the form again with the server's message next to the field.
+func (s *Server) poolCreate(w http.ResponseWriter, r *http.Request) {
+	actor, _ := actorFrom(r.Context())
+	if !actor.IsOperator() {
+		s.notFound(w, r)
+		return
+	}
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "The form could not be read: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	f := views.PoolForm{
+		Name: strings.TrimSpace(r.PostFormValue("name")), CIDR: strings.TrimSpace(r.PostFormValue("cidr")),
+		Gateway: strings.TrimSpace(r.PostFormValue("gateway")), Exclude: r.PostFormValue("exclude"),
+		Zone: strings.TrimSpace(r.PostFormValue("zone")),
+	}
+	p, err := s.ipam.CreatePublicPool(r.Context(), actor, ipam.CreatePublicPoolInput{
+		Name: f.Name, CIDR: f.CIDR, Gateway: f.Gateway, Exclude: splitList(f.Exclude), Zone: f.Zone,
+	})
+	if err == nil {
+		http.Redirect(w, r, poolHref(p), http.StatusSeeOther)
+		return
+	}
+	var invalid *ipam.InvalidError
+	var conflict *ipam.ConflictError
+	switch {
+	case errors.As(err, &invalid):
+		f.Errors = map[string]string{inputOf(invalid.Field): invalid.Message}
+	case errors.As(err, &conflict):
+		field := "name"
+		if strings.HasPrefix(conflict.Message, "cidr") {
+			field = "cidr"
+		}
+		f.Errors = map[string]string{field: conflict.Message}
+	default:
+		s.serverError(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusUnprocessableEntity, views.PoolNewPage(s.shell(r, "New public pool"), f, s.assets.Has(previewWasm)))
+}
+
+// inputOf maps a domain field ("exclude[2]") to the form input holding it.
+func inputOf(field string) string {
+	name, _, _ := strings.Cut(field, "[")
+	return name
+}
+
+// splitList splits what a textarea holds by lines and commas.
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == ',' || r == '\r' }) {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}

@@ -1,0 +1,119 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/alexedwards/scs/postgresstore"
+	"github.com/alexedwards/scs/v2"
+
+	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/store"
+)
+
+// The console's sessions.
+const (
+	// sessionCookie is the name of the session cookie.
+	sessionCookie = "ipam_session"
+	// sessionLifetime is how long a sign-in lasts at most.
+	sessionLifetime = 12 * time.Hour
+	// sessionIdleTimeout ends a session unused for that long.
+	sessionIdleTimeout = 2 * time.Hour
+	// sessionUser is the session's key of the signed-in user's name.
+	sessionUser = "user"
+)
+
+// newSessions returns the manager of the console's sessions: stored in the
+// database's sessions table, so that every ipam serve process knows them,
+// under the SHA-256 of their token; expired ones are deleted at sign-in.
+// The cookie is HttpOnly, SameSite=Lax, and Secure when secure is.
+func (s *Server) newSessions(secure bool) *scs.SessionManager {
+	sm := scs.New()
+	sm.Store = postgresstore.NewWithCleanupInterval(s.db.DB, 0)
+	sm.HashTokenInStore = true
+	sm.Lifetime = sessionLifetime
+	sm.IdleTimeout = sessionIdleTimeout
+	sm.Cookie.Name = sessionCookie
+	sm.Cookie.HttpOnly = true
+	sm.Cookie.SameSite = http.SameSiteLaxMode
+	sm.Cookie.Secure = secure
+	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
+		s.serverError(w, r, fmt.Errorf("session: %w", err))
+	}
+	return sm
+}
+
+type actorKey struct{}
+
+// actorFrom returns the signed-in user of the request ctx belongs to, or
+// false for an anonymous visitor.
+func actorFrom(ctx context.Context) (auth.Actor, bool) {
+	a, ok := ctx.Value(actorKey{}).(auth.Actor)
+	return a, ok
+}
+
+// withSession loads the request's session and, when it names a user, puts
+// the user in the context as the actor (see actorFrom). A session of a user
+// that no longer exists is ended. What it serves is never cached: it shows
+// someone's data.
+func (s *Server) withSession(next http.Handler) http.Handler {
+	return s.sessions.LoadAndSave(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		ctx := r.Context()
+		if name := s.sessions.GetString(ctx, sessionUser); name != "" {
+			u, err := store.User(ctx, s.db, name)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+				if err := s.sessions.Destroy(ctx); err != nil {
+					s.serverError(w, r, fmt.Errorf("ending the session of the deleted user %s: %w", name, err))
+					return
+				}
+			case err != nil:
+				s.serverError(w, r, err)
+				return
+			default:
+				actor := auth.Actor{Name: u.Name, Role: auth.Role(u.Role), Namespaces: u.Namespaces}
+				r = r.WithContext(context.WithValue(ctx, actorKey{}, actor))
+			}
+		}
+		next.ServeHTTP(w, r)
+	}))
+}
+
+// requireActor serves next to signed-in users only. Anonymous visitors are
+// sent to the sign-in form, which brings them back to the page they asked
+// for; htmx requests are told to load the form in place of the whole page.
+func (s *Server) requireActor(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := actorFrom(r.Context()); ok {
+			next.ServeHTTP(w, r)
+			return
+		}
+		// The page to come back to: the one asked for, or the one an htmx
+		// request came from. A form's target is not one.
+		htmx := r.Header.Get("HX-Request") == "true"
+		back := ""
+		switch {
+		case htmx:
+			if u, err := url.Parse(r.Header.Get("HX-Current-URL")); err == nil {
+				back = u.RequestURI()
+			}
+		case r.Method == http.MethodGet || r.Method == http.MethodHead:
+			back = r.URL.RequestURI()
+		}
+		target := "/login"
+		if next := safeNext(back); next != "/" {
+			target += "?next=" + url.QueryEscape(next)
+		}
+		if htmx {
+			w.Header().Set("HX-Redirect", target)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		http.Redirect(w, r, target, http.StatusSeeOther)
+	})
+}
