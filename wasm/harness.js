@@ -18,9 +18,12 @@ const go = new Go();
 WebAssembly.instantiate(fs.readFileSync(process.argv[3]), go.importObject).then((result) => {
 	go.run(result.instance);
 	const inputs = JSON.parse(fs.readFileSync(0, "utf8"));
+	// An input is a JSON string, or [json, takenRanges] for the two-argument
+	// form a page uses.
 	const answers = inputs.map((input) => {
+		const args = Array.isArray(input) ? input : [input];
 		const start = performance.now();
-		const output = globalThis.ipamPreview(input);
+		const output = globalThis.ipamPreview(...args);
 		return { output, ms: performance.now() - start };
 	});
 	process.stdout.write(JSON.stringify(answers));

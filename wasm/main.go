@@ -3,24 +3,65 @@
 // Command wasm is the browser's copy of the candidate enumerator. Loaded by
 // static/wasm/wasm_exec.js, it defines one global function:
 //
-//	ipamPreview(json: string): string
+//	ipamPreview(json: string, takenRanges?: string): string
 //
 // which takes a candidates.PreviewInput as JSON and returns a
-// candidates.PreviewOutput as JSON, exactly as the server computes it.
+// candidates.PreviewOutput as JSON, exactly as the server computes it. The
+// optional takenRanges is the compact taken list of the input
+// ("a-b,c,…"), passed apart so that it is parsed once: a page calls
+// ipamPreview on every keystroke with the same list.
 package main
 
 import (
+	"encoding/json"
 	"syscall/js"
 
 	"pivirt.hu/ipam/internal/candidates"
 )
 
+// The last takenRanges parsed, and its set. JavaScript passes equal strings
+// as the same value, so Equal compares them without copying.
+var (
+	lastList js.Value
+	lastSet  candidates.Set
+	parsed   bool
+)
+
 func main() {
 	js.Global().Set("ipamPreview", js.FuncOf(func(_ js.Value, args []js.Value) any {
-		if len(args) != 1 || args[0].Type() != js.TypeString {
+		if len(args) == 0 || args[0].Type() != js.TypeString {
 			return string(candidates.PreviewJSON(nil))
 		}
-		return string(candidates.PreviewJSON([]byte(args[0].String())))
+		in := []byte(args[0].String())
+		if len(args) < 2 || args[1].Type() != js.TypeString {
+			return string(candidates.PreviewJSON(in))
+		}
+		if !parsed || !args[1].Equal(lastList) {
+			set, err := candidates.ParseRangeList("takenRanges", args[1].String())
+			if err != nil {
+				return string(candidates.PreviewJSON(withList(in, args[1].String())))
+			}
+			lastList, lastSet, parsed = args[1], set, true
+		}
+		return string(candidates.PreviewJSONWithTaken(in, lastSet))
 	}))
 	select {}
+}
+
+// withList puts list into the input's takenRanges, so that its mistakes are
+// reported as PreviewJSON reports them.
+func withList(in []byte, list string) []byte {
+	var pi candidates.PreviewInput
+	if json.Unmarshal(in, &pi) != nil {
+		return in
+	}
+	if pi.TakenRanges != "" {
+		list = pi.TakenRanges + "," + list
+	}
+	pi.TakenRanges = list
+	b, err := json.Marshal(pi)
+	if err != nil {
+		return in
+	}
+	return b
 }

@@ -24,10 +24,12 @@ type claimData struct {
 	Zones    map[string][]claimZonePool `json:"zones"`
 }
 
+// Taken is a compact list of ranges ("a-b,c"), passed to the enumerator
+// apart from its input so that it is parsed once, not on every keystroke.
 type claimSubnet struct {
-	CIDR    string   `json:"cidr"`
-	Gateway string   `json:"gateway"`
-	Taken   []string `json:"taken"`
+	CIDR    string `json:"cidr"`
+	Gateway string `json:"gateway"`
+	Taken   string `json:"taken"`
 }
 
 type claimZonePool struct {
@@ -35,7 +37,7 @@ type claimZonePool struct {
 	CIDR    string   `json:"cidr"`
 	Gateway string   `json:"gateway,omitempty"`
 	Exclude []string `json:"exclude,omitempty"`
-	Taken   []string `json:"taken"`
+	Taken   string   `json:"taken"`
 }
 
 // vpcShow answers GET /vpcs/<namespace>/<name>: the VPC's address map.
@@ -175,7 +177,7 @@ func (s *Server) renderVPCStatus(w http.ResponseWriter, r *http.Request, actor a
 			s.serverError(w, r, err)
 			return
 		}
-		taken, err := s.takenStrings(r, actor, pool, sub.CIDR)
+		taken, err := s.takenList(r, actor, pool, sub.CIDR)
 		if err != nil {
 			s.serverError(w, r, err)
 			return
@@ -197,7 +199,7 @@ func (s *Server) renderVPCStatus(w http.ResponseWriter, r *http.Request, actor a
 		if p.Zone == "" {
 			continue
 		}
-		taken, err := s.takenStrings(r, actor, p, netip.Prefix{})
+		taken, err := s.takenList(r, actor, p, netip.Prefix{})
 		if err != nil {
 			s.serverError(w, r, err)
 			return
@@ -221,15 +223,18 @@ func (s *Server) renderVPCStatus(w http.ResponseWriter, r *http.Request, actor a
 	s.render(w, r, status, views.VPCPage(s.shell(r, v.Name), view))
 }
 
-// takenStrings returns the taken ranges of a pool in scope as text.
-func (s *Server) takenStrings(r *http.Request, actor auth.Actor, p ipam.Pool, scope netip.Prefix) ([]string, error) {
+// takenList returns the taken ranges of a pool in scope as a compact list.
+func (s *Server) takenList(r *http.Request, actor auth.Actor, p ipam.Pool, scope netip.Prefix) (string, error) {
 	ranges, err := s.ipam.TakenRanges(r.Context(), actor, p, scope)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	out := make([]string, len(ranges))
+	var b strings.Builder
 	for i, rg := range ranges {
-		out[i] = rg.String()
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(rg.String())
 	}
-	return out, nil
+	return b.String(), nil
 }

@@ -291,3 +291,26 @@ func checkFieldErrors(t *testing.T, err error) {
 		}
 	}
 }
+
+// FuzzParseRangeList checks the compact parser against the list parser:
+// the same entries give the same set, or both refuse them.
+func FuzzParseRangeList(f *testing.F) {
+	f.Add("10.0.0.5-10.0.0.9,10.0.0.1")
+	f.Add("10.0.0.9-10.0.0.2,x")
+	f.Add(" 10.0.0.1 - 10.0.0.3 ,,")
+	f.Add("::1,1.2.3.4-1.2.3.4")
+	f.Fuzz(func(t *testing.T, list string) {
+		got, errGot := ParseRangeList("taken", list)
+		var entries []string
+		if list != "" {
+			entries = strings.Split(list, ",")
+		}
+		want, errWant := ParseRanges("taken", entries)
+		if (errGot == nil) != (errWant == nil) {
+			t.Fatalf("ParseRangeList(%q) error %v, ParseRanges error %v", list, errGot, errWant)
+		}
+		if errGot == nil && fmt.Sprint(got.Ranges()) != fmt.Sprint(want.Ranges()) {
+			t.Fatalf("ParseRangeList(%q) = %v, ParseRanges = %v", list, got.Ranges(), want.Ranges())
+		}
+	})
+}

@@ -148,6 +148,42 @@ func ParseRanges(field string, list []string) (Set, error) {
 	return b.normalized(), nil
 }
 
+// ParseRangeList parses addresses and a-b ranges separated by commas, the
+// compact form of a taken set, into a Set. field names the list in
+// messages ("takenRanges"); entries are counted from 0.
+func ParseRangeList(field, list string) (Set, error) {
+	var errs errorList
+	var b SetBuilder
+	b.spans = make([]span, 0, strings.Count(list, ",")+1)
+	for i, more := 0, list != ""; more; i++ {
+		var entry string
+		entry, list, more = strings.Cut(list, ",")
+		from, to, isRange := strings.Cut(entry, "-")
+		a, errA := netip.ParseAddr(strings.TrimSpace(from))
+		z := a
+		var errZ error
+		if isRange {
+			z, errZ = netip.ParseAddr(strings.TrimSpace(to))
+		}
+		if errA != nil || errZ != nil || !a.Is4() || !z.Is4() || z.Less(a) {
+			// The slow path words the message.
+			field := fmt.Sprintf("%s[%d]", field, i)
+			if _, ok := parseRange(&errs, field, entry); ok {
+				errs.add(field, fmt.Sprintf("%s %s is not an address or an a-b range", field, quote(entry)))
+			}
+			if len(errs.errs) >= 20 {
+				break
+			}
+			continue
+		}
+		b.spans = append(b.spans, span{u32(a), u32(z)})
+	}
+	if err := errs.err(); err != nil {
+		return Set{}, err
+	}
+	return b.normalized(), nil
+}
+
 // hostAddressProblem says why a cannot be a host address of p, or "".
 func hostAddressProblem(a netip.Addr, p netip.Prefix) string {
 	if !p.Contains(a) {

@@ -2,6 +2,7 @@ package candidates
 
 import (
 	"errors"
+	"fmt"
 	"net/netip"
 	"strings"
 	"testing"
@@ -138,5 +139,20 @@ func TestParsePoolBoundsExcludes(t *testing.T) {
 	_, err := ParsePool(PoolSpec{CIDR: "10.0.0.0/16", Exclude: many})
 	if err == nil || err.Error() != "exclude has 4097 entries; at most 4096 are accepted: write runs of addresses as a-b ranges" {
 		t.Errorf("ParsePool with %d excludes: %v", len(many), err)
+	}
+}
+
+func TestParseRangeList(t *testing.T) {
+	s, err := ParseRangeList("takenRanges", "10.0.0.5-10.0.0.9,10.0.0.1, 10.0.0.10 ,10.0.0.3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprint(s.Ranges()), "[10.0.0.1 10.0.0.3 10.0.0.5-10.0.0.10]"; got != want {
+		t.Errorf("ParseRangeList = %s, want %s", got, want)
+	}
+	_, err = ParseRangeList("takenRanges", "10.0.0.1,10.0.0.9-10.0.0.2,x")
+	want := `takenRanges[1] "10.0.0.9-10.0.0.2" is a descending range; write 10.0.0.2-10.0.0.9; takenRanges[2] "x" is not an IPv4 address such as 10.0.0.1`
+	if err == nil || err.Error() != want {
+		t.Errorf("ParseRangeList(bad) error = %v, want %s", err, want)
 	}
 }

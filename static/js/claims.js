@@ -11,7 +11,8 @@
 		return;
 	}
 	const data = JSON.parse(dataElement.dataset.claims);
-	const preview = (input) => JSON.parse(globalThis.ipamPreview(JSON.stringify(input)));
+	// takenRanges is a compact list, passed apart so that it is parsed once.
+	const preview = (input, takenRanges = "") => JSON.parse(globalThis.ipamPreview(JSON.stringify(input), takenRanges));
 	const messages = (answer) => (answer.errors || []).map((e) => e.message).join("; ");
 
 	// bounds turns "a.b.c.d/n" into its first and last address as numbers.
@@ -33,7 +34,7 @@
 			if (!subnet) {
 				return { error: "create a subnet first" };
 			}
-			const answer = preview({ pool: { cidr: data.vpc }, request: { within: subnet.cidr, reserved: [subnet.gateway] }, taken: subnet.taken });
+			const answer = preview({ pool: { cidr: data.vpc }, request: { within: subnet.cidr, reserved: [subnet.gateway] } }, subnet.taken);
 			if (!answer.valid) {
 				return { error: messages(answer) };
 			}
@@ -42,7 +43,7 @@
 		"claim-floating-ip": (form) => {
 			const zone = form.elements.zone.value;
 			for (const pool of data.zones[zone] || []) {
-				const answer = preview({ pool: { cidr: pool.cidr, gateway: pool.gateway, exclude: pool.exclude }, taken: pool.taken });
+				const answer = preview({ pool: { cidr: pool.cidr, gateway: pool.gateway, exclude: pool.exclude } }, pool.taken);
 				if (answer.valid && answer.first) {
 					return { address: answer.first };
 				}
