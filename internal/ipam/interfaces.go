@@ -108,8 +108,8 @@ func (s *Service) attach(ctx context.Context, actor auth.Actor, namespace, vpc, 
 }
 
 func checkVMRef(vm VMRef) error {
-	if err := checkUID("vm.uid", vm.UID); err != nil {
+	if err := checkHostname("vm.hostname", vm.Hostname); err != nil {
 		return err
 	}
-	return checkHostname("vm.hostname", vm.Hostname)
+	return checkUID("vm.uid", vm.UID)
 }
