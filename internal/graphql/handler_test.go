@@ -47,11 +47,14 @@ func TestLimits(t *testing.T) {
 		name, query, message string
 	}{
 		{"depth 12", nested(12), "query depth 12 exceeds the limit of 10"},
-		{"depth 11", ofTypes(11), "query depth 11 exceeds the limit of 10"},
-		{"depth through fragments", `query { __schema { types { ...T } } }
+		{"introspection depth 16", ofTypes(16), "query depth 16 exceeds the limit of 15"},
+		{"depth through fragments", `query { ...A } fragment A on Query { f { f { f { ...B } } } }
+			fragment B on Query { f { f { ... on Query { f { f { f { f { f { f } } } } } } } } }`,
+			"query depth 11 exceeds the limit of 10"},
+		{"introspection depth through fragments", `query { __schema { types { ...T } } }
 			fragment T on __Type { fields { type { ...R } } }
-			fragment R on __Type { ofType { ofType { ofType { ... on __Type { ofType { ofType { ofType { ofType { name } } } } } } } } }`,
-			"query depth 12 exceeds the limit of 10"},
+			fragment R on __Type { ofType { ofType { ofType { ... on __Type { ofType { ofType { ofType { ofType { ofType { ofType { ofType { ofType { name } } } } } } } } } } } } }`,
+			"query depth 16 exceeds the limit of 15"},
 		{"depth of a mutation", "mutation " + nested(11), "mutation depth 11 exceeds the limit of 10"},
 		{"300 fields", aliases(150), "query selects 300 fields, more than the limit of 200"},
 		{"fields through fragments", `{ ...A ...A } fragment A on Query { ...B ...B } fragment B on Query { ...C ...C }
@@ -82,9 +85,14 @@ func TestLimits(t *testing.T) {
 	var intro struct {
 		Schema struct{ Types []struct{ Name string } } `json:"__schema"`
 	}
-	e.ok("acme", ofTypes(10), &intro)
+	e.ok("acme", ofTypes(15), &intro)
 	if len(intro.Schema.Types) == 0 {
-		t.Errorf("a query of depth 10 answered no types")
+		t.Errorf("an introspection query of depth 15 answered no types")
+	}
+	intro.Schema.Types = nil
+	e.ok("acme", standardIntrospection, &intro)
+	if len(intro.Schema.Types) < 20 {
+		t.Errorf("the standard introspection query of GraphQL tools answered %d types", len(intro.Schema.Types))
 	}
 	var many map[string][]vpc
 	e.ok("acme", aliases(100), &many)
@@ -223,3 +231,26 @@ func TestAuthenticatorFailure(t *testing.T) {
 		t.Errorf("the authenticator's error is not logged:\n%s", e.logs)
 	}
 }
+
+// standardIntrospection is the introspection query GraphQL tools (GraphiQL,
+// code generators) send: it nests 13 deep through ofType.
+const standardIntrospection = `query IntrospectionQuery {
+  __schema {
+    queryType { name } mutationType { name } subscriptionType { name }
+    types { ...FullType }
+    directives { name description locations args { ...InputValue } }
+  }
+}
+fragment FullType on __Type {
+  kind name description
+  fields(includeDeprecated: true) { name description args { ...InputValue } type { ...TypeRef } isDeprecated deprecationReason }
+  inputFields { ...InputValue }
+  interfaces { ...TypeRef }
+  enumValues(includeDeprecated: true) { name description isDeprecated deprecationReason }
+  possibleTypes { ...TypeRef }
+}
+fragment InputValue on __InputValue { name description type { ...TypeRef } defaultValue }
+fragment TypeRef on __Type {
+  kind name
+  ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } }
+}`

@@ -1,6 +1,8 @@
 package graphql
 
 import (
+	"strings"
+
 	"github.com/graphql-go/graphql/language/ast"
 )
 
@@ -10,6 +12,10 @@ const (
 	maxQueryBytes = 64 << 10
 	maxDepth      = 10
 	maxFields     = 200
+	// maxIntrospectionDepth bounds a query that asks only for the schema:
+	// the standard introspection query of GraphQL tools nests 13 deep,
+	// through a type reference's ofType chain.
+	maxIntrospectionDepth = 15
 )
 
 // A cost is what a selection set asks for once its fragments are expanded:
@@ -49,7 +55,11 @@ func checkLimits(doc *ast.Document) *codedError {
 		if err != nil {
 			return err
 		}
-		if err := got.check(op.Operation); err != nil {
+		limit := maxDepth
+		if introspectionOnly(op.SelectionSet) {
+			limit = maxIntrospectionDepth
+		}
+		if err := got.check(op.Operation, limit); err != nil {
 			return err
 		}
 	}
@@ -62,15 +72,34 @@ func checkLimits(doc *ast.Document) *codedError {
 		if err != nil {
 			return err
 		}
-		if err := got.check("fragment " + f.Name.Value); err != nil {
+		limit := maxDepth
+		if f.TypeCondition != nil && f.TypeCondition.Name != nil && strings.HasPrefix(f.TypeCondition.Name.Value, "__") {
+			limit = maxIntrospectionDepth
+		}
+		if err := got.check("fragment "+f.Name.Value, limit); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// introspectionOnly reports whether every field of ss asks for the schema
+// (__schema, __type, __typename).
+func introspectionOnly(ss *ast.SelectionSet) bool {
+	if ss == nil || len(ss.Selections) == 0 {
+		return false
+	}
+	for _, sel := range ss.Selections {
+		f, ok := sel.(*ast.Field)
+		if !ok || f.Name == nil || !strings.HasPrefix(f.Name.Value, "__") {
+			return false
+		}
+	}
+	return true
+}
+
 // check refuses a cost beyond the bounds; what names the operation.
-func (c cost) check(what string) *codedError {
+func (c cost) check(what string, maxDepth int) *codedError {
 	if c.depth > maxDepth {
 		return invalidArgument("%s depth %d exceeds the limit of %d", what, c.depth, maxDepth)
 	}
