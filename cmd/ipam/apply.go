@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -61,6 +62,10 @@ func apply(args []string, stdin io.Reader, stdout io.Writer, logger *slog.Logger
 		existing[p.Name] = p.UID
 	}
 	applied, err := svc.ApplyPublicPools(ctx, auth.System, pools)
+	var refused *ipam.ApplyError
+	if errors.As(err, &refused) {
+		return fmt.Errorf("%s/%s: %w", strings.ToLower(manifest.KindPool), refused.Name, refused.Err)
+	}
 	if err != nil {
 		return err
 	}

@@ -126,7 +126,7 @@ func TestApply(t *testing.T) {
 	// Another spec for a stored pool is refused.
 	changed := strings.Replace(seedPublicPool, "zone: zone-a", "zone: zone-b", 1)
 	code, stdout, stderr := runWithStdin(t, changed, nil, "apply", "-f", "-", "--database-url", url)
-	if want := "ipam: public pool public-zone-a exists already with another spec (cidr 203.0.113.0/24, gateway 203.0.113.1, exclude 203.0.113.2,203.0.113.3, zone zone-a); a pool's spec never changes: create another pool\n"; code != 1 || stdout != "" || stderr != want {
+	if want := "ipam: ipampool/public-zone-a: public pool public-zone-a exists already with another spec (cidr 203.0.113.0/24, gateway 203.0.113.1, exclude 203.0.113.2,203.0.113.3, zone zone-a); a pool's spec never changes: create another pool\n"; code != 1 || stdout != "" || stderr != want {
 		t.Errorf("ipam apply of another zone exited %d, printed %q and wrote %q; want 1, nothing and %q", code, stdout, stderr, want)
 	}
 	again, err := svc.Pool(t.Context(), auth.System, "", "public-zone-a")
@@ -152,7 +152,7 @@ func TestApplyAllOrNothing(t *testing.T) {
 		{"host bits in document 2", second("  cidr: 10.0.0.5/24\n  kind: public\n"),
 			"ipam: document 2 (line 14): spec.cidr: cidr 10.0.0.5/24 has host bits set; did you mean 10.0.0.0/24?\n"},
 		{"document 2 overlapping document 1", second("  cidr: 203.0.113.128/25\n  kind: public\n"),
-			"ipam: cidr 203.0.113.128/25 overlaps public pool public-zone-a (203.0.113.0/24)\n"},
+			"ipam: ipampool/edge: cidr 203.0.113.128/25 overlaps public pool public-zone-a (203.0.113.0/24)\n"},
 		{"the seed's private pool", seedPrivatePool, "ipam: private pools are created for each VPC; create a VPC instead\n"},
 		{"the seed's allocation", seedAllocation, "ipam: allocations are made by Allocate, never applied\n"},
 		{"the seed's three documents", seedPublicPool + "---\n" + seedPrivatePool + "---\n" + seedAllocation,

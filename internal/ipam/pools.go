@@ -46,10 +46,10 @@ func (s *Service) ApplyPublicPools(ctx context.Context, actor auth.Actor, ins []
 	out := make([]Pool, 0, len(rows))
 	err := store.InTx(ctx, s.db, func(tx *sqlx.Tx) error {
 		out = out[:0]
-		for _, row := range rows {
+		for i, row := range rows {
 			created, err := createPublicPool(ctx, tx, actor, row)
 			if err != nil {
-				return err
+				return &ApplyError{Index: i, Name: row.Name, Err: err}
 			}
 			p, err := poolFromRow(created)
 			if err != nil {
@@ -64,6 +64,19 @@ func (s *Service) ApplyPublicPools(ctx context.Context, actor auth.Actor, ins []
 	}
 	return out, nil
 }
+
+// An ApplyError says which pool of ApplyPublicPools was refused. Its
+// message is the refusal's.
+type ApplyError struct {
+	Index int // in the list given
+	Name  string
+	Err   error
+}
+
+func (e *ApplyError) Error() string { return e.Err.Error() }
+
+// Unwrap gives the refusal, for errors.Is and errors.As.
+func (e *ApplyError) Unwrap() error { return e.Err }
 
 // publicPoolRow validates in.
 func publicPoolRow(actor auth.Actor, in CreatePublicPoolInput) (store.PoolRow, error) {
