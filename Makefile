@@ -16,10 +16,13 @@ GO_DIRS := cmd internal web views wasm static e2e
 LISTEN ?= 127.0.0.1:8080
 TEST_TIMEOUT ?= 12m
 FUZZTIME ?= 30s
+# SOAK: how long make soak runs the load test; SOAK_TIMEOUT bounds it.
+SOAK ?= 10m
+SOAK_TIMEOUT ?= 15m
 # DATA_DIR: where make run keeps its PostgreSQL (default: ipam's own default).
 DATA_DIR ?=
 
-.PHONY: build run test setup generate check-generated wasm lint test-go test-wasm fuzz bench clean
+.PHONY: build run test setup generate check-generated wasm lint test-go test-wasm fuzz bench soak clean
 
 build: $(WASM)
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/ipam
@@ -52,6 +55,7 @@ lint: $(WASM)
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm ./internal/candidates
 	$(GO) tool staticcheck ./...
+	cd cmd/ipambench && $(GO) vet ./... && $(GO) tool staticcheck ./...
 
 test-go: $(WASM)
 	@before=$$(pgrep -u postgres -x postgres | sort || true); \
@@ -66,14 +70,33 @@ test-go: $(WASM)
 test-wasm:
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec "$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./internal/candidates
 
-## fuzz: run each fuzz target for FUZZTIME.
-fuzz:
-	for target in FuzzSpace FuzzSetBuilder FuzzParsePool; do \
-		$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) ./internal/candidates; \
+## fuzz: run each fuzz target for FUZZTIME; what they find goes to
+## $(go env GOCACHE)/fuzz, and failures to the package's testdata/fuzz.
+FUZZ_TARGETS := internal/candidates:FuzzSpace internal/candidates:FuzzSetBuilder \
+	internal/candidates:FuzzParsePool internal/candidates:FuzzParseRangeList \
+	internal/manifest:FuzzParse internal/graphql:FuzzGraphQL web:FuzzConsoleForms web:FuzzSafeNext
+fuzz: $(WASM)
+	for entry in $(FUZZ_TARGETS); do \
+		$(GO) test -run '^$$' -fuzz "^$${entry#*:}$$" -fuzztime $(FUZZTIME) ./$${entry%%:*} || exit 1; \
 	done
 
-## bench: the enumerator's benchmarks.
-bench:
+## soak: the load test of internal/reliability for SOAK (10m) instead of 15 s:
+## three ipam serve processes, mixed traffic, memory and connections flat.
+soak: setup $(WASM)
+	IPAM_SOAK=$(SOAK) $(GO) test -count=1 -run '^TestLoad$$' -v -timeout $(SOAK_TIMEOUT) ./internal/reliability
+
+## bench: the measurements of issue 5 (cmd/ipambench, a module of its own so
+## that go-ipam's dependencies stay out of go.mod): the floor, claims at every
+## fill level, 16 clients, 2 processes, churn, go-ipam, the WASM preview and
+## the pool page, on a PostgreSQL of its own; prints a Markdown table.
+## BENCHFLAGS=--quick (under a minute), --json (a JSON line), --database-url URL.
+BENCHFLAGS ?=
+.PHONY: bench-go
+bench: setup
+	cd cmd/ipambench && $(GO) run . $(BENCHFLAGS)
+
+## bench-go: the Go benchmarks of the enumerator.
+bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/candidates
 
 clean:

@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 
+	"pivirt.hu/ipam/internal/store"
 	"pivirt.hu/ipam/views"
 )
 
@@ -15,11 +16,35 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 
 // serverError logs err with the request id and answers with the 500 page,
 // which shows that id: the user can quote it, the operator finds the cause
-// in the log.
+// in the log. When err says that the database is unavailable, the answer is
+// the 503 page instead, which asks to try again.
 func (s *Server) serverError(w http.ResponseWriter, r *http.Request, err error) {
+	if store.Unavailable(err) {
+		s.log.WarnContext(r.Context(), "request failed: the database is unavailable", "method", r.Method, "path", r.URL.Path,
+			"err", err, "request_id", requestID(r.Context()))
+		s.unavailablePage(w, r)
+		return
+	}
 	s.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err,
 		"request_id", requestID(r.Context()))
 	s.errorPage(w, r)
+}
+
+// unavailableRetryAfter is the Retry-After of the 503 page, in seconds.
+const unavailableRetryAfter = "5"
+
+// unavailablePage answers with the 503 page, which shows the request id.
+func (s *Server) unavailablePage(w http.ResponseWriter, r *http.Request) {
+	id := requestID(r.Context())
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Retry-After", unavailableRetryAfter)
+	body, err := renderBytes(r.Context(), views.Unavailable(s.shell(r, "Database unavailable"), id))
+	if err != nil {
+		s.log.ErrorContext(r.Context(), "rendering the error page failed", "err", err, "request_id", id)
+		http.Error(w, "The database is unavailable right now; try again in a moment. Request id: "+id, http.StatusServiceUnavailable)
+		return
+	}
+	writePage(w, http.StatusServiceUnavailable, body)
 }
 
 // errorPage answers with the 500 page; its cause is logged already.

@@ -2,12 +2,33 @@ package web
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/views"
 )
+
+// maxFormBytes bounds the body of the console's forms: 4096 excludes fit.
+const maxFormBytes = 256 << 10
+
+// readForm reads a console form of at most maxFormBytes, or answers why it
+// cannot and returns false.
+func readForm(w http.ResponseWriter, r *http.Request) bool {
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	err := r.ParseForm()
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		http.Error(w, fmt.Sprintf("The form is larger than %d KiB; send less.", maxFormBytes>>10), http.StatusRequestEntityTooLarge)
+		return false
+	case err != nil:
+		http.Error(w, "The form could not be read: "+err.Error(), http.StatusBadRequest)
+		return false
+	}
+	return true
+}
 
 // poolNew answers GET /pools/new: the new public pool form (operators).
 func (s *Server) poolNew(w http.ResponseWriter, r *http.Request) {
@@ -27,8 +48,7 @@ func (s *Server) poolCreate(w http.ResponseWriter, r *http.Request) {
 		s.notFound(w, r)
 		return
 	}
-	if err := r.ParseForm(); err != nil {
-		http.Error(w, "The form could not be read: "+err.Error(), http.StatusBadRequest)
+	if !readForm(w, r) {
 		return
 	}
 	f := views.PoolForm{

@@ -28,6 +28,7 @@ func (s *Server) routes() http.Handler {
 		"GET /vpcs":            s.vpcList,
 		"GET /vpcs/{path...}":  s.vpcShow,
 		"POST /vpcs/{path...}": s.vpcAction,
+		"GET /audit":           s.auditList,
 		// Any other path: the 404 page.
 		"GET /": s.notFound,
 	}

@@ -72,8 +72,7 @@ func (s *Server) vpcAction(w http.ResponseWriter, r *http.Request) {
 		s.serverError(w, r, err)
 		return
 	}
-	if err := r.ParseForm(); err != nil {
-		http.Error(w, "The form could not be read: "+err.Error(), http.StatusBadRequest)
+	if !readForm(w, r) {
 		return
 	}
 	form := func(k string) string { return strings.TrimSpace(r.PostFormValue(k)) }

@@ -21,6 +21,7 @@ Usage:
   ipam migrate [--database-url URL] [--data-dir DIR]
   ipam apply -f FILE
   ipam get pools|allocations|vpcs [-n NAMESPACE] [-o yaml|table]
+  ipam audit [--since DURATION|TIME] [--namespace NS] [--limit N]
   ipam user add NAME --role operator|tenant [--namespace PATTERN]... --password-stdin
   ipam user set-password NAME --password-stdin
   ipam token create NAME
@@ -44,6 +45,7 @@ var commands = map[string]command{
 	"migrate": migrate,
 	"apply":   apply,
 	"get":     get,
+	"audit":   audit,
 	"user":    userCommand,
 	"token":   tokenCommand,
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/graphql-go/graphql/gqlerrors"
 
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/store"
 )
 
 // ErrUnauthenticated is what an Authenticate wraps when a request carries
@@ -22,29 +24,44 @@ const (
 	codeUnauthenticated = "UNAUTHENTICATED"
 	codeConflict        = "CONFLICT"
 	codePoolExhausted   = "POOL_EXHAUSTED"
+	codeUnavailable     = "UNAVAILABLE"
 	codeInternal        = "INTERNAL"
 )
 
-// A codedError is an error as the client reads it: a message, a code and,
-// for invalid arguments, the field at fault. graphql-go copies its
-// Extensions into the response.
+// A codedError is an error as the client reads it: a message, a code,
+// for invalid arguments the field at fault, and whether the same request
+// may succeed if sent again. graphql-go copies its Extensions into the
+// response.
 type codedError struct {
-	code    string
-	message string
-	field   string
+	code      string
+	message   string
+	field     string
+	retryable bool
 }
 
 var _ gqlerrors.ExtendedError = (*codedError)(nil)
 
 func (e *codedError) Error() string { return e.message }
 
-// Extensions returns the error's extensions: its code and field.
+// Extensions returns the error's extensions: its code, field and
+// retryable.
 func (e *codedError) Extensions() map[string]any {
 	m := map[string]any{"code": e.code}
 	if e.field != "" {
 		m["field"] = e.field
 	}
+	if e.retryable {
+		m["retryable"] = true
+	}
 	return m
+}
+
+// status is the HTTP status of a request refused with e before execution.
+func (e *codedError) status() int {
+	if e.code == codeUnavailable {
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
 }
 
 func invalidArgument(format string, args ...any) *codedError {
@@ -73,7 +90,19 @@ func (st *requestState) domainError(ctx context.Context, err error) error {
 	case errors.Is(err, ipam.ErrPoolExhausted):
 		return &codedError{code: codePoolExhausted, message: err.Error()}
 	}
-	return st.internalError(ctx, err)
+	return st.failure(ctx, err)
+}
+
+// failure answers an error that is not the client's: the database being
+// unavailable, which the client may retry, or an internal error. A request
+// that ran out of its own time or was canceled says so instead.
+func (st *requestState) failure(ctx context.Context, err error) *codedError {
+	if ctx.Err() != nil || !store.Unavailable(err) {
+		return st.internalError(ctx, err)
+	}
+	st.log.WarnContext(ctx, "graphql request failed: the database is unavailable", "request_id", st.id, "actor", st.actor.Name, "err", err)
+	return &codedError{code: codeUnavailable, retryable: true,
+		message: fmt.Sprintf("the database is unavailable right now; retry in a moment (request id %s)", st.id)}
 }
 
 // internalError logs err and returns the answer that hides it: a request

@@ -108,8 +108,8 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, http.StatusUnauthorized, codeUnauthenticated, err.Error())
 		return
 	case err != nil:
-		e := st.internalError(r.Context(), fmt.Errorf("authenticate: %w", err))
-		writeRefusal(w, http.StatusInternalServerError, e.code, e.message)
+		e := st.failure(r.Context(), fmt.Errorf("authenticate: %w", err))
+		writeJSON(w, e.status(), map[string]any{"errors": []responseError{{Message: e.message, Extensions: e.Extensions()}}})
 		return
 	}
 	st.actor = actor

@@ -38,6 +38,19 @@ func describe(s string) string {
 	return strconv.Quote(s)
 }
 
+// storable reports whether PostgreSQL's text can hold every s: it holds
+// no NUL and only valid UTF-8. No stored name is otherwise, so a lookup by
+// such a name finds nothing without asking the database, which would
+// refuse it with an error.
+func storable(ss ...string) bool {
+	for _, s := range ss {
+		if strings.ContainsRune(s, 0) || !utf8.ValidString(s) {
+			return false
+		}
+	}
+	return true
+}
+
 func checkName(field, s string) error {
 	switch {
 	case s == "":

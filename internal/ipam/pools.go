@@ -204,7 +204,7 @@ func (s *Service) Pools(ctx context.Context, actor auth.Actor, kind PoolKind, na
 // Pool returns the pool namespace/name if the actor may see it, as the
 // database has it now.
 func (s *Service) Pool(ctx context.Context, actor auth.Actor, namespace, name string) (Pool, error) {
-	if namespace != "" && !actor.CanAccess(namespace) {
+	if namespace != "" && !actor.CanAccess(namespace) || !storable(namespace, name) {
 		return Pool{}, notFound("pool", namespace, name)
 	}
 	row, err := store.Pool(ctx, s.db, namespace, name)
@@ -282,8 +282,11 @@ func (s *Service) allocationPage(ctx context.Context, f store.AllocationFilter, 
 			return AllocationPage{}, invalid("after", "after %s is not a cursor of this list", describe(page.After))
 		}
 	}
-	if len(page.Search) > 100 {
+	switch {
+	case len(page.Search) > 100:
 		return AllocationPage{}, invalid("search", "search is too long: at most 100 characters")
+	case !storable(page.Search):
+		return AllocationPage{}, invalid("search", "search %s holds a NUL or is not UTF-8", describe(page.Search))
 	}
 	f.Search, f.After, f.Limit = page.Search, page.After, first+1
 	rows, err := store.Allocations(ctx, s.db, f)

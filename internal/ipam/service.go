@@ -83,6 +83,9 @@ func (s *Service) Close() {
 
 // cachedPool returns the pool namespace/name with its parsed spec.
 func (s *Service) cachedPool(ctx context.Context, namespace, name string) (*cachedPool, error) {
+	if !storable(namespace, name) {
+		return nil, notFound("pool", namespace, name)
+	}
 	key := namespace + "/" + name
 	s.poolsMu.Lock()
 	cp, ok := s.pools[key]

@@ -247,7 +247,7 @@ func (s *Service) VPCs(ctx context.Context, actor auth.Actor, namespace string) 
 
 // VPC returns the VPC namespace/name if the actor may see it.
 func (s *Service) VPC(ctx context.Context, actor auth.Actor, namespace, name string) (VPC, error) {
-	if !actor.CanAccess(namespace) {
+	if !actor.CanAccess(namespace) || !storable(namespace, name) {
 		return VPC{}, notFound("VPC", namespace, name)
 	}
 	r, err := store.VPC(ctx, s.db, namespace, name, false)

@@ -55,7 +55,7 @@ func InsertAllocation(ctx context.Context, ext sqlx.QueryerContext, a Allocation
 	case isForeignKeyViolation(err):
 		return AllocationRow{}, fmt.Errorf("store: the pool or subnet of allocation %s is gone: %w", a.Name, ErrNotFound)
 	case err != nil:
-		return AllocationRow{}, fmt.Errorf("store: unable to insert the allocation %s: %w", a.Name, err)
+		return AllocationRow{}, fmt.Errorf("store: unable to insert the allocation %s: %w", a.Name, classify(err))
 	}
 	return out, nil
 }
@@ -76,7 +76,7 @@ func AllocationsOfOwner(ctx context.Context, ext sqlx.QueryerContext, kind, uid 
 	err := sqlx.SelectContext(ctx, ext, &as, `SELECT `+allocationColumns+` FROM allocations
 		WHERE owner_kind = $1 AND owner_uid = $2 ORDER BY allocations.pool_uid, allocations.address`, kind, uid)
 	if err != nil {
-		return nil, fmt.Errorf("store: unable to list the allocations of %s %s: %w", kind, uid, err)
+		return nil, fmt.Errorf("store: unable to list the allocations of %s %s: %w", kind, uid, classify(err))
 	}
 	return as, nil
 }
@@ -85,7 +85,7 @@ func AllocationsOfOwner(ctx context.Context, ext sqlx.QueryerContext, kind, uid 
 func TakenAddresses(ctx context.Context, ext sqlx.QueryerContext, poolUID string) ([]string, error) {
 	var as []string
 	if err := sqlx.SelectContext(ctx, ext, &as, `SELECT host(address) FROM allocations WHERE pool_uid = $1 ORDER BY address`, poolUID); err != nil {
-		return nil, fmt.Errorf("store: unable to read the taken addresses of pool %s: %w", poolUID, err)
+		return nil, fmt.Errorf("store: unable to read the taken addresses of pool %s: %w", poolUID, classify(err))
 	}
 	return as, nil
 }
@@ -145,7 +145,7 @@ func Allocations(ctx context.Context, ext sqlx.QueryerContext, f AllocationFilte
 		WHERE `+where+` AND ($5 = '' OR address > $5::inet)
 		ORDER BY allocations.address LIMIT $6`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("store: unable to list the allocations: %w", err)
+		return nil, fmt.Errorf("store: unable to list the allocations: %w", classify(err))
 	}
 	return as, nil
 }
@@ -155,7 +155,7 @@ func CountAllocations(ctx context.Context, ext sqlx.QueryerContext, f Allocation
 	where, args := f.where()
 	var n int
 	if err := sqlx.GetContext(ctx, ext, &n, `SELECT count(*) FROM allocations WHERE `+where, args...); err != nil {
-		return 0, fmt.Errorf("store: unable to count the allocations: %w", err)
+		return 0, fmt.Errorf("store: unable to count the allocations: %w", classify(err))
 	}
 	return n, nil
 }
@@ -167,7 +167,7 @@ func CountAllocationsOfKind(ctx context.Context, ext sqlx.QueryerContext, poolUI
 	err := sqlx.GetContext(ctx, ext, &n, `SELECT count(*) FROM allocations
 		WHERE pool_uid = $1 AND ($2 = '' OR subnet_uid = $2::uuid) AND ($3 = '' OR owner_kind = $3)`, poolUID, subnetUID, kind)
 	if err != nil {
-		return 0, fmt.Errorf("store: unable to count the allocations: %w", err)
+		return 0, fmt.Errorf("store: unable to count the allocations: %w", classify(err))
 	}
 	return n, nil
 }
@@ -192,7 +192,7 @@ func ReleaseAllocations(ctx context.Context, ext sqlx.QueryerContext, poolUID, s
 		SELECT `+allocationColumns+` FROM d ORDER BY d.address`,
 		poolUID, subnetUID, kind, actor, pool)
 	if err != nil {
-		return nil, fmt.Errorf("store: unable to release the allocations of pool %s: %w", pool, err)
+		return nil, fmt.Errorf("store: unable to release the allocations of pool %s: %w", pool, classify(err))
 	}
 	return out, nil
 }
@@ -204,7 +204,7 @@ func AllocationsIn(ctx context.Context, ext sqlx.QueryerContext, poolUID, lo, hi
 	err := sqlx.SelectContext(ctx, ext, &as, `SELECT `+allocationColumns+` FROM allocations
 		WHERE pool_uid = $1 AND address BETWEEN $2::inet AND $3::inet ORDER BY allocations.address`, poolUID, lo, hi)
 	if err != nil {
-		return nil, fmt.Errorf("store: unable to list the allocations from %s to %s: %w", lo, hi, err)
+		return nil, fmt.Errorf("store: unable to list the allocations from %s to %s: %w", lo, hi, classify(err))
 	}
 	return as, nil
 }

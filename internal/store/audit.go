@@ -1,7 +1,9 @@
 package store
 
 import (
+	"bytes"
 	"context"
+	"database/sql/driver"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -11,57 +13,87 @@ import (
 
 // An AuditEntry records one change: who, when, what, before and after.
 type AuditEntry struct {
-	ID         int64           `db:"id"`
-	At         time.Time       `db:"at"`
-	Actor      string          `db:"actor"`
-	Action     string          `db:"action"` // create, delete, allocate, release, revoke…
-	Namespace  string          `db:"namespace"`
-	ObjectKind string          `db:"object_kind"`
-	ObjectName string          `db:"object_name"`
-	Before     json.RawMessage `db:"before"` // nil when the object is new
-	After      json.RawMessage `db:"after"`  // nil when the object is gone
+	ID         int64     `db:"id"`
+	At         time.Time `db:"at"`
+	Actor      string    `db:"actor"`
+	Action     string    `db:"action"` // create, delete, allocate, release, revoke…
+	Namespace  string    `db:"namespace"`
+	ObjectKind string    `db:"object_kind"`
+	ObjectName string    `db:"object_name"`
+	Before     RawJSON   `db:"before"` // nil when the object is new
+	After      RawJSON   `db:"after"`  // nil when the object is gone
+}
+
+// RawJSON is a JSON document of a jsonb column, as json.RawMessage, but
+// nil stands for SQL NULL both ways: it is stored as NULL and a NULL scans
+// into it as nil.
+type RawJSON []byte
+
+// Scan reads a jsonb value, or NULL as nil.
+func (j *RawJSON) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*j = nil
+	case []byte:
+		*j = bytes.Clone(v)
+	case string:
+		*j = RawJSON(v)
+	default:
+		return fmt.Errorf("store: unable to read %T as JSON", src)
+	}
+	return nil
+}
+
+// Value stores j, nil as NULL.
+func (j RawJSON) Value() (driver.Value, error) {
+	if j == nil {
+		return nil, nil
+	}
+	return []byte(j), nil
+}
+
+// MarshalJSON writes j as it is, nil as null.
+func (j RawJSON) MarshalJSON() ([]byte, error) {
+	if j == nil {
+		return []byte("null"), nil
+	}
+	return j, nil
 }
 
 // InsertAudit records e, in the caller's transaction when ext is one.
 func InsertAudit(ctx context.Context, ext sqlx.ExtContext, e AuditEntry) error {
 	_, err := ext.ExecContext(ctx, `INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, before, after)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		e.Actor, e.Action, e.Namespace, e.ObjectKind, e.ObjectName, nullJSON(e.Before), nullJSON(e.After))
+		e.Actor, e.Action, e.Namespace, e.ObjectKind, e.ObjectName, e.Before, e.After)
 	if err != nil {
-		return fmt.Errorf("store: unable to record the change of %s %s: %w", e.ObjectKind, e.ObjectName, err)
+		return fmt.Errorf("store: unable to record the change of %s %s: %w", e.ObjectKind, e.ObjectName, classify(err))
 	}
 	return nil
 }
 
 // JSON returns v as JSON for an audit entry's Before or After.
-func JSON(v any) json.RawMessage {
+func JSON(v any) RawJSON {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return json.RawMessage(fmt.Sprintf(`{"unencodable": %q}`, err.Error()))
+		return RawJSON(fmt.Sprintf(`{"unencodable": %q}`, err.Error()))
 	}
 	return b
 }
 
-func nullJSON(m json.RawMessage) any {
-	if m == nil {
-		return nil
-	}
-	return []byte(m)
-}
-
 // InTx runs fn in a transaction, committed when fn returns nil and rolled
-// back otherwise: a refused request stores nothing.
+// back otherwise: a refused request stores nothing. An error that means the
+// database is unavailable wraps ErrUnavailable, wherever fn met it.
 func InTx(ctx context.Context, db *sqlx.DB, fn func(tx *sqlx.Tx) error) error {
 	tx, err := db.BeginTxx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("store: unable to begin a transaction: %w", err)
+		return fmt.Errorf("store: unable to begin a transaction: %w", classify(err))
 	}
 	defer tx.Rollback()
 	if err := fn(tx); err != nil {
-		return err
+		return classify(err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: unable to commit: %w", err)
+		return fmt.Errorf("store: unable to commit: %w", classify(err))
 	}
 	return nil
 }

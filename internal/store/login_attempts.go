@@ -32,12 +32,12 @@ func ReserveLoginAttempt(ctx context.Context, db *sqlx.DB, user, client string, 
 		slices.Sort(keys)
 		for _, k := range keys {
 			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, k); err != nil {
-				return fmt.Errorf("store: unable to lock the login attempts of %s: %w", user, err)
+				return fmt.Errorf("store: unable to lock the login attempts of %s: %w", user, classify(err))
 			}
 		}
 		window := limit.Window.Seconds()
 		if _, err := tx.ExecContext(ctx, `DELETE FROM login_attempts WHERE at <= now() - make_interval(secs => $1)`, window); err != nil {
-			return fmt.Errorf("store: unable to delete old login attempts: %w", err)
+			return fmt.Errorf("store: unable to delete old login attempts: %w", classify(err))
 		}
 		// The attempt that must leave the window before another is allowed
 		// is the limit-th newest, of the user's and of the client's.
@@ -48,7 +48,7 @@ func ReserveLoginAttempt(ctx context.Context, db *sqlx.DB, user, client string, 
 			(SELECT at FROM login_attempts WHERE client = $2 ORDER BY at DESC OFFSET $3 LIMIT 1)
 		) AS blocking`, user, client, limit.Attempts-1, window)
 		if err != nil {
-			return fmt.Errorf("store: unable to count the login attempts of %s: %w", user, err)
+			return fmt.Errorf("store: unable to count the login attempts of %s: %w", user, classify(err))
 		}
 		if wait.Valid {
 			retryIn = max(time.Duration(wait.Float64*float64(time.Second)), time.Second)
@@ -56,7 +56,7 @@ func ReserveLoginAttempt(ctx context.Context, db *sqlx.DB, user, client string, 
 		}
 		err = tx.GetContext(ctx, &id, `INSERT INTO login_attempts (user_name, client) VALUES ($1, $2) RETURNING id`, user, client)
 		if err != nil {
-			return fmt.Errorf("store: unable to record a login attempt of %s: %w", user, err)
+			return fmt.Errorf("store: unable to record a login attempt of %s: %w", user, classify(err))
 		}
 		return nil
 	})
@@ -70,7 +70,7 @@ func ReserveLoginAttempt(ctx context.Context, db *sqlx.DB, user, client string, 
 // attempts count against the limit.
 func ForgetLoginAttempt(ctx context.Context, db *sqlx.DB, id int64) error {
 	if _, err := db.ExecContext(ctx, `DELETE FROM login_attempts WHERE id = $1`, id); err != nil {
-		return fmt.Errorf("store: unable to delete the login attempt %d: %w", id, err)
+		return fmt.Errorf("store: unable to delete the login attempt %d: %w", id, classify(err))
 	}
 	return nil
 }

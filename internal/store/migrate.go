@@ -95,12 +95,17 @@ func applyNextMigration(ctx context.Context, db *sqlx.DB, migrations []migration
 	// previous holder of the lock committed.
 	tx, err := db.BeginTxx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
 	if err != nil {
-		return nil, fmt.Errorf("store: unable to begin a migration transaction: %w", err)
+		return nil, fmt.Errorf("store: unable to begin a migration transaction: %w", classify(err))
 	}
 	defer tx.Rollback()
 
+	// A migration may rewrite large tables, and waits for another
+	// process's: DefaultStatementTimeout is for requests, not for this.
+	if _, err := tx.ExecContext(ctx, `SET LOCAL statement_timeout = 0`); err != nil {
+		return nil, fmt.Errorf("store: unable to lift the statement timeout for a migration: %w", classify(err))
+	}
 	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLockKey); err != nil {
-		return nil, fmt.Errorf("store: unable to take the migration lock: %w", err)
+		return nil, fmt.Errorf("store: unable to take the migration lock: %w", classify(err))
 	}
 
 	if _, err := tx.ExecContext(ctx, `
@@ -110,12 +115,12 @@ func applyNextMigration(ctx context.Context, db *sqlx.DB, migrations []migration
 			applied_at timestamptz NOT NULL DEFAULT now()
 		)
 	`); err != nil {
-		return nil, fmt.Errorf("store: unable to create the schema_migrations table: %w", err)
+		return nil, fmt.Errorf("store: unable to create the schema_migrations table: %w", classify(err))
 	}
 
 	var version int
 	if err := tx.GetContext(ctx, &version, `SELECT coalesce(max(version), 0) FROM schema_migrations`); err != nil {
-		return nil, fmt.Errorf("store: unable to read the schema version: %w", err)
+		return nil, fmt.Errorf("store: unable to read the schema version: %w", classify(err))
 	}
 
 	latest := len(migrations)
@@ -127,15 +132,15 @@ func applyNextMigration(ctx context.Context, db *sqlx.DB, migrations []migration
 	if version < latest {
 		next = &migrations[version]
 		if _, err := tx.ExecContext(ctx, next.sql); err != nil {
-			return nil, fmt.Errorf("store: unable to apply the migration %04d_%s: %w", next.version, next.name, err)
+			return nil, fmt.Errorf("store: unable to apply the migration %04d_%s: %w", next.version, next.name, classify(err))
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, next.version, next.name); err != nil {
-			return nil, fmt.Errorf("store: unable to record the migration %04d_%s: %w", next.version, next.name, err)
+			return nil, fmt.Errorf("store: unable to record the migration %04d_%s: %w", next.version, next.name, classify(err))
 		}
 	}
 
 	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("store: unable to commit the migration transaction: %w", err)
+		return nil, fmt.Errorf("store: unable to commit the migration transaction: %w", classify(err))
 	}
 	return next, nil
 }
@@ -145,7 +150,7 @@ func applyNextMigration(ctx context.Context, db *sqlx.DB, migrations []migration
 func SchemaVersion(ctx context.Context, db *sqlx.DB) (int, error) {
 	var exists bool
 	if err := db.GetContext(ctx, &exists, `SELECT to_regclass('schema_migrations') IS NOT NULL`); err != nil {
-		return 0, fmt.Errorf("store: unable to read the schema version: %w", err)
+		return 0, fmt.Errorf("store: unable to read the schema version: %w", classify(err))
 	}
 	if !exists {
 		return 0, nil
@@ -153,7 +158,7 @@ func SchemaVersion(ctx context.Context, db *sqlx.DB) (int, error) {
 
 	var version int
 	if err := db.GetContext(ctx, &version, `SELECT coalesce(max(version), 0) FROM schema_migrations`); err != nil {
-		return 0, fmt.Errorf("store: unable to read the schema version: %w", err)
+		return 0, fmt.Errorf("store: unable to read the schema version: %w", classify(err))
 	}
 	return version, nil
 }

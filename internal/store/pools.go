@@ -45,7 +45,7 @@ func InsertPool(ctx context.Context, ext sqlx.ExtContext, p PoolRow) (PoolRow, e
 		return PoolRow{}, fmt.Errorf("store: pool %s: %w", p.Name, ErrObjectExists)
 	}
 	if err != nil {
-		return PoolRow{}, fmt.Errorf("store: unable to insert the pool %s: %w", p.Name, err)
+		return PoolRow{}, fmt.Errorf("store: unable to insert the pool %s: %w", p.Name, classify(err))
 	}
 	return out, nil
 }
@@ -70,7 +70,7 @@ func Pools(ctx context.Context, ext sqlx.QueryerContext, kind string) ([]PoolRow
 	var ps []PoolRow
 	err := sqlx.SelectContext(ctx, ext, &ps, `SELECT `+poolColumns+` FROM pools WHERE $1 = '' OR kind = $1 ORDER BY namespace, name`, kind)
 	if err != nil {
-		return nil, fmt.Errorf("store: unable to list the pools: %w", err)
+		return nil, fmt.Errorf("store: unable to list the pools: %w", classify(err))
 	}
 	return ps, nil
 }
@@ -80,7 +80,7 @@ func PublicPoolsInZone(ctx context.Context, ext sqlx.QueryerContext, zone string
 	var ps []PoolRow
 	err := sqlx.SelectContext(ctx, ext, &ps, `SELECT `+poolColumns+` FROM pools WHERE kind = 'public' AND zone = $1 ORDER BY name`, zone)
 	if err != nil {
-		return nil, fmt.Errorf("store: unable to list the pools of zone %s: %w", zone, err)
+		return nil, fmt.Errorf("store: unable to list the pools of zone %s: %w", zone, classify(err))
 	}
 	return ps, nil
 }
@@ -99,12 +99,13 @@ func DeletePool(ctx context.Context, ext sqlx.ExtContext, uid string) error {
 		return fmt.Errorf("store: %s still holds allocations: %w", uid, ErrInUse)
 	}
 	if err != nil {
-		return fmt.Errorf("store: unable to delete the pool %s: %w", uid, err)
+		return fmt.Errorf("store: unable to delete the pool %s: %w", uid, classify(err))
 	}
 	return nil
 }
 
-// found turns sql.ErrNoRows into ErrNotFound and wraps other errors.
+// found turns sql.ErrNoRows into ErrNotFound and wraps other errors,
+// classified (see Unavailable).
 func found(err error, what string) error {
 	switch {
 	case err == nil:
@@ -112,5 +113,5 @@ func found(err error, what string) error {
 	case errors.Is(err, sql.ErrNoRows):
 		return fmt.Errorf("store: %s: %w", what, ErrNotFound)
 	}
-	return fmt.Errorf("store: unable to read the %s: %w", what, err)
+	return fmt.Errorf("store: unable to read the %s: %w", what, classify(err))
 }

@@ -11,7 +11,7 @@ import (
 // passed; they are never found again, only their rows stay.
 func DeleteExpiredSessions(ctx context.Context, db *sqlx.DB) error {
 	if _, err := db.ExecContext(ctx, `DELETE FROM sessions WHERE expiry < now()`); err != nil {
-		return fmt.Errorf("store: unable to delete expired sessions: %w", err)
+		return fmt.Errorf("store: unable to delete expired sessions: %w", classify(err))
 	}
 	return nil
 }

@@ -32,13 +32,15 @@ func (d dialer) DialTimeout(network, address string, timeout time.Duration) (net
 const MaxOpenConns = 20
 
 // Open connects to the PostgreSQL database at url, a lib/pq URL or DSN.
+// Its connections bound their statements by DefaultStatementTimeout unless
+// the URL, the role, the database or the server sets a statement_timeout.
 func Open(ctx context.Context, url string) (*sqlx.DB, error) {
 	connector, err := pq.NewConnector(url)
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to read the database URL: %w", err)
 	}
 	connector.Dialer(dialer{net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}})
-	db := sqlx.NewDb(sql.OpenDB(connector), "postgres")
+	db := sqlx.NewDb(sql.OpenDB(boundedConnector{connector}), "postgres")
 
 	db.SetMaxOpenConns(MaxOpenConns)
 	db.SetMaxIdleConns(MaxOpenConns)
@@ -47,7 +49,7 @@ func Open(ctx context.Context, url string) (*sqlx.DB, error) {
 
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("store: unable to connect to the database: %w", err)
+		return nil, fmt.Errorf("store: unable to connect to the database: %w", classify(err))
 	}
 	return db, nil
 }

@@ -45,7 +45,7 @@ func CreateUser(ctx context.Context, db *sqlx.DB, actor string, u UserRow) (User
 			return fmt.Errorf("store: unable to create the user %s: %w", u.Name, ErrObjectExists)
 		}
 		if err != nil {
-			return fmt.Errorf("store: unable to create the user %s: %w", u.Name, err)
+			return fmt.Errorf("store: unable to create the user %s: %w", u.Name, classify(err))
 		}
 		return InsertAudit(ctx, tx, AuditEntry{
 			Actor:      actor,
@@ -69,7 +69,7 @@ func User(ctx context.Context, q sqlx.QueryerContext, name string) (UserRow, err
 		return UserRow{}, fmt.Errorf("store: unable to find the user %s: %w", name, ErrNotFound)
 	}
 	if err != nil {
-		return UserRow{}, fmt.Errorf("store: unable to read the user %s: %w", name, err)
+		return UserRow{}, fmt.Errorf("store: unable to read the user %s: %w", name, classify(err))
 	}
 	return u, nil
 }
@@ -78,7 +78,7 @@ func User(ctx context.Context, q sqlx.QueryerContext, name string) (UserRow, err
 func Users(ctx context.Context, q sqlx.QueryerContext) ([]UserRow, error) {
 	var users []UserRow
 	if err := sqlx.SelectContext(ctx, q, &users, `SELECT `+userColumns+` FROM users ORDER BY name`); err != nil {
-		return nil, fmt.Errorf("store: unable to list the users: %w", err)
+		return nil, fmt.Errorf("store: unable to list the users: %w", classify(err))
 	}
 	return users, nil
 }
@@ -87,7 +87,7 @@ func Users(ctx context.Context, q sqlx.QueryerContext) ([]UserRow, error) {
 func CountUsers(ctx context.Context, q sqlx.QueryerContext) (int, error) {
 	var n int
 	if err := sqlx.GetContext(ctx, q, &n, `SELECT count(*) FROM users`); err != nil {
-		return 0, fmt.Errorf("store: unable to count the users: %w", err)
+		return 0, fmt.Errorf("store: unable to count the users: %w", classify(err))
 	}
 	return n, nil
 }
@@ -103,7 +103,7 @@ func SetPassword(ctx context.Context, db *sqlx.DB, actor, name, passwordHash str
 			return fmt.Errorf("store: unable to set the password of %s: %w", name, ErrNotFound)
 		}
 		if err != nil {
-			return fmt.Errorf("store: unable to set the password of %s: %w", name, err)
+			return fmt.Errorf("store: unable to set the password of %s: %w", name, classify(err))
 		}
 		// The hash is left out of the JSON: before and after look alike,
 		// the action says what changed.
@@ -138,7 +138,7 @@ func CreateToken(ctx context.Context, db *sqlx.DB, actor, user string, hash []by
 			return fmt.Errorf("store: unable to create a token for %s: no such user: %w", user, ErrNotFound)
 		}
 		if err != nil {
-			return fmt.Errorf("store: unable to create a token for %s: %w", user, err)
+			return fmt.Errorf("store: unable to create a token for %s: %w", user, classify(err))
 		}
 		return InsertAudit(ctx, tx, AuditEntry{
 			Actor:      actor,
@@ -161,7 +161,7 @@ func UserByTokenHash(ctx context.Context, q sqlx.QueryerContext, hash []byte) (U
 		return UserRow{}, fmt.Errorf("store: unable to find the token: %w", ErrNotFound)
 	}
 	if err != nil {
-		return UserRow{}, fmt.Errorf("store: unable to look up a token: %w", err)
+		return UserRow{}, fmt.Errorf("store: unable to look up a token: %w", classify(err))
 	}
 	return u, nil
 }
@@ -174,7 +174,7 @@ func RevokeTokens(ctx context.Context, db *sqlx.DB, actor, user string) (int, er
 	err := InTx(ctx, db, func(tx *sqlx.Tx) error {
 		var exists bool
 		if err := tx.GetContext(ctx, &exists, `SELECT EXISTS (SELECT 1 FROM users WHERE name = $1)`, user); err != nil {
-			return fmt.Errorf("store: unable to revoke the tokens of %s: %w", user, err)
+			return fmt.Errorf("store: unable to revoke the tokens of %s: %w", user, classify(err))
 		}
 		if !exists {
 			return fmt.Errorf("store: unable to revoke the tokens of %s: no such user: %w", user, ErrNotFound)
@@ -183,7 +183,7 @@ func RevokeTokens(ctx context.Context, db *sqlx.DB, actor, user string) (int, er
 			WHERE user_name = $1 AND revoked_at IS NULL
 			RETURNING id, user_name, created_at`, user)
 		if err != nil {
-			return fmt.Errorf("store: unable to revoke the tokens of %s: %w", user, err)
+			return fmt.Errorf("store: unable to revoke the tokens of %s: %w", user, classify(err))
 		}
 		if len(revoked) == 0 {
 			return nil

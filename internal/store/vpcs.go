@@ -35,7 +35,7 @@ func InsertVPC(ctx context.Context, ext sqlx.QueryerContext, v VPCRow) (VPCRow, 
 		return VPCRow{}, fmt.Errorf("store: vpc %s/%s: %w", v.Namespace, v.Name, ErrObjectExists)
 	}
 	if err != nil {
-		return VPCRow{}, fmt.Errorf("store: unable to insert the vpc %s/%s: %w", v.Namespace, v.Name, err)
+		return VPCRow{}, fmt.Errorf("store: unable to insert the vpc %s/%s: %w", v.Namespace, v.Name, classify(err))
 	}
 	return out, nil
 }
@@ -57,7 +57,7 @@ func VPC(ctx context.Context, ext sqlx.QueryerContext, namespace, name string, l
 func VPCs(ctx context.Context, ext sqlx.QueryerContext) ([]VPCRow, error) {
 	var vs []VPCRow
 	if err := sqlx.SelectContext(ctx, ext, &vs, `SELECT `+vpcColumns+` FROM vpcs ORDER BY namespace, name`); err != nil {
-		return nil, fmt.Errorf("store: unable to list the vpcs: %w", err)
+		return nil, fmt.Errorf("store: unable to list the vpcs: %w", classify(err))
 	}
 	return vs, nil
 }
@@ -70,7 +70,7 @@ func DeleteVPC(ctx context.Context, ext sqlx.ExtContext, uid string) error {
 		return fmt.Errorf("store: %s still holds allocations: %w", uid, ErrInUse)
 	}
 	if err != nil {
-		return fmt.Errorf("store: unable to delete the vpc %s: %w", uid, err)
+		return fmt.Errorf("store: unable to delete the vpc %s: %w", uid, classify(err))
 	}
 	return nil
 }
@@ -98,7 +98,7 @@ func InsertSubnet(ctx context.Context, ext sqlx.QueryerContext, s SubnetRow) (Su
 		return SubnetRow{}, fmt.Errorf("store: subnet %s: %w", s.Name, ErrObjectExists)
 	}
 	if err != nil {
-		return SubnetRow{}, fmt.Errorf("store: unable to insert the subnet %s: %w", s.Name, err)
+		return SubnetRow{}, fmt.Errorf("store: unable to insert the subnet %s: %w", s.Name, classify(err))
 	}
 	return out, nil
 }
@@ -114,7 +114,7 @@ func Subnet(ctx context.Context, ext sqlx.QueryerContext, vpcUID, name string) (
 func Subnets(ctx context.Context, ext sqlx.QueryerContext, vpcUID string) ([]SubnetRow, error) {
 	var ss []SubnetRow
 	if err := sqlx.SelectContext(ctx, ext, &ss, `SELECT `+subnetColumns+` FROM subnets WHERE vpc_uid = $1 ORDER BY subnets.cidr`, vpcUID); err != nil {
-		return nil, fmt.Errorf("store: unable to list the subnets: %w", err)
+		return nil, fmt.Errorf("store: unable to list the subnets: %w", classify(err))
 	}
 	return ss, nil
 }
@@ -133,7 +133,7 @@ func DeleteSubnet(ctx context.Context, ext sqlx.ExtContext, uid string) error {
 		return fmt.Errorf("store: %s still holds allocations: %w", uid, ErrInUse)
 	}
 	if err != nil {
-		return fmt.Errorf("store: unable to delete the subnet %s: %w", uid, err)
+		return fmt.Errorf("store: unable to delete the subnet %s: %w", uid, classify(err))
 	}
 	return nil
 }
@@ -160,7 +160,7 @@ func InsertFloatingIP(ctx context.Context, ext sqlx.ExtContext, f FloatingIPRow)
 		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
 		f.UID, f.Namespace, f.Name, f.PoolUID, f.Address, f.CreatedBy)
 	if err != nil {
-		return fmt.Errorf("store: unable to insert the floating ip %s/%s: %w", f.Namespace, f.Name, err)
+		return fmt.Errorf("store: unable to insert the floating ip %s/%s: %w", f.Namespace, f.Name, classify(err))
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("store: floating ip %s/%s: %w", f.Namespace, f.Name, ErrObjectExists)
@@ -179,7 +179,7 @@ func FloatingIP(ctx context.Context, ext sqlx.QueryerContext, namespace, name st
 func FloatingIPs(ctx context.Context, ext sqlx.QueryerContext) ([]FloatingIPRow, error) {
 	var fs []FloatingIPRow
 	if err := sqlx.SelectContext(ctx, ext, &fs, floatingIPSelect+` ORDER BY f.namespace, f.name`); err != nil {
-		return nil, fmt.Errorf("store: unable to list the floating ips: %w", err)
+		return nil, fmt.Errorf("store: unable to list the floating ips: %w", classify(err))
 	}
 	return fs, nil
 }
@@ -187,7 +187,7 @@ func FloatingIPs(ctx context.Context, ext sqlx.QueryerContext) ([]FloatingIPRow,
 // DeleteFloatingIP deletes the floating IP row.
 func DeleteFloatingIP(ctx context.Context, ext sqlx.ExtContext, uid string) error {
 	if _, err := ext.ExecContext(ctx, `DELETE FROM floating_ips WHERE uid = $1`, uid); err != nil {
-		return fmt.Errorf("store: unable to delete the floating ip %s: %w", uid, err)
+		return fmt.Errorf("store: unable to delete the floating ip %s: %w", uid, classify(err))
 	}
 	return nil
 }

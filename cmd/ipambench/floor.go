@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// The floor is the cheapest durable claim imaginable: one single-row
+// INSERT, committed on its own, into a table with the allocation table's
+// columns, defaults, checks and indexes (but no foreign key, no audit
+// entry, no search for a free address), through the same driver and the
+// same connection pool as the product.
+const floorTable = `CREATE TABLE IF NOT EXISTS floor_allocations (LIKE allocations INCLUDING ALL)`
+
+const floorInsert = `INSERT INTO floor_allocations (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_by)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
+
+const floorPoolUID = "00000000-0000-4000-8000-000000000001"
+
+// floorSeq numbers the floor's rows.
+var floorSeq atomic.Int64
+
+// floorOp returns one insert of the floor, timed.
+func floorOp(ctx context.Context, db *sqlx.DB) (func() (time.Duration, error), error) {
+	if _, err := db.ExecContext(ctx, floorTable); err != nil {
+		return nil, err
+	}
+	return func() (time.Duration, error) {
+		i := floorSeq.Add(1)
+		v := uint32(10)<<24 | uint32(i)
+		a := netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
+		name := fmt.Sprintf("floor-%d", i)
+		start := time.Now()
+		_, err := db.ExecContext(ctx, floorInsert, "bench/floor", name, floorPoolUID, a.String(),
+			"VirtualMachine", name, name+"/0", "bench/floor", nil, "bench")
+		return time.Since(start), err
+	}, nil
+}
+
+// floor measures n inserts by clients concurrent clients.
+func floor(ctx context.Context, db *sqlx.DB, n, clients int) (run, error) {
+	op, err := floorOp(ctx, db)
+	if err != nil {
+		return run{}, err
+	}
+	return concurrently(n, clients, op)
+}
+
+// alternate runs n operations of a and n of b by clients concurrent
+// clients, in slices that alternate (a's first), so that both see the
+// machine in the same state: a burst of load elsewhere slows both alike.
+// With one client and n slices, single operations alternate.
+func alternate(n, clients, slices int, a, b func() (time.Duration, error)) (ra, rb run, err error) {
+	for k := range slices {
+		m := n/slices + min(1, max(0, n%slices-k))
+		for i, op := range []func() (time.Duration, error){a, b} {
+			r, err := concurrently(m, clients, op)
+			if err != nil {
+				return ra, rb, err
+			}
+			acc := &ra
+			if i == 1 {
+				acc = &rb
+			}
+			acc.lat = append(acc.lat, r.lat...)
+			acc.elapsed += r.elapsed
+			acc.ops += r.ops
+		}
+	}
+	return ra, rb, nil
+}
+
+// concurrently runs op n times from clients goroutines and collects the
+// latencies; the first error stops the run.
+func concurrently(n, clients int, op func() (time.Duration, error)) (run, error) {
+	var next atomic.Int64
+	lat := make([]time.Duration, n)
+	var firstErr error
+	var errOnce sync.Once
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range clients {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				d, err := op()
+				if err != nil {
+					errOnce.Do(func() { firstErr = err })
+					next.Store(int64(n))
+					return
+				}
+				lat[i] = d
+			}
+		})
+	}
+	wg.Wait()
+	return run{lat: lat, elapsed: time.Since(start), ops: n}, firstErr
+}

@@ -1,0 +1,356 @@
+// Command ipambench measures PiVirt IPAM's claims against the floor (a bare
+// single-row INSERT commit) and against github.com/metal-stack/go-ipam on
+// one PostgreSQL, together with the in-browser preview and the console's
+// pool page, and prints a Markdown table of the figures and their ratios.
+//
+//	cd cmd/ipambench && go run . [--quick] [--json] [--database-url URL]
+//
+// It lives in a module of its own so that the product's go.mod never
+// carries go-ipam's dependencies. Without --database-url it starts its own
+// PostgreSQL (durable settings) in a folder under /var/tmp and removes it
+// afterwards; with one, it creates a scratch database on that server and
+// drops it afterwards. Progress goes to stderr; stdout holds the report
+// and, with --json, one JSON object as its last line.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"pivirt.hu/ipam/internal/ipam"
+)
+
+// config holds the flags and the counts of a run.
+type config struct {
+	quick, json, keep, check bool
+	databaseURL, cpuprofile  string
+	only                     map[string]bool
+
+	runs         int // repetitions of every measurement
+	floorN       int // inserts per run, one client
+	floor16N     int // inserts per run, 16 clients
+	seqN         int // claims per run and fill level (a 99 % full /16 has 655 free)
+	concN        int // claims per run, 16 clients
+	twoProcN     int // claims per run, both processes together
+	churnN       int // release+claim pairs per run
+	goipamSeqN   int // go-ipam claims per run, empty /16
+	goipam20kN   int // go-ipam claims per run, 20 000 taken
+	goipamWindow time.Duration
+	previewCalls int // per run
+	pageN        int // pages per run
+}
+
+var scenarios = []string{"floor", "seq", "conc16", "twoproc", "churn", "page", "goipam", "preview"}
+
+func (c config) want(s string) bool { return c.only == nil || c.only[s] }
+
+func parseFlags(args []string) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("ipambench", flag.ContinueOnError)
+	fs.BoolVar(&c.quick, "quick", false, "smaller counts: finishes in under a minute on 2 cores")
+	fs.BoolVar(&c.json, "json", false, "print one JSON object with the figures as the last line")
+	fs.StringVar(&c.databaseURL, "database-url", "", "PostgreSQL server to run on (a scratch database is created there and dropped); default: a PostgreSQL of its own")
+	fs.IntVar(&c.runs, "runs", 0, "repetitions of every measurement (default 3 with --quick, else 5)")
+	only := fs.String("only", "", "comma-separated measurements to run, of "+strings.Join(scenarios, ","))
+	fs.StringVar(&c.cpuprofile, "cpuprofile", "", "write a CPU profile of this process (the product's side of every claim) to this file")
+	fs.BoolVar(&c.keep, "keep", false, "keep the database until Ctrl-C after the run, and print its URL (for EXPLAIN)")
+	fs.BoolVar(&c.check, "check", false, "exit with status 3 when a target of issue 5 does not hold")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if *only != "" {
+		c.only = map[string]bool{}
+		for s := range strings.SplitSeq(*only, ",") {
+			if !slices.Contains(scenarios, s) {
+				return c, fmt.Errorf("--only: unknown measurement %q (have %s)", s, strings.Join(scenarios, ","))
+			}
+			c.only[s] = true
+		}
+	}
+	if c.quick {
+		c.runs = cmp(c.runs, 3)
+		c.floorN, c.floor16N, c.seqN, c.concN, c.twoProcN, c.churnN = 300, 1600, 100, 1600, 1600, 300
+		c.goipamSeqN, c.goipam20kN, c.goipamWindow = 30, 10, 3*time.Second
+		c.previewCalls, c.pageN = 20, 20
+	} else {
+		c.runs = cmp(c.runs, 5)
+		c.floorN, c.floor16N, c.seqN, c.concN, c.twoProcN, c.churnN = 1000, 8000, 120, 8000, 8000, 1500
+		c.goipamSeqN, c.goipam20kN, c.goipamWindow = 100, 30, 10*time.Second
+		c.previewCalls, c.pageN = 50, 50
+	}
+	if c.runs < 1 || c.runs*c.seqN >= 655 {
+		return c, fmt.Errorf("--runs %d: between 1 and %d (a 99 %% full /16 has 655 free addresses)", c.runs, 654/c.seqN)
+	}
+	return c, nil
+}
+
+// cmp returns v, or def when v is 0.
+func cmp(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+var started = time.Now()
+
+// progress tells on stderr what the bench is doing.
+func progress(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "[%5.1fs] "+format+"\n", append([]any{time.Since(started).Seconds()}, args...)...)
+}
+
+func main() {
+	if spec := os.Getenv(childEnv); spec != "" {
+		os.Exit(runChild(spec))
+	}
+	cfg, err := parseFlags(os.Args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ipambench:", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	rep, err := bench(ctx, cfg)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ipambench:", err)
+		os.Exit(1)
+	}
+	rep.print(os.Stdout, cfg)
+	switch {
+	case rep.broken():
+		fmt.Fprintln(os.Stderr, "ipambench: an address was handed out twice, or a claim did not get the lowest free candidate")
+		os.Exit(4)
+	case cfg.check && !rep.targetsHold():
+		os.Exit(3)
+	}
+}
+
+// bench runs every measurement and returns the report.
+func bench(ctx context.Context, cfg config) (*report, error) {
+	mode := "full"
+	if cfg.quick {
+		mode = "quick"
+	}
+	progress("ipambench, %s run: %d runs of every measurement", mode, cfg.runs)
+	if cfg.cpuprofile != "" {
+		f, err := os.Create(cfg.cpuprofile)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return nil, err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	rep := &report{mode: mode, machine: machine(), runs: cfg.runs, busyBefore: cpuBusy(time.Second)}
+	if rep.busyBefore >= 25 {
+		progress("warning: %.0f %% of the CPUs were busy before the run: other processes are running, and the figures will move with them", rep.busyBefore)
+	}
+	quiet := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	slog.SetDefault(quiet)
+
+	var wasm *wasmModule
+	if cfg.want("preview") {
+		root, err := repoRoot()
+		if err != nil {
+			return nil, err
+		}
+		dir, err := os.MkdirTemp("", "ipambench-wasm-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		progress("building the WASM preview (GOOS=js GOARCH=wasm go build ./wasm in %s)", root)
+		if wasm, err = buildWasm(ctx, root, dir); err != nil {
+			return nil, err
+		}
+	}
+
+	if !slices.ContainsFunc(scenarios, func(s string) bool { return s != "preview" && cfg.want(s) }) {
+		// The preview alone needs no database.
+		return rep, measurePreview(ctx, cfg, wasm, rep)
+	}
+	d, err := openDatabase(ctx, cfg.databaseURL, quiet)
+	if err != nil {
+		return nil, err
+	}
+	defer d.cleanup()
+	rep.server = d.server
+	progress("%s", d.server)
+	if cfg.keep {
+		defer func() {
+			fmt.Fprintf(os.Stderr, "ipambench: the database is %s\nipambench: Ctrl-C ends the run\n", d.url)
+			<-ctx.Done()
+		}()
+	}
+
+	db, err := openDB(ctx, d.url)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	svc, err := ipam.New(ctx, ipam.Config{DB: db, URL: d.url, Logger: quiet})
+	if err != nil {
+		return nil, err
+	}
+	defer svc.Close()
+
+	if cfg.want("floor") {
+		if err := measureFloor(ctx, cfg, db, rep); err != nil {
+			return nil, fmt.Errorf("floor: %w", err)
+		}
+	}
+	ours := &oursResult{}
+	rep.ours = ours
+	if cfg.want("seq") {
+		if err := sequential(ctx, cfg, svc, db, ours); err != nil {
+			return nil, fmt.Errorf("sequential claims: %w", err)
+		}
+	}
+	if cfg.want("conc16") {
+		progress("ours, 16 clients in one process")
+		warmPool(ctx, db, 16)
+		if err := concurrent16(ctx, cfg, svc, db, ours); err != nil {
+			return nil, fmt.Errorf("16 clients: %w", err)
+		}
+	}
+	if cfg.want("twoproc") {
+		progress("ours, 2 processes of 8 clients")
+		if err := twoProcesses(ctx, cfg, d.url, svc, db, ours); err != nil {
+			return nil, fmt.Errorf("2 processes: %w", err)
+		}
+	}
+	if cfg.want("churn") {
+		warmPool(ctx, db, 16)
+		if err := churn(ctx, cfg, svc, db, ours); err != nil {
+			return nil, fmt.Errorf("churn: %w", err)
+		}
+	}
+	if cfg.want("page") {
+		pr, err := page(ctx, cfg, d.url)
+		if err != nil {
+			return nil, fmt.Errorf("pool page: %w", err)
+		}
+		rep.page = &pr
+	}
+	var gi *goipamResult
+	if cfg.want("goipam") {
+		gi = &goipamResult{}
+		rep.goipam = gi
+		st, err := goipamStorage(d.url)
+		if err != nil {
+			return nil, fmt.Errorf("go-ipam: %w", err)
+		}
+		progress("go-ipam, sequential on an empty /16")
+		if err := goipamSequential(ctx, cfg, st, gi); err != nil {
+			return nil, fmt.Errorf("go-ipam: %w", err)
+		}
+	}
+	if err := measurePreview(ctx, cfg, wasm, rep); err != nil {
+		return nil, err
+	}
+	if gi != nil {
+		// Last: claims of go-ipam still sleeping in its retry delay when a
+		// run ends may wake up after it (they stop at once, but the
+		// measurements after them would share the machine with them).
+		st, err := goipamStorage(d.url)
+		if err != nil {
+			return nil, fmt.Errorf("go-ipam: %w", err)
+		}
+		progress("go-ipam, 16 clients on an empty /16, %s per run", cfg.goipamWindow)
+		if err := goipamConcurrent16(ctx, cfg, st, gi); err != nil {
+			return nil, fmt.Errorf("go-ipam: %w", err)
+		}
+	}
+	progress("done")
+	return rep, nil
+}
+
+func measurePreview(ctx context.Context, cfg config, wasm *wasmModule, rep *report) error {
+	if wasm == nil {
+		return nil
+	}
+	progress("WASM preview in node: next 8 of a /16 with 60 000 taken in fragments")
+	pr, err := preview(ctx, cfg, wasm)
+	if err != nil {
+		return fmt.Errorf("preview: %w", err)
+	}
+	rep.preview = &pr
+	return nil
+}
+
+func measureFloor(ctx context.Context, cfg config, db *sqlx.DB, rep *report) error {
+	for _, clients := range []int{1, 16} {
+		progress("floor: single-row INSERT autocommit, %d client(s)", clients)
+		warmPool(ctx, db, clients)
+		if _, err := floor(ctx, db, 4*clients, clients); err != nil {
+			return err
+		}
+		n := cfg.floorN
+		if clients > 1 {
+			n = cfg.floor16N
+		}
+		var runs []run
+		for r := range cfg.runs {
+			rr, err := floor(ctx, db, n, clients)
+			if err != nil {
+				return err
+			}
+			runs = append(runs, rr)
+			st := rr.stats()
+			progress("  run %d: %.0f inserts/s, p50 %.3f ms, p99 %.3f ms", r+1, st.perSec, st.p50, st.p99)
+		}
+		if clients == 1 {
+			f := figureOf(runs)
+			rep.floor1 = &f
+		} else {
+			f := figureOf(runs)
+			rep.floor16 = &f
+		}
+	}
+	return nil
+}
+
+// warmPool opens n connections of db's pool, so that a measurement does
+// not time their setup.
+func warmPool(ctx context.Context, db *sqlx.DB, n int) {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []interface{ Close() error }
+	for range n {
+		wg.Go(func() {
+			c, err := db.Connx(ctx)
+			if err != nil {
+				return
+			}
+			c.PingContext(ctx)
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	for _, c := range conns {
+		c.Close()
+	}
+}

@@ -1,0 +1,432 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/ipam"
+)
+
+// operator is the actor of every claim the bench makes.
+var operator = auth.Actor{Name: "bench", Role: auth.Operator}
+
+// benchCIDR is the /16 of every VPC the bench makes (VPCs of different
+// namespaces may overlap).
+const benchCIDR = "10.42.0.0/16"
+
+// A subnet is a VPC "net" of a namespace with one subnet "all" covering
+// its whole /16: 65 533 candidates (less the network, the broadcast and
+// the subnet's gateway).
+type subnet struct {
+	ns        string
+	poolUID   string
+	subnetUID string
+	base      netip.Addr // the /16's network address
+	space     candidates.Space
+}
+
+func createSubnet(ctx context.Context, svc *ipam.Service, ns string) (subnet, error) {
+	if _, err := svc.CreateVPC(ctx, operator, ipam.CreateVPCInput{Namespace: ns, Name: "net", CIDR: benchCIDR}); err != nil {
+		return subnet{}, err
+	}
+	sub, err := svc.CreateSubnet(ctx, operator, ipam.CreateSubnetInput{Namespace: ns, VPC: "net", Name: "all", CIDR: benchCIDR})
+	if err != nil {
+		return subnet{}, err
+	}
+	p, err := svc.Pool(ctx, operator, ns, "vpc-net")
+	if err != nil {
+		return subnet{}, err
+	}
+	pool, err := candidates.ParsePool(candidates.PoolSpec{CIDR: benchCIDR})
+	if err != nil {
+		return subnet{}, err
+	}
+	req, err := pool.ParseRequest(candidates.RequestSpec{Within: benchCIDR, Reserved: []string{sub.Gateway.String()}})
+	if err != nil {
+		return subnet{}, err
+	}
+	prefix := netip.MustParsePrefix(benchCIDR)
+	return subnet{ns: ns, poolUID: p.UID, subnetUID: sub.UID, base: prefix.Addr(), space: pool.Space(req)}, nil
+}
+
+// addr returns the address offset after the subnet's network address.
+func (s subnet) addr(offset int) netip.Addr {
+	b := s.base.As4()
+	v := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]) + uint32(offset)
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
+}
+
+// fillSQL inserts, in one statement, an allocation for each offset of the
+// pool's prefix, held by owners fill-<offset> that are not the bench's
+// clients.
+const fillSQL = `INSERT INTO allocations (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_by)
+	SELECT p.namespace, p.name || '-' || replace(host(a), '.', '-'), p.uid, a, $3, 'fill-' || i, 'fill-' || i || $4, $5, $6::uuid, 'bench'
+	FROM pools p, unnest($2::int[]) i, LATERAL (SELECT host(p.cidr)::inet + i AS a) x
+	WHERE p.uid = $1`
+
+// fill takes the offsets of the subnet, as VM interfaces.
+func (s subnet) fill(ctx context.Context, db *sqlx.DB, offsets []int) error {
+	return fillPool(ctx, db, s.poolUID, offsets, ipam.OwnerVirtualMachine, "/0", s.ns, s.subnetUID)
+}
+
+// fillPool inserts allocations of owners of kind, named fill-<offset> and
+// a suffix, at the offsets of the pool's prefix, then vacuums and
+// analyses the table as autovacuum would have done while a real pool
+// filled up.
+func fillPool(ctx context.Context, db *sqlx.DB, poolUID string, offsets []int, kind, suffix, ownerNS string, subnetUID any) error {
+	if len(offsets) == 0 {
+		return nil
+	}
+	if _, err := db.ExecContext(ctx, fillSQL, poolUID, pq.Array(offsets), kind, suffix, ownerNS, subnetUID); err != nil {
+		return fmt.Errorf("filling pool %s: %w", poolUID, err)
+	}
+	return vacuum(ctx, db)
+}
+
+func vacuum(ctx context.Context, db *sqlx.DB) error {
+	_, err := db.ExecContext(ctx, `VACUUM (ANALYZE) allocations`)
+	return err
+}
+
+// taken returns the set of the offsets.
+func (s subnet) taken(offsets []int) candidates.Set {
+	var b candidates.SetBuilder
+	for _, o := range offsets {
+		b.Add(s.addr(o))
+	}
+	return b.Set()
+}
+
+// attach claims an address for VM id's NIC 0 in the subnet.
+func (s subnet) attach(ctx context.Context, svc *ipam.Service, id string) (netip.Addr, time.Duration, error) {
+	start := time.Now()
+	a, err := svc.AttachInterface(ctx, operator, ipam.AttachInterfaceInput{
+		Namespace: s.ns, VPC: "net", Subnet: "all", VM: ipam.VMRef{UID: id, Hostname: id}, NIC: 0,
+	})
+	return a.Address, time.Since(start), err
+}
+
+// detach releases the address of VM id's NIC 0.
+func (s subnet) detach(ctx context.Context, svc *ipam.Service, id string) (time.Duration, error) {
+	start := time.Now()
+	released, err := svc.DetachInterface(ctx, operator, ipam.DetachInterfaceInput{
+		Namespace: s.ns, VPC: "net", VM: ipam.VMRef{UID: id, Hostname: id}, NIC: 0,
+	})
+	if err == nil && !released {
+		err = fmt.Errorf("%s held nothing to release", id)
+	}
+	return time.Since(start), err
+}
+
+// A ledger records what every claim told its owner, to be checked against
+// the database: an address told to two owners, or an owner told an
+// address it does not hold, is a duplicate.
+type ledger struct {
+	mu   sync.Mutex
+	told map[string]netip.Addr // owner uid → address
+}
+
+func newLedger() *ledger { return &ledger{told: map[string]netip.Addr{}} }
+
+func (l *ledger) add(owner string, a netip.Addr) {
+	l.mu.Lock()
+	l.told[owner] = a
+	l.mu.Unlock()
+}
+
+// duplicates counts the addresses told to more than one owner, and the
+// owners that do not hold, in the database, the address they were told.
+func (l *ledger) duplicates(ctx context.Context, db *sqlx.DB, s subnet) (int, error) {
+	var rows []struct {
+		Owner   string `db:"owner_uid"`
+		Address string `db:"address"`
+	}
+	if err := db.SelectContext(ctx, &rows, `SELECT owner_uid, host(address) AS address FROM allocations WHERE subnet_uid = $1`, s.subnetUID); err != nil {
+		return 0, err
+	}
+	held := make(map[string]string, len(rows))
+	for _, r := range rows {
+		held[r.Owner] = r.Address
+	}
+	dup := 0
+	seen := map[netip.Addr]bool{}
+	for owner, a := range l.told {
+		if seen[a] {
+			dup++
+		}
+		seen[a] = true
+		if held[owner] != a.String() {
+			dup++
+		}
+	}
+	return dup, nil
+}
+
+// lowest reports whether the subnet's taken addresses are exactly the
+// lowest n candidates of an empty subnet.
+func lowest(ctx context.Context, db *sqlx.DB, s subnet, n int) (bool, error) {
+	var got []string
+	if err := db.SelectContext(ctx, &got, `SELECT host(address) FROM allocations WHERE subnet_uid = $1 ORDER BY address`, s.subnetUID); err != nil {
+		return false, err
+	}
+	want := s.space.NextN(candidates.Set{}, n)
+	if len(got) != len(want) {
+		return false, nil
+	}
+	for i, a := range want {
+		if got[i] != a.String() {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// oursResult is what the product's measurements found.
+type oursResult struct {
+	seq       map[int]figure  // by fill level in percent
+	seqFloor  map[int]figure  // the floor, alternating with the claims
+	seqRatio  map[int]float64 // p50 over the floor's p50: the median of the runs' ratios
+	seqStmts  map[int]float64
+	seqMisses int // claims that did not get the lowest free candidate
+
+	conc16       figure
+	conc16Floor  figure  // the floor with 16 clients, alternating with the claims
+	conc16Ratio  float64 // throughput over the floor's: the median of the runs' ratios
+	conc16Stmts  float64
+	conc16Lowest bool
+
+	twoProc       figure
+	twoProcStmts  float64
+	twoProcLowest bool
+
+	churnClaim, churnRelease figure
+	churnPairs               float64 // release+claim pairs per second
+	churnMisses              int     // claims that did not get the address just released
+	churn16                  figure  // claims (each after a release) by 16 clients
+
+	duplicates int
+}
+
+// fillLevels are the sequential measurements' fill levels, and for each
+// the modulus m: offsets divisible by m stay free, spread across the /16.
+var fillLevels = []struct{ pct, m int }{{0, 0}, {50, 2}, {90, 10}, {99, 100}}
+
+// sequential measures claims by one client at each fill level.
+func sequential(ctx context.Context, cfg config, svc *ipam.Service, db *sqlx.DB, out *oursResult) error {
+	out.seq, out.seqFloor, out.seqRatio, out.seqStmts = map[int]figure{}, map[int]figure{}, map[int]float64{}, map[int]float64{}
+	for _, lvl := range fillLevels {
+		s, err := createSubnet(ctx, svc, fmt.Sprintf("bench/seq-%d", lvl.pct))
+		if err != nil {
+			return err
+		}
+		var offsets []int
+		if lvl.m > 0 {
+			for o := 2; o < 65535; o++ {
+				if o%lvl.m != 0 {
+					offsets = append(offsets, o)
+				}
+			}
+		}
+		progress("ours, sequential at %d %% full (%d taken, free addresses spread across the /16)", lvl.pct, len(offsets))
+		if err := s.fill(ctx, db, offsets); err != nil {
+			return err
+		}
+		l := newLedger()
+		want := s.space.NextN(s.taken(offsets), cfg.runs*cfg.seqN+1)
+		var got []netip.Addr
+		claim := func(id string) (time.Duration, error) {
+			a, d, err := s.attach(ctx, svc, id)
+			if err == nil {
+				l.add(id, a)
+				got = append(got, a)
+			}
+			return d, err
+		}
+		if _, err := claim("warm"); err != nil { // loads the view, as a serving process has it
+			return err
+		}
+		// Claims alternate with inserts of the floor, one by one, so that
+		// the ratio compares operations that saw the machine in the same
+		// state.
+		var runs, floors []run
+		var ratios []float64
+		var stmts int64
+		var k atomic.Int64
+		fop, err := floorOp(ctx, db)
+		if err != nil {
+			return err
+		}
+		for r := range cfg.runs {
+			stmts0 := statements.Load()
+			fr, rr, err := alternate(cfg.seqN, 1, cfg.seqN, fop, func() (time.Duration, error) {
+				return claim(fmt.Sprintf("seq-%d", k.Add(1)))
+			})
+			if err != nil {
+				return err
+			}
+			stmts += statements.Load() - stmts0 - int64(fr.ops) // one statement a floor insert
+			runs, floors = append(runs, rr), append(floors, fr)
+			ratios = append(ratios, ratio(rr.stats().p50, fr.stats().p50))
+			progress("  run %d: p50 %.3f ms, p99 %.3f ms; the floor, alternating: p50 %.3f ms; ratio %.2f", r+1, rr.stats().p50, rr.stats().p99, fr.stats().p50, ratios[r])
+		}
+		out.seqRatio[lvl.pct] = median(ratios)
+		out.seqStmts[lvl.pct] = float64(stmts) / float64(cfg.runs*cfg.seqN)
+		out.seq[lvl.pct], out.seqFloor[lvl.pct] = figureOf(runs), figureOf(floors)
+		for i := range min(len(got), len(want)) {
+			if got[i] != want[i] {
+				out.seqMisses++
+			}
+		}
+		dup, err := l.duplicates(ctx, db, s)
+		if err != nil {
+			return err
+		}
+		out.duplicates += dup
+	}
+	return nil
+}
+
+// concurrent16 measures 16 clients claiming at once in one process, each
+// run on a fresh subnet, and checks the subnet holds exactly the lowest
+// candidates afterwards.
+func concurrent16(ctx context.Context, cfg config, svc *ipam.Service, db *sqlx.DB, out *oursResult) error {
+	var runs, floors []run
+	var ratios []float64
+	var stmts int64
+	out.conc16Lowest = true
+	fop, err := floorOp(ctx, db)
+	if err != nil {
+		return err
+	}
+	for r := range cfg.runs {
+		s, err := createSubnet(ctx, svc, fmt.Sprintf("bench/c16-%d", r))
+		if err != nil {
+			return err
+		}
+		l := newLedger()
+		claim := func(id string) (time.Duration, error) {
+			a, d, err := s.attach(ctx, svc, id)
+			if err == nil {
+				l.add(id, a)
+			}
+			return d, err
+		}
+		if _, err := claim("warm"); err != nil {
+			return err
+		}
+		var k atomic.Int64
+		stmts0 := statements.Load()
+		// Slices of claims alternate with slices of the floor's inserts,
+		// so that both see the machine in the same state.
+		fr, rr, err := alternate(cfg.concN, 16, 4, fop, func() (time.Duration, error) {
+			return claim(fmt.Sprintf("c-%d", k.Add(1)))
+		})
+		if err != nil {
+			return err
+		}
+		stmts += statements.Load() - stmts0 - int64(fr.ops)
+		runs, floors = append(runs, rr), append(floors, fr)
+		ratios = append(ratios, ratio(rr.stats().perSec, fr.stats().perSec))
+		ok, err := lowest(ctx, db, s, cfg.concN+1)
+		if err != nil {
+			return err
+		}
+		out.conc16Lowest = out.conc16Lowest && ok
+		dup, err := l.duplicates(ctx, db, s)
+		if err != nil {
+			return err
+		}
+		out.duplicates += dup
+		st := rr.stats()
+		progress("  run %d: %.0f claims/s, p50 %.3f ms, p99 %.3f ms, lowest candidates: %v, duplicates: %d ; the floor, alternating: %.0f inserts/s; ratio %.2f", r+1, st.perSec, st.p50, st.p99, ok, dup, fr.stats().perSec, ratios[r])
+	}
+	out.conc16, out.conc16Floor, out.conc16Ratio = figureOf(runs), figureOf(floors), median(ratios)
+	out.conc16Stmts = float64(stmts) / float64(cfg.runs*cfg.concN)
+	return nil
+}
+
+// churn measures releases interleaved with claims on a subnet whose
+// lowest addresses are taken: one client releases a random holder and
+// claims, and must get the address just released (the lowest free one);
+// then 16 clients do the same at once.
+func churn(ctx context.Context, cfg config, svc *ipam.Service, db *sqlx.DB, out *oursResult) error {
+	for _, clients := range []int{1, 16} {
+		s, err := createSubnet(ctx, svc, fmt.Sprintf("bench/churn-%d", clients))
+		if err != nil {
+			return err
+		}
+		held := cfg.runs*cfg.churnN + 1000
+		offsets := make([]int, held)
+		for i := range offsets {
+			offsets[i] = 2 + i
+		}
+		progress("ours, churn with %d client(s): %d held, each claim after a release", clients, held)
+		if err := s.fill(ctx, db, offsets); err != nil {
+			return err
+		}
+		rng := rand.New(rand.NewPCG(1, uint64(clients)))
+		rng.Shuffle(len(offsets), func(i, j int) { offsets[i], offsets[j] = offsets[j], offsets[i] })
+		l := newLedger()
+		if _, _, err := s.attach(ctx, svc, "warm"); err != nil {
+			return err
+		}
+		var claims, releases []run
+		var misses atomic.Int64
+		var pairs []float64
+		var next atomic.Int64
+		for r := range cfg.runs {
+			var mu sync.Mutex
+			var relLat []time.Duration
+			cr, err := concurrently(cfg.churnN, clients, func() (time.Duration, error) {
+				i := int(next.Add(1)) - 1
+				o := offsets[i]
+				rd, err := s.detach(ctx, svc, fmt.Sprintf("fill-%d", o))
+				if err != nil {
+					return 0, err
+				}
+				mu.Lock()
+				relLat = append(relLat, rd)
+				mu.Unlock()
+				id := fmt.Sprintf("churn-%d", i)
+				a, d, err := s.attach(ctx, svc, id)
+				if err != nil {
+					return 0, err
+				}
+				l.add(id, a)
+				if clients == 1 && a != s.addr(o) {
+					misses.Add(1)
+				}
+				return d, nil
+			})
+			if err != nil {
+				return err
+			}
+			claims = append(claims, cr)
+			releases = append(releases, run{lat: relLat, elapsed: cr.elapsed, ops: len(relLat)})
+			pairs = append(pairs, float64(cfg.churnN)/cr.elapsed.Seconds())
+			progress("  run %d: %.0f release+claim pairs/s, claim p50 %.3f ms", r+1, pairs[len(pairs)-1], cr.stats().p50)
+		}
+		dup, err := l.duplicates(ctx, db, s)
+		if err != nil {
+			return err
+		}
+		out.duplicates += dup
+		if clients == 1 {
+			out.churnClaim, out.churnRelease, out.churnPairs = figureOf(claims), figureOf(releases), median(pairs)
+			out.churnMisses = int(misses.Load())
+		} else {
+			out.churn16 = figureOf(claims)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"time"
+
+	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/web"
+)
+
+type pageResult struct {
+	small, large           figure // the pool page of a /16 with 100, and with 60 000 allocations
+	smallBytes, largeBytes int
+	smallStmts, largeStmts float64 // statements per page
+	viewLoad               figure  // a process's first use of the 60 000 pool: its view read from the database
+}
+
+// page times the console's pool page, server side: the whole handler
+// (session, queries, rendering) called in process, signed in as an
+// operator through the real sign-in form.
+func page(ctx context.Context, cfg config, dsn string) (pageResult, error) {
+	var out pageResult
+	db, err := openDB(ctx, dsn)
+	if err != nil {
+		return out, err
+	}
+	defer db.Close()
+	quiet := slog.New(slog.DiscardHandler)
+	svc, err := ipam.New(ctx, ipam.Config{DB: db, URL: dsn, Logger: quiet})
+	if err != nil {
+		return out, err
+	}
+	defer svc.Close()
+	pools := []struct {
+		name, cidr string
+		taken      int
+	}{{"page-100", "10.100.0.0/16", 100}, {"page-60k", "10.101.0.0/16", 60000}}
+	for _, p := range pools {
+		created, err := svc.CreatePublicPool(ctx, auth.System, ipam.CreatePublicPoolInput{Name: p.name, CIDR: p.cidr})
+		if err != nil {
+			return out, err
+		}
+		if err := fillPool(ctx, db, created.UID, fragmented(p.taken), ipam.OwnerFloatingIP, "", "bench/page", nil); err != nil {
+			return out, err
+		}
+	}
+	// What a process pays to (re)load a view: after its start, a
+	// reconnection of its listener, or a statement releasing more than 64.
+	var loads []run
+	for range cfg.runs {
+		fresh, err := ipam.New(ctx, ipam.Config{DB: db, Logger: quiet})
+		if err != nil {
+			return out, err
+		}
+		start := time.Now()
+		_, err = fresh.Preview(ctx, auth.System, "", "page-60k", "", nil, 1)
+		d := time.Since(start)
+		fresh.Close()
+		if err != nil {
+			return out, err
+		}
+		loads = append(loads, run{lat: []time.Duration{d}, ops: 1})
+	}
+	out.viewLoad = figureOf(loads)
+	progress("  loading the view of a /16 with 60 000 taken: %.1f ms", out.viewLoad.P50)
+	h, err := web.New(web.Config{DB: db, IPAM: svc, Logger: quiet, Version: "ipambench"})
+	if err != nil {
+		return out, err
+	}
+	password := rand.Text()
+	if err := auth.NewService(db).AddUser(ctx, auth.System, "bench", auth.Operator, nil, password); err != nil {
+		return out, err
+	}
+	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/login",
+		strings.NewReader(url.Values{"username": {"bench"}, "password": {password}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	cookies := rec.Result().Cookies()
+	if rec.Code != http.StatusSeeOther || len(cookies) == 0 {
+		return out, fmt.Errorf("signing in to the console: POST /login = %d: %.300s", rec.Code, rec.Body.String())
+	}
+	get := func(path string) (time.Duration, int, error) {
+		req := httptest.NewRequestWithContext(ctx, http.MethodGet, path, nil)
+		for _, c := range cookies {
+			req.AddCookie(c)
+		}
+		rec := httptest.NewRecorder()
+		start := time.Now()
+		h.ServeHTTP(rec, req)
+		d := time.Since(start)
+		if rec.Code != http.StatusOK {
+			return d, 0, fmt.Errorf("GET %s = %d: %.300s", path, rec.Code, rec.Body.String())
+		}
+		return d, rec.Body.Len(), nil
+	}
+	for i, p := range pools {
+		path := "/pools/" + p.name
+		progress("console, GET %s (%d allocations)", path, p.taken)
+		var size int
+		for range 3 { // loads the view and the caches, as a serving process has them
+			if _, size, err = get(path); err != nil {
+				return out, err
+			}
+		}
+		var runs []run
+		stmts0 := statements.Load()
+		for r := range cfg.runs {
+			rr, err := concurrently(cfg.pageN, 1, func() (time.Duration, error) {
+				d, _, err := get(path)
+				return d, err
+			})
+			if err != nil {
+				return out, err
+			}
+			runs = append(runs, rr)
+			progress("  run %d: p50 %.2f ms, p99 %.2f ms", r+1, rr.stats().p50, rr.stats().p99)
+		}
+		stmts := float64(statements.Load()-stmts0) / float64(cfg.runs*cfg.pageN)
+		if i == 0 {
+			out.small, out.smallBytes, out.smallStmts = figureOf(runs), size, stmts
+		} else {
+			out.large, out.largeBytes, out.largeStmts = figureOf(runs), size, stmts
+		}
+	}
+	return out, nil
+}

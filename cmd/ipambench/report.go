@@ -1,0 +1,437 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// report gathers what the measurements found.
+type report struct {
+	mode, machine, server string
+	busyBefore            float64 // percent of the CPUs busy in the second before the run, -1 if unknown
+	runs                  int
+	floor1, floor16       *figure
+	ours                  *oursResult
+	goipam                *goipamResult
+	preview               *previewResult
+	page                  *pageResult
+}
+
+// machine describes the machine in a few words.
+func machine() string {
+	cpu := ""
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+				cpu = strings.TrimSpace(v)
+				break
+			}
+		}
+		f.Close()
+	}
+	mem := ""
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		var kb int
+		if _, err := fmt.Sscanf(string(b), "MemTotal: %d kB", &kb); err == nil {
+			mem = fmt.Sprintf(", %.0f GiB", float64(kb)/(1<<20))
+		}
+	}
+	osName := runtime.GOOS
+	if b, err := os.ReadFile("/etc/os-release"); err == nil {
+		for line := range strings.SplitSeq(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "PRETTY_NAME="); ok {
+				osName = strings.Trim(v, `"`)
+			}
+		}
+	}
+	return fmt.Sprintf("%d cores (%s)%s, %s, %s", runtime.NumCPU(), cpu, mem, osName, runtime.Version())
+}
+
+// cpuBusy returns the percentage of the machine's CPU time spent busy
+// during d, from /proc/stat, or -1.
+func cpuBusy(d time.Duration) float64 {
+	sample := func() (busy, total uint64, ok bool) {
+		b, err := os.ReadFile("/proc/stat")
+		if err != nil {
+			return 0, 0, false
+		}
+		line, _, _ := strings.Cut(string(b), "\n")
+		f := strings.Fields(line)
+		if len(f) < 5 || f[0] != "cpu" {
+			return 0, 0, false
+		}
+		for i, v := range f[1:] {
+			n, err := strconv.ParseUint(v, 10, 64)
+			if err != nil {
+				return 0, 0, false
+			}
+			total += n
+			if i != 3 && i != 4 { // idle, iowait
+				busy += n
+			}
+		}
+		return busy, total, true
+	}
+	b0, t0, ok0 := sample()
+	time.Sleep(d)
+	b1, t1, ok1 := sample()
+	if !ok0 || !ok1 || t1 == t0 {
+		return -1
+	}
+	return 100 * float64(b1-b0) / float64(t1-t0)
+}
+
+// A target of issue 5 and whether it holds.
+type target struct {
+	name, measured string
+	holds          bool
+}
+
+// seqRatio is the product's sequential p50 at fill level pct over the
+// floor's, measured alternating with it: the median of the runs' ratios.
+func (r *report) seqRatio(pct int) (float64, bool) {
+	if r.ours == nil {
+		return 0, false
+	}
+	q, ok := r.ours.seqRatio[pct]
+	return q, ok
+}
+
+func (r *report) seqRatios() (worst float64, worstPct int, ok bool) {
+	for _, lvl := range fillLevels {
+		if q, found := r.seqRatio(lvl.pct); found {
+			ok = true
+			if q >= worst {
+				worst, worstPct = q, lvl.pct
+			}
+		}
+	}
+	return worst, worstPct, ok
+}
+
+// conc16Ratio is the product's throughput with 16 clients over the
+// floor's, measured alternating with it: the median of the runs' ratios.
+func (r *report) conc16Ratio() (float64, bool) {
+	if r.ours == nil || r.ours.conc16.Runs == 0 {
+		return 0, false
+	}
+	return r.ours.conc16Ratio, true
+}
+
+// slowestSeq is the product's sequential throughput at its slowest fill
+// level.
+func (r *report) slowestSeq() (float64, bool) {
+	if r.ours == nil || len(r.ours.seq) == 0 {
+		return 0, false
+	}
+	slowest := 0.0
+	for _, f := range r.ours.seq {
+		if slowest == 0 || f.PerSec < slowest {
+			slowest = f.PerSec
+		}
+	}
+	return slowest, true
+}
+
+func (r *report) speedupSeq20k() (float64, bool) {
+	s, ok := r.slowestSeq()
+	if !ok || r.goipam == nil || r.goipam.seq20k.Runs == 0 {
+		return 0, false
+	}
+	return ratio(s, r.goipam.seq20k.PerSec), true
+}
+
+func (r *report) speedupConc16() (float64, bool) {
+	if r.ours == nil || r.ours.conc16.Runs == 0 || r.goipam == nil || r.goipam.conc16.Runs == 0 {
+		return 0, false
+	}
+	return ratio(r.ours.conc16.PerSec, r.goipam.conc16.PerSec), true
+}
+
+// previewP50 is the preview's time per call in the form the page will
+// use: the compact takenRanges when the tree has it.
+func (r *report) previewP50() (float64, bool) {
+	if r.preview == nil {
+		return 0, false
+	}
+	return r.preview.page().f.P50, true
+}
+
+func (r *report) pageRatio() (float64, bool) {
+	if r.page == nil {
+		return 0, false
+	}
+	return ratio(r.page.large.P50, r.page.small.P50), true
+}
+
+func (r *report) broken() bool {
+	o := r.ours
+	if o == nil {
+		return false
+	}
+	return o.duplicates > 0 || o.seqMisses > 0 || o.churnMisses > 0 ||
+		o.conc16.Runs > 0 && !o.conc16Lowest || o.twoProc.Runs > 0 && !o.twoProcLowest
+}
+
+func (r *report) targets() []target {
+	var ts []target
+	if w, pct, ok := r.seqRatios(); ok {
+		ts = append(ts, target{"sequential claim p50 ≤ 1.3 × the floor's p50, at 0 %, 50 %, 90 % and 99 % full",
+			fmt.Sprintf("%.2f × at worst (%d %% full)", w, pct), w <= 1.3})
+	}
+	if q, ok := r.conc16Ratio(); ok {
+		ts = append(ts, target{"16 clients: throughput ≥ 0.7 × the floor's with 16 clients", fmt.Sprintf("%.2f ×", q), q >= 0.7})
+	}
+	if o := r.ours; o != nil && o.conc16.Runs > 0 {
+		q := ratio(o.conc16.P99, o.conc16.P50)
+		ts = append(ts, target{"16 clients: p99 ≤ 10 × p50", fmt.Sprintf("%.1f ×", q), q <= 10})
+		ts = append(ts, target{"16 clients: 0 duplicates, the taken set exactly the lowest candidates",
+			fmt.Sprintf("%d duplicates (all measurements), lowest candidates: %s; sequential claims not given the lowest free candidate: %d",
+				o.duplicates, yes(o.conc16Lowest), o.seqMisses), o.duplicates == 0 && o.conc16Lowest})
+	}
+	if q, ok := r.speedupSeq20k(); ok {
+		ts = append(ts, target{"≥ 20 × go-ipam's sequential throughput at 20 000 taken", fmt.Sprintf("%.0f × (ours at its slowest fill level)", q), q >= 20})
+	}
+	if q, ok := r.speedupConc16(); ok {
+		ts = append(ts, target{"≥ 10 × go-ipam's throughput with 16 clients", fmt.Sprintf("%.0f ×", q), q >= 10})
+	}
+	if p, ok := r.previewP50(); ok {
+		form := r.preview.page().name
+		ts = append(ts, target{"WASM preview ≤ 5 ms per call at p50", fmt.Sprintf("%.2f ms (%s)", p, form), p <= 5})
+	}
+	if q, ok := r.pageRatio(); ok {
+		ts = append(ts, target{"pool page render at 60 000 allocations ≤ 2 × the render at 100", fmt.Sprintf("%.2f ×", q), q <= 2})
+	}
+	return ts
+}
+
+func (r *report) targetsHold() bool {
+	for _, t := range r.targets() {
+		if !t.holds {
+			return false
+		}
+	}
+	return true
+}
+
+func yes(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// print writes the Markdown report and, with --json, the JSON line.
+func (r *report) print(w io.Writer, cfg config) {
+	fmt.Fprintf(w, "## ipambench, %s run\n\n", r.mode)
+	busy := "unknown"
+	if r.busyBefore >= 0 {
+		busy = fmt.Sprintf("%.0f %%", r.busyBefore)
+	}
+	fmt.Fprintf(w, "Machine: %s. %s. CPUs busy in the second before the run: %s. Every figure is the median of %d runs.\n\n",
+		r.machine, r.server, busy, cfg.runs)
+	fmt.Fprintln(w, "| measurement | clients | per second | p50 | p99 | statements | notes |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	row := func(name, clients string, f figure, stmts, notes string) {
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", name, clients, rate(f.PerSec), msf(f.P50), msf(f.P99), stmts, notes)
+	}
+	stm := func(v float64) string { return fmt.Sprintf("%.2f", v) }
+	if r.floor1 != nil {
+		row("floor: single-row INSERT, autocommit", "1", *r.floor1, "1", fmt.Sprintf("%d inserts a run", r.floor1.Ops))
+	}
+	if r.floor16 != nil {
+		row("floor", "16", *r.floor16, "1", fmt.Sprintf("%d inserts a run", r.floor16.Ops))
+	}
+	if o := r.ours; o != nil {
+		for _, lvl := range fillLevels {
+			f, ok := o.seq[lvl.pct]
+			if !ok {
+				continue
+			}
+			q, _ := r.seqRatio(lvl.pct)
+			note := fmt.Sprintf("p50 **%.2f ×** the floor's (%s, alternating with the claims); %d claims a run", q, msf(o.seqFloor[lvl.pct].P50), f.Ops)
+			row(fmt.Sprintf("ours: claim on a /16 %d %% full", lvl.pct), "1", f, stm(o.seqStmts[lvl.pct]), note)
+		}
+		if o.conc16.Runs > 0 {
+			note := fmt.Sprintf("p99 %.1f × p50; lowest candidates: %s; %d claims a run", ratio(o.conc16.P99, o.conc16.P50), yes(o.conc16Lowest), o.conc16.Ops)
+			if q, ok := r.conc16Ratio(); ok {
+				note = fmt.Sprintf("throughput **%.2f ×** the floor's (%s inserts/s, alternating with the claims); ", q, rate(o.conc16Floor.PerSec)) + note
+			}
+			row("ours: claims in one process", "16", o.conc16, stm(o.conc16Stmts), note)
+		}
+		if o.twoProc.Runs > 0 {
+			note := fmt.Sprintf("lowest candidates: %s; %d claims a run", yes(o.twoProcLowest), o.twoProc.Ops)
+			if r.floor16 != nil {
+				note = fmt.Sprintf("throughput %.2f × the floor's; ", ratio(o.twoProc.PerSec, r.floor16.PerSec)) + note
+			}
+			row("ours: 2 processes × 8 clients", "16", o.twoProc, stm(o.twoProcStmts), note)
+		}
+		if o.churnClaim.Runs > 0 {
+			row("ours: churn, release then claim", "1", figure{PerSec: o.churnPairs, P50: o.churnClaim.P50, P99: o.churnClaim.P99}, "",
+				fmt.Sprintf("pairs per second; p50/p99 of the claim; release p50 %s; claims that did not get the address just released: %d", msf(o.churnRelease.P50), o.churnMisses))
+			row("ours: churn, release then claim", "16", o.churn16, "", "pairs per second; p50/p99 of the claim")
+		}
+	}
+	if g := r.goipam; g != nil {
+		if g.seqEmpty.Runs > 0 {
+			row("go-ipam v1.14.14 (PostgreSQL storage): empty /16", "1", g.seqEmpty, "", fmt.Sprintf("%d claims a run", g.seqEmpty.Ops))
+			row("go-ipam: /16 with 20 000 taken", "1", g.seq20k, "", fmt.Sprintf("%d claims a run", g.seq20k.Ops))
+		}
+		if g.conc16.Runs > 0 {
+			row("go-ipam: empty /16", "16", g.conc16, "", fmt.Sprintf("%s window a run; in all runs: %d errors, %d claims of 1 s or more (longest %.1f s), %d still running at a window's end; %d duplicates",
+				cfg.goipamWindow, g.errors, g.stalls, g.maxStall.Seconds(), g.inFlight, g.duplicates))
+		}
+	}
+	if p := r.preview; p != nil {
+		for i, f := range p.forms {
+			name := "WASM preview, the same with " + f.name
+			if i == 0 {
+				name = fmt.Sprintf("WASM preview in node: next 8 of a /16 with 60 000 taken (%d ranges), %s", p.rangeCount, f.name)
+			}
+			note := fmt.Sprintf("per call; first call %s; input %d bytes", msf(f.firstMs), f.bytes)
+			if i == 0 {
+				note += fmt.Sprintf("; module %d bytes", p.wasmBytes)
+			}
+			row(name, "1", f.f, "", note)
+		}
+	}
+	if p := r.page; p != nil {
+		row("console: pool page of a /16 with 100 allocations", "1", p.small, stm(p.smallStmts), fmt.Sprintf("server time, whole handler; %d bytes", p.smallBytes))
+		q, _ := r.pageRatio()
+		row("console: pool page of a /16 with 60 000 allocations", "1", p.large, stm(p.largeStmts), fmt.Sprintf("**%.2f ×** the page at 100; %d bytes", q, p.largeBytes))
+		row("a process loads the view of that pool (first use, reconnection)", "1", figure{P50: p.viewLoad.P50}, "", "one read of its 60 000 taken addresses")
+	}
+	ts := r.targets()
+	if len(ts) > 0 {
+		held := 0
+		fmt.Fprintln(w, "\n| target (issue 5) | measured | holds |")
+		fmt.Fprintln(w, "|---|---|---|")
+		for _, t := range ts {
+			fmt.Fprintf(w, "| %s | %s | %s |\n", t.name, t.measured, yes(t.holds))
+			if t.holds {
+				held++
+			}
+		}
+		fmt.Fprintf(w, "\n%d of %d targets hold.\n", held, len(ts))
+	}
+	if cfg.json {
+		b, _ := json.Marshal(r.json())
+		fmt.Fprintf(w, "%s\n", b)
+	}
+}
+
+// json is the report as one flat object.
+func (r *report) json() map[string]any {
+	m := map[string]any{"mode": r.mode, "runs_per_figure": r.runs, "machine": r.machine, "server": r.server, "cpu_busy_before_percent": round(r.busyBefore)}
+	put := func(key string, v float64, ok bool) {
+		if ok {
+			m[key] = round(v)
+		} else {
+			m[key] = nil
+		}
+	}
+	w, _, ok := r.seqRatios()
+	put("seq_p50_ratio_to_floor_max", w, ok)
+	q, ok := r.conc16Ratio()
+	put("conc16_throughput_ratio_to_floor", q, ok)
+	q, ok = r.speedupSeq20k()
+	put("speedup_vs_goipam_seq_at_20k", q, ok)
+	q, ok = r.speedupConc16()
+	put("speedup_vs_goipam_conc16", q, ok)
+	q, ok = r.previewP50()
+	put("preview_ms_p50", q, ok)
+	q, ok = r.pageRatio()
+	put("page_render_ratio_60k_to_100", q, ok)
+	m["duplicates"] = nil
+	if r.floor1 != nil {
+		m["floor_p50_ms"], m["floor_per_s"] = round(r.floor1.P50), round(r.floor1.PerSec)
+	}
+	if r.floor16 != nil {
+		m["floor16_per_s"], m["floor16_p50_ms"], m["floor16_p99_ms"] = round(r.floor16.PerSec), round(r.floor16.P50), round(r.floor16.P99)
+	}
+	if o := r.ours; o != nil {
+		m["duplicates"] = o.duplicates
+		for pct, f := range o.seq {
+			m[fmt.Sprintf("seq_%d_p50_ms", pct)], m[fmt.Sprintf("seq_%d_p99_ms", pct)], m[fmt.Sprintf("seq_%d_per_s", pct)] = round(f.P50), round(f.P99), round(f.PerSec)
+			m[fmt.Sprintf("seq_%d_statements_per_claim", pct)] = round(o.seqStmts[pct])
+			q, _ := r.seqRatio(pct)
+			m[fmt.Sprintf("seq_%d_p50_ratio_to_floor", pct)], m[fmt.Sprintf("seq_%d_floor_p50_ms", pct)] = round(q), round(o.seqFloor[pct].P50)
+		}
+		if len(o.seq) > 0 {
+			m["seq_lowest_misses"] = o.seqMisses
+		}
+		if o.conc16.Runs > 0 {
+			m["conc16_per_s"], m["conc16_p50_ms"], m["conc16_p99_ms"] = round(o.conc16.PerSec), round(o.conc16.P50), round(o.conc16.P99)
+			m["conc16_p99_to_p50"], m["conc16_lowest"], m["conc16_statements_per_claim"] = round(ratio(o.conc16.P99, o.conc16.P50)), o.conc16Lowest, round(o.conc16Stmts)
+			m["conc16_floor_per_s"] = round(o.conc16Floor.PerSec)
+		}
+		if o.twoProc.Runs > 0 {
+			m["two_process_per_s"], m["two_process_p50_ms"], m["two_process_p99_ms"] = round(o.twoProc.PerSec), round(o.twoProc.P50), round(o.twoProc.P99)
+			m["two_process_lowest"], m["two_process_statements_per_claim"] = o.twoProcLowest, round(o.twoProcStmts)
+		}
+		if o.churnClaim.Runs > 0 {
+			m["churn_pairs_per_s"], m["churn_claim_p50_ms"], m["churn_release_p50_ms"], m["churn_misses"] = round(o.churnPairs), round(o.churnClaim.P50), round(o.churnRelease.P50), o.churnMisses
+			m["churn16_pairs_per_s"], m["churn16_claim_p50_ms"], m["churn16_claim_p99_ms"] = round(o.churn16.PerSec), round(o.churn16.P50), round(o.churn16.P99)
+		}
+	}
+	if g := r.goipam; g != nil {
+		m["goipam_seq_empty_per_s"], m["goipam_seq_empty_p50_ms"] = round(g.seqEmpty.PerSec), round(g.seqEmpty.P50)
+		m["goipam_seq_20k_per_s"], m["goipam_seq_20k_p50_ms"] = round(g.seq20k.PerSec), round(g.seq20k.P50)
+		m["goipam_conc16_per_s"], m["goipam_conc16_p50_ms"], m["goipam_conc16_p99_ms"] = round(g.conc16.PerSec), round(g.conc16.P50), round(g.conc16.P99)
+		m["goipam_errors"], m["goipam_stalls"], m["goipam_in_flight_at_end"], m["goipam_longest_stall_s"], m["goipam_duplicates"] = g.errors, g.stalls, g.inFlight, round(g.maxStall.Seconds()), g.duplicates
+	}
+	if p := r.preview; p != nil {
+		m["preview_taken_ms_p50"], m["preview_taken_ranges_ms_p50"], m["preview_taken_ranges_apart_ms_p50"] = nil, nil, nil
+		for _, f := range p.forms {
+			key := map[string]string{"list": "preview_taken", "field": "preview_taken_ranges", "apart": "preview_taken_ranges_apart"}[f.key]
+			m[key+"_ms_p50"], m[key+"_ms_p99"], m[key+"_first_call_ms"], m[key+"_input_bytes"] = round(f.f.P50), round(f.f.P99), round(f.firstMs), f.bytes
+		}
+		m["preview_form"] = p.page().key
+	}
+	if p := r.page; p != nil {
+		m["page_100_ms_p50"], m["page_100_ms_p99"], m["page_60k_ms_p50"], m["page_60k_ms_p99"] = round(p.small.P50), round(p.small.P99), round(p.large.P50), round(p.large.P99)
+		m["page_100_statements"], m["page_60k_statements"] = round(p.smallStmts), round(p.largeStmts)
+		m["view_load_60k_ms"] = round(p.viewLoad.P50)
+	}
+	m["targets_hold"] = r.targetsHold()
+	return m
+}
+
+func round(v float64) float64 {
+	if v >= 100 {
+		return float64(int64(v + 0.5))
+	}
+	return float64(int64(v*1000+0.5)) / 1000
+}
+
+func msf(v float64) string {
+	switch {
+	case v == 0:
+		return "—"
+	case v >= 100:
+		return fmt.Sprintf("%.0f ms", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f ms", v)
+	default:
+		return fmt.Sprintf("%.3f ms", v)
+	}
+}
+
+func rate(v float64) string {
+	switch {
+	case v == 0:
+		return "—"
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	default:
+		return fmt.Sprintf("%.1f", v)
+	}
+}

@@ -1,0 +1,116 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"time"
+
+	"github.com/lib/pq"
+	"github.com/lib/pq/pqerror"
+)
+
+// ErrUnavailable means that the database could not serve the call now: it
+// is down or restarting, refuses connections, has no connection, disk or
+// memory to spare, or did not answer in time. The request was not wrong;
+// the same request may succeed in a moment. Every error of this package
+// caused so wraps it.
+var ErrUnavailable = errors.New("store: the database is unavailable")
+
+// DefaultStatementTimeout bounds every statement on connections whose
+// statement_timeout neither the URL, the role, the database nor the
+// server's configuration sets, so that a lock held by a stuck client or a
+// server that stopped answering makes requests fail with ErrUnavailable
+// instead of hang. It is shorter than the GraphQL API's request time limit
+// (30 s), so that the database's verdict comes first.
+const DefaultStatementTimeout = 15 * time.Second
+
+// setDefaultStatementTimeout applies DefaultStatementTimeout unless
+// statement_timeout is set already, even to 0 (no limit): its source is
+// then not PostgreSQL's default.
+var setDefaultStatementTimeout = fmt.Sprintf(`SELECT set_config('statement_timeout', '%dms', false)
+	FROM pg_settings WHERE name = 'statement_timeout' AND source = 'default'`, DefaultStatementTimeout.Milliseconds())
+
+// Unavailable reports whether err says that the database could not serve
+// the call now rather than that the call was wrong:
+//
+//   - the connection failed, was refused, reset or cut short (a network
+//     error, driver.ErrBadConn, sql.ErrConnDone, io.EOF, io.ErrUnexpectedEOF);
+//   - PostgreSQL reported a connection exception (SQLSTATE class 08), an
+//     administrator or crash shutdown or a server that cannot take
+//     connections yet (57P01, 57P02, 57P03), insufficient resources (class
+//     53: disk full, out of memory, too many connections), or a statement
+//     or lock wait that ran out of time (57014, 55P03);
+//   - a deadline ran out (context.DeadlineExceeded).
+//
+// A canceled context is not unavailability: the caller went away.
+func Unavailable(err error) bool {
+	switch {
+	case err == nil:
+		return false
+	case errors.Is(err, ErrUnavailable),
+		errors.Is(err, driver.ErrBadConn),
+		errors.Is(err, sql.ErrConnDone),
+		errors.Is(err, io.EOF),
+		errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, context.DeadlineExceeded):
+		return true
+	}
+	if _, ok := errors.AsType[*net.OpError](err); ok {
+		return true
+	}
+	pqErr := pq.As(err)
+	if pqErr == nil {
+		return false
+	}
+	switch pqErr.Code.Class() {
+	case pqerror.ClassConnectionException, pqerror.ClassInsufficientResources:
+		return true
+	}
+	switch pqErr.Code {
+	case pqerror.AdminShutdown, pqerror.CrashShutdown, pqerror.CannotConnectNow,
+		pqerror.QueryCanceled, pqerror.LockNotAvailable:
+		return true
+	}
+	return false
+}
+
+// classify returns err marked with ErrUnavailable when Unavailable says so,
+// and err itself otherwise. The store applies it wherever it wraps a
+// database error, so that callers need only errors.Is(err, ErrUnavailable).
+func classify(err error) error {
+	if !Unavailable(err) || errors.Is(err, ErrUnavailable) {
+		return err
+	}
+	return &unavailableError{err: err}
+}
+
+// unavailableError is a database error that means ErrUnavailable. It
+// unwraps to both, so that errors.As still finds the driver's error.
+type unavailableError struct{ err error }
+
+func (e *unavailableError) Error() string { return "the database is unavailable: " + e.err.Error() }
+
+func (e *unavailableError) Unwrap() []error { return []error{ErrUnavailable, e.err} }
+
+// boundedConnector opens connections with DefaultStatementTimeout (see
+// setDefaultStatementTimeout); any failure to connect is classified.
+type boundedConnector struct{ driver.Connector }
+
+func (c boundedConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, classify(err)
+	}
+	if execer, ok := conn.(driver.ExecerContext); ok {
+		if _, err := execer.ExecContext(ctx, setDefaultStatementTimeout, nil); err != nil {
+			conn.Close()
+			return nil, classify(err)
+		}
+	}
+	return conn, nil
+}

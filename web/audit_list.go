@@ -1,0 +1,65 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"pivirt.hu/ipam/internal/store"
+	"pivirt.hu/ipam/views"
+)
+
+// auditPerPage is the length of a page of the audit log.
+const auditPerPage = 50
+
+// auditList answers GET /audit: the audit log, newest first, to operators
+// (?namespace= a namespace or a pattern such as acme/*, ?before= the next
+// page); anyone else gets the 404 page.
+func (s *Server) auditList(w http.ResponseWriter, r *http.Request) {
+	actor, _ := actorFrom(r.Context())
+	if !actor.IsOperator() {
+		s.notFound(w, r)
+		return
+	}
+	q := r.URL.Query()
+	v := views.AuditView{Namespace: strings.TrimSpace(q.Get("namespace"))}
+	before, err := strconv.ParseInt(q.Get("before"), 10, 64)
+	if err != nil || before < 0 {
+		before = 0
+	}
+	entries, err := store.AuditEntries(r.Context(), s.db, store.AuditFilter{Namespace: v.Namespace, Before: before, Limit: auditPerPage + 1})
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	if len(entries) > auditPerPage {
+		entries = entries[:auditPerPage]
+		v.NextHref = auditHref(v.Namespace, entries[auditPerPage-1].ID)
+	}
+	if before > 0 {
+		v.FirstHref = auditHref(v.Namespace, 0)
+	}
+	for _, e := range entries {
+		v.Rows = append(v.Rows, views.AuditRow{
+			ID: e.ID, At: e.At, Actor: e.Actor, Action: e.Action, Kind: e.ObjectKind, Object: e.Object(), Change: e.Change(),
+		})
+	}
+	s.render(w, r, http.StatusOK, views.AuditPage(s.shell(r, "Audit log"), v))
+}
+
+// auditHref is the path of a page of the audit log: of namespace, before
+// the entry of id (0 for the newest).
+func auditHref(namespace string, before int64) string {
+	q := url.Values{}
+	if namespace != "" {
+		q.Set("namespace", namespace)
+	}
+	if before > 0 {
+		q.Set("before", strconv.FormatInt(before, 10))
+	}
+	if len(q) == 0 {
+		return "/audit"
+	}
+	return "/audit?" + q.Encode()
+}
