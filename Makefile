@@ -80,7 +80,7 @@ fuzz: $(WASM)
 		$(GO) test -run '^$$' -fuzz "^$${entry#*:}$$" -fuzztime $(FUZZTIME) ./$${entry%%:*} || exit 1; \
 	done
 
-## soak: the load test of internal/reliability for SOAK (10m) instead of 15 s:
+## soak: the load test of internal/reliability for SOAK (10m) instead of 60 s:
 ## three ipam serve processes, mixed traffic, memory and connections flat.
 soak: setup $(WASM)
 	IPAM_SOAK=$(SOAK) $(GO) test -count=1 -run '^TestLoad$$' -v -timeout $(SOAK_TIMEOUT) ./internal/reliability

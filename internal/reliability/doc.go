@@ -16,7 +16,7 @@
 //     time or disk.
 //   - TestGracefulShutdown sends SIGTERM during a claim.
 //   - TestLoad runs mixed traffic through three ipam serve processes for
-//     15 seconds; with IPAM_SOAK set to a duration (make soak: 10m) it runs
+//     60 seconds; with IPAM_SOAK set to a duration (make soak: 10m) it runs
 //     that long and checks that memory and connections stay flat.
 //
 // docs/reliability.md says what each test proves and the figures of the

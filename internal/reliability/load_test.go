@@ -20,8 +20,9 @@ import (
 )
 
 const (
-	// shortLoad is how long TestLoad runs in make test.
-	shortLoad = 15 * time.Second
+	// shortLoad is how long TestLoad runs in make test: the minute of
+	// mixed traffic the reliability suite promises.
+	shortLoad = 60 * time.Second
 	// soakEnv names the variable that makes TestLoad a soak of that
 	// duration (make soak sets 10m).
 	soakEnv = "IPAM_SOAK"
