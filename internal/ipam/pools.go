@@ -220,17 +220,28 @@ func (s *Service) Pool(ctx context.Context, actor auth.Actor, namespace, name st
 // PoolUsage returns how full the pool is. A tenant looking at a public
 // pool sees the figures of the whole pool: how many addresses are left is
 // what it needs to know, not who holds them.
+//
+// The figures are this process's view of the pool (see views.go), read
+// without a query whatever the pool's size: exact for what this process
+// claimed and for releases anywhere; claims made by other processes count
+// once this process meets them, or at the next refresh of the views.
 func (s *Service) PoolUsage(ctx context.Context, actor auth.Actor, p Pool) (Usage, error) {
 	cp, err := s.readablePool(ctx, actor, p.Namespace, p.Name)
 	if err != nil {
 		return Usage{}, err
 	}
-	used, err := store.CountAllocationsOfKind(ctx, s.db, cp.row.UID, "", "")
+	return s.usage(ctx, cp)
+}
+
+// usage counts the pool's candidates and the free ones in its view.
+func (s *Service) usage(ctx context.Context, cp *cachedPool) (Usage, error) {
+	pv, err := s.views.pool(ctx, cp.row.UID)
 	if err != nil {
 		return Usage{}, err
 	}
-	size := cp.spec.Candidates().Size()
-	return Usage{Size: size, Used: used, Free: size - used}, nil
+	space := cp.spec.Candidates()
+	size, free := space.Size(), pv.freeIn(space)
+	return Usage{Size: size, Used: size - free, Free: free}, nil
 }
 
 // PoolAllocations returns a page of the pool's allocations in address
@@ -241,10 +252,17 @@ func (s *Service) PoolAllocations(ctx context.Context, actor auth.Actor, p Pool,
 		return AllocationPage{}, err
 	}
 	f := store.AllocationFilter{PoolUID: cp.row.UID}
+	var all func() (int, error)
 	if cp.row.Namespace == "" && !actor.IsOperator() {
 		f.OwnerNamespaces = s.ownerNamespaces(ctx, actor)
+	} else {
+		// Every allocation of the pool: its usage counts them.
+		all = func() (int, error) {
+			u, err := s.usage(ctx, cp)
+			return u.Used, err
+		}
 	}
-	return s.allocationPage(ctx, f, cp.row.Name, page)
+	return s.allocationPage(ctx, f, cp.row.Name, page, all)
 }
 
 // ownerNamespaces lists the namespaces in which the tenant holds addresses
@@ -268,7 +286,9 @@ func (s *Service) ownerNamespaces(ctx context.Context, actor auth.Actor) []strin
 	return out
 }
 
-func (s *Service) allocationPage(ctx context.Context, f store.AllocationFilter, pool string, page Page) (AllocationPage, error) {
+// allocationPage reads a page of allocations. all, when not nil, counts
+// every allocation f matches without a search, faster than the database.
+func (s *Service) allocationPage(ctx context.Context, f store.AllocationFilter, pool string, page Page, all func() (int, error)) (AllocationPage, error) {
 	first := page.First
 	switch {
 	case first == 0:
@@ -293,7 +313,12 @@ func (s *Service) allocationPage(ctx context.Context, f store.AllocationFilter, 
 	if err != nil {
 		return AllocationPage{}, err
 	}
-	total, err := store.CountAllocations(ctx, s.db, f)
+	var total int
+	if all != nil && f.Search == "" {
+		total, err = all()
+	} else {
+		total, err = store.CountAllocations(ctx, s.db, f)
+	}
 	if err != nil {
 		return AllocationPage{}, err
 	}

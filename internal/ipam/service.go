@@ -70,6 +70,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		stop()
 		return nil, fmt.Errorf("ipam: unable to follow release notifications: %w", err)
 	}
+	go s.views.refreshLoop(lctx)
 	s.done = done
 	return s, nil
 }

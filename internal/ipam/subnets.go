@@ -265,5 +265,5 @@ func (s *Service) SubnetAllocations(ctx context.Context, actor auth.Actor, sub S
 	if err != nil {
 		return AllocationPage{}, err
 	}
-	return s.allocationPage(ctx, store.AllocationFilter{PoolUID: cs.pool.row.UID, SubnetUID: cs.subnet.UID}, cs.pool.row.Name, page)
+	return s.allocationPage(ctx, store.AllocationFilter{PoolUID: cs.pool.row.UID, SubnetUID: cs.subnet.UID}, cs.pool.row.Name, page, nil)
 }

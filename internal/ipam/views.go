@@ -3,6 +3,7 @@ package ipam
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"net/netip"
 	"strings"
 	"sync"
@@ -78,18 +79,27 @@ func (pv *poolView) reload(ctx context.Context, db *sqlx.DB, uid string) error {
 }
 
 func (pv *poolView) loadLocked(ctx context.Context, db *sqlx.DB, uid string) error {
-	addrs, err := store.TakenAddresses(ctx, db, uid)
+	b, err := loadTaken(ctx, db, uid)
 	if err != nil {
 		return err
 	}
+	pv.taken, pv.loaded = b, true
+	return nil
+}
+
+// loadTaken reads the taken addresses of the pool uid.
+func loadTaken(ctx context.Context, db *sqlx.DB, uid string) (candidates.SetBuilder, error) {
 	var b candidates.SetBuilder
+	addrs, err := store.TakenAddresses(ctx, db, uid)
+	if err != nil {
+		return b, err
+	}
 	for _, s := range addrs {
 		if a, err := netip.ParseAddr(s); err == nil {
 			b.Add(a)
 		}
 	}
-	pv.taken, pv.loaded = b, true
-	return nil
+	return b, nil
 }
 
 // reserve returns the lowest candidate of space this view holds free and
@@ -112,11 +122,51 @@ func (pv *poolView) free(a netip.Addr) {
 	pv.taken.Remove(a)
 }
 
+// freeIn counts the candidates of space this view holds free.
+func (pv *poolView) freeIn(space candidates.Space) int {
+	pv.mu.Lock()
+	defer pv.mu.Unlock()
+	return space.Free(pv.taken.View())
+}
+
 // snapshot returns a copy of the taken set.
 func (pv *poolView) snapshot() candidates.Set {
 	pv.mu.Lock()
 	defer pv.mu.Unlock()
 	return pv.taken.Set()
+}
+
+// refreshEvery is how often each loaded view is read afresh from the
+// database, so that claims made by other processes, which send no
+// notification, show in its figures within that time.
+const refreshEvery = 30 * time.Second
+
+// refreshLoop reads every loaded view afresh every refreshEvery until ctx
+// ends. The query runs outside the view's lock; a claim in flight that the
+// swap forgets can only meet a conflict, never hand out an address twice.
+func (v *views) refreshLoop(ctx context.Context) {
+	t := time.NewTicker(refreshEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		v.mu.Lock()
+		pools := make(map[string]*poolView, len(v.pools))
+		maps.Copy(pools, v.pools)
+		v.mu.Unlock()
+		for uid, pv := range pools {
+			b, err := loadTaken(ctx, v.db, uid)
+			if err != nil {
+				continue
+			}
+			pv.mu.Lock()
+			pv.taken, pv.loaded = b, true
+			pv.mu.Unlock()
+		}
+	}
 }
 
 // forget drops the view of the pool uid; it is loaded again on next use.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -27,6 +28,42 @@ type AllocationRow struct {
 
 const allocationColumns = `namespace, name, pool_uid, host(address) AS address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_at, created_by`
 
+// insertAllocationSQL claims an address and records it in the audit log.
+const insertAllocationSQL = `WITH a AS (
+		INSERT INTO allocations (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_by)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		ON CONFLICT DO NOTHING
+		RETURNING *
+	), audit AS (
+		INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, after)
+		SELECT created_by, 'allocate', namespace, 'IPAllocation', name, jsonb_build_object(
+			'pool', $11::text, 'address', host(address),
+			'owner', jsonb_build_object('kind', owner_kind, 'uid', owner_uid, 'name', owner_name),
+			'ownerNamespace', owner_namespace)
+		FROM a
+	)
+	SELECT ` + allocationColumns + ` FROM a`
+
+// insertAllocationStmts holds the prepared claim of each database handle.
+var insertAllocationStmts sync.Map // *sqlx.DB → *sqlx.Stmt
+
+// insertAllocationStmt returns the claim's statement prepared on db;
+// database/sql prepares it again on each connection that runs it.
+func insertAllocationStmt(ctx context.Context, db *sqlx.DB) (*sqlx.Stmt, error) {
+	if stmt, ok := insertAllocationStmts.Load(db); ok {
+		return stmt.(*sqlx.Stmt), nil
+	}
+	stmt, err := db.PreparexContext(ctx, insertAllocationSQL)
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := insertAllocationStmts.LoadOrStore(db, stmt); loaded {
+		stmt.Close()
+		return prev.(*sqlx.Stmt), nil
+	}
+	return stmt, nil
+}
+
 // InsertAllocation claims a.Address for a's owner and records it in the
 // audit log, in one statement (one round trip, atomic even outside a
 // transaction). When the address is taken or the owner already holds an
@@ -34,21 +71,19 @@ const allocationColumns = `namespace, name, pool_uid, host(address) AS address, 
 // ErrObjectExists: the unique indexes decide, never a lock.
 func InsertAllocation(ctx context.Context, ext sqlx.QueryerContext, a AllocationRow, pool string) (AllocationRow, error) {
 	var out AllocationRow
-	err := sqlx.GetContext(ctx, ext, &out, `WITH a AS (
-			INSERT INTO allocations (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_by)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-			ON CONFLICT DO NOTHING
-			RETURNING *
-		), audit AS (
-			INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, after)
-			SELECT created_by, 'allocate', namespace, 'IPAllocation', name, jsonb_build_object(
-				'pool', $11::text, 'address', host(address),
-				'owner', jsonb_build_object('kind', owner_kind, 'uid', owner_uid, 'name', owner_name),
-				'ownerNamespace', owner_namespace)
-			FROM a
-		)
-		SELECT `+allocationColumns+` FROM a`,
-		a.Namespace, a.Name, a.PoolUID, a.Address, a.OwnerKind, a.OwnerUID, a.OwnerName, a.OwnerNamespace, a.SubnetUID, a.CreatedBy, pool)
+	args := []any{a.Namespace, a.Name, a.PoolUID, a.Address, a.OwnerKind, a.OwnerUID, a.OwnerName, a.OwnerNamespace, a.SubnetUID, a.CreatedBy, pool}
+	var err error
+	switch ext := ext.(type) {
+	case *sqlx.DB:
+		// The claim's statement is prepared once per connection: parsing
+		// and planning it on every claim would cost more than the insert.
+		var stmt *sqlx.Stmt
+		if stmt, err = insertAllocationStmt(ctx, ext); err == nil {
+			err = stmt.GetContext(ctx, &out, args...)
+		}
+	default:
+		err = sqlx.GetContext(ctx, ext, &out, insertAllocationSQL, args...)
+	}
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return AllocationRow{}, fmt.Errorf("store: allocation %s: %w", a.Name, ErrObjectExists)
