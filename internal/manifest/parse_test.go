@@ -3,6 +3,8 @@ package manifest
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -10,47 +12,22 @@ import (
 	"pivirt.hu/ipam/internal/ipam"
 )
 
-// The seed's three example manifests, verbatim.
-const (
-	seedPublicPool = `# Operator-owned, cluster-scoped (no namespace). Floating IPs and VPC
-# router uplinks are claimed from it; gateway is the routers' next hop.
-apiVersion: pivirt.hu/v1
-kind: IPAMPool
-metadata:
-  name: public-zone-a
-spec:
-  cidr: 203.0.113.0/24
-  kind: public
-  gateway: 203.0.113.1
-  exclude: [203.0.113.2, 203.0.113.3]
-  zone: zone-a
-`
-	seedPrivatePool = `# Created by the director for every VPC ("vpc-<name>"), owned by it and
-# removed with it. Subnets carve ranges out of it; you never apply one.
-apiVersion: pivirt.hu/v1
-kind: IPAMPool
-metadata:
-  name: vpc-main
-  namespace: acme/prod
-  ownerRefs: [{ kind: VPC, uid: <vpc uid>, controller: true }]
-spec:
-  cidr: 10.42.0.0/16
-  kind: private
-`
-	seedAllocation = `# Named "<pool>-<a-b-c-d>" in the pool's namespace: the unique
-# (kind, namespace, name) index makes claiming an address atomic.
-apiVersion: pivirt.hu/v1
-kind: IPAllocation
-metadata:
-  name: vpc-main-10-42-1-7
-  namespace: acme/prod
-  labels: { pivirt.hu/managed-by: director }
-spec:
-  pool: vpc-main
-  address: 10.42.1.7
-  owner: { kind: VirtualMachine, uid: <vm uuid>, name: web-01/0 }
-`
+// The seed's three example manifests, verbatim, in testdata (the command's
+// tests read them too).
+var (
+	seedPublicPool  = readTestdata("seed-public-pool.yaml")
+	seedPrivatePool = readTestdata("seed-private-pool.yaml")
+	seedAllocation  = readTestdata("seed-allocation.yaml")
 )
+
+// readTestdata returns a file of testdata as text.
+func readTestdata(name string) string {
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
 
 var seedPublicInput = ipam.CreatePublicPoolInput{
 	Name: "public-zone-a", CIDR: "203.0.113.0/24", Gateway: "203.0.113.1",
