@@ -27,6 +27,10 @@ type databaseFlags struct {
 	// connected is the URL open connected to: url, or the embedded
 	// PostgreSQL's.
 	connected string
+	// exclusive refuses a data folder whose PostgreSQL another process
+	// runs (ipam serve owns its PostgreSQL); without it, a command such as
+	// ipam token uses that PostgreSQL while ipam serve runs it.
+	exclusive bool
 }
 
 func (d *databaseFlags) register(fs *flag.FlagSet) {
@@ -63,19 +67,25 @@ func (d *databaseFlags) open(ctx context.Context, logger *slog.Logger) (db *sqlx
 			return nil, nil, err
 		}
 		cluster, err := pgembed.Start(ctx, pgembed.Options{DataDir: dir, Logger: logger})
-		if err != nil {
+		switch {
+		case errors.Is(err, pgembed.ErrInUse) && !d.exclusive:
+			// ipam serve runs this folder's PostgreSQL: use it, and leave
+			// it running.
+			url = pgembed.SocketURL(dir, embeddedDatabase)
+		case err != nil:
 			return nil, nil, err
-		}
-		stopCluster = func() {
-			if err := cluster.Stop(); err != nil {
-				logger.Error("stopping PostgreSQL failed", "err", err)
+		default:
+			stopCluster = func() {
+				if err := cluster.Stop(); err != nil {
+					logger.Error("stopping PostgreSQL failed", "err", err)
+				}
 			}
+			if err := createDatabase(ctx, cluster.URL("postgres"), embeddedDatabase); err != nil {
+				stopCluster()
+				return nil, nil, err
+			}
+			url = cluster.URL(embeddedDatabase)
 		}
-		if err := createDatabase(ctx, cluster.URL("postgres"), embeddedDatabase); err != nil {
-			stopCluster()
-			return nil, nil, err
-		}
-		url = cluster.URL(embeddedDatabase)
 	}
 	db, err = store.Open(ctx, url)
 	if err != nil {

@@ -29,7 +29,7 @@ func serve(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on")
 	loadDemo := fs.Bool("demo", false, "load the example data (public pools, tenants acme and globex with VPCs) once")
-	var dbf databaseFlags
+	dbf := databaseFlags{exclusive: true}
 	dbf.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -158,6 +158,19 @@ func TestServeEmbeddedPostgres(t *testing.T) {
 				t.Fatalf("the postmaster %d is not among the processes naming %s: %q", postmaster, dataDir, running)
 			}
 
+			// A command on the same data folder uses the PostgreSQL that
+			// ipam serve runs there, and leaves it running; a second
+			// ipam serve is refused.
+			token := mustRun(t, "", nil, "token", "create", "admin", "--data-dir", dataDir)
+			if !tokenLine.MatchString(token) {
+				t.Errorf("ipam token create beside ipam serve printed %q", token)
+			}
+			checkHealthz(t, url)
+			second := start(t, nil, "serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir)
+			if code := second.wait(t, startTimeout); code == 0 || !strings.Contains(second.stderr.String(), "in use by another postmaster") {
+				t.Errorf("a second ipam serve on %s exited %d:\n%s", dataDir, code, second.stderr)
+			}
+
 			p.stop(t)
 
 			if left := processesNaming(t, dataDir); len(left) > 0 {

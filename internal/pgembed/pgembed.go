@@ -156,11 +156,18 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	return c, nil
 }
 
+// ErrInUse: another process runs the cluster of the data folder.
+var ErrInUse = errors.New("pgembed: the cluster is in use")
+
 // URL returns a lib/pq connection URL for the given database over the
 // cluster's unix socket.
-func (c *Cluster) URL(database string) string {
+func (c *Cluster) URL(database string) string { return SocketURL(c.dataDir, database) }
+
+// SocketURL returns the URL of database in the cluster of dataDir, over
+// its unix socket: the URL of a cluster another process started there.
+func SocketURL(dataDir, database string) string {
 	query := url.Values{
-		"host":    {c.dataDir},
+		"host":    {dataDir},
 		"port":    {strconv.Itoa(socketPort)},
 		"sslmode": {"disable"},
 	}
@@ -266,7 +273,7 @@ func (c *Cluster) checkNotRunning() error {
 	}
 
 	if err := syscall.Kill(pid, 0); err == nil || errors.Is(err, syscall.EPERM) {
-		return fmt.Errorf("pgembed: the cluster in %s is in use by another postmaster (PID %d): stop that process first", c.pgData, pid)
+		return fmt.Errorf("pgembed: the cluster in %s is in use by another postmaster (PID %d): stop that process first: %w", c.pgData, pid, ErrInUse)
 	}
 	return nil
 }
