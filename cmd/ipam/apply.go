@@ -8,9 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
@@ -46,37 +44,32 @@ func apply(args []string, stdin io.Reader, stdout io.Writer, logger *slog.Logger
 		return err
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	svc, closeAll, err := dbf.openService(ctx, logger)
-	if err != nil {
-		return err
-	}
-	defer closeAll()
-	before, err := svc.Pools(ctx, auth.System, ipam.Public, "")
-	if err != nil {
-		return err
-	}
-	existing := make(map[string]string, len(before)) // uid by name
-	for _, p := range before {
-		existing[p.Name] = p.UID
-	}
-	applied, err := svc.ApplyPublicPools(ctx, auth.System, pools)
-	var refused *ipam.ApplyError
-	if errors.As(err, &refused) {
-		return fmt.Errorf("%s/%s: %w", strings.ToLower(manifest.KindPool), refused.Name, refused.Err)
-	}
-	if err != nil {
-		return err
-	}
-	for _, p := range applied {
-		state := "created"
-		if existing[p.Name] == p.UID {
-			state = "unchanged"
+	return dbf.withService(logger, func(ctx context.Context, svc *ipam.Service) error {
+		before, err := svc.Pools(ctx, auth.System, ipam.Public, "")
+		if err != nil {
+			return err
 		}
-		fmt.Fprintf(stdout, "%s/%s %s\n", strings.ToLower(manifest.KindPool), p.Name, state)
-	}
-	return nil
+		existing := make(map[string]string, len(before)) // uid by name
+		for _, p := range before {
+			existing[p.Name] = p.UID
+		}
+		applied, err := svc.ApplyPublicPools(ctx, auth.System, pools)
+		var refused *ipam.ApplyError
+		if errors.As(err, &refused) {
+			return fmt.Errorf("%s/%s: %w", strings.ToLower(manifest.KindPool), refused.Name, refused.Err)
+		}
+		if err != nil {
+			return err
+		}
+		for _, p := range applied {
+			state := "created"
+			if existing[p.Name] == p.UID {
+				state = "unchanged"
+			}
+			fmt.Fprintf(stdout, "%s/%s %s\n", strings.ToLower(manifest.KindPool), p.Name, state)
+		}
+		return nil
+	})
 }
 
 // readManifest parses the manifest in file, or on stdin for "-".

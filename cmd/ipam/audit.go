@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
+
+	"github.com/jmoiron/sqlx"
 
 	"pivirt.hu/ipam/internal/store"
 )
@@ -60,27 +59,22 @@ func audit(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 		filter.Since = t
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	db, closeAll, err := dbf.open(ctx, logger)
-	if err != nil {
-		return err
-	}
-	defer closeAll()
-	entries, err := store.AuditEntries(ctx, db, filter)
-	if err != nil {
-		return err
-	}
-	slices.Reverse(entries)
-	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	for _, e := range entries {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s", e.At.UTC().Format(time.RFC3339), e.Actor, e.Action, e.ObjectKind, e.Object())
-		if change := e.Change(); change != "" {
-			fmt.Fprint(w, "\t"+change)
+	return dbf.withDatabase(logger, func(ctx context.Context, db *sqlx.DB) error {
+		entries, err := store.AuditEntries(ctx, db, filter)
+		if err != nil {
+			return err
 		}
-		fmt.Fprintln(w)
-	}
-	return w.Flush()
+		slices.Reverse(entries)
+		w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		for _, e := range entries {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s", e.At.UTC().Format(time.RFC3339), e.Actor, e.Action, e.ObjectKind, e.Object())
+			if change := e.Change(); change != "" {
+				fmt.Fprint(w, "\t"+change)
+			}
+			fmt.Fprintln(w)
+		}
+		return w.Flush()
+	})
 }
 
 // parseSince reads --since: a duration back from now, an RFC 3339 time,

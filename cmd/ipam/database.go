@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -124,4 +126,17 @@ func createDatabase(ctx context.Context, url, name string) error {
 		return fmt.Errorf("unable to create the database %s: %w", name, err)
 	}
 	return nil
+}
+
+// withDatabase opens the database and runs fn with it, then closes what
+// it opened; SIGINT and SIGTERM cancel fn's context.
+func (d *databaseFlags) withDatabase(logger *slog.Logger, fn func(ctx context.Context, db *sqlx.DB) error) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	db, closeAll, err := d.open(ctx, logger)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	return fn(ctx, db)
 }

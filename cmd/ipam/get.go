@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
@@ -66,14 +63,9 @@ func get(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) erro
 		}
 	})
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	svc, closeAll, err := dbf.openService(ctx, logger)
-	if err != nil {
-		return err
-	}
-	defer closeAll()
-	return show(ctx, svc, filter, *output == "yaml", stdout)
+	return dbf.withService(logger, func(ctx context.Context, svc *ipam.Service) error {
+		return show(ctx, svc, filter, *output == "yaml", stdout)
+	})
 }
 
 // namespaceFilter keeps the objects of one namespace ("" being the

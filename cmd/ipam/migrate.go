@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"os/signal"
-	"syscall"
+
+	"github.com/jmoiron/sqlx"
 
 	"pivirt.hu/ipam/internal/store"
 )
@@ -21,17 +20,12 @@ func migrate(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) 
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	db, closeAll, err := dbf.open(ctx, logger)
-	if err != nil {
-		return err
-	}
-	defer closeAll()
-	v, err := store.SchemaVersion(ctx, db)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "the database is at schema version %d\n", v)
-	return nil
+	return dbf.withDatabase(logger, func(ctx context.Context, db *sqlx.DB) error {
+		v, err := store.SchemaVersion(ctx, db)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "the database is at schema version %d\n", v)
+		return nil
+	})
 }

@@ -4,23 +4,20 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/jmoiron/sqlx"
+
 	"pivirt.hu/ipam/internal/ipam"
 )
 
-// openService opens the database as open does and starts the IPAM service
-// on it; closeAll stops both.
-func (d *databaseFlags) openService(ctx context.Context, logger *slog.Logger) (svc *ipam.Service, closeAll func(), err error) {
-	db, closeDB, err := d.open(ctx, logger)
-	if err != nil {
-		return nil, nil, err
-	}
-	svc, err = ipam.New(ctx, ipam.Config{DB: db, URL: d.connected, Logger: logger})
-	if err != nil {
-		closeDB()
-		return nil, nil, err
-	}
-	return svc, func() {
-		svc.Close()
-		closeDB()
-	}, nil
+// withService opens the database and the IPAM service and runs fn with the
+// service, then closes both; SIGINT and SIGTERM cancel fn's context.
+func (d *databaseFlags) withService(logger *slog.Logger, fn func(ctx context.Context, svc *ipam.Service) error) error {
+	return d.withDatabase(logger, func(ctx context.Context, db *sqlx.DB) error {
+		svc, err := ipam.New(ctx, ipam.Config{DB: db, URL: d.connected, Logger: logger})
+		if err != nil {
+			return err
+		}
+		defer svc.Close()
+		return fn(ctx, svc)
+	})
 }

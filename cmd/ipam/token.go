@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"os/signal"
-	"syscall"
+
+	"github.com/jmoiron/sqlx"
 
 	"pivirt.hu/ipam/internal/auth"
 )
@@ -38,26 +37,21 @@ func tokenCommand(args []string, _ io.Reader, stdout io.Writer, logger *slog.Log
 		return err
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	db, closeAll, err := dbf.open(ctx, logger)
-	if err != nil {
-		return err
-	}
-	defer closeAll()
-	service := auth.NewService(db)
-	if args[0] == "create" {
-		token, err := service.CreateToken(ctx, auth.System, name)
+	return dbf.withDatabase(logger, func(ctx context.Context, db *sqlx.DB) error {
+		service := auth.NewService(db)
+		if args[0] == "create" {
+			token, err := service.CreateToken(ctx, auth.System, name)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(stdout, token)
+			return nil
+		}
+		n, err := service.RevokeTokens(ctx, auth.System, name)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(stdout, token)
+		fmt.Fprintln(stdout, n)
 		return nil
-	}
-	n, err := service.RevokeTokens(ctx, auth.System, name)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(stdout, n)
-	return nil
+	})
 }

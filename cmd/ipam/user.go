@@ -8,10 +8,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
+
+	"github.com/jmoiron/sqlx"
 
 	"pivirt.hu/ipam/internal/auth"
 )
@@ -64,18 +63,13 @@ func userAdd(args []string, stdin io.Reader, stdout io.Writer, logger *slog.Logg
 		return err
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	db, closeAll, err := dbf.open(ctx, logger)
-	if err != nil {
-		return err
-	}
-	defer closeAll()
-	if err := auth.NewService(db).AddUser(ctx, auth.System, name, auth.Role(*role), namespaces, password); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "Added the %s %q.\n", *role, name)
-	return nil
+	return dbf.withDatabase(logger, func(ctx context.Context, db *sqlx.DB) error {
+		if err := auth.NewService(db).AddUser(ctx, auth.System, name, auth.Role(*role), namespaces, password); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Added the %s %q.\n", *role, name)
+		return nil
+	})
 }
 
 func userSetPassword(args []string, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error {
@@ -98,18 +92,13 @@ func userSetPassword(args []string, stdin io.Reader, stdout io.Writer, logger *s
 		return err
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	db, closeAll, err := dbf.open(ctx, logger)
-	if err != nil {
-		return err
-	}
-	defer closeAll()
-	if err := auth.NewService(db).SetPassword(ctx, auth.System, name, password); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "Set the password of %q.\n", name)
-	return nil
+	return dbf.withDatabase(logger, func(ctx context.Context, db *sqlx.DB) error {
+		if err := auth.NewService(db).SetPassword(ctx, auth.System, name, password); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Set the password of %q.\n", name)
+		return nil
+	})
 }
 
 // readPassword returns the first line of r without its line ending.
