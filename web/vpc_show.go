@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -53,7 +54,7 @@ func (s *Server) vpcShow(w http.ResponseWriter, r *http.Request) {
 		s.serverError(w, r, err)
 		return
 	}
-	s.renderVPC(w, r, actor, v, nil, nil)
+	s.renderVPC(w, r, actor, v, nil, nil, http.StatusOK)
 }
 
 // vpcAction answers POST /vpcs/<namespace>/<name>: one of the page's
@@ -81,7 +82,7 @@ func (s *Server) vpcAction(w http.ResponseWriter, r *http.Request) {
 	switch res.Form {
 	case "attach-interface":
 		values["subnet"], values["hostname"], values["nic"] = form("subnet"), form("hostname"), form("nic")
-		nic, convErr := strconv.Atoi(valueOrDefault(form("nic"), "0"))
+		nic, convErr := strconv.Atoi(cmp.Or(form("nic"), "0"))
 		if convErr != nil {
 			err = &ipam.InvalidError{Field: "nic", Message: "nic " + strconv.Quote(form("nic")) + " is not a number"}
 			break
@@ -120,7 +121,7 @@ func (s *Server) vpcAction(w http.ResponseWriter, r *http.Request) {
 	} else {
 		values = nil
 	}
-	s.renderVPCStatus(w, r, actor, v, res, values, status)
+	s.renderVPC(w, r, actor, v, res, values, status)
 }
 
 // vmUID names a VM the console attaches: the console knows VMs by their
@@ -129,19 +130,8 @@ func vmUID(namespace, vpc, hostname string) string {
 	return "console:" + namespace + "/" + vpc + "/" + hostname
 }
 
-func valueOrDefault(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
-}
-
-func (s *Server) renderVPC(w http.ResponseWriter, r *http.Request, actor auth.Actor, v ipam.VPC, res *views.ClaimResult, values map[string]string) {
-	s.renderVPCStatus(w, r, actor, v, res, values, http.StatusOK)
-}
-
-// renderVPCStatus draws the VPC page.
-func (s *Server) renderVPCStatus(w http.ResponseWriter, r *http.Request, actor auth.Actor, v ipam.VPC, res *views.ClaimResult, values map[string]string, status int) {
+// renderVPC draws the VPC page.
+func (s *Server) renderVPC(w http.ResponseWriter, r *http.Request, actor auth.Actor, v ipam.VPC, res *views.ClaimResult, values map[string]string, status int) {
 	ctx := r.Context()
 	view := views.VPCView{VPC: v, Href: vpcHref(v), Result: res, Values: values}
 	pool, err := s.ipam.VPCPool(ctx, actor, v)

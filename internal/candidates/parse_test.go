@@ -156,3 +156,18 @@ func TestParseRangeList(t *testing.T) {
 		t.Errorf("ParseRangeList(bad) error = %v, want %s", err, want)
 	}
 }
+
+func TestRangesIn(t *testing.T) {
+	s := mustSet(t, "10.0.0.250-10.0.1.5", "10.0.1.9", "10.0.2.0-10.0.2.255")
+	tests := []struct{ prefix, want string }{
+		{"10.0.1.0/24", "[10.0.1.0-10.0.1.5 10.0.1.9]"},
+		{"10.0.0.0/16", "[10.0.0.250-10.0.1.5 10.0.1.9 10.0.2.0-10.0.2.255]"},
+		{"10.0.3.0/24", "[]"},
+		{"10.0.2.128/25", "[10.0.2.128-10.0.2.255]"},
+	}
+	for _, tt := range tests {
+		if got := fmt.Sprint(s.RangesIn(netip.MustParsePrefix(tt.prefix))); got != tt.want {
+			t.Errorf("RangesIn(%s) = %s, want %s", tt.prefix, got, tt.want)
+		}
+	}
+}

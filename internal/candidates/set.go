@@ -102,6 +102,21 @@ func (s Set) Ranges() []Range {
 	return out
 }
 
+// RangesIn returns the ranges of s inside p, clipped to it, in ascending
+// order.
+func (s Set) RangesIn(p netip.Prefix) []Range {
+	if !p.Addr().Is4() {
+		return nil
+	}
+	lo, hi := prefixBounds(p.Masked())
+	spans := s.within(lo, hi)
+	out := make([]Range, len(spans))
+	for i, sp := range spans {
+		out[i] = Range{addr(sp.lo), addr(sp.hi)}
+	}
+	return out
+}
+
 // RangeOf returns the range of s that holds a.
 func (s Set) RangeOf(a netip.Addr) (Range, bool) {
 	if !a.Is4() {

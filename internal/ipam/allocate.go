@@ -278,7 +278,9 @@ func (s *Service) Preview(ctx context.Context, actor auth.Actor, namespace, pool
 	if err != nil {
 		return nil, err
 	}
-	return cp.spec.Space(req).NextN(pv.snapshot(), count), nil
+	var next []netip.Addr
+	pv.read(func(taken candidates.Set) { next = cp.spec.Space(req).NextN(taken, count) })
+	return next, nil
 }
 
 // fromCandidates turns the enumerator's field errors into an InvalidError

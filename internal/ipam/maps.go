@@ -67,7 +67,7 @@ func (s *Service) addressMap(ctx context.Context, cp *cachedPool, space candidat
 		if err != nil {
 			return AddressMap{}, err
 		}
-		m.Blocks = space.Map(pv.snapshot()).Blocks
+		pv.read(func(taken candidates.Set) { m.Blocks = space.Map(taken).Blocks })
 		return m, nil
 	}
 	last := scope.Addr()
@@ -105,12 +105,10 @@ func (s *Service) TakenRanges(ctx context.Context, actor auth.Actor, p Pool, sco
 	if err != nil {
 		return nil, err
 	}
-	var out []candidates.Range
-	for _, r := range pv.snapshot().Ranges() {
-		if scope.IsValid() && !(scope.Contains(r.From) || scope.Contains(r.To) || r.From.Less(scope.Addr()) && scope.Addr().Less(r.To)) {
-			continue
-		}
-		out = append(out, r)
+	if !scope.IsValid() {
+		scope = cp.spec.Prefix
 	}
-	return out, nil
+	var ranges []candidates.Range
+	pv.read(func(taken candidates.Set) { ranges = taken.RangesIn(scope) })
+	return ranges, nil
 }

@@ -240,7 +240,9 @@ func (s *Service) usage(ctx context.Context, cp *cachedPool) (Usage, error) {
 		return Usage{}, err
 	}
 	space := cp.spec.Candidates()
-	size, free := space.Size(), pv.freeIn(space)
+	var free int
+	pv.read(func(taken candidates.Set) { free = space.Free(taken) })
+	size := space.Size()
 	return Usage{Size: size, Used: size - free, Free: free}, nil
 }
 
@@ -283,7 +285,8 @@ func (s *Service) ownerNamespaces(ctx context.Context, actor auth.Actor) []strin
 			}
 		}
 	}
-	return out
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // allocationPage reads a page of allocations. all, when not nil, counts

@@ -122,20 +122,6 @@ func (pv *poolView) free(a netip.Addr) {
 	pv.taken.Remove(a)
 }
 
-// freeIn counts the candidates of space this view holds free.
-func (pv *poolView) freeIn(space candidates.Space) int {
-	pv.mu.Lock()
-	defer pv.mu.Unlock()
-	return space.Free(pv.taken.View())
-}
-
-// snapshot returns a copy of the taken set.
-func (pv *poolView) snapshot() candidates.Set {
-	pv.mu.Lock()
-	defer pv.mu.Unlock()
-	return pv.taken.Set()
-}
-
 // refreshEvery is how often each loaded view is read afresh from the
 // database, so that claims made by other processes, which send no
 // notification, show in its figures within that time.
@@ -167,6 +153,14 @@ func (v *views) refreshLoop(ctx context.Context) {
 			pv.mu.Unlock()
 		}
 	}
+}
+
+// read calls fn with the taken set, under the view's lock: fn computes
+// what it needs from it and keeps nothing, so nothing is copied.
+func (pv *poolView) read(fn func(taken candidates.Set)) {
+	pv.mu.Lock()
+	defer pv.mu.Unlock()
+	fn(pv.taken.View())
 }
 
 // forget drops the view of the pool uid; it is loaded again on next use.
