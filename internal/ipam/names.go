@@ -172,12 +172,10 @@ func newUID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
-func trim(s string) string { return strings.TrimSpace(s) }
-
 // cutRange splits "a - b" into its trimmed ends.
 func cutRange(s string) (from, to string, ok bool) {
 	from, to, ok = strings.Cut(s, "-")
-	return trim(from), trim(to), ok
+	return strings.TrimSpace(from), strings.TrimSpace(to), ok
 }
 
 // plural writes n with the noun in the right number.

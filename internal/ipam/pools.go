@@ -139,7 +139,7 @@ func normalizeExcludes(in []string) []string {
 	for _, e := range in {
 		if a, b, ok := cutRange(e); ok {
 			out = append(out, a+"-"+b)
-		} else if e = trim(e); e != "" {
+		} else if e = strings.TrimSpace(e); e != "" {
 			out = append(out, e)
 		}
 	}
