@@ -72,7 +72,7 @@ test-wasm:
 
 ## fuzz: run each fuzz target for FUZZTIME; what they find goes to
 ## $(go env GOCACHE)/fuzz, and failures to the package's testdata/fuzz.
-FUZZ_TARGETS := internal/candidates:FuzzSpace internal/candidates:FuzzSetBuilder \
+FUZZ_TARGETS := internal/candidates:FuzzSpace internal/candidates:FuzzSetBuilder internal/candidates:FuzzFreePrefixes \
 	internal/candidates:FuzzParsePool internal/candidates:FuzzParseRangeList \
 	internal/manifest:FuzzParse internal/graphql:FuzzGraphQL web:FuzzConsoleForms web:FuzzSafeNext
 fuzz: $(WASM)

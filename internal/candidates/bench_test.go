@@ -2,6 +2,7 @@ package candidates
 
 import (
 	"fmt"
+	"net/netip"
 	"testing"
 	"unsafe"
 )
@@ -83,5 +84,22 @@ func BenchmarkAddAtEnd(b *testing.B) {
 	for b.Loop() {
 		sb.Add(addr(v))
 		v += 2
+	}
+}
+
+// BenchmarkFreePrefixes asks for the next free /30s of a /8 VPC with
+// thousands of subnets, and for /24s, which jump over every used range.
+func BenchmarkFreePrefixes(b *testing.B) {
+	parent := netip.MustParsePrefix("10.0.0.0/8")
+	for _, n := range []int{1000, 10000} {
+		used := usedSlash24s(n)
+		for _, bits := range []int{30, 24} {
+			b.Run(fmt.Sprintf("used=%d/bits=%d", n, bits), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					FreePrefixes(parent, used, bits, 8)
+				}
+			})
+		}
 	}
 }

@@ -3,6 +3,7 @@ package candidates
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -185,6 +186,67 @@ func FuzzSpace(f *testing.F) {
 			if size != candidates || free != len(model) {
 				t.Errorf("Map().Blocks add up to size %d free %d, want %d %d", size, free, candidates, len(model))
 			}
+		}
+	})
+}
+
+// FuzzFreePrefixes checks FreePrefixes against a brute-force model: every
+// aligned block of a small parent is tested against every used prefix with
+// netip.Prefix.Overlaps, and the free ones, lowest first, must be the
+// answer. The used prefixes come in any order, overlap, keep their host
+// bits, stick out of the parent or cover it, and some are IPv6 or invalid.
+func FuzzFreePrefixes(f *testing.F) {
+	f.Add(uint32(0x0a2a0000), uint8(4), uint8(10), uint8(4), []byte{0, 0, 16, 0x40, 0, 15, 0x20, 0x10, 17})
+	f.Add(uint32(0x0a2a0777), uint8(0), uint8(4), uint8(255), []byte{0x80, 0, 14, 0, 0, 9})
+	f.Add(uint32(0xffffff00), uint8(12), uint8(2), uint8(3), []byte{0xff, 0xff, 26, 0x10, 0, 250, 0, 0, 255})
+	f.Add(uint32(0), uint8(20), uint8(0), uint8(2), []byte{0x40, 0, 31, 0x40, 0x01, 32})
+	f.Add(uint32(0x0a000000), uint8(8), uint8(15), uint8(0), []byte{})
+	f.Add(uint32(0x0a000000), uint8(8), uint8(1), uint8(7), []byte{0x30, 0x30, 24, 0x30, 0x30, 24, 0x31, 0, 23})
+	f.Fuzz(func(t *testing.T, base uint32, parentIn, bitsIn, countIn uint8, usedIn []byte) {
+		pbits := 12 + int(parentIn%21)                // /12 to /32
+		parent := netip.PrefixFrom(addr(base), pbits) // host bits kept
+		bits := pbits + int(bitsIn%16) - 2            // two too short, up to 13 longer: at most 8 192 blocks
+		count := int(countIn%20) - 1
+		if countIn >= 240 {
+			count = 1 << 20
+		}
+		lo, hi := prefixBounds(parent)
+		psize := uint64(hi) - uint64(lo) + 1
+		margin := psize/4 + 1
+		var used []netip.Prefix
+		for i := 0; i+2 < len(usedIn) && i < 3*24; i += 3 {
+			off := uint64(usedIn[i])<<8 | uint64(usedIn[i+1])
+			at := addr(uint32(uint64(lo) - margin + off*(psize+2*margin)/0x10000))
+			switch kind := usedIn[i+2]; {
+			case kind == 255:
+				used = append(used, netip.Prefix{})
+			case kind >= 250:
+				used = append(used, netip.PrefixFrom(netip.AddrFrom16(at.As16()), 96+int(kind%32)))
+			default:
+				used = append(used, netip.PrefixFrom(at, 8+int(kind%25)))
+			}
+		}
+		usedCopy := slices.Clone(used)
+
+		var model []netip.Prefix
+		if bits >= pbits && bits <= 32 && count >= 1 {
+			model = []netip.Prefix{}
+			step := uint64(1) << (32 - bits)
+			for v := uint64(lo); v <= uint64(hi) && len(model) < count; v += step {
+				block := netip.PrefixFrom(addr(uint32(v)), bits)
+				if !slices.ContainsFunc(used, block.Overlaps) {
+					model = append(model, block)
+				}
+			}
+		}
+
+		got := FreePrefixes(parent, used, bits, count)
+		if (got == nil) != (model == nil) || prefixes(got) != prefixes(model) {
+			t.Fatalf("FreePrefixes(%s, %v, %d, %d):\n got %s (nil %v)\nwant %s (nil %v)",
+				parent, used, bits, count, prefixes(got), got == nil, prefixes(model), model == nil)
+		}
+		if !slices.Equal(used, usedCopy) {
+			t.Fatalf("FreePrefixes changed used from %v to %v", usedCopy, used)
 		}
 	})
 }
