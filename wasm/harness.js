@@ -19,11 +19,16 @@ WebAssembly.instantiate(fs.readFileSync(process.argv[3]), go.importObject).then(
 	go.run(result.instance);
 	const inputs = JSON.parse(fs.readFileSync(0, "utf8"));
 	// An input is a JSON string, or [json, takenRanges] for the two-argument
-	// form a page uses.
+	// form a page uses, both for ipamPreview; or {function, args} for any
+	// function of the module.
 	const answers = inputs.map((input) => {
-		const args = Array.isArray(input) ? input : [input];
+		let fn = "ipamPreview";
+		let args = Array.isArray(input) ? input : [input];
+		if (input !== null && typeof input === "object" && !Array.isArray(input)) {
+			({ function: fn, args } = input);
+		}
 		const start = performance.now();
-		const output = globalThis.ipamPreview(...args);
+		const output = globalThis[fn](...args);
 		return { output, ms: performance.now() - start };
 	});
 	process.stdout.write(JSON.stringify(answers));

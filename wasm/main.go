@@ -1,15 +1,21 @@
 //go:build js && wasm
 
 // Command wasm is the browser's copy of the candidate enumerator. Loaded by
-// static/wasm/wasm_exec.js, it defines one global function:
+// static/wasm/wasm_exec.js, it defines two global functions:
 //
 //	ipamPreview(json: string, takenRanges?: string): string
+//	ipamPreviewSubnet(json: string): string
 //
-// which takes a candidates.PreviewInput as JSON and returns a
+// ipamPreview takes a candidates.PreviewInput as JSON and returns a
 // candidates.PreviewOutput as JSON, exactly as the server computes it. The
 // optional takenRanges is the compact taken list of the input
 // ("a-b,c,…"), passed apart so that it is parsed once: a page calls
 // ipamPreview on every keystroke with the same list.
+//
+// ipamPreviewSubnet takes a candidates.SubnetPreviewInput as JSON (a VPC's
+// cidr, its subnets, a prefix length and a count) and returns a
+// candidates.SubnetPreviewOutput as JSON: the prefixes the next subnets of
+// that length would get, or why there is none.
 package main
 
 import (
@@ -44,6 +50,12 @@ func main() {
 			lastList, lastSet, parsed = args[1], set, true
 		}
 		return string(candidates.PreviewJSONWithTaken(in, lastSet))
+	}))
+	js.Global().Set("ipamPreviewSubnet", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		if len(args) == 0 || args[0].Type() != js.TypeString {
+			return string(candidates.SubnetPreviewJSON(nil))
+		}
+		return string(candidates.SubnetPreviewJSON([]byte(args[0].String())))
 	}))
 	select {}
 }

@@ -56,6 +56,16 @@ func TestPreviewMatchesServer(t *testing.T) {
 		[2]string{`{"pool":{"cidr":"10.0.0.5/24"}}`, "10.0.0.2"},
 		[2]string{`{"pool":{"cidr":"10.0.0.0/24"}}`, ""},
 	)
+	subnetsAt := len(inputs)
+	for _, in := range subnetPreviewInputs {
+		inputs = append(inputs, call{"ipamPreviewSubnet", []any{in}})
+	}
+	inputs = append(inputs,
+		call{"ipamPreviewSubnet", []any{manySubnetsInput(10000, 30)}},
+		call{"ipamPreviewSubnet", []any{manySubnetsInput(10000, 16)}},
+		call{"ipamPreviewSubnet", []any{}},
+		call{"ipamPreviewSubnet", []any{42}},
+	)
 	answers := runInNode(t, inputs)
 	for i, in := range inputs {
 		var want string
@@ -64,6 +74,14 @@ func TestPreviewMatchesServer(t *testing.T) {
 			want = string(candidates.PreviewJSON([]byte(in)))
 		case [2]string:
 			want = string(candidates.PreviewJSON(withTakenRanges(t, in[0], in[1])))
+		case call:
+			var arg []byte
+			if len(in.Args) > 0 {
+				if s, ok := in.Args[0].(string); ok {
+					arg = []byte(s)
+				}
+			}
+			want = string(candidates.SubnetPreviewJSON(arg))
 		}
 		if answers[i].Output != want {
 			t.Errorf("input %d %.120v:\nwasm %s\n  go %s", i, in, answers[i].Output, want)
@@ -72,6 +90,42 @@ func TestPreviewMatchesServer(t *testing.T) {
 	n := len(previewInputs)
 	t.Logf("next 8 of a /16 with 60000 taken in fragments, in wasm: %.2f ms in the JSON, %.2f ms passed apart, then %.2f ms per call",
 		answers[n].Ms, answers[n+1].Ms, answers[n+2].Ms)
+	n = subnetsAt + len(subnetPreviewInputs)
+	t.Logf("next 8 free /30s and /16s of a /8 with 10000 subnets, in wasm: %.2f ms and %.2f ms", answers[n].Ms, answers[n+1].Ms)
+}
+
+// subnetPreviewInputs is the differential table of ipamPreviewSubnet.
+var subnetPreviewInputs = []string{
+	`{"vpc":"main","cidr":"10.42.0.0/16","subnets":["10.42.0.0/24","10.42.2.0/23"],"prefixLength":24,"count":3}`,
+	`{"vpc":"main","cidr":"10.42.0.0/16","subnets":["10.42.2.0/23","10.42.0.0/24","10.41.0.0/16","10.42.0.0/25"],"prefixLength":26,"count":8}`,
+	`{"vpc":"main","cidr":"10.42.0.0/16","prefixLength":16}`,
+	`{"vpc":"main","cidr":"10.42.0.0/16","subnets":["10.42.0.0/17","10.42.128.0/17"],"prefixLength":24}`,
+	`{"vpc":"main","cidr":"10.42.0.0/28","subnets":["10.42.0.0/30"],"prefixLength":31,"count":256}`,
+	`{"vpc":"main","cidr":"10.42.0.0/16","prefixLength":15}`,
+	`{"vpc":"main","cidr":"10.42.0.0/16","prefixLength":32,"count":257}`,
+	`{"cidr":"10.42.0.5/16","subnets":["x","10.42.0.0","2001:db8::/64"],"prefixLength":0,"count":-1}`,
+	`{"vpc":"main","cidr":"10.42.0.0/16","prefixLength":24,"gateway":"10.42.0.1"}`,
+	`{"vpc":"main","cidr":"10.42.0.0/16","prefixLength":"24"}`,
+	`not json`,
+	``,
+}
+
+// A call is an input of the harness for any function of the module.
+type call struct {
+	Function string `json:"function"`
+	Args     []any  `json:"args"`
+}
+
+// manySubnetsInput asks for the next 8 free prefixes of length bits in a /8
+// VPC holding n /24 subnets, every other one, and a /12.
+func manySubnetsInput(n, bits int) string {
+	in := candidates.SubnetPreviewInput{VPC: "big", CIDR: "10.0.0.0/8", PrefixLength: bits, Count: 8}
+	for i := range n {
+		in.Subnets = append(in.Subnets, fmt.Sprintf("10.%d.%d.0/24", 2*i>>8, 2*i&255))
+	}
+	in.Subnets = append(in.Subnets, "10.64.0.0/12")
+	b, _ := json.Marshal(in)
+	return string(b)
 }
 
 // withTakenRanges adds list to the input's takenRanges: what the

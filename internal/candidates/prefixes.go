@@ -1,6 +1,12 @@
 package candidates
 
-import "net/netip"
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"net/netip"
+)
 
 // FreePrefixes returns, lowest first, up to count prefixes of length bits
 // inside parent that overlap none of used (used may be unsorted,
@@ -57,4 +63,93 @@ func FreePrefixes(parent netip.Prefix, used []netip.Prefix, bits, count int) []n
 		}
 	}
 	return out
+}
+
+// SubnetPreviewInput asks which prefixes the next subnets of a length
+// would get in a VPC, before anything is committed.
+type SubnetPreviewInput struct {
+	// VPC is the VPC's name, which the messages give.
+	VPC string `json:"vpc"`
+	// CIDR is the VPC's prefix.
+	CIDR string `json:"cidr"`
+	// Subnets lists the prefixes of the VPC's subnets.
+	Subnets      []string `json:"subnets,omitempty"`
+	PrefixLength int      `json:"prefixLength"`
+	// Count asks for that many prefixes, lowest first (0 means 1).
+	Count int `json:"count,omitempty"`
+}
+
+// SubnetPreviewOutput answers a SubnetPreviewInput: the free prefixes,
+// lowest first, or why there is none. Valid says whether the input was;
+// a valid input whose VPC has no free prefix of the length gets no Next
+// and one error saying so, as the server's refusal does.
+type SubnetPreviewOutput struct {
+	Valid  bool           `json:"valid"`
+	Errors Errors         `json:"errors,omitempty"`
+	Next   []netip.Prefix `json:"next,omitempty"`
+}
+
+// MaxSubnetBits is the longest prefix of a subnet: a /32 leaves no address
+// once its gateway is reserved.
+const MaxSubnetBits = 31
+
+// SubnetPreview answers in with FreePrefixes. Every mistake in it is
+// reported in Errors, each naming its field.
+func SubnetPreview(in SubnetPreviewInput) SubnetPreviewOutput {
+	var errs errorList
+	if in.VPC == "" {
+		errs.add("vpc", "vpc is required")
+	}
+	vpc, vpcOK := parsePrefix(&errs, "cidr", in.CIDR)
+	used := make([]netip.Prefix, 0, len(in.Subnets))
+	for i, s := range in.Subnets {
+		if p, ok := parsePrefix(&errs, fmt.Sprintf("subnets[%d]", i), s); ok {
+			used = append(used, p)
+		}
+	}
+	bits := in.PrefixLength
+	switch {
+	case bits < MinPoolBits || bits > MaxSubnetBits:
+		errs.add("prefixLength", fmt.Sprintf("prefixLength %d is out of range: %d to %d", bits, MinPoolBits, MaxSubnetBits))
+	case vpcOK && bits < vpc.Bits():
+		errs.add("prefixLength", fmt.Sprintf("prefixLength %d is out of range for VPC %s's %s: %d to %d", bits, in.VPC, vpc, vpc.Bits(), MaxSubnetBits))
+	}
+	count := cmp.Or(in.Count, 1)
+	if count < 1 || count > MaxPreviewNext {
+		errs.add("count", fmt.Sprintf("count %d is out of range: 1 to %d", in.Count, MaxPreviewNext))
+	}
+	if len(errs.errs) > 0 {
+		return SubnetPreviewOutput{Errors: errs.errs}
+	}
+	out := SubnetPreviewOutput{Valid: true, Next: FreePrefixes(vpc, used, bits, count)}
+	if len(out.Next) == 0 {
+		out.Errors = Errors{{Field: "prefixLength", Message: fmt.Sprintf("vpc %s has no free /%d in %s", in.VPC, bits, vpc)}}
+	}
+	return out
+}
+
+// SubnetPreviewJSON answers a SubnetPreviewInput written as JSON with a
+// SubnetPreviewOutput written as JSON: the browser's entry point, like
+// PreviewJSON. Input it cannot read is reported as an error of the field
+// "input".
+func SubnetPreviewJSON(in []byte) []byte {
+	var out SubnetPreviewOutput
+	var si SubnetPreviewInput
+	if len(in) > MaxPreviewInput {
+		out.Errors = Errors{{Field: "input", Message: fmt.Sprintf("input is %d bytes; at most %d are accepted", len(in), MaxPreviewInput)}}
+	} else {
+		dec := json.NewDecoder(bytes.NewReader(in))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&si); err != nil {
+			out.Errors = Errors{{Field: "input", Message: "input is not a subnet preview request: " + err.Error()}}
+		} else {
+			out = SubnetPreview(si)
+		}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		// Every field of SubnetPreviewOutput marshals; this cannot happen.
+		panic(err)
+	}
+	return b
 }

@@ -1,6 +1,7 @@
 package candidates
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/netip"
 	"strings"
@@ -105,5 +106,36 @@ func TestFreePrefixesAllocations(t *testing.T) {
 	got = FreePrefixes(parent, used, 12, 2)
 	if fmt.Sprint(got) != "[10.48.0.0/12 10.80.0.0/12]" {
 		t.Errorf("FreePrefixes(/12, 2) = %v, want [10.48.0.0/12 10.80.0.0/12]", got)
+	}
+}
+
+func TestSubnetPreview(t *testing.T) {
+	tests := []struct {
+		in         string
+		valid      bool
+		next, errs string
+	}{
+		{`{"vpc":"main","cidr":"10.42.0.0/16","subnets":["10.42.0.0/24","10.42.2.0/23"],"prefixLength":24,"count":3}`, true, "10.42.1.0/24 10.42.4.0/24 10.42.5.0/24", ""},
+		{`{"vpc":"main","cidr":"10.42.0.0/16","prefixLength":16}`, true, "10.42.0.0/16", ""},
+		{`{"vpc":"main","cidr":"10.42.0.0/16","subnets":["10.42.0.0/17","10.42.128.0/17"],"prefixLength":24}`, true, "", "vpc main has no free /24 in 10.42.0.0/16"},
+		{`{"vpc":"main","cidr":"10.42.0.0/16","prefixLength":15}`, false, "", "prefixLength 15 is out of range for VPC main's 10.42.0.0/16: 16 to 31"},
+		{`{"vpc":"main","cidr":"10.42.0.0/16","prefixLength":32,"count":257}`, false, "", "prefixLength 32 is out of range: 8 to 31; count 257 is out of range: 1 to 256"},
+		{`{"cidr":"10.42.0.5/16","subnets":["x","10.42.0.0"],"prefixLength":0,"count":-1}`, false, "",
+			`vpc is required; cidr 10.42.0.5/16 has host bits set; did you mean 10.42.0.0/16?; subnets[0] "x" is not an IPv4 prefix such as 10.0.0.0/24; ` +
+				`subnets[1] "10.42.0.0" has no prefix length; write it as 10.42.0.0/24 or similar; prefixLength 0 is out of range: 8 to 31; count -1 is out of range: 1 to 256`},
+		{`{"vpc":"main","cidr":"10.42.0.0/16","prefixLength":24,"gateway":"10.42.0.1"}`, false, "", `input is not a subnet preview request: json: unknown field "gateway"`},
+		{`[]`, false, "", "input is not a subnet preview request: json: cannot unmarshal array into Go value of type candidates.SubnetPreviewInput"},
+	}
+	for _, tt := range tests {
+		var out SubnetPreviewOutput
+		if err := json.Unmarshal(SubnetPreviewJSON([]byte(tt.in)), &out); err != nil {
+			t.Fatalf("SubnetPreviewJSON(%s) is not a SubnetPreviewOutput: %v", tt.in, err)
+		}
+		if out.Valid != tt.valid || prefixes(out.Next) != tt.next || fmt.Sprint(out.Errors) != tt.errs {
+			t.Errorf("SubnetPreviewJSON(%s) = %v %q %q, want %v %q %q", tt.in, out.Valid, prefixes(out.Next), out.Errors, tt.valid, tt.next, tt.errs)
+		}
+	}
+	if out := string(SubnetPreviewJSON(make([]byte, MaxPreviewInput+1))); !strings.Contains(out, `"field":"input"`) {
+		t.Errorf("SubnetPreviewJSON of %d bytes = %s, want an error of the field input", MaxPreviewInput+1, out)
 	}
 }
