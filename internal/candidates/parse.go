@@ -14,6 +14,9 @@ const MinPoolBits = 8
 // longer lists unnecessary.
 const MaxExcludes = 4096
 
+// MaxReserved bounds the reserved addresses of a request.
+const MaxReserved = 4096
+
 // A PoolSpec is a pool as the user writes it.
 type PoolSpec struct {
 	CIDR    string   `json:"cidr"`
@@ -110,6 +113,10 @@ func (p Pool) ParseRequest(spec RequestSpec) (Request, error) {
 				r.Within, scope = w, w
 			}
 		}
+	}
+	if len(spec.Reserved) > MaxReserved {
+		errs.add("reserved", fmt.Sprintf("reserved has %d entries; at most %d are accepted", len(spec.Reserved), MaxReserved))
+		return Request{}, errs.err()
 	}
 	var res SetBuilder
 	for i, s := range spec.Reserved {

@@ -142,6 +142,27 @@ func TestParsePoolBoundsExcludes(t *testing.T) {
 	}
 }
 
+func TestParseRequestBoundsReserved(t *testing.T) {
+	p, err := ParsePool(PoolSpec{CIDR: "10.0.0.0/16"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reserved := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = netip.AddrFrom4([4]byte{10, 0, byte(i >> 8), byte(i)}).String()
+		}
+		return out
+	}
+	if r, err := p.ParseRequest(RequestSpec{Reserved: reserved(MaxReserved)}); err != nil || r.Reserved.Len() != MaxReserved {
+		t.Errorf("ParseRequest with %d reserved = %d addresses, %v; want all of them", MaxReserved, r.Reserved.Len(), err)
+	}
+	_, err = p.ParseRequest(RequestSpec{Reserved: reserved(65000)})
+	if err == nil || err.Error() != "reserved has 65000 entries; at most 4096 are accepted" {
+		t.Errorf("ParseRequest with 65000 reserved: %v", err)
+	}
+}
+
 func TestParseRangeList(t *testing.T) {
 	s, err := ParseRangeList("takenRanges", "10.0.0.5-10.0.0.9,10.0.0.1, 10.0.0.10 ,10.0.0.3")
 	if err != nil {

@@ -42,6 +42,12 @@ func prefixBounds(p netip.Prefix) (lo, hi uint32) {
 	return lo, lo | uint32(uint64(1)<<(32-p.Bits())-1)
 }
 
+// Bounds returns the first and the last address of the IPv4 prefix p.
+func Bounds(p netip.Prefix) (first, last netip.Addr) {
+	lo, hi := prefixBounds(p)
+	return addr(lo), addr(hi)
+}
+
 // A Set is an immutable set of IPv4 addresses, kept as sorted, disjoint,
 // non-adjacent ranges. Its zero value is the empty set. A Set costs 8 bytes
 // per range, whatever the number of addresses in it.

@@ -44,6 +44,9 @@ func (p Pool) Space(r Request) Space {
 // Candidates returns every candidate of p.
 func (p Pool) Candidates() Space { return p.Space(Request{}) }
 
+// Reserved returns the request's reserved addresses.
+func (s Space) Reserved() Set { return s.req.Reserved }
+
 // Scope returns the prefix the candidates are taken from.
 func (s Space) Scope() netip.Prefix { return s.scope }
 

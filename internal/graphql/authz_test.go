@@ -76,7 +76,7 @@ var authzOps = []authzOp{
 		vars: func(t target) map[string]any { return map[string]any{"ns": t.ns, "vpc": t.vpc} }, owner: allowed, foreign: hidden},
 	{name: "floatingIps", query: `query($ns: String) { floatingIps(namespace: $ns) { name address } }`,
 		vars: func(t target) map[string]any { return map[string]any{"ns": t.ns} }, owner: allowed, foreign: hidden},
-	{name: "previewAllocation", query: `query($ns: String, $pool: String!) { previewAllocation(namespace: $ns, pool: $pool) }`,
+	{name: "previewAllocation", query: `query($ns: String, $pool: String!) { previewAllocation(namespace: $ns, pool: $pool, within: "10.42.1.0/24") }`,
 		vars: func(t target) map[string]any { return map[string]any{"ns": t.ns, "pool": "vpc-" + t.vpc} }, owner: allowed, foreign: notFound},
 
 	{name: "createPublicPool", query: `mutation { createPublicPool(input: {name: "newpub", cidr: "198.51.100.0/24"}) { name } }`,
@@ -101,7 +101,7 @@ var authzOps = []authzOp{
 		vars: func(t target) map[string]any { return map[string]any{"ns": t.ns} }, owner: allowed, foreign: forbidden, audit: []string{"create FloatingIP", "allocate IPAllocation"}},
 	{name: "releaseFloatingIp", query: `mutation($ns: String!, $fip: String!) { releaseFloatingIp(namespace: $ns, name: $fip) }`,
 		vars: func(t target) map[string]any { return map[string]any{"ns": t.ns, "fip": t.fip} }, owner: allowed, foreign: notFound, audit: []string{"delete FloatingIP", "release IPAllocation"}},
-	{name: "allocate", query: `mutation($ns: String, $pool: String!) { allocate(input: {namespace: $ns, pool: $pool, within: "10.42.7.0/24", owner: {kind: "Node", uid: "node-9", name: "snx"}}) { address } }`,
+	{name: "allocate", query: `mutation($ns: String, $pool: String!) { allocate(input: {namespace: $ns, pool: $pool, within: "10.42.9.0/24", owner: {kind: "VirtualMachine", uid: "vm-9", name: "host9/0"}}) { address } }`,
 		vars: func(t target) map[string]any { return map[string]any{"ns": t.ns, "pool": "vpc-" + t.vpc} }, owner: allowed, foreign: notFound, audit: []string{"allocate IPAllocation"}},
 	{name: "allocate in a public pool", query: `mutation { allocate(input: {pool: "public-zone-a", owner: {kind: "Node", uid: "node-9", name: "edge"}, ownerNamespace: "acme/prod"}) { address } }`,
 		vars: func(target) map[string]any { return nil }, owner: forbidden, foreign: forbidden, public: true, audit: []string{"allocate IPAllocation"}},

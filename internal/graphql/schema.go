@@ -93,6 +93,24 @@ func queryType(svc *ipam.Service, t *types) *gql.Object {
 					return svc.FloatingIPs(ctx, st.actor, stringArg(p.Args, "namespace"))
 				}),
 			},
+			"previewSubnet": {
+				Type:        gql.NewNonNull(gql.NewList(t.nonNullStr)),
+				Description: "The next count prefixes of length prefixLength that createSubnet would give in the VPC, lowest first; nothing is stored.",
+				Args: gql.FieldConfigArgument{
+					"namespace": nonNullStr, "vpc": nonNullStr, "prefixLength": {Type: gql.NewNonNull(gql.Int)},
+					"count": {Type: gql.Int, DefaultValue: 1},
+				},
+				Resolve: resolve(func(ctx context.Context, st *requestState, p gql.ResolveParams) (any, error) {
+					bits, _ := p.Args["prefixLength"].(int)
+					count, _ := p.Args["count"].(int)
+					ps, err := svc.PreviewSubnet(ctx, st.actor, stringArg(p.Args, "namespace"), stringArg(p.Args, "vpc"), bits, count)
+					out := make([]string, len(ps))
+					for i, p := range ps {
+						out[i] = p.String()
+					}
+					return out, err
+				}),
+			},
 			"previewAllocation": {
 				Type:        gql.NewNonNull(gql.NewList(t.nonNullStr)),
 				Description: "The next count addresses a claim in the pool would get, within a prefix and skipping reserved addresses; nothing is stored.",
@@ -187,16 +205,18 @@ func mutationType(svc *ipam.Service, t *types) *gql.Object {
 				}),
 			},
 			"createSubnet": {
-				Type:        gql.NewNonNull(t.subnet),
-				Description: "Creates a subnet inside a VPC's prefix; the gateway defaults to the first host.",
+				Type: gql.NewNonNull(t.subnet),
+				Description: "Creates a subnet inside a VPC's prefix: cidr, or the lowest free prefix of length prefixLength (one of them); " +
+					"the gateway defaults to the first host.",
 				Args: input("CreateSubnetInput", gql.InputObjectConfigFieldMap{
-					"namespace": nonNullStr, "vpc": nonNullStr, "name": nonNullStr, "cidr": nonNullStr, "gateway": str,
+					"namespace": nonNullStr, "vpc": nonNullStr, "name": nonNullStr, "cidr": str, "prefixLength": {Type: gql.Int}, "gateway": str,
 				}),
 				Resolve: resolve(func(ctx context.Context, st *requestState, p gql.ResolveParams) (any, error) {
 					in := objectArg(p.Args, "input")
+					bits, _ := in["prefixLength"].(int)
 					return svc.CreateSubnet(ctx, st.actor, ipam.CreateSubnetInput{
 						Namespace: stringArg(in, "namespace"), VPC: stringArg(in, "vpc"), Name: stringArg(in, "name"),
-						CIDR: stringArg(in, "cidr"), Gateway: stringArg(in, "gateway"),
+						CIDR: stringArg(in, "cidr"), PrefixLength: bits, Gateway: stringArg(in, "gateway"),
 					})
 				}),
 			},
@@ -291,11 +311,12 @@ func mutationType(svc *ipam.Service, t *types) *gql.Object {
 				Type:        gql.NewNonNull(gql.Boolean),
 				Description: "Frees the address of a pool named by address or by owner: true when it was held, false when there was nothing to free.",
 				Args: input("ReleaseInput", gql.InputObjectConfigFieldMap{
-					"namespace": str, "pool": nonNullStr, "address": str, "owner": {Type: ownerRef},
+					"namespace": str, "pool": nonNullStr, "address": str, "owner": {Type: ownerRef}, "ownerNamespace": str,
 				}),
 				Resolve: resolve(func(ctx context.Context, st *requestState, p gql.ResolveParams) (any, error) {
 					in := objectArg(p.Args, "input")
-					rel := ipam.ReleaseInput{Namespace: stringArg(in, "namespace"), Pool: stringArg(in, "pool"), Address: stringArg(in, "address")}
+					rel := ipam.ReleaseInput{Namespace: stringArg(in, "namespace"), Pool: stringArg(in, "pool"), Address: stringArg(in, "address"),
+						OwnerNamespace: stringArg(in, "ownerNamespace")}
 					if o := objectArg(in, "owner"); o != nil {
 						owner := ownerArg(o)
 						rel.Owner = &owner

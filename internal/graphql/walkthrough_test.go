@@ -270,6 +270,7 @@ func TestAllocateAndRelease(t *testing.T) {
 	if a.Allocate.Address != "203.0.113.5" || a.Allocate.Namespace != nil || a.Allocate.Name != "public-zone-a-203-0-113-5" {
 		t.Errorf("allocate in public-zone-a = %+v, want 203.0.113.5", a.Allocate)
 	}
+	e.ok("acme", createSubnet, nil, "namespace", "acme/prod", "vpc", "main", "name", "db", "cidr", "10.42.2.0/24")
 	e.ok("acme", allocate, &a, "namespace", "acme/prod", "pool", "vpc-main", "within", "10.42.2.0/24", "reserved", []string{"10.42.2.1"},
 		"kind", "VirtualMachine", "uid", "vm-1", "name", "db-01/0")
 	if a.Allocate.Address != "10.42.2.2" {
@@ -286,7 +287,7 @@ func TestAllocateAndRelease(t *testing.T) {
 		t.Errorf("release of a free address = true, want false")
 	}
 	var byOwner struct{ Release bool }
-	e.ok("op", `mutation { release(input: {pool: "public-zone-a", owner: {kind: "Node", uid: "n1", name: "uplink"}}) }`, &byOwner)
+	e.ok("op", `mutation { release(input: {pool: "public-zone-a", owner: {kind: "Node", uid: "n1", name: "uplink"}, ownerNamespace: "acme/prod"}) }`, &byOwner)
 	if !byOwner.Release {
 		t.Errorf("release by owner = false")
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"net/netip"
+	"strings"
 
 	"github.com/jmoiron/sqlx"
 
@@ -24,17 +26,30 @@ type claimRequest struct {
 	actor     string
 }
 
+// ownerKey is the identity of the request's owner in its pool.
+func (r claimRequest) ownerKey() store.OwnerKey {
+	return store.OwnerKey{Namespace: r.ownerNS, Kind: r.owner.Kind, UID: r.owner.UID, Ref: r.owner.ref()}
+}
+
+// key says what the answer to the request depends on: two requests of one
+// key in flight at once may share an answer.
+func (r claimRequest) key() string {
+	return strings.Join([]string{r.pool.row.UID, r.ownerNS, r.owner.Kind, r.owner.UID, r.owner.Name, r.subnetUID,
+		r.space.Scope().String(), fmt.Sprint(r.space.Reserved().Ranges())}, "\x00")
+}
+
 // claim gives the owner the lowest free candidate of the request's space,
 // or the address it already holds. ext is the database or the caller's
 // transaction; in a transaction, the claim is added to undo.
 //
 // The view proposes a candidate and marks it taken; the insert decides. An
 // insert that changes nothing means the address is taken or the owner
-// holds one already: the owner's address is returned if there is one,
-// otherwise the next candidate is tried. When the view has no candidate
-// left, it is reloaded from the database once before the pool is declared
-// exhausted.
-func (s *Service) claim(ctx context.Context, ext sqlx.QueryerContext, r claimRequest, undo *undoList) (Allocation, error) {
+// holds one already: the owner's address is returned if there is one;
+// otherwise the next candidate is tried if the address is held, and the
+// same one again if it was released meanwhile. When the view has no
+// candidate left, it is reloaded from the database once before the pool is
+// declared exhausted.
+func (s *Service) claim(ctx context.Context, ext sqlx.ExtContext, r claimRequest, undo *undoList) (Allocation, error) {
 	cp := r.pool
 	pv, err := s.views.pool(ctx, cp.row.UID)
 	if err != nil {
@@ -68,12 +83,18 @@ func (s *Service) claim(ctx context.Context, ext sqlx.QueryerContext, r claimReq
 			}
 			return allocationFromRow(row, cp.row.Name), nil
 		case errors.Is(err, store.ErrObjectExists):
-			held, found, err := s.heldBy(ctx, ext, r)
-			if err != nil || found {
-				// The owner's own address made the insert fail; a is
-				// not known to be taken.
+			c, err := store.ClaimConflictOf(ctx, ext, cp.row.UID, r.ownerKey(), a.String())
+			if err != nil {
 				pv.free(a)
-				return held, err
+				return Allocation{}, err
+			}
+			if c.Address == nil {
+				// Nobody holds a (any more): it is free in the view,
+				// and tried again unless the owner holds an address.
+				pv.free(a)
+			}
+			if c.Owner != nil {
+				return s.answerHeld(ctx, ext, r, *c.Owner)
 			}
 			// Someone else holds a: it stays taken in the view.
 		case errors.Is(err, store.ErrNotFound):
@@ -88,21 +109,40 @@ func (s *Service) claim(ctx context.Context, ext sqlx.QueryerContext, r claimReq
 }
 
 // heldBy returns the address the request's owner holds in the pool, if
-// any. An address outside the request's within is refused.
-func (s *Service) heldBy(ctx context.Context, ext sqlx.QueryerContext, r claimRequest) (Allocation, bool, error) {
-	row, err := store.AllocationOfOwner(ctx, ext, r.pool.row.UID, r.owner.Kind, r.owner.UID, r.owner.Name)
+// any (see answerHeld).
+func (s *Service) heldBy(ctx context.Context, ext sqlx.ExtContext, r claimRequest) (Allocation, bool, error) {
+	row, err := store.OwnerAllocation(ctx, ext, r.pool.row.UID, r.ownerKey())
 	if errors.Is(err, store.ErrNotFound) {
 		return Allocation{}, false, nil
 	}
 	if err != nil {
 		return Allocation{}, false, err
 	}
+	a, err := s.answerHeld(ctx, ext, r, row)
+	return a, true, err
+}
+
+// answerHeld answers a request whose owner holds row already: with row,
+// unless it lies outside the request's within (refused). A VM asking under
+// a new hostname keeps its addresses, renamed.
+func (s *Service) answerHeld(ctx context.Context, ext sqlx.ExtContext, r claimRequest, row store.AllocationRow) (Allocation, error) {
 	held := allocationFromRow(row, r.pool.row.Name)
 	if r.within.IsValid() && !r.within.Contains(held.Address) {
-		return Allocation{}, true, conflict("%s %s already holds %s in pool %s, outside %s",
-			r.owner.Kind, r.owner.Name, held.Address, r.pool.row.Name, r.within)
+		return Allocation{}, conflict("%s %s already holds %s in pool %s, outside %s",
+			r.owner.Kind, held.Owner.Name, held.Address, r.pool.row.Name, r.within)
 	}
-	return held, true, nil
+	if held.Owner.Name == r.owner.Name {
+		return held, nil
+	}
+	host, _, _ := strings.Cut(r.owner.Name, "/")
+	if _, err := store.RenameVM(ctx, ext, r.ownerNS, r.owner.UID, host, r.actor); err != nil {
+		return Allocation{}, err
+	}
+	row, err := store.OwnerAllocation(ctx, ext, r.pool.row.UID, r.ownerKey())
+	if err != nil {
+		return Allocation{}, err
+	}
+	return allocationFromRow(row, r.pool.row.Name), nil
 }
 
 // readablePool returns the pool namespace/name if the actor may read it:
@@ -129,7 +169,11 @@ func (s *Service) writablePool(ctx context.Context, actor auth.Actor, namespace,
 
 // Allocate is the seed's Allocate(pool, within, reserved, owner): the
 // owner's address in the pool if it holds one, otherwise the lowest free
-// candidate. Operators only for public pools; tenants in their namespaces.
+// candidate. Operators only for public pools; tenants in their namespaces,
+// for VirtualMachine owners (the other kinds are made by their own
+// operations). In a VPC's private pool the claim is made in a subnet:
+// within is the subnet's prefix or a prefix inside it, and the subnet's
+// network, broadcast and gateway addresses are never handed out.
 func (s *Service) Allocate(ctx context.Context, actor auth.Actor, in AllocateInput) (Allocation, error) {
 	if in.Namespace != "" {
 		if err := checkNamespace("namespace", in.Namespace); err != nil {
@@ -142,37 +186,75 @@ func (s *Service) Allocate(ctx context.Context, actor auth.Actor, in AllocateInp
 	if err := checkOwner(in.Owner); err != nil {
 		return Allocation{}, err
 	}
-	// A cached pool may have been deleted (and made again) by another
-	// process: the claim then fails on its foreign key, and one more try
-	// reads the pool afresh.
+	// A cached pool or subnet may have been deleted (and made again) by
+	// another process: the claim then fails on its foreign key, and one
+	// more try reads them afresh.
 	for attempt := 0; ; attempt++ {
 		cp, err := s.writablePool(ctx, actor, in.Namespace, in.Pool, "allocate")
 		if err != nil {
 			return Allocation{}, err
 		}
-		req, err := cp.spec.ParseRequest(candidates.RequestSpec{Within: in.Within, Reserved: in.Reserved})
+		r, err := s.allocateRequest(ctx, cp, in)
 		if err != nil {
-			return Allocation{}, fromCandidates(err)
+			return Allocation{}, err
 		}
-		ownerNS := in.OwnerNamespace
-		switch {
-		case cp.row.Kind == string(Private):
-			ownerNS = cp.row.Namespace
-		case ownerNS == "":
-			return Allocation{}, invalid("ownerNamespace", "ownerNamespace is required for a public pool: the tenant namespace of the owner")
-		default:
-			if err := checkNamespace("ownerNamespace", ownerNS); err != nil {
-				return Allocation{}, err
-			}
+		if !actor.IsOperator() && in.Owner.Kind != OwnerVirtualMachine {
+			return Allocation{}, forbidden("tenants allocate for VirtualMachine owners only: %s", madeBy[in.Owner.Kind])
 		}
-		a, err := s.claimOnce(ctx, claimRequest{
-			pool: cp, space: cp.spec.Space(req), within: req.Within, owner: in.Owner, ownerNS: ownerNS, actor: actor.Name,
-		})
+		r.actor = actor.Name
+		a, err := s.claimOnce(ctx, r)
 		if errors.Is(err, ErrNotFound) && attempt == 0 {
 			continue
 		}
 		return a, err
 	}
+}
+
+// madeBy says which operation makes the owners of each kind but
+// VirtualMachine.
+var madeBy = map[string]string{
+	OwnerVPC:        "createVpc claims a VPC's router uplink",
+	OwnerNode:       "attachNode gives a host its address in a subnet",
+	OwnerFloatingIP: "claimFloatingIp claims a floating IP",
+}
+
+// allocateRequest turns an Allocate into a claim in the pool cp.
+func (s *Service) allocateRequest(ctx context.Context, cp *cachedPool, in AllocateInput) (claimRequest, error) {
+	space, cs, err := s.requestSpace(ctx, cp, in.Within, in.Reserved)
+	if err != nil {
+		return claimRequest{}, err
+	}
+	r := claimRequest{pool: cp, space: space, owner: in.Owner, ownerNS: in.OwnerNamespace}
+	if in.Within != "" {
+		r.within = space.Scope()
+	}
+	if cs != nil {
+		r.ownerNS, r.subnetUID = cp.row.Namespace, cs.subnet.UID
+		return r, nil
+	}
+	if r.ownerNS == "" {
+		return claimRequest{}, invalid("ownerNamespace", "ownerNamespace is required for a public pool: the tenant namespace of the owner")
+	}
+	return r, checkNamespace("ownerNamespace", r.ownerNS)
+}
+
+// requestSpace returns the candidates of a request in the pool cp. In a
+// private pool the request is made in the subnet that holds within, which
+// it returns too: within is required there, and the subnet's network,
+// broadcast and gateway addresses are no candidates.
+func (s *Service) requestSpace(ctx context.Context, cp *cachedPool, within string, reserved []string) (candidates.Space, *cachedSubnet, error) {
+	req, err := cp.spec.ParseRequest(candidates.RequestSpec{Within: within, Reserved: reserved})
+	if err != nil {
+		return candidates.Space{}, nil, fromCandidates(err)
+	}
+	if cp.row.Kind == string(Public) {
+		return cp.spec.Space(req), nil, nil
+	}
+	cs, err := s.subnetHolding(ctx, cp, req.Within)
+	if err != nil {
+		return candidates.Space{}, nil, err
+	}
+	return cs.spaceFor(req), cs, nil
 }
 
 // A claimCall is a claim in flight in this process.
@@ -188,7 +270,7 @@ type claimCall struct {
 // (Across processes the unique owner index still gives the owner a single
 // address.)
 func (s *Service) claimOnce(ctx context.Context, r claimRequest) (Allocation, error) {
-	key := r.pool.row.UID + "\x00" + r.owner.Kind + "\x00" + r.owner.UID + "\x00" + r.owner.Name
+	key := r.key()
 	s.inflightMu.Lock()
 	if c, ok := s.inflight[key]; ok {
 		s.inflightMu.Unlock()
@@ -219,7 +301,7 @@ func (s *Service) Release(ctx context.Context, actor auth.Actor, in ReleaseInput
 	if err := checkName("pool", in.Pool); err != nil {
 		return false, err
 	}
-	var owner [3]string
+	var owner *Owner
 	switch {
 	case in.Address != "" && in.Owner != nil:
 		return false, invalid("address", "address and owner name the allocation twice: give one")
@@ -231,7 +313,7 @@ func (s *Service) Release(ctx context.Context, actor auth.Actor, in ReleaseInput
 		if err := checkOwner(*in.Owner); err != nil {
 			return false, err
 		}
-		owner = [3]string{in.Owner.Kind, in.Owner.UID, in.Owner.Name}
+		owner = in.Owner
 	default:
 		return false, invalid("address", "address or owner is required")
 	}
@@ -239,7 +321,20 @@ func (s *Service) Release(ctx context.Context, actor auth.Actor, in ReleaseInput
 	if err != nil {
 		return false, err
 	}
-	_, err = s.release(ctx, s.db, cp, in.Address, owner, actor.Name)
+	var key store.OwnerKey
+	if owner != nil {
+		ns := cp.row.Namespace
+		if cp.row.Kind == string(Public) {
+			if ns = in.OwnerNamespace; ns == "" {
+				return false, invalid("ownerNamespace", "ownerNamespace is required to release by owner in a public pool: the tenant namespace of the owner")
+			}
+			if err := checkNamespace("ownerNamespace", ns); err != nil {
+				return false, err
+			}
+		}
+		key = store.OwnerKey{Namespace: ns, Kind: owner.Kind, UID: owner.UID, Ref: owner.ref()}
+	}
+	_, err = s.release(ctx, s.db, cp, in.Address, key, actor.Name)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
 	}
@@ -248,7 +343,7 @@ func (s *Service) Release(ctx context.Context, actor auth.Actor, in ReleaseInput
 
 // release deletes one allocation and frees it in this process's view (other
 // processes learn it from the database's notification).
-func (s *Service) release(ctx context.Context, ext sqlx.QueryerContext, cp *cachedPool, address string, owner [3]string, actor string) (Allocation, error) {
+func (s *Service) release(ctx context.Context, ext sqlx.QueryerContext, cp *cachedPool, address string, owner store.OwnerKey, actor string) (Allocation, error) {
 	row, err := store.ReleaseAllocation(ctx, ext, cp.row.UID, cp.row.Name, address, owner, actor)
 	if err != nil {
 		return Allocation{}, err
@@ -261,7 +356,8 @@ func (s *Service) release(ctx context.Context, ext sqlx.QueryerContext, cp *cach
 }
 
 // Preview returns the next count addresses a claim in the pool would get,
-// computed from this process's view; nothing is stored.
+// computed from this process's view; nothing is stored. In a private pool,
+// within names a subnet, as for Allocate.
 func (s *Service) Preview(ctx context.Context, actor auth.Actor, namespace, pool, within string, reserved []string, count int) ([]netip.Addr, error) {
 	if count < 1 || count > candidates.MaxPreviewNext {
 		return nil, invalid("count", "count %d is out of range: 1 to %d", count, candidates.MaxPreviewNext)
@@ -270,16 +366,16 @@ func (s *Service) Preview(ctx context.Context, actor auth.Actor, namespace, pool
 	if err != nil {
 		return nil, err
 	}
-	req, err := cp.spec.ParseRequest(candidates.RequestSpec{Within: within, Reserved: reserved})
+	space, _, err := s.requestSpace(ctx, cp, within, reserved)
 	if err != nil {
-		return nil, fromCandidates(err)
+		return nil, err
 	}
 	pv, err := s.views.pool(ctx, cp.row.UID)
 	if err != nil {
 		return nil, err
 	}
 	var next []netip.Addr
-	pv.read(func(taken candidates.Set) { next = cp.spec.Space(req).NextN(taken, count) })
+	pv.read(func(taken candidates.Set) { next = space.NextN(taken, count) })
 	return next, nil
 }
 

@@ -69,16 +69,22 @@ func conflict(format string, args ...any) error {
 }
 
 // An ExhaustedError says which pool and which range have no free address,
-// or which zone has none in any of its public pools.
+// which zone has none in any of its public pools, or which VPC has no free
+// prefix of a length for a subnet.
 type ExhaustedError struct {
 	Pool  string
-	Scope string // the request's within, or the pool's cidr
+	Scope string // the request's within, or the pool's (or the VPC's) cidr
 	Zone  string // set when every pool of the zone is exhausted
+	VPC   string // set when the VPC has no free prefix of length Bits
+	Bits  int
 }
 
 func (e *ExhaustedError) Error() string {
-	if e.Zone != "" {
+	switch {
+	case e.Zone != "":
 		return fmt.Sprintf("zone %s has no free address in its public pools", e.Zone)
+	case e.VPC != "":
+		return fmt.Sprintf("vpc %s has no free /%d in %s", e.VPC, e.Bits, e.Scope)
 	}
 	return fmt.Sprintf("pool %s has no free address in %s", e.Pool, e.Scope)
 }

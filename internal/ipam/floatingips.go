@@ -3,6 +3,7 @@ package ipam
 import (
 	"context"
 	"errors"
+	"net/netip"
 
 	"github.com/jmoiron/sqlx"
 
@@ -110,26 +111,22 @@ func (s *Service) ReleaseFloatingIP(ctx context.Context, actor auth.Actor, names
 	if !actor.CanAccess(namespace) {
 		return notFound("floating IP", namespace, name)
 	}
-	var freed *cachedPool
-	var address string
+	var f store.FloatingIPRow
 	err := s.inTx(ctx, func(tx *sqlx.Tx, _ *undoList) error {
-		f, err := store.FloatingIP(ctx, tx, namespace, name)
+		var err error
+		// Deleting first serialises concurrent releases: the second finds
+		// nothing and changes nothing.
+		f, err = store.DeleteFloatingIP(ctx, tx, namespace, name)
 		if errors.Is(err, store.ErrNotFound) {
 			return notFound("floating IP", namespace, name)
 		}
 		if err != nil {
 			return err
 		}
-		if _, err := store.ReleaseAllocation(ctx, tx, f.PoolUID, f.Pool, "", [3]string{OwnerFloatingIP, f.UID, f.Name}, actor.Name); err != nil && !errors.Is(err, store.ErrNotFound) {
+		owner := store.OwnerKey{Namespace: f.Namespace, Kind: OwnerFloatingIP, UID: f.UID, Ref: f.Name}
+		if _, err := store.ReleaseAllocation(ctx, tx, f.PoolUID, f.Pool, "", owner, actor.Name); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		if err := store.DeleteFloatingIP(ctx, tx, f.UID); err != nil {
-			return err
-		}
-		if freed, err = s.cachedPool(ctx, "", f.Pool); err != nil {
-			return err
-		}
-		address = f.Address
 		return store.InsertAudit(ctx, tx, store.AuditEntry{
 			Actor: actor.Name, Action: "delete", Namespace: namespace, ObjectKind: "FloatingIP", ObjectName: name,
 			Before: store.JSON(map[string]any{"uid": f.UID, "pool": f.Pool, "address": f.Address}),
@@ -138,8 +135,8 @@ func (s *Service) ReleaseFloatingIP(ctx context.Context, actor auth.Actor, names
 	if err != nil {
 		return err
 	}
-	if pv, err := s.views.pool(ctx, freed.row.UID); err == nil {
-		if a, err := parseAddr("address", address); err == nil {
+	if pv, err := s.views.pool(ctx, f.PoolUID); err == nil {
+		if a, err := netip.ParseAddr(f.Address); err == nil {
 			pv.free(a)
 		}
 	}

@@ -21,8 +21,9 @@ func (s *Service) AttachInterface(ctx context.Context, actor auth.Actor, in Atta
 	return s.attach(ctx, actor, in.Namespace, in.VPC, in.Subnet, Owner{Kind: OwnerVirtualMachine, UID: in.VM.UID, Name: in.VM.Hostname + "/" + strconv.Itoa(in.NIC)})
 }
 
-// DetachInterface frees the address of a VM's NIC. Detaching what is not
-// attached is not an error: released is false then.
+// DetachInterface frees the address of a VM's NIC (the VM is its uid: the
+// hostname need not be the one it was attached under). Detaching what is
+// not attached is not an error: released is false then.
 func (s *Service) DetachInterface(ctx context.Context, actor auth.Actor, in DetachInterfaceInput) (released bool, err error) {
 	if err := checkVMRef(in.VM); err != nil {
 		return false, err
@@ -46,7 +47,7 @@ func (s *Service) DetachInterface(ctx context.Context, actor auth.Actor, in Deta
 	if err != nil {
 		return false, err
 	}
-	owner := [3]string{OwnerVirtualMachine, in.VM.UID, in.VM.Hostname + "/" + strconv.Itoa(in.NIC)}
+	owner := store.OwnerKey{Namespace: in.Namespace, Kind: OwnerVirtualMachine, UID: in.VM.UID, Ref: strconv.Itoa(in.NIC)}
 	_, err = s.release(ctx, s.db, cp, "", owner, actor.Name)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil

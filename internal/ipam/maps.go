@@ -70,11 +70,8 @@ func (s *Service) addressMap(ctx context.Context, cp *cachedPool, space candidat
 		pv.read(func(taken candidates.Set) { m.Blocks = space.Map(taken).Blocks })
 		return m, nil
 	}
-	last := scope.Addr()
-	for range (1 << (32 - scope.Bits())) - 1 {
-		last = last.Next()
-	}
-	rows, err := store.AllocationsIn(ctx, s.db, cp.row.UID, scope.Addr().String(), last.String())
+	first, last := candidates.Bounds(scope)
+	rows, err := store.AllocationsIn(ctx, s.db, cp.row.UID, first.String(), last.String())
 	if err != nil {
 		return AddressMap{}, err
 	}

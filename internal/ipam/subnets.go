@@ -3,6 +3,7 @@ package ipam
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/netip"
 	"strings"
 
@@ -17,11 +18,28 @@ import (
 // one deleted elsewhere makes the claim fail on the foreign key, and the
 // entry is dropped.
 type cachedSubnet struct {
-	vpc    store.VPCRow
-	subnet store.SubnetRow
-	pool   *cachedPool
-	space  candidates.Space
-	within netip.Prefix
+	vpc     store.VPCRow
+	subnet  store.SubnetRow
+	pool    *cachedPool
+	space   candidates.Space // every candidate of the subnet
+	within  netip.Prefix     // the subnet's prefix
+	gateway netip.Addr
+}
+
+// spaceFor returns the candidates of a request made in the subnet for
+// req.Within, the subnet or a prefix inside it: never the subnet's network,
+// broadcast or gateway address, nor req's reserved addresses.
+func (cs *cachedSubnet) spaceFor(req candidates.Request) candidates.Space {
+	if req.Within == cs.within && req.Reserved.Len() == 0 {
+		return cs.space
+	}
+	never := []netip.Addr{cs.gateway}
+	if cs.within.Bits() <= 30 {
+		first, last := candidates.Bounds(cs.within)
+		never = append(never, first, last)
+	}
+	req.Reserved = req.Reserved.Union(candidates.SetOf(never...))
+	return cs.pool.spec.Space(req)
 }
 
 func subnetKey(namespace, vpc, subnet string) string {
@@ -59,11 +77,49 @@ func (s *Service) subnet(ctx context.Context, namespace, vpc, name string) (*cac
 	if err != nil {
 		return nil, fromCandidates(err)
 	}
-	cs = &cachedSubnet{vpc: v, subnet: row, pool: cp, space: cp.spec.Space(req), within: req.Within}
+	gateway, _ := netip.ParseAddr(row.Gateway)
+	cs = &cachedSubnet{vpc: v, subnet: row, pool: cp, space: cp.spec.Space(req), within: req.Within, gateway: gateway}
 	s.poolsMu.Lock()
 	s.subnets[key] = cs
 	s.poolsMu.Unlock()
 	return cs, nil
+}
+
+// subnetHolding returns the subnet of the private pool cp's VPC that holds
+// the prefix within, or a refusal saying what to give.
+func (s *Service) subnetHolding(ctx context.Context, cp *cachedPool, within netip.Prefix) (*cachedSubnet, error) {
+	vpc := strings.TrimPrefix(cp.row.Name, "vpc-")
+	if within.IsValid() {
+		row, err := store.SubnetContaining(ctx, s.db, cp.row.VPCUID.String, within.String())
+		if err == nil {
+			return s.subnet(ctx, cp.row.Namespace, vpc, row.Name)
+		}
+		if !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+	}
+	rows, err := store.Subnets(ctx, s.db, cp.row.VPCUID.String)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, invalid("within", "VPC %s/%s has no subnet: create one, then allocate within it", cp.row.Namespace, vpc)
+	}
+	const listed = 8
+	cidrs := make([]string, 0, listed+1)
+	for i, r := range rows {
+		if i == listed {
+			cidrs = append(cidrs, fmt.Sprintf("and %d more", len(rows)-listed))
+			break
+		}
+		cidrs = append(cidrs, r.CIDR)
+	}
+	if !within.IsValid() {
+		return nil, invalid("within", "within is required in private pool %s: give the cidr of a subnet of VPC %s (%s), or a prefix inside one",
+			cp.row.Name, vpc, strings.Join(cidrs, ", "))
+	}
+	return nil, invalid("within", "within %s is not inside a subnet of VPC %s: give the cidr of one (%s), or a prefix inside one",
+		within, vpc, strings.Join(cidrs, ", "))
 }
 
 // forgetSubnets drops the cached subnets of a VPC (all of them when name
@@ -85,9 +141,11 @@ func (s *Service) forgetSubnets(namespace, vpc string, names ...string) {
 	}
 }
 
-// CreateSubnet carves a subnet out of a VPC. It lies inside the VPC's
-// prefix and overlaps no sibling; its gateway, the first host unless
-// given, is reserved in every claim of the subnet.
+// CreateSubnet carves a subnet out of a VPC: the prefix given (CIDR), or
+// the lowest aligned block of a length (PrefixLength) that overlaps no
+// other subnet. It lies inside the VPC's prefix and overlaps no sibling;
+// its gateway, the first host unless given, is reserved in every claim of
+// the subnet.
 func (s *Service) CreateSubnet(ctx context.Context, actor auth.Actor, in CreateSubnetInput) (Subnet, error) {
 	if err := checkNamespace("namespace", in.Namespace); err != nil {
 		return Subnet{}, err
@@ -95,35 +153,15 @@ func (s *Service) CreateSubnet(ctx context.Context, actor auth.Actor, in CreateS
 	if err := checkName("vpc", in.VPC); err != nil {
 		return Subnet{}, err
 	}
-	if err := checkName("name", in.Name); err != nil {
+	if err := checkSubnetInput(in); err != nil {
 		return Subnet{}, err
-	}
-	cidr, err := parsePrefix("cidr", in.CIDR)
-	if err != nil {
-		return Subnet{}, err
-	}
-	if cidr.Bits() == 32 {
-		return Subnet{}, invalid("cidr", "cidr %s leaves no address once the gateway is reserved; use a /31 or larger", cidr)
-	}
-	lo := cidr.Addr()
-	if cidr.Bits() <= 30 {
-		lo = lo.Next()
-	}
-	gateway := lo
-	if in.Gateway != "" {
-		if gateway, err = parseAddr("gateway", in.Gateway); err != nil {
-			return Subnet{}, err
-		}
-		if _, err := candidates.ParsePool(candidates.PoolSpec{CIDR: cidr.String(), Gateway: gateway.String()}); err != nil {
-			return Subnet{}, fromCandidates(err)
-		}
 	}
 	if !actor.CanAccess(in.Namespace) {
 		return Subnet{}, notFound("VPC", in.Namespace, in.VPC)
 	}
 	var vpc store.VPCRow
 	var row store.SubnetRow
-	err = s.inTx(ctx, func(tx *sqlx.Tx, _ *undoList) error {
+	err := s.inTx(ctx, func(tx *sqlx.Tx, _ *undoList) error {
 		var err error
 		vpc, err = store.VPC(ctx, tx, in.Namespace, in.VPC, true)
 		if errors.Is(err, store.ErrNotFound) {
@@ -132,26 +170,8 @@ func (s *Service) CreateSubnet(ctx context.Context, actor auth.Actor, in CreateS
 		if err != nil {
 			return err
 		}
-		vcidr, _ := netip.ParsePrefix(vpc.CIDR)
-		if cidr.Bits() < vcidr.Bits() || !vcidr.Contains(cidr.Addr()) {
-			return invalid("cidr", "cidr %s is outside VPC %s's %s", cidr, in.VPC, vcidr)
-		}
-		if other, err := store.OverlappingSubnet(ctx, tx, vpc.UID, cidr.String()); err == nil {
-			return conflict("cidr %s overlaps subnet %s (%s) of VPC %s", cidr, other.Name, other.CIDR, in.VPC)
-		} else if !errors.Is(err, store.ErrNotFound) {
-			return err
-		}
-		row, err = store.InsertSubnet(ctx, tx, store.SubnetRow{UID: newUID(), VPCUID: vpc.UID, Name: in.Name, CIDR: cidr.String(), Gateway: gateway.String(), CreatedBy: actor.Name})
-		if errors.Is(err, store.ErrObjectExists) {
-			return conflict("subnet %s exists already in VPC %s/%s", in.Name, in.Namespace, in.VPC)
-		}
-		if err != nil {
-			return err
-		}
-		return store.InsertAudit(ctx, tx, store.AuditEntry{
-			Actor: actor.Name, Action: "create", Namespace: in.Namespace, ObjectKind: "Subnet", ObjectName: in.VPC + "/" + in.Name,
-			After: store.JSON(map[string]any{"uid": row.UID, "cidr": row.CIDR, "gateway": row.Gateway}),
-		})
+		row, err = s.createSubnet(ctx, tx, actor, vpc, in)
+		return err
 	})
 	if err != nil {
 		return Subnet{}, err
@@ -159,8 +179,191 @@ func (s *Service) CreateSubnet(ctx context.Context, actor auth.Actor, in CreateS
 	return subnetFromRow(row, vpcFromRow(vpc)), nil
 }
 
+// checkSubnetInput checks what CreateSubnet can check without the
+// database.
+func checkSubnetInput(in CreateSubnetInput) error {
+	if err := checkName("name", in.Name); err != nil {
+		return err
+	}
+	switch {
+	case in.CIDR != "" && in.PrefixLength != 0:
+		return invalid("cidr", "cidr and prefixLength both name the subnet's prefix: give one of them")
+	case in.CIDR == "" && in.PrefixLength == 0:
+		return invalid("cidr", "cidr or prefixLength is required: the subnet's prefix, or its length to take the lowest free one")
+	case in.CIDR != "":
+		cidr, err := parsePrefix("cidr", in.CIDR)
+		if err != nil {
+			return err
+		}
+		if cidr.Bits() == 32 {
+			return invalid("cidr", "cidr %s leaves no address once the gateway is reserved; use a /31 or larger", cidr)
+		}
+	case in.PrefixLength < minVPCBits || in.PrefixLength > 31:
+		return invalid("prefixLength", "prefixLength %d is out of range: %d to 31", in.PrefixLength, minVPCBits)
+	}
+	if in.Gateway != "" {
+		if _, err := parseAddr("gateway", in.Gateway); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// createSubnet creates a subnet of vpc, whose row tx has locked: of two
+// transactions creating subnets in one VPC, the second reads the first's
+// subnet (READ COMMITTED). The exclusion constraint subnets_no_overlap
+// refuses an overlap whatever happens.
+func (s *Service) createSubnet(ctx context.Context, tx *sqlx.Tx, actor auth.Actor, vpc store.VPCRow, in CreateSubnetInput) (store.SubnetRow, error) {
+	vcidr, err := netip.ParsePrefix(vpc.CIDR)
+	if err != nil {
+		return store.SubnetRow{}, fmt.Errorf("ipam: the stored VPC %s has cidr %q: %w", vpc.Name, vpc.CIDR, err)
+	}
+	var cidr netip.Prefix
+	if in.PrefixLength != 0 {
+		if cidr, err = s.freeSubnet(ctx, tx, vpc, vcidr, in.PrefixLength); err != nil {
+			return store.SubnetRow{}, err
+		}
+	} else {
+		cidr, _ = netip.ParsePrefix(in.CIDR)
+		if cidr.Bits() < vcidr.Bits() || !vcidr.Contains(cidr.Addr()) {
+			return store.SubnetRow{}, invalid("cidr", "cidr %s is outside VPC %s's %s", cidr, vpc.Name, vcidr)
+		}
+		if err := overlapRefusal(ctx, tx, vpc, cidr); err != nil {
+			return store.SubnetRow{}, err
+		}
+	}
+	gateway := cidr.Addr()
+	if cidr.Bits() <= 30 {
+		gateway = gateway.Next()
+	}
+	if in.Gateway != "" {
+		if _, err := candidates.ParsePool(candidates.PoolSpec{CIDR: cidr.String(), Gateway: in.Gateway}); err != nil {
+			return store.SubnetRow{}, fromCandidates(err)
+		}
+		gateway, _ = netip.ParseAddr(in.Gateway)
+	}
+	row, err := store.InsertSubnet(ctx, tx, store.SubnetRow{UID: newUID(), VPCUID: vpc.UID, Name: in.Name, CIDR: cidr.String(), Gateway: gateway.String(), CreatedBy: actor.Name})
+	if errors.Is(err, store.ErrObjectExists) {
+		if err := overlapRefusal(ctx, tx, vpc, cidr); err != nil {
+			return store.SubnetRow{}, err
+		}
+		return store.SubnetRow{}, conflict("subnet %s exists already in VPC %s/%s", in.Name, vpc.Namespace, vpc.Name)
+	}
+	if err != nil {
+		return store.SubnetRow{}, err
+	}
+	if err := s.linkAddresses(ctx, tx, vpc, row, cidr, gateway); err != nil {
+		return store.SubnetRow{}, err
+	}
+	return row, store.InsertAudit(ctx, tx, store.AuditEntry{
+		Actor: actor.Name, Action: "create", Namespace: vpc.Namespace, ObjectKind: "Subnet", ObjectName: vpc.Name + "/" + in.Name,
+		After: store.JSON(map[string]any{"uid": row.UID, "cidr": row.CIDR, "gateway": row.Gateway}),
+	})
+}
+
+// freeSubnet returns the lowest aligned block of length bits of the VPC's
+// prefix vcidr that overlaps none of its subnets.
+func (s *Service) freeSubnet(ctx context.Context, tx *sqlx.Tx, vpc store.VPCRow, vcidr netip.Prefix, bits int) (netip.Prefix, error) {
+	if bits < vcidr.Bits() {
+		return netip.Prefix{}, invalid("prefixLength", "prefixLength %d is out of range for VPC %s's %s: %d to 31", bits, vpc.Name, vcidr, vcidr.Bits())
+	}
+	used, err := subnetPrefixes(ctx, tx, vpc.UID)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	free := candidates.FreePrefixes(vcidr, used, bits, 1)
+	if len(free) == 0 {
+		return netip.Prefix{}, &ExhaustedError{VPC: vpc.Name, Bits: bits, Scope: vcidr.String()}
+	}
+	return free[0], nil
+}
+
+// subnetPrefixes returns the prefixes of the VPC's subnets.
+func subnetPrefixes(ctx context.Context, ext sqlx.QueryerContext, vpcUID string) ([]netip.Prefix, error) {
+	rows, err := store.Subnets(ctx, ext, vpcUID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]netip.Prefix, 0, len(rows))
+	for _, r := range rows {
+		p, err := netip.ParsePrefix(r.CIDR)
+		if err != nil {
+			return nil, fmt.Errorf("ipam: the stored subnet %s has cidr %q: %w", r.Name, r.CIDR, err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// overlapRefusal refuses cidr if it overlaps a subnet of the VPC.
+func overlapRefusal(ctx context.Context, tx *sqlx.Tx, vpc store.VPCRow, cidr netip.Prefix) error {
+	other, err := store.OverlappingSubnet(ctx, tx, vpc.UID, cidr.String())
+	switch {
+	case err == nil:
+		return conflict("cidr %s overlaps subnet %s (%s) of VPC %s", cidr, other.Name, other.CIDR, vpc.Name)
+	case errors.Is(err, store.ErrNotFound):
+		return nil
+	}
+	return err
+}
+
+// linkAddresses makes the new subnet row the subnet of the addresses of the
+// VPC's pool in its prefix (addresses claimed before subnets had to hold
+// every private address), refusing if one is the subnet's network,
+// broadcast or gateway address.
+func (s *Service) linkAddresses(ctx context.Context, tx *sqlx.Tx, vpc store.VPCRow, row store.SubnetRow, cidr netip.Prefix, gateway netip.Addr) error {
+	pool, err := store.Pool(ctx, tx, vpc.Namespace, "vpc-"+vpc.Name)
+	if err != nil {
+		return err
+	}
+	addrs, err := store.LinkAllocations(ctx, tx, pool.UID, row.UID, cidr.String())
+	if err != nil {
+		return err
+	}
+	first, last := candidates.Bounds(cidr)
+	for _, s := range addrs {
+		a, _ := netip.ParseAddr(s)
+		switch {
+		case a == gateway:
+			return conflict("%s, the gateway of subnet %s, is held already; give another gateway or release it first", a, cidr)
+		case cidr.Bits() <= 30 && (a == first || a == last):
+			return conflict("%s, an edge of subnet %s, is held already; release it first", a, cidr)
+		}
+	}
+	return nil
+}
+
+// PreviewSubnet returns the next count free prefixes of length bits a
+// subnet of the VPC would get, lowest first; nothing is stored.
+func (s *Service) PreviewSubnet(ctx context.Context, actor auth.Actor, namespace, vpc string, bits, count int) ([]netip.Prefix, error) {
+	if count < 1 || count > candidates.MaxPreviewNext {
+		return nil, invalid("count", "count %d is out of range: 1 to %d", count, candidates.MaxPreviewNext)
+	}
+	if bits < minVPCBits || bits > 31 {
+		return nil, invalid("prefixLength", "prefixLength %d is out of range: %d to 31", bits, minVPCBits)
+	}
+	v, err := s.VPC(ctx, actor, namespace, vpc)
+	if err != nil {
+		return nil, err
+	}
+	if bits < v.CIDR.Bits() {
+		return nil, invalid("prefixLength", "prefixLength %d is out of range for VPC %s's %s: %d to 31", bits, vpc, v.CIDR, v.CIDR.Bits())
+	}
+	used, err := subnetPrefixes(ctx, s.db, v.UID)
+	if err != nil {
+		return nil, err
+	}
+	free := candidates.FreePrefixes(v.CIDR, used, bits, count)
+	if len(free) == 0 {
+		return nil, &ExhaustedError{VPC: vpc, Bits: bits, Scope: v.CIDR.String()}
+	}
+	return free, nil
+}
+
 // DeleteSubnet deletes a subnet and the node addresses in it. A subnet
-// that still holds VM interfaces is refused.
+// that still holds VM interfaces is refused, also one attached while the
+// delete runs: the delete keeps VM interfaces, and the foreign key of any
+// left refuses it.
 func (s *Service) DeleteSubnet(ctx context.Context, actor auth.Actor, namespace, vpc, name string) error {
 	if err := checkNamespace("namespace", namespace); err != nil {
 		return err
@@ -174,6 +377,8 @@ func (s *Service) DeleteSubnet(ctx context.Context, actor auth.Actor, namespace,
 	if !actor.CanAccess(namespace) {
 		return notFound("subnet", namespace, vpc+"/"+name)
 	}
+	var pool store.PoolRow
+	var sub store.SubnetRow
 	err := s.inTx(ctx, func(tx *sqlx.Tx, _ *undoList) error {
 		v, err := store.VPC(ctx, tx, namespace, vpc, true)
 		if errors.Is(err, store.ErrNotFound) {
@@ -182,30 +387,23 @@ func (s *Service) DeleteSubnet(ctx context.Context, actor auth.Actor, namespace,
 		if err != nil {
 			return err
 		}
-		sub, err := store.Subnet(ctx, tx, v.UID, name)
+		sub, err = store.Subnet(ctx, tx, v.UID, name)
 		if errors.Is(err, store.ErrNotFound) {
 			return notFound("subnet", namespace, vpc+"/"+name)
 		}
 		if err != nil {
 			return err
 		}
-		pool, err := store.Pool(ctx, tx, namespace, "vpc-"+vpc)
-		if err != nil {
+		if pool, err = store.Pool(ctx, tx, namespace, "vpc-"+vpc); err != nil {
 			return err
 		}
-		vms, err := store.CountAllocationsOfKind(ctx, tx, pool.UID, sub.UID, OwnerVirtualMachine)
-		if err != nil {
+		if err := s.refuseVMs(ctx, tx, pool.UID, sub.UID, "subnet "+name+" of VPC "+namespace+"/"+vpc); err != nil {
 			return err
 		}
-		if vms > 0 {
-			return conflict("subnet %s of VPC %s/%s still has %s; detach %s first", name, namespace, vpc, plural(vms, "VM interface", "VM interfaces"), them(vms))
-		}
-		if _, err := store.ReleaseAllocations(ctx, tx, pool.UID, sub.UID, "", pool.Name, actor.Name); err != nil {
+		if _, err := store.ReleaseAllocations(ctx, tx, pool.UID, sub.UID, OwnerVirtualMachine, pool.Name, actor.Name); err != nil {
 			return err
 		}
-		if err := store.DeleteSubnet(ctx, tx, sub.UID); errors.Is(err, store.ErrInUse) {
-			return conflict("subnet %s of VPC %s/%s was given a VM interface meanwhile; detach it first", name, namespace, vpc)
-		} else if err != nil {
+		if err := store.DeleteSubnet(ctx, tx, sub.UID); err != nil {
 			return err
 		}
 		return store.InsertAudit(ctx, tx, store.AuditEntry{
@@ -213,6 +411,9 @@ func (s *Service) DeleteSubnet(ctx context.Context, actor auth.Actor, namespace,
 			Before: store.JSON(map[string]any{"uid": sub.UID, "cidr": sub.CIDR, "gateway": sub.Gateway}),
 		})
 	})
+	if errors.Is(err, store.ErrInUse) {
+		err = s.inUse(ctx, pool.UID, sub.UID, "subnet "+name+" of VPC "+namespace+"/"+vpc)
+	}
 	s.forgetSubnets(namespace, vpc, name)
 	if err == nil {
 		if cp, cerr := s.cachedPool(ctx, namespace, "vpc-"+vpc); cerr == nil {
@@ -220,6 +421,28 @@ func (s *Service) DeleteSubnet(ctx context.Context, actor auth.Actor, namespace,
 		}
 	}
 	return err
+}
+
+// inUse explains why the delete of what failed on a foreign key: a VM
+// interface was attached to it while the delete ran.
+func (s *Service) inUse(ctx context.Context, poolUID, subnetUID, what string) error {
+	if err := s.refuseVMs(ctx, s.db, poolUID, subnetUID, what); err != nil {
+		return err
+	}
+	return conflict("%s was given an address while it was being deleted; try again", what)
+}
+
+// refuseVMs refuses to delete what (a subnet, a VPC) while the pool (its
+// subnet subnetUID, when not empty) holds VM interfaces.
+func (s *Service) refuseVMs(ctx context.Context, ext sqlx.QueryerContext, poolUID, subnetUID, what string) error {
+	vms, err := store.CountAllocationsOfKind(ctx, ext, poolUID, subnetUID, OwnerVirtualMachine)
+	switch {
+	case err != nil:
+		return err
+	case vms > 0:
+		return conflict("%s still has %s; detach %s first", what, plural(vms, "VM interface", "VM interfaces"), them(vms))
+	}
+	return nil
 }
 
 // Subnets lists a VPC's subnets in address order.

@@ -2,6 +2,7 @@ package ipam
 
 import (
 	"net/netip"
+	"strings"
 	"time"
 )
 
@@ -52,11 +53,22 @@ func (u Usage) Utilization() float64 {
 	return 100 * float64(u.Used) / float64(u.Size)
 }
 
-// An Owner is what holds an address.
+// An Owner is what holds an address. Its identity in a pool is its kind,
+// its uid and, for a VM, the NIC index of its name, for the other kinds its
+// whole name: a VM renamed is the same owner.
 type Owner struct {
 	Kind string
 	UID  string
 	Name string
+}
+
+// ref is the part of the owner's name that is part of its identity.
+func (o Owner) ref() string {
+	if o.Kind == OwnerVirtualMachine {
+		_, nic, _ := strings.Cut(o.Name, "/")
+		return nic
+	}
+	return o.Name
 }
 
 // An Allocation is one address held by one owner.
@@ -128,9 +140,11 @@ type CreateVPCInput struct {
 	Namespace, Name, CIDR, Zone string
 }
 
-// CreateSubnetInput creates a subnet of a VPC.
+// CreateSubnetInput creates a subnet of a VPC, with the prefix CIDR or the
+// lowest free prefix of length PrefixLength: one of them.
 type CreateSubnetInput struct {
 	Namespace, VPC, Name, CIDR string
+	PrefixLength               int
 	Gateway                    string // default: the first host
 }
 
@@ -185,6 +199,9 @@ type ReleaseInput struct {
 	Pool      string
 	Address   string
 	Owner     *Owner
+	// OwnerNamespace is the tenant namespace of the owner, required to
+	// release by owner in a public pool.
+	OwnerNamespace string
 }
 
 // A Page asks for part of a long list: First items after the cursor After.

@@ -48,6 +48,16 @@ type poolView struct {
 	mu     sync.Mutex
 	loaded bool
 	taken  candidates.SetBuilder
+	// changes records, while a refresh reads the database outside the
+	// lock, what the view learnt meanwhile (claims, releases), to apply on
+	// top of what the refresh read: nil when no refresh runs.
+	changes []change
+}
+
+// A change is an address marked taken or free.
+type change struct {
+	addr  netip.Addr
+	taken bool
 }
 
 func newViews(db *sqlx.DB, log *slog.Logger) *views {
@@ -111,6 +121,7 @@ func (pv *poolView) reserve(space candidates.Space) (netip.Addr, bool) {
 	a, ok := it.Next()
 	if ok {
 		pv.taken.Add(a)
+		pv.record(a, true)
 	}
 	return a, ok
 }
@@ -120,6 +131,41 @@ func (pv *poolView) free(a netip.Addr) {
 	pv.mu.Lock()
 	defer pv.mu.Unlock()
 	pv.taken.Remove(a)
+	pv.record(a, false)
+}
+
+// record keeps a change for the refresh in progress, if any.
+func (pv *poolView) record(a netip.Addr, taken bool) {
+	if pv.changes != nil {
+		pv.changes = append(pv.changes, change{a, taken})
+	}
+}
+
+// refresh reads the view afresh from the database without holding its
+// lock through the query, so that claims go on meanwhile; what the view
+// learns during the query is applied on top of what was read, so that a
+// release announced meanwhile is not lost.
+func (pv *poolView) refresh(ctx context.Context, db *sqlx.DB, uid string) error {
+	pv.mu.Lock()
+	pv.changes = make([]change, 0, 8)
+	pv.mu.Unlock()
+	b, err := loadTaken(ctx, db, uid)
+	pv.mu.Lock()
+	defer pv.mu.Unlock()
+	changes := pv.changes
+	pv.changes = nil
+	if err != nil {
+		return err
+	}
+	for _, c := range changes {
+		if c.taken {
+			b.Add(c.addr)
+		} else {
+			b.Remove(c.addr)
+		}
+	}
+	pv.taken, pv.loaded = b, true
+	return nil
 }
 
 // refreshEvery is how often each loaded view is read afresh from the
@@ -128,8 +174,7 @@ func (pv *poolView) free(a netip.Addr) {
 const refreshEvery = 30 * time.Second
 
 // refreshLoop reads every loaded view afresh every refreshEvery until ctx
-// ends. The query runs outside the view's lock; a claim in flight that the
-// swap forgets can only meet a conflict, never hand out an address twice.
+// ends (see poolView.refresh).
 func (v *views) refreshLoop(ctx context.Context) {
 	t := time.NewTicker(refreshEvery)
 	defer t.Stop()
@@ -139,18 +184,19 @@ func (v *views) refreshLoop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		v.mu.Lock()
-		pools := make(map[string]*poolView, len(v.pools))
-		maps.Copy(pools, v.pools)
-		v.mu.Unlock()
-		for uid, pv := range pools {
-			b, err := loadTaken(ctx, v.db, uid)
-			if err != nil {
-				continue
-			}
-			pv.mu.Lock()
-			pv.taken, pv.loaded = b, true
-			pv.mu.Unlock()
+		v.refreshAll(ctx)
+	}
+}
+
+// refreshAll reads every view afresh.
+func (v *views) refreshAll(ctx context.Context) {
+	v.mu.Lock()
+	pools := make(map[string]*poolView, len(v.pools))
+	maps.Copy(pools, v.pools)
+	v.mu.Unlock()
+	for uid, pv := range pools {
+		if err := pv.refresh(ctx, v.db, uid); err != nil {
+			v.log.Debug("refreshing a pool's view", "pool", uid, "err", err)
 		}
 	}
 }

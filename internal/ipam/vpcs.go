@@ -48,67 +48,87 @@ func mayCreateIn(actor auth.Actor, namespace string) error {
 // the VPC's router uplink is claimed from that zone's public pools, in
 // name order, the next pool when one is exhausted.
 func (s *Service) CreateVPC(ctx context.Context, actor auth.Actor, in CreateVPCInput) (VPC, error) {
-	if err := checkNamespace("namespace", in.Namespace); err != nil {
-		return VPC{}, err
-	}
-	if err := checkName("name", in.Name); err != nil {
-		return VPC{}, err
-	}
-	cidr, err := parsePrefix("cidr", in.CIDR)
-	if err != nil {
-		return VPC{}, err
-	}
-	if cidr.Bits() < minVPCBits || cidr.Bits() > maxVPCBits {
-		return VPC{}, invalid("cidr", "cidr %s is not a VPC prefix: use /%d to /%d", cidr, minVPCBits, maxVPCBits)
-	}
-	if err := checkZone("zone", in.Zone); err != nil {
+	if err := checkVPCInput(in); err != nil {
 		return VPC{}, err
 	}
 	if err := mayCreateIn(actor, in.Namespace); err != nil {
 		return VPC{}, err
 	}
-	var zonePools []*cachedPool
-	if in.Zone != "" {
-		if zonePools, err = s.zonePools(ctx, in.Zone); err != nil {
-			return VPC{}, err
-		}
-	}
 	var vpc store.VPCRow
-	err = s.inTx(ctx, func(tx *sqlx.Tx, undo *undoList) error {
+	err := s.inTx(ctx, func(tx *sqlx.Tx, undo *undoList) error {
 		var err error
-		vpc, err = store.InsertVPC(ctx, tx, store.VPCRow{UID: newUID(), Namespace: in.Namespace, Name: in.Name, CIDR: cidr.String(), Zone: in.Zone, CreatedBy: actor.Name})
-		if errors.Is(err, store.ErrObjectExists) {
-			return conflict("VPC %s/%s exists already", in.Namespace, in.Name)
-		}
-		if err != nil {
-			return err
-		}
-		pool, err := store.InsertPool(ctx, tx, store.PoolRow{
-			UID: newUID(), Namespace: in.Namespace, Name: "vpc-" + in.Name, Kind: string(Private), CIDR: cidr.String(),
-			VPCUID: nullString(vpc.UID), CreatedBy: actor.Name,
-		})
-		if errors.Is(err, store.ErrObjectExists) {
-			return conflict("a pool named vpc-%s exists already in namespace %s", in.Name, in.Namespace)
-		}
-		if err != nil {
-			return err
-		}
-		after := map[string]any{"uid": vpc.UID, "cidr": vpc.CIDR, "zone": vpc.Zone, "pool": pool.Name}
-		if in.Zone != "" {
-			uplink, err := s.claimInZone(ctx, tx, undo, zonePools, in.Zone, Owner{Kind: OwnerVPC, UID: vpc.UID, Name: "router"}, in.Namespace, actor.Name)
-			if err != nil {
-				return err
-			}
-			after["router"] = uplink.Address.String()
-		}
-		return store.InsertAudit(ctx, tx, store.AuditEntry{
-			Actor: actor.Name, Action: "create", Namespace: in.Namespace, ObjectKind: "VPC", ObjectName: in.Name, After: store.JSON(after),
-		})
+		vpc, err = s.createVPC(ctx, tx, undo, actor, in)
+		return err
 	})
 	if err != nil {
 		return VPC{}, err
 	}
 	return vpcFromRow(vpc), nil
+}
+
+// maxVPCNameLen keeps the VPC's pool name, vpc-<name>, a valid name.
+const maxVPCNameLen = 63 - len("vpc-")
+
+// checkVPCInput checks what CreateVPC can check without the database.
+func checkVPCInput(in CreateVPCInput) error {
+	if err := checkNamespace("namespace", in.Namespace); err != nil {
+		return err
+	}
+	if err := checkName("name", in.Name); err != nil {
+		return err
+	}
+	if len(in.Name) > maxVPCNameLen {
+		return invalid("name", "name %s is too long for a VPC: at most %d characters, since its pool is named vpc-<name>", describe(in.Name), maxVPCNameLen)
+	}
+	cidr, err := parsePrefix("cidr", in.CIDR)
+	if err != nil {
+		return err
+	}
+	if cidr.Bits() < minVPCBits || cidr.Bits() > maxVPCBits {
+		return invalid("cidr", "cidr %s is not a VPC prefix: use /%d to /%d", cidr, minVPCBits, maxVPCBits)
+	}
+	return checkZone("zone", in.Zone)
+}
+
+// createVPC creates the VPC in (checked by checkVPCInput), its pool and its
+// uplink in tx.
+func (s *Service) createVPC(ctx context.Context, tx *sqlx.Tx, undo *undoList, actor auth.Actor, in CreateVPCInput) (store.VPCRow, error) {
+	var zonePools []*cachedPool
+	if in.Zone != "" {
+		var err error
+		if zonePools, err = s.zonePools(ctx, in.Zone); err != nil {
+			return store.VPCRow{}, err
+		}
+	}
+	cidr, _ := netip.ParsePrefix(in.CIDR)
+	vpc, err := store.InsertVPC(ctx, tx, store.VPCRow{UID: newUID(), Namespace: in.Namespace, Name: in.Name, CIDR: cidr.String(), Zone: in.Zone, CreatedBy: actor.Name})
+	if errors.Is(err, store.ErrObjectExists) {
+		return store.VPCRow{}, conflict("VPC %s/%s exists already", in.Namespace, in.Name)
+	}
+	if err != nil {
+		return store.VPCRow{}, err
+	}
+	pool, err := store.InsertPool(ctx, tx, store.PoolRow{
+		UID: newUID(), Namespace: in.Namespace, Name: "vpc-" + in.Name, Kind: string(Private), CIDR: cidr.String(),
+		VPCUID: nullString(vpc.UID), CreatedBy: actor.Name,
+	})
+	if errors.Is(err, store.ErrObjectExists) {
+		return store.VPCRow{}, conflict("a pool named vpc-%s exists already in namespace %s", in.Name, in.Namespace)
+	}
+	if err != nil {
+		return store.VPCRow{}, err
+	}
+	after := map[string]any{"uid": vpc.UID, "cidr": vpc.CIDR, "zone": vpc.Zone, "pool": pool.Name}
+	if in.Zone != "" {
+		uplink, err := s.claimInZone(ctx, tx, undo, zonePools, in.Zone, Owner{Kind: OwnerVPC, UID: vpc.UID, Name: "router"}, in.Namespace, actor.Name)
+		if err != nil {
+			return store.VPCRow{}, err
+		}
+		after["router"] = uplink.Address.String()
+	}
+	return vpc, store.InsertAudit(ctx, tx, store.AuditEntry{
+		Actor: actor.Name, Action: "create", Namespace: in.Namespace, ObjectKind: "VPC", ObjectName: in.Name, After: store.JSON(after),
+	})
 }
 
 // zonePools returns the public pools of zone in name order.
@@ -133,7 +153,7 @@ func (s *Service) zonePools(ctx context.Context, zone string) ([]*cachedPool, er
 
 // claimInZone claims an address for the owner from the first pool of
 // pools that has one.
-func (s *Service) claimInZone(ctx context.Context, ext sqlx.QueryerContext, undo *undoList, pools []*cachedPool, zone string, owner Owner, ownerNS, actor string) (Allocation, error) {
+func (s *Service) claimInZone(ctx context.Context, ext sqlx.ExtContext, undo *undoList, pools []*cachedPool, zone string, owner Owner, ownerNS, actor string) (Allocation, error) {
 	for _, cp := range pools {
 		a, err := s.claim(ctx, ext, claimRequest{pool: cp, space: cp.spec.Candidates(), owner: owner, ownerNS: ownerNS, actor: actor}, undo)
 		if errors.Is(err, ErrPoolExhausted) {
@@ -149,7 +169,8 @@ func (s *Service) claimInZone(ctx context.Context, ext sqlx.QueryerContext, undo
 
 // DeleteVPC deletes a VPC with its subnets, its pool and the node
 // addresses in it, and releases its router uplink. A VPC that still holds
-// VM interfaces is refused.
+// VM interfaces is refused, also one attached while the delete runs: the
+// delete keeps VM interfaces, and the foreign key of any left refuses it.
 func (s *Service) DeleteVPC(ctx context.Context, actor auth.Actor, namespace, name string) error {
 	if err := checkNamespace("namespace", namespace); err != nil {
 		return err
@@ -160,7 +181,7 @@ func (s *Service) DeleteVPC(ctx context.Context, actor auth.Actor, namespace, na
 	if !actor.CanAccess(namespace) {
 		return notFound("VPC", namespace, name)
 	}
-	var poolUID string
+	var pool store.PoolRow
 	var uplinks []store.AllocationRow
 	err := s.inTx(ctx, func(tx *sqlx.Tx, _ *undoList) error {
 		vpc, err := store.VPC(ctx, tx, namespace, name, true)
@@ -170,22 +191,16 @@ func (s *Service) DeleteVPC(ctx context.Context, actor auth.Actor, namespace, na
 		if err != nil {
 			return err
 		}
-		pool, err := store.Pool(ctx, tx, namespace, "vpc-"+name)
-		if err != nil {
+		if pool, err = store.Pool(ctx, tx, namespace, "vpc-"+name); err != nil {
 			return err
 		}
-		poolUID = pool.UID
-		vms, err := store.CountAllocationsOfKind(ctx, tx, pool.UID, "", OwnerVirtualMachine)
-		if err != nil {
+		if err := s.refuseVMs(ctx, tx, pool.UID, "", "VPC "+namespace+"/"+name); err != nil {
 			return err
 		}
-		if vms > 0 {
-			return conflict("VPC %s/%s still has %s; detach %s first", namespace, name, plural(vms, "VM interface", "VM interfaces"), them(vms))
-		}
-		if _, err := store.ReleaseAllocations(ctx, tx, pool.UID, "", "", pool.Name, actor.Name); err != nil {
+		if _, err := store.ReleaseAllocations(ctx, tx, pool.UID, "", OwnerVirtualMachine, pool.Name, actor.Name); err != nil {
 			return err
 		}
-		if uplinks, err = store.AllocationsOfOwner(ctx, tx, OwnerVPC, vpc.UID); err != nil {
+		if uplinks, err = store.VPCUplinks(ctx, tx, namespace, vpc.UID, vpc.Zone); err != nil {
 			return err
 		}
 		for _, u := range uplinks {
@@ -193,13 +208,11 @@ func (s *Service) DeleteVPC(ctx context.Context, actor auth.Actor, namespace, na
 			if err != nil {
 				return err
 			}
-			if _, err := store.ReleaseAllocation(ctx, tx, u.PoolUID, up.Name, u.Address, [3]string{}, actor.Name); err != nil {
+			if _, err := store.ReleaseAllocation(ctx, tx, u.PoolUID, up.Name, u.Address, store.OwnerKey{}, actor.Name); err != nil {
 				return err
 			}
 		}
-		if err := store.DeleteVPC(ctx, tx, vpc.UID); errors.Is(err, store.ErrInUse) {
-			return conflict("VPC %s/%s was given a VM interface meanwhile; detach it first", namespace, name)
-		} else if err != nil {
+		if err := store.DeleteVPC(ctx, tx, vpc.UID); err != nil {
 			return err
 		}
 		return store.InsertAudit(ctx, tx, store.AuditEntry{
@@ -207,10 +220,13 @@ func (s *Service) DeleteVPC(ctx context.Context, actor auth.Actor, namespace, na
 			Before: store.JSON(map[string]any{"uid": vpc.UID, "cidr": vpc.CIDR, "zone": vpc.Zone}),
 		})
 	})
+	if errors.Is(err, store.ErrInUse) {
+		return s.inUse(ctx, pool.UID, "", "VPC "+namespace+"/"+name)
+	}
 	if err != nil {
 		return err
 	}
-	s.forgetPoolUID(namespace, "vpc-"+name, poolUID)
+	s.forgetPoolUID(namespace, "vpc-"+name, pool.UID)
 	for _, u := range uplinks {
 		if pv, err := s.views.pool(ctx, u.PoolUID); err == nil {
 			if a, err := netip.ParseAddr(u.Address); err == nil {
@@ -271,7 +287,7 @@ func (s *Service) Router(ctx context.Context, actor auth.Actor, v VPC) (uplink A
 	if !actor.CanAccess(v.Namespace) {
 		return Allocation{}, netip.Addr{}, false, notFound("VPC", v.Namespace, v.Name)
 	}
-	rows, err := store.AllocationsOfOwner(ctx, s.db, OwnerVPC, v.UID)
+	rows, err := store.VPCUplinks(ctx, s.db, v.Namespace, v.UID, v.Zone)
 	if err != nil || len(rows) == 0 {
 		return Allocation{}, netip.Addr{}, false, err
 	}

@@ -22,11 +22,20 @@ type AllocationRow struct {
 	OwnerName      string         `db:"owner_name"`
 	OwnerNamespace string         `db:"owner_namespace"`
 	SubnetUID      sql.NullString `db:"subnet_uid"`
+	UID            string         `db:"uid"`
 	CreatedAt      time.Time      `db:"created_at"`
 	CreatedBy      string         `db:"created_by"`
 }
 
-const allocationColumns = `namespace, name, pool_uid, host(address) AS address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_at, created_by`
+// An OwnerKey is what identifies an owner in a pool (the unique index
+// allocations_owner_key): its namespace, kind and uid, and Ref, the part of
+// its name that names it for good (a VM's NIC index; the whole name for the
+// other kinds).
+type OwnerKey struct {
+	Namespace, Kind, UID, Ref string
+}
+
+const allocationColumns = `namespace, name, pool_uid, host(address) AS address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, uid, created_at, created_by`
 
 // insertAllocationSQL claims an address and records it in the audit log.
 const insertAllocationSQL = `WITH a AS (
@@ -95,23 +104,84 @@ func InsertAllocation(ctx context.Context, ext sqlx.QueryerContext, a Allocation
 	return out, nil
 }
 
-// AllocationOfOwner returns the allocation the owner holds in the pool, or
+// A ClaimConflict is what stands in the way of a claim whose insert
+// changed nothing: the allocation the owner holds in the pool, the one
+// holding the address, either or both, or neither when they were released
+// in the meantime.
+type ClaimConflict struct {
+	Owner   *AllocationRow // what the owner holds in the pool
+	Address *AllocationRow // what holds the address
+}
+
+// ClaimConflictOf reads, in one round trip, what the owner holds in the
+// pool and what holds address.
+func ClaimConflictOf(ctx context.Context, ext sqlx.QueryerContext, poolUID string, owner OwnerKey, address string) (ClaimConflict, error) {
+	var rows []struct {
+		AllocationRow
+		Holds string `db:"holds"`
+	}
+	err := sqlx.SelectContext(ctx, ext, &rows, `SELECT `+allocationColumns+`, 'owner' AS holds FROM allocations
+			WHERE pool_uid = $1 AND owner_namespace = $2 AND owner_kind = $3 AND owner_uid = $4 AND owner_ref = $5
+		UNION ALL
+		SELECT `+allocationColumns+`, 'address' FROM allocations WHERE pool_uid = $1 AND address = $6::inet`,
+		poolUID, owner.Namespace, owner.Kind, owner.UID, owner.Ref, address)
+	if err != nil {
+		return ClaimConflict{}, fmt.Errorf("store: unable to read what holds %s: %w", address, classify(err))
+	}
+	var c ClaimConflict
+	for i := range rows {
+		if rows[i].Holds == "owner" {
+			c.Owner = &rows[i].AllocationRow
+		} else {
+			c.Address = &rows[i].AllocationRow
+		}
+	}
+	return c, nil
+}
+
+// OwnerAllocation returns the allocation the owner holds in the pool, or
 // ErrNotFound.
-func AllocationOfOwner(ctx context.Context, ext sqlx.QueryerContext, poolUID, kind, uid, name string) (AllocationRow, error) {
+func OwnerAllocation(ctx context.Context, ext sqlx.QueryerContext, poolUID string, owner OwnerKey) (AllocationRow, error) {
 	var a AllocationRow
 	err := sqlx.GetContext(ctx, ext, &a, `SELECT `+allocationColumns+` FROM allocations
-		WHERE pool_uid = $1 AND owner_kind = $2 AND owner_uid = $3 AND owner_name = $4`, poolUID, kind, uid, name)
+		WHERE pool_uid = $1 AND owner_namespace = $2 AND owner_kind = $3 AND owner_uid = $4 AND owner_ref = $5`,
+		poolUID, owner.Namespace, owner.Kind, owner.UID, owner.Ref)
 	return a, found(err, "allocation")
 }
 
-// AllocationsOfOwner returns the allocations of owners of kind and uid
-// across pools (a VM's NICs, a VPC's uplink).
-func AllocationsOfOwner(ctx context.Context, ext sqlx.QueryerContext, kind, uid string) ([]AllocationRow, error) {
+// RenameVM gives the VM uid of namespace the hostname in the names of every
+// address it holds ("<hostname>/<nic>"), records each renamed allocation in
+// the audit log and returns how many it renamed.
+func RenameVM(ctx context.Context, ext sqlx.ExtContext, namespace, uid, hostname, actor string) (int64, error) {
+	res, err := ext.ExecContext(ctx, `WITH r AS (
+			UPDATE allocations a SET owner_name = $3 || '/' || a.owner_ref
+			FROM allocations old
+			WHERE old.namespace = a.namespace AND old.name = a.name
+				AND a.owner_namespace = $1 AND a.owner_kind = 'VirtualMachine' AND a.owner_uid = $2
+				AND a.owner_name <> $3 || '/' || a.owner_ref
+			RETURNING a.namespace, a.name, a.owner_kind, a.owner_uid, a.owner_name, old.owner_name AS old_name
+		)
+		INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, before, after)
+		SELECT $4, 'rename', r.namespace, 'IPAllocation', r.name,
+			jsonb_build_object('owner', jsonb_build_object('kind', r.owner_kind, 'uid', r.owner_uid, 'name', r.old_name)),
+			jsonb_build_object('owner', jsonb_build_object('kind', r.owner_kind, 'uid', r.owner_uid, 'name', r.owner_name))
+		FROM r`, namespace, uid, hostname, actor)
+	if err != nil {
+		return 0, fmt.Errorf("store: unable to rename VM %s to %s: %w", uid, hostname, classify(err))
+	}
+	return res.RowsAffected()
+}
+
+// VPCUplinks returns the router uplinks of the VPC uid of namespace: the
+// addresses its router holds in the public pools of zone.
+func VPCUplinks(ctx context.Context, ext sqlx.QueryerContext, namespace, uid, zone string) ([]AllocationRow, error) {
 	var as []AllocationRow
 	err := sqlx.SelectContext(ctx, ext, &as, `SELECT `+allocationColumns+` FROM allocations
-		WHERE owner_kind = $1 AND owner_uid = $2 ORDER BY allocations.pool_uid, allocations.address`, kind, uid)
+		WHERE owner_namespace = $1 AND owner_kind = 'VPC' AND owner_uid = $2 AND owner_ref = 'router'
+			AND pool_uid IN (SELECT uid FROM pools WHERE kind = 'public' AND zone = $3)
+		ORDER BY allocations.address`, namespace, uid, zone)
 	if err != nil {
-		return nil, fmt.Errorf("store: unable to list the allocations of %s %s: %w", kind, uid, classify(err))
+		return nil, fmt.Errorf("store: unable to list the uplinks of VPC %s: %w", uid, classify(err))
 	}
 	return as, nil
 }
@@ -128,12 +198,12 @@ func TakenAddresses(ctx context.Context, ext sqlx.QueryerContext, poolUID string
 // ReleaseAllocation deletes the allocation of the pool at address (when
 // address is not empty) or held by the owner, records it in the audit log
 // and returns it; ErrNotFound when nothing was held.
-func ReleaseAllocation(ctx context.Context, ext sqlx.QueryerContext, poolUID, pool, address string, owner [3]string, actor string) (AllocationRow, error) {
+func ReleaseAllocation(ctx context.Context, ext sqlx.QueryerContext, poolUID, pool, address string, owner OwnerKey, actor string) (AllocationRow, error) {
 	var out AllocationRow
 	err := sqlx.GetContext(ctx, ext, &out, `WITH d AS (
 			DELETE FROM allocations
 			WHERE pool_uid = $1 AND (CASE WHEN $2 <> '' THEN address = $2::inet
-				ELSE owner_kind = $3 AND owner_uid = $4 AND owner_name = $5 END)
+				ELSE owner_namespace = $8 AND owner_kind = $3 AND owner_uid = $4 AND owner_ref = $5 END)
 			RETURNING *
 		), audit AS (
 			INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, before)
@@ -144,7 +214,7 @@ func ReleaseAllocation(ctx context.Context, ext sqlx.QueryerContext, poolUID, po
 			FROM d
 		)
 		SELECT `+allocationColumns+` FROM d`,
-		poolUID, address, owner[0], owner[1], owner[2], actor, pool)
+		poolUID, address, owner.Kind, owner.UID, owner.Ref, actor, pool, owner.Namespace)
 	return out, found(err, "allocation")
 }
 
@@ -208,13 +278,13 @@ func CountAllocationsOfKind(ctx context.Context, ext sqlx.QueryerContext, poolUI
 }
 
 // ReleaseAllocations deletes the allocations of the pool (of one subnet
-// when subnetUID is set, of owners of kind when kind is set), records each
-// in the audit log and returns them.
-func ReleaseAllocations(ctx context.Context, ext sqlx.QueryerContext, poolUID, subnetUID, kind, pool, actor string) ([]AllocationRow, error) {
+// when subnetUID is set) but those of owners of kind keep, records each in
+// the audit log and returns them.
+func ReleaseAllocations(ctx context.Context, ext sqlx.QueryerContext, poolUID, subnetUID, keep, pool, actor string) ([]AllocationRow, error) {
 	var out []AllocationRow
 	err := sqlx.SelectContext(ctx, ext, &out, `WITH d AS (
 			DELETE FROM allocations
-			WHERE pool_uid = $1 AND ($2 = '' OR subnet_uid = $2::uuid) AND ($3 = '' OR owner_kind = $3)
+			WHERE pool_uid = $1 AND ($2 = '' OR subnet_uid = $2::uuid) AND owner_kind <> $3
 			RETURNING *
 		), audit AS (
 			INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, before)
@@ -225,7 +295,7 @@ func ReleaseAllocations(ctx context.Context, ext sqlx.QueryerContext, poolUID, s
 			FROM d
 		)
 		SELECT `+allocationColumns+` FROM d ORDER BY d.address`,
-		poolUID, subnetUID, kind, actor, pool)
+		poolUID, subnetUID, keep, actor, pool)
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to release the allocations of pool %s: %w", pool, classify(err))
 	}
@@ -240,6 +310,18 @@ func AllocationsIn(ctx context.Context, ext sqlx.QueryerContext, poolUID, lo, hi
 		WHERE pool_uid = $1 AND address BETWEEN $2::inet AND $3::inet ORDER BY allocations.address`, poolUID, lo, hi)
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to list the allocations from %s to %s: %w", lo, hi, classify(err))
+	}
+	return as, nil
+}
+
+// LinkAllocations makes the subnet uid of the pool the subnet of the pool's
+// allocations in cidr that have none, and returns their addresses.
+func LinkAllocations(ctx context.Context, ext sqlx.QueryerContext, poolUID, uid, cidr string) ([]string, error) {
+	var as []string
+	err := sqlx.SelectContext(ctx, ext, &as, `UPDATE allocations SET subnet_uid = $2
+		WHERE pool_uid = $1 AND subnet_uid IS NULL AND address <<= $3::cidr RETURNING host(address)`, poolUID, uid, cidr)
+	if err != nil {
+		return nil, fmt.Errorf("store: unable to link the allocations of %s to its subnet: %w", cidr, classify(err))
 	}
 	return as, nil
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
@@ -83,8 +84,13 @@ func JSON(v any) RawJSON {
 // InTx runs fn in a transaction, committed when fn returns nil and rolled
 // back otherwise: a refused request stores nothing. An error that means the
 // database is unavailable wraps ErrUnavailable, wherever fn met it.
+//
+// The transaction is READ COMMITTED whatever the database's default (see
+// docs/allocation.md): each statement sees what was committed before it
+// began, so that a statement run after a lock was granted sees what the
+// lock's previous holder wrote.
 func InTx(ctx context.Context, db *sqlx.DB, fn func(tx *sqlx.Tx) error) error {
-	tx, err := db.BeginTxx(ctx, nil)
+	tx, err := db.BeginTxx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
 	if err != nil {
 		return fmt.Errorf("store: unable to begin a transaction: %w", classify(err))
 	}

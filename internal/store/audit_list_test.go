@@ -402,24 +402,32 @@ func TestEveryChangeIsAudited(t *testing.T) {
 			_, err := svc.Allocate(ctx, acme, ipam.AllocateInput{Namespace: "acme/prod", Pool: "vpc-main", Within: "10.43.0.0/24", Owner: ipam.Owner{Kind: "Node", UID: "n2", Name: "x"}})
 			return err
 		}, nil},
-		{"an allocation", func() error {
-			_, err := svc.Allocate(ctx, acme, ipam.AllocateInput{Namespace: "acme/prod", Pool: "vpc-main", Within: "10.42.7.0/24", Owner: ipam.Owner{Kind: "Node", UID: "n2", Name: "x"}})
+		{"an allocation outside every subnet", func() error {
+			_, err := svc.Allocate(ctx, acme, ipam.AllocateInput{Namespace: "acme/prod", Pool: "vpc-main", Within: "10.42.7.0/24", Owner: ipam.Owner{Kind: "VirtualMachine", UID: "n2", Name: "x/0"}})
 			return err
-		}, []wantEntry{made("acme", "allocate", "IPAllocation", "acme/prod/vpc-main-10-42-7-1")}},
+		}, nil},
+		{"an allocation for a node by a tenant", func() error {
+			_, err := svc.Allocate(ctx, acme, ipam.AllocateInput{Namespace: "acme/prod", Pool: "vpc-main", Within: "10.42.1.0/24", Owner: ipam.Owner{Kind: "Node", UID: "n2", Name: "x"}})
+			return err
+		}, nil},
+		{"an allocation", func() error {
+			_, err := svc.Allocate(ctx, acme, ipam.AllocateInput{Namespace: "acme/prod", Pool: "vpc-main", Within: "10.42.1.0/28", Owner: ipam.Owner{Kind: "VirtualMachine", UID: "n2", Name: "x/0"}})
+			return err
+		}, []wantEntry{made("acme", "allocate", "IPAllocation", "acme/prod/vpc-main-10-42-1-4")}},
 		{"a release in another tenant's pool", func() error {
-			_, err := svc.Release(ctx, corp, ipam.ReleaseInput{Namespace: "acme/prod", Pool: "vpc-main", Address: "10.42.7.1"})
+			_, err := svc.Release(ctx, corp, ipam.ReleaseInput{Namespace: "acme/prod", Pool: "vpc-main", Address: "10.42.1.4"})
 			return err
 		}, nil},
 		{"a release of a bad address", func() error {
-			_, err := svc.Release(ctx, acme, ipam.ReleaseInput{Namespace: "acme/prod", Pool: "vpc-main", Address: "10.42.7.1'; --"})
+			_, err := svc.Release(ctx, acme, ipam.ReleaseInput{Namespace: "acme/prod", Pool: "vpc-main", Address: "10.42.1.4'; --"})
 			return err
 		}, nil},
 		{"a release", func() error {
-			return released(svc.Release(ctx, acme, ipam.ReleaseInput{Namespace: "acme/prod", Pool: "vpc-main", Address: "10.42.7.1"}))
+			return released(svc.Release(ctx, acme, ipam.ReleaseInput{Namespace: "acme/prod", Pool: "vpc-main", Address: "10.42.1.4"}))
 		},
-			[]wantEntry{gone("acme", "release", "IPAllocation", "acme/prod/vpc-main-10-42-7-1")}},
+			[]wantEntry{gone("acme", "release", "IPAllocation", "acme/prod/vpc-main-10-42-1-4")}},
 		{"the same release again", func() error {
-			_, err := svc.Release(ctx, acme, ipam.ReleaseInput{Namespace: "acme/prod", Pool: "vpc-main", Address: "10.42.7.1"})
+			_, err := svc.Release(ctx, acme, ipam.ReleaseInput{Namespace: "acme/prod", Pool: "vpc-main", Address: "10.42.1.4"})
 			return err
 		}, []wantEntry{}},
 		{"a release of an uplink by a tenant", func() error {

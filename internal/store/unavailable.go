@@ -29,10 +29,16 @@ var ErrUnavailable = errors.New("store: the database is unavailable")
 // (30 s), so that the database's verdict comes first.
 const DefaultStatementTimeout = 15 * time.Second
 
-// setDefaultStatementTimeout applies DefaultStatementTimeout unless
-// statement_timeout is set already, even to 0 (no limit): its source is
-// then not PostgreSQL's default.
-var setDefaultStatementTimeout = fmt.Sprintf(`SELECT set_config('statement_timeout', '%dms', false)
+// connectionSetup runs on every new connection. It pins the isolation
+// level of the statements run outside a transaction (each its own) to READ
+// COMMITTED, whatever the database's or the role's default: the proof of
+// docs/allocation.md rests on it (a claim's INSERT … ON CONFLICT DO NOTHING
+// that meets an address committed after it began must change nothing, not
+// fail with a serialization error). And it applies DefaultStatementTimeout
+// unless statement_timeout is set already, even to 0 (no limit): its source
+// is then not PostgreSQL's default.
+var connectionSetup = fmt.Sprintf(`SET default_transaction_isolation TO 'read committed';
+	SELECT set_config('statement_timeout', '%dms', false)
 	FROM pg_settings WHERE name = 'statement_timeout' AND source = 'default'`, DefaultStatementTimeout.Milliseconds())
 
 // Unavailable reports whether err says that the database could not serve
@@ -97,8 +103,9 @@ func (e *unavailableError) Error() string { return "the database is unavailable:
 
 func (e *unavailableError) Unwrap() []error { return []error{ErrUnavailable, e.err} }
 
-// boundedConnector opens connections with DefaultStatementTimeout (see
-// setDefaultStatementTimeout); any failure to connect is classified.
+// boundedConnector opens connections set up by connectionSetup (READ
+// COMMITTED, DefaultStatementTimeout); any failure to connect is
+// classified.
 type boundedConnector struct{ driver.Connector }
 
 func (c boundedConnector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -107,7 +114,7 @@ func (c boundedConnector) Connect(ctx context.Context) (driver.Conn, error) {
 		return nil, classify(err)
 	}
 	if execer, ok := conn.(driver.ExecerContext); ok {
-		if _, err := execer.ExecContext(ctx, setDefaultStatementTimeout, nil); err != nil {
+		if _, err := execer.ExecContext(ctx, connectionSetup, nil); err != nil {
 			conn.Close()
 			return nil, classify(err)
 		}

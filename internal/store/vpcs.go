@@ -88,7 +88,9 @@ type SubnetRow struct {
 
 const subnetColumns = `uid, vpc_uid, name, cidr::text AS cidr, host(gateway) AS gateway, created_at, created_by`
 
-// InsertSubnet stores s; ErrObjectExists when its name is taken in the VPC.
+// InsertSubnet stores s; ErrObjectExists when its name is taken in the VPC
+// or it overlaps a subnet of the VPC (the exclusion constraint
+// subnets_no_overlap decides, whatever the transactions).
 func InsertSubnet(ctx context.Context, ext sqlx.QueryerContext, s SubnetRow) (SubnetRow, error) {
 	var out SubnetRow
 	err := sqlx.GetContext(ctx, ext, &out, `INSERT INTO subnets (uid, vpc_uid, name, cidr, gateway, created_by)
@@ -117,6 +119,14 @@ func Subnets(ctx context.Context, ext sqlx.QueryerContext, vpcUID string) ([]Sub
 		return nil, fmt.Errorf("store: unable to list the subnets: %w", classify(err))
 	}
 	return ss, nil
+}
+
+// SubnetContaining returns the subnet of the VPC that holds the prefix
+// cidr, or ErrNotFound.
+func SubnetContaining(ctx context.Context, ext sqlx.QueryerContext, vpcUID, cidr string) (SubnetRow, error) {
+	var s SubnetRow
+	err := sqlx.GetContext(ctx, ext, &s, `SELECT `+subnetColumns+` FROM subnets WHERE vpc_uid = $1 AND cidr >>= $2::cidr`, vpcUID, cidr)
+	return s, found(err, "subnet")
 }
 
 // OverlappingSubnet returns a subnet of the VPC whose prefix overlaps cidr.
@@ -184,12 +194,17 @@ func FloatingIPs(ctx context.Context, ext sqlx.QueryerContext) ([]FloatingIPRow,
 	return fs, nil
 }
 
-// DeleteFloatingIP deletes the floating IP row.
-func DeleteFloatingIP(ctx context.Context, ext sqlx.ExtContext, uid string) error {
-	if _, err := ext.ExecContext(ctx, `DELETE FROM floating_ips WHERE uid = $1`, uid); err != nil {
-		return fmt.Errorf("store: unable to delete the floating ip %s: %w", uid, classify(err))
-	}
-	return nil
+// DeleteFloatingIP deletes the floating IP namespace/name and returns it,
+// or ErrNotFound. Of two concurrent deletes, the second waits for the first
+// and finds nothing.
+func DeleteFloatingIP(ctx context.Context, ext sqlx.QueryerContext, namespace, name string) (FloatingIPRow, error) {
+	var f FloatingIPRow
+	err := sqlx.GetContext(ctx, ext, &f, `WITH f AS (
+			DELETE FROM floating_ips WHERE namespace = $1 AND name = $2 RETURNING *
+		)
+		SELECT f.uid, f.namespace, f.name, f.pool_uid, p.name AS pool, p.zone, host(f.address) AS address, f.created_at, f.created_by
+		FROM f JOIN pools p ON p.uid = f.pool_uid`, namespace, name)
+	return f, found(err, "floating ip")
 }
 
 func pqArray(v []string) any { return pq.StringArray(v) }
