@@ -2,15 +2,19 @@ package web
 
 import (
 	"encoding/json"
+	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 	_ "github.com/lib/pq"
 
+	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/pgtest"
 )
 
@@ -21,6 +25,7 @@ const healthzBudget = 5 * time.Second
 type healthzBody struct {
 	Status        string `json:"status"`
 	Database      string `json:"database"`
+	Version       string `json:"version"`
 	SchemaVersion *int   `json:"schemaVersion"`
 }
 
@@ -59,28 +64,30 @@ func silentDB(t testing.TB) *sqlx.DB {
 	return db
 }
 
+// healthzFailed is the log message of a failed health check.
+const healthzFailed = "health check: the database is unavailable"
+
 func TestHealthz(t *testing.T) {
 	t.Parallel()
-	latest := latestMigration(t)
 	tests := []struct {
 		name       string
 		db         func(t testing.TB) *sqlx.DB
 		wantStatus int
 		wantBody   string
-		wantSchema bool
 	}{
-		{"database answers", pgtest.NewDB, http.StatusOK, "ok", true},
+		{"database answers", pgtest.NewDB, http.StatusOK, "ok"},
 		{"database closed", func(t testing.TB) *sqlx.DB {
 			db := pgtest.NewDB(t)
 			db.Close()
 			return db
-		}, http.StatusServiceUnavailable, "unavailable", false},
-		{"database silent", silentDB, http.StatusServiceUnavailable, "unavailable", false},
+		}, http.StatusServiceUnavailable, "unavailable"},
+		{"database silent", silentDB, http.StatusServiceUnavailable, "unavailable"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			h, err := New(Config{DB: tt.db(t), IPAM: testIPAM(t, nil), Logger: quietLogger})
+			var log logBuffer
+			h, err := New(Config{DB: tt.db(t), IPAM: testIPAM(t, nil), Logger: slog.New(slog.NewJSONHandler(&log, nil))})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +95,14 @@ func TestHealthz(t *testing.T) {
 			t.Cleanup(srv.Close)
 			client := &http.Client{Timeout: healthzBudget}
 
-			res, err := client.Get(srv.URL + "/healthz")
+			// A session cookie that cannot be checked, as the database
+			// does not answer, counts as none.
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+"/healthz", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Cookie", sessionCookie+"=unknown")
+			res, err := client.Do(req)
 			if err != nil {
 				t.Fatalf("GET /healthz: %v", err)
 			}
@@ -102,28 +116,95 @@ func TestHealthz(t *testing.T) {
 			if got := res.Header.Get("Cache-Control"); got != "no-store" {
 				t.Errorf("GET /healthz Cache-Control = %q, want no-store", got)
 			}
-			var body healthzBody
+			// Anyone gets the status and nothing else: the database's error
+			// names hosts and ports.
+			var body map[string]any
 			if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
 				t.Fatalf("GET /healthz body: %v", err)
 			}
-			if body.Status != tt.wantBody {
-				t.Errorf("GET /healthz status = %q, want %q", body.Status, tt.wantBody)
+			if want := map[string]any{"status": tt.wantBody}; !maps.Equal(body, want) {
+				t.Errorf("GET /healthz anonymously = %v, want %v", body, want)
 			}
-			if tt.wantSchema {
-				if body.SchemaVersion == nil || *body.SchemaVersion != latest {
-					t.Errorf("GET /healthz schemaVersion = %v, want %d", body.SchemaVersion, latest)
-				}
-				if body.Database != "ok" {
-					t.Errorf("GET /healthz database = %q, want ok", body.Database)
-				}
-				return
-			}
-			if body.SchemaVersion != nil {
-				t.Errorf("GET /healthz schemaVersion = %d, want none", *body.SchemaVersion)
-			}
-			if body.Database == "" || body.Database == "ok" {
-				t.Errorf("GET /healthz database = %q, want the database error", body.Database)
+			if tt.wantStatus != http.StatusOK && len(log.records(t, healthzFailed)) == 0 {
+				t.Errorf("GET /healthz logged no %q", healthzFailed)
 			}
 		})
+	}
+}
+
+// TestHealthzDetailForOperators checks that operators, by session or
+// token, read why the database failed, and that no one else does.
+func TestHealthzDetailForOperators(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDB(t)
+	var log logBuffer
+	h, err := New(Config{DB: db, IPAM: testIPAM(t, db), Logger: slog.New(slog.NewJSONHandler(&log, nil)), Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	operator := cookieHeader(signIn(t, h, "root", addUser(t, db, "root", auth.Operator)))
+	tenant := cookieHeader(signIn(t, h, "acme", addUser(t, db, "acme", auth.Tenant, "acme/*")))
+	token, err := auth.NewService(db).CreateToken(t.Context(), auth.System, "root")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bearer := http.Header{"Authorization": {"Bearer " + token}}
+	get := func(header http.Header) (int, healthzBody, map[string]any) {
+		t.Helper()
+		res := do(t, h, http.MethodGet, "/healthz", header)
+		raw := readBody(t, res)
+		var body healthzBody
+		var fields map[string]any
+		if err := json.Unmarshal(raw, &body); err != nil {
+			t.Fatalf("GET /healthz body %s: %v", raw, err)
+		}
+		if err := json.Unmarshal(raw, &fields); err != nil {
+			t.Fatal(err)
+		}
+		if c := sessionCookieOf(res); c != nil {
+			t.Errorf("GET /healthz set the session cookie %v", c)
+		}
+		return res.StatusCode, body, fields
+	}
+
+	latest := latestMigration(t)
+	for name, header := range map[string]http.Header{"operator session": operator, "operator token": bearer} {
+		status, body, _ := get(header)
+		if status != http.StatusOK || body.Status != "ok" || body.Database != "ok" || body.Version != "test" ||
+			body.SchemaVersion == nil || *body.SchemaVersion != latest {
+			t.Errorf("GET /healthz with an %s = %d %+v, want 200 with database ok, version test and schema version %d", name, status, body, latest)
+		}
+	}
+	for name, header := range map[string]http.Header{"anonymous": nil, "tenant session": tenant,
+		"unknown token": {"Authorization": {"Bearer pvt_" + strings.Repeat("A", 43)}}} {
+		if status, _, fields := get(header); status != http.StatusOK || !maps.Equal(fields, map[string]any{"status": "ok"}) {
+			t.Errorf("GET /healthz, %s = %d %v, want 200 with the status only", name, status, fields)
+		}
+	}
+
+	// The schema version cannot be read, while users and sessions can.
+	db.MustExec(`ALTER TABLE schema_migrations RENAME TO schema_migrations_kept`)
+	db.MustExec(`CREATE VIEW schema_migrations AS SELECT 1 / 0 AS version`)
+	const cause = "division by zero"
+	for name, header := range map[string]http.Header{"operator session": operator, "operator token": bearer} {
+		status, body, _ := get(header)
+		if status != http.StatusServiceUnavailable || body.Status != "unavailable" || !strings.Contains(body.Database, cause) || body.SchemaVersion != nil {
+			t.Errorf("GET /healthz with an %s = %d %+v, want 503 with the database's error", name, status, body)
+		}
+	}
+	for name, header := range map[string]http.Header{"anonymous": nil, "tenant session": tenant} {
+		status, _, fields := get(header)
+		if status != http.StatusServiceUnavailable || !maps.Equal(fields, map[string]any{"status": "unavailable"}) {
+			t.Errorf("GET /healthz, %s = %d %v, want 503 with the status only", name, status, fields)
+		}
+	}
+	records := log.records(t, healthzFailed)
+	if len(records) == 0 {
+		t.Fatalf("the log has no %q", healthzFailed)
+	}
+	for _, r := range records {
+		if err, _ := r["err"].(string); !strings.Contains(err, cause) {
+			t.Errorf("the log says %v, want why the database failed", r)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,9 +19,12 @@ import (
 	"pivirt.hu/ipam/views"
 )
 
-// loginLimit is how many failed sign-ins a user name, and a client
-// address, may make in a row before having to wait.
-var loginLimit = store.LoginLimit{Attempts: 5, Window: 10 * time.Minute}
+// loginLimit is how many failed sign-ins may be made within 10 minutes
+// before having to wait: 5 of one user name from one client address; 100 of
+// one user name from all addresses together, so that failures from
+// elsewhere hold the user back only when they come from many addresses;
+// 20 from one address under any names.
+var loginLimit = store.LoginLimit{Window: 10 * time.Minute, PerUserAndClient: 5, PerUser: 100, PerClient: 20}
 
 // wrongCredentials is the one message for an unknown user and a wrong
 // password alike.
@@ -42,9 +46,9 @@ func (s *Server) loginForm(w http.ResponseWriter, r *http.Request) {
 
 // login answers POST /login: it checks the user name and the password,
 // starts a session under a new token and goes back to the page asked for.
-// Failed attempts are counted per user name and per client address, in
-// the database so that every process shares the count; over the limit the
-// password is not even checked.
+// Failed attempts are counted (see loginLimit) in the database, so that
+// every process shares the count; over the limit the password is not even
+// checked.
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	r.Body = http.MaxBytesReader(w, r.Body, maxLoginForm)
@@ -56,7 +60,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, http.StatusUnprocessableEntity, views.Login(shell, d))
 		return
 	}
-	client := clientOf(r)
+	client := s.clientOf(r)
 	attempt, wait, err := store.ReserveLoginAttempt(ctx, s.db, d.Username, client, loginLimit)
 	if err != nil {
 		s.serverError(w, r, err)
@@ -70,7 +74,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, http.StatusTooManyRequests, views.Login(shell, d))
 		return
 	}
-	actor, err := s.auth.AuthenticatePassword(ctx, d.Username, password)
+	actor, generation, err := s.auth.SignIn(ctx, d.Username, password)
 	if errors.Is(err, auth.ErrUnauthenticated) {
 		s.log.WarnContext(ctx, "sign-in refused: wrong credentials", "user", d.Username, "client", client, "request_id", requestID(ctx))
 		d.Error = wrongCredentials
@@ -90,6 +94,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.sessions.Put(ctx, sessionUser, actor.Name)
+	s.sessions.Put(ctx, sessionGeneration, generation)
 	if err := store.DeleteExpiredSessions(ctx, s.db); err != nil {
 		s.log.WarnContext(ctx, "unable to delete expired sessions", "err", err, "request_id", requestID(ctx))
 	}
@@ -124,8 +129,13 @@ func safeNext(target string) string {
 
 // clientOf returns the address a request came from, as the rate limit of
 // sign-ins counts it: an IPv4 address, or the /64 of an IPv6 address, as
-// one machine usually holds a whole /64.
-func clientOf(r *http.Request) string {
+// one machine usually holds a whole /64. The address is the direct peer's,
+// unless the peer is a trusted proxy (Config.TrustedProxies): then it is
+// the first address of X-Forwarded-For, read from the right, that is not a
+// trusted proxy's. Each proxy appends the address it got the request from,
+// so only what trusted proxies appended can be believed; whatever stands
+// to the left of the first untrusted hop, the client wrote itself.
+func (s *Server) clientOf(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
@@ -135,11 +145,46 @@ func clientOf(r *http.Request) string {
 		return host
 	}
 	a = a.Unmap().WithZone("")
+	if s.trustedProxy(a) {
+		hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+		for _, hop := range slices.Backward(hops) {
+			hopAddr, ok := forwardedAddr(hop)
+			if !ok {
+				// Not what a proxy writes: believe nothing to its left.
+				break
+			}
+			a = hopAddr
+			if !s.trustedProxy(a) {
+				break
+			}
+		}
+	}
 	if a.Is6() {
 		p, _ := a.Prefix(64)
 		return p.String()
 	}
 	return a.String()
+}
+
+// trustedProxy reports whether a is the address of a proxy whose
+// X-Forwarded-For is believed.
+func (s *Server) trustedProxy(a netip.Addr) bool {
+	return slices.ContainsFunc(s.trustedProxies, func(p netip.Prefix) bool { return p.Contains(a) })
+}
+
+// forwardedAddr returns the address of one entry of X-Forwarded-For: an
+// address, or an address and a port as some proxies write.
+func forwardedAddr(hop string) (netip.Addr, bool) {
+	hop = strings.TrimSpace(hop)
+	a, err := netip.ParseAddr(hop)
+	if err != nil {
+		ap, err := netip.ParseAddrPort(hop)
+		if err != nil {
+			return netip.Addr{}, false
+		}
+		a = ap.Addr()
+	}
+	return a.Unmap().WithZone(""), true
 }
 
 // plural returns "s" unless n is 1.

@@ -5,12 +5,15 @@ import (
 	"html"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/jmoiron/sqlx"
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/pgtest"
@@ -189,23 +192,32 @@ func attempt(t *testing.T, h http.Handler, user, password, addr string) (int, *h
 	return res.StatusCode, res, page
 }
 
+// failAttempts records n failed sign-ins of user from client in the
+// database, as n wrong passwords would, without the time they take.
+func failAttempts(t *testing.T, db *sqlx.DB, n int, user, client string) {
+	t.Helper()
+	if _, err := db.Exec(`INSERT INTO login_attempts (user_name, client) SELECT $1, $2 FROM generate_series(1, $3)`, user, client, n); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestLoginRateLimit(t *testing.T) {
 	t.Parallel()
-	t.Run("per user name", func(t *testing.T) {
+	t.Run("per user name and address", func(t *testing.T) {
 		t.Parallel()
 		db := pgtest.NewDB(t)
 		h := newConsole(t, db)
 		password := addUser(t, db, "alice", auth.Operator)
-		for i := range loginLimit.Attempts {
-			if status, _, _ := attempt(t, h, "alice", "wrong-password", fmt.Sprintf("198.51.100.%d:1000", i+1)); status != http.StatusUnauthorized {
+		for i := range loginLimit.PerUserAndClient {
+			if status, _, _ := attempt(t, h, "alice", "wrong-password", "198.51.100.1:1000"); status != http.StatusUnauthorized {
 				t.Fatalf("failed attempt %d = %d, want %d", i+1, status, http.StatusUnauthorized)
 			}
 		}
-		// From yet another address, with the right password: refused
-		// without looking at it.
-		status, res, page := attempt(t, h, "alice", password, "203.0.113.9:1000")
+		// From the same address, with the right password: refused without
+		// looking at it.
+		status, res, page := attempt(t, h, "alice", password, "198.51.100.1:2000")
 		if status != http.StatusTooManyRequests {
-			t.Fatalf("attempt %d = %d, want %d", loginLimit.Attempts+1, status, http.StatusTooManyRequests)
+			t.Fatalf("attempt %d = %d, want %d", loginLimit.PerUserAndClient+1, status, http.StatusTooManyRequests)
 		}
 		if c := sessionCookieOf(res); c != nil {
 			t.Errorf("a refused attempt set a session cookie")
@@ -219,10 +231,35 @@ func TestLoginRateLimit(t *testing.T) {
 		if got, _ := attr(formInputs(page)["username"], "value"); got != "alice" {
 			t.Errorf("the 429 form's user name = %q, want alice", got)
 		}
-		// Another user from the first address is not held back.
+		// Failures from one address do not lock alice out elsewhere, nor
+		// another user out of that address.
+		if status, _, _ := attempt(t, h, "alice", password, "203.0.113.9:1000"); status != http.StatusSeeOther {
+			t.Errorf("alice from another address = %d, want %d", status, http.StatusSeeOther)
+		}
 		bob := addUser(t, db, "bob", auth.Operator)
 		if status, _, _ := attempt(t, h, "bob", bob, "198.51.100.1:1000"); status != http.StatusSeeOther {
 			t.Errorf("bob from an address alice's attempts used = %d, want %d", status, http.StatusSeeOther)
+		}
+	})
+	t.Run("per user name", func(t *testing.T) {
+		t.Parallel()
+		db := pgtest.NewDB(t)
+		h := newConsole(t, db)
+		password := addUser(t, db, "alice", auth.Operator)
+		// Failures from many addresses, each under its own limit, up to
+		// one short of the user's ceiling.
+		perAddress := loginLimit.PerUserAndClient - 1
+		for i := 0; i < loginLimit.PerUser-1; i += perAddress {
+			failAttempts(t, db, min(perAddress, loginLimit.PerUser-1-i), "alice", fmt.Sprintf("198.51.100.%d", i/perAddress+1))
+		}
+		if status, _, _ := attempt(t, h, "alice", password, "203.0.113.9:1000"); status != http.StatusSeeOther {
+			t.Fatalf("alice after %d failures from other addresses = %d, want %d", loginLimit.PerUser-1, status, http.StatusSeeOther)
+		}
+		if status, _, _ := attempt(t, h, "alice", "wrong-password", "198.51.100.200:1000"); status != http.StatusUnauthorized {
+			t.Fatalf("failure %d = %d, want %d", loginLimit.PerUser, status, http.StatusUnauthorized)
+		}
+		if status, _, _ := attempt(t, h, "alice", password, "203.0.113.9:1000"); status != http.StatusTooManyRequests {
+			t.Errorf("alice after %d failures from other addresses = %d, want %d", loginLimit.PerUser, status, http.StatusTooManyRequests)
 		}
 	})
 	t.Run("per client address", func(t *testing.T) {
@@ -230,14 +267,19 @@ func TestLoginRateLimit(t *testing.T) {
 		db := pgtest.NewDB(t)
 		h := newConsole(t, db)
 		password := addUser(t, db, "alice", auth.Operator)
-		for i := range loginLimit.Attempts {
-			if status, _, _ := attempt(t, h, fmt.Sprintf("user%d", i), "wrong-password", "[2001:db8:1:2::10]:1000"); status != http.StatusUnauthorized {
+		for i := range loginLimit.PerClient {
+			name := fmt.Sprintf("user%d", i)
+			if i < loginLimit.PerClient-1 {
+				failAttempts(t, db, 1, name, "2001:db8:1:2::/64")
+				continue
+			}
+			if status, _, _ := attempt(t, h, name, "wrong-password", "[2001:db8:1:2::10]:1000"); status != http.StatusUnauthorized {
 				t.Fatalf("failed attempt %d = %d, want %d", i+1, status, http.StatusUnauthorized)
 			}
 		}
 		// Another address of the same /64 is the same client.
 		if status, _, _ := attempt(t, h, "alice", password, "[2001:db8:1:2::99]:1000"); status != http.StatusTooManyRequests {
-			t.Errorf("alice from the /64 that failed %d times = %d, want %d", loginLimit.Attempts, status, http.StatusTooManyRequests)
+			t.Errorf("alice from the /64 that failed %d times = %d, want %d", loginLimit.PerClient, status, http.StatusTooManyRequests)
 		}
 		if status, _, _ := attempt(t, h, "alice", password, "[2001:db8:1:3::10]:1000"); status != http.StatusSeeOther {
 			t.Errorf("alice from another /64 = %d, want %d", status, http.StatusSeeOther)
@@ -249,11 +291,11 @@ func TestLoginRateLimit(t *testing.T) {
 		h := newConsole(t, db)
 		password := addUser(t, db, "alice", auth.Operator)
 		// Many successes among four failures: only the failures count.
-		for i := range 2 * loginLimit.Attempts {
+		for i := range 2 * loginLimit.PerUserAndClient {
 			if status, _, _ := attempt(t, h, "alice", password, "192.0.2.7:1000"); status != http.StatusSeeOther {
 				t.Fatalf("success %d = %d, want %d", i+1, status, http.StatusSeeOther)
 			}
-			if i < loginLimit.Attempts-1 {
+			if i < loginLimit.PerUserAndClient-1 {
 				if status, _, _ := attempt(t, h, "alice", "wrong-password", "192.0.2.7:1000"); status != http.StatusUnauthorized {
 					t.Fatalf("failure %d = %d, want %d", i+1, status, http.StatusUnauthorized)
 				}
@@ -268,6 +310,48 @@ func TestLoginRateLimit(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestLoginRateLimitBehindProxy checks that behind a trusted proxy the
+// client's address counts, not the proxy's, and that the header is not
+// believed from anyone else.
+func TestLoginRateLimitBehindProxy(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDB(t)
+	h, err := New(Config{DB: db, IPAM: testIPAM(t, db), Logger: quietLogger, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/24")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	password := addUser(t, db, "alice", auth.Operator)
+	via := func(peer, forwardedFor, pw string) int {
+		res := postForm(t, h, "/login", url.Values{"username": {"alice"}, "password": {pw}},
+			http.Header{"X-Test-Remote-Addr": {peer}, "X-Forwarded-For": {forwardedFor}})
+		readBody(t, res)
+		return res.StatusCode
+	}
+	// An attacker behind the proxy fails until held back...
+	for i := range loginLimit.PerUserAndClient {
+		if status := via("10.0.0.1:1000", "198.51.100.66", "wrong-password"); status != http.StatusUnauthorized {
+			t.Fatalf("failed attempt %d through the proxy = %d, want %d", i+1, status, http.StatusUnauthorized)
+		}
+	}
+	if status := via("10.0.0.2:1000", "198.51.100.66", password); status != http.StatusTooManyRequests {
+		t.Errorf("198.51.100.66 through the proxy after %d failures = %d, want %d", loginLimit.PerUserAndClient, status, http.StatusTooManyRequests)
+	}
+	// ...and cannot pass for another client by writing the header
+	// itself: the proxy appends the address it got the request from.
+	if status := via("10.0.0.1:1000", "203.0.113.1, 198.51.100.66", password); status != http.StatusTooManyRequests {
+		t.Errorf("198.51.100.66 through the proxy, claiming to be 203.0.113.1 = %d, want %d", status, http.StatusTooManyRequests)
+	}
+	// alice, behind the same proxy, signs in.
+	if status := via("10.0.0.1:1000", "203.0.113.1", password); status != http.StatusSeeOther {
+		t.Errorf("alice from 203.0.113.1 through the proxy = %d, want %d", status, http.StatusSeeOther)
+	}
+	// Without a trusted proxy in front, the header is the client's word:
+	// 198.51.100.66 reaching the server itself is still held back.
+	if status := via("198.51.100.66:1000", "203.0.113.1", password); status != http.StatusTooManyRequests {
+		t.Errorf("198.51.100.66 directly, claiming to be 203.0.113.1 = %d, want %d", status, http.StatusTooManyRequests)
+	}
 }
 
 func TestLoginRateLimitSharedByServers(t *testing.T) {
@@ -300,7 +384,7 @@ func TestLoginRateLimitUnderConcurrency(t *testing.T) {
 			req := httptest.NewRequestWithContext(t.Context(), http.MethodPost, "/login",
 				strings.NewReader(url.Values{"username": {"alice"}, "password": {"wrong-password"}}.Encode()))
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-			req.RemoteAddr = fmt.Sprintf("198.51.100.%d:1000", i+1)
+			req.RemoteAddr = fmt.Sprintf("198.51.100.1:%d", 1000+i)
 			rec := httptest.NewRecorder()
 			servers[i%2].ServeHTTP(rec, req)
 			statuses <- rec.Code
@@ -312,8 +396,8 @@ func TestLoginRateLimitUnderConcurrency(t *testing.T) {
 	for s := range statuses {
 		count[s]++
 	}
-	if count[http.StatusUnauthorized] != loginLimit.Attempts || count[http.StatusTooManyRequests] != n-loginLimit.Attempts {
-		t.Errorf("%d concurrent failed attempts answered %v, want %d × 401 and the rest 429", n, count, loginLimit.Attempts)
+	if count[http.StatusUnauthorized] != loginLimit.PerUserAndClient || count[http.StatusTooManyRequests] != n-loginLimit.PerUserAndClient {
+		t.Errorf("%d concurrent failed attempts answered %v, want %d × 401 and the rest 429", n, count, loginLimit.PerUserAndClient)
 	}
 }
 
@@ -377,21 +461,50 @@ func FuzzSafeNext(f *testing.F) {
 
 func TestClientOf(t *testing.T) {
 	t.Parallel()
+	s := &Server{trustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/24"), netip.MustParsePrefix("2001:db8:ffff::/48")}}
 	tests := []struct {
-		remoteAddr, want string
+		remoteAddr   string
+		forwardedFor []string
+		want         string
 	}{
-		{"192.0.2.1:1234", "192.0.2.1"},
-		{"[::ffff:192.0.2.1]:1234", "192.0.2.1"},
-		{"[2001:db8:1:2:3:4:5:6]:1234", "2001:db8:1:2::/64"},
-		{"[fe80::1%eth0]:1234", "fe80::/64"},
-		{"[::1]:1234", "::/64"},
-		{"unix", "unix"},
+		{"192.0.2.1:1234", nil, "192.0.2.1"},
+		{"[::ffff:192.0.2.1]:1234", nil, "192.0.2.1"},
+		{"[2001:db8:1:2:3:4:5:6]:1234", nil, "2001:db8:1:2::/64"},
+		{"[fe80::1%eth0]:1234", nil, "fe80::/64"},
+		{"[::1]:1234", nil, "::/64"},
+		{"unix", nil, "unix"},
+		// Not from a trusted proxy: the header is ignored.
+		{"192.0.2.1:1234", []string{"198.51.100.1"}, "192.0.2.1"},
+		// From a trusted proxy: the address it appended.
+		{"10.0.0.1:1234", []string{"198.51.100.1"}, "198.51.100.1"},
+		{"[::ffff:10.0.0.1]:1234", []string{"198.51.100.1"}, "198.51.100.1"},
+		{"[2001:db8:ffff::1]:1234", []string{"2001:db8:1:2::10"}, "2001:db8:1:2::/64"},
+		// What the client wrote, left of what the proxy appended, is not
+		// believed.
+		{"10.0.0.1:1234", []string{"203.0.113.1, 198.51.100.1"}, "198.51.100.1"},
+		{"10.0.0.1:1234", []string{"203.0.113.1", "198.51.100.1"}, "198.51.100.1"},
+		// Trusted proxies in a chain are skipped.
+		{"10.0.0.1:1234", []string{"203.0.113.1, 198.51.100.1, 10.0.0.7"}, "198.51.100.1"},
+		{"10.0.0.1:1234", []string{"198.51.100.1,2001:db8:ffff::5"}, "198.51.100.1"},
+		// Ports and spaces as some proxies write them.
+		{"10.0.0.1:1234", []string{" 198.51.100.1:5555 "}, "198.51.100.1"},
+		{"10.0.0.1:1234", []string{"[2001:db8:1:2::10]:5555"}, "2001:db8:1:2::/64"},
+		// Nothing, or nothing usable, after the trusted hops: the last
+		// trusted hop.
+		{"10.0.0.1:1234", nil, "10.0.0.1"},
+		{"10.0.0.1:1234", []string{""}, "10.0.0.1"},
+		{"10.0.0.1:1234", []string{"198.51.100.1, unknown"}, "10.0.0.1"},
+		{"10.0.0.1:1234", []string{"198.51.100.1, garbage, 10.0.0.7"}, "10.0.0.7"},
+		{"10.0.0.1:1234", []string{"10.0.0.9, 10.0.0.7"}, "10.0.0.9"},
 	}
 	for _, tt := range tests {
 		r := httptest.NewRequest(http.MethodGet, "/", nil)
 		r.RemoteAddr = tt.remoteAddr
-		if got := clientOf(r); got != tt.want {
-			t.Errorf("clientOf(RemoteAddr %q) = %q, want %q", tt.remoteAddr, got, tt.want)
+		for _, v := range tt.forwardedFor {
+			r.Header.Add("X-Forwarded-For", v)
+		}
+		if got := s.clientOf(r); got != tt.want {
+			t.Errorf("clientOf(RemoteAddr %q, X-Forwarded-For %q) = %q, want %q", tt.remoteAddr, tt.forwardedFor, got, tt.want)
 		}
 	}
 }

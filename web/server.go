@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 
 	"github.com/a-h/templ"
 	"github.com/alexedwards/scs/v2"
@@ -31,8 +32,12 @@ type Config struct {
 	Version string
 	// SecureCookies marks the session cookie Secure, so that browsers send
 	// it over HTTPS only. ipam serve sets it unless it listens on a
-	// loopback address.
+	// loopback address without --secure-cookie.
 	SecureCookies bool
+	// TrustedProxies are the proxies whose X-Forwarded-For names the
+	// client, for the limit of failed sign-ins; of any other peer the
+	// header is ignored.
+	TrustedProxies []netip.Prefix
 }
 
 // Server answers the console's and the API's requests.
@@ -45,6 +50,8 @@ type Server struct {
 	assets   *Assets
 	graphql  http.Handler
 	sessions *scs.SessionManager
+	// trustedProxies are Config.TrustedProxies.
+	trustedProxies []netip.Prefix
 }
 
 // New returns the server's handler with every route and middleware.
@@ -65,7 +72,8 @@ func newServer(cfg Config) (*Server, error) {
 	if cfg.IPAM == nil {
 		return nil, errors.New("web: Config.IPAM is required")
 	}
-	s := &Server{db: cfg.DB, ipam: cfg.IPAM, auth: cfg.Auth, log: cfg.Logger, version: cfg.Version, assets: assets}
+	s := &Server{db: cfg.DB, ipam: cfg.IPAM, auth: cfg.Auth, log: cfg.Logger, version: cfg.Version, assets: assets,
+		trustedProxies: cfg.TrustedProxies}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

@@ -25,6 +25,9 @@ const (
 	sessionIdleTimeout = 2 * time.Hour
 	// sessionUser is the session's key of the signed-in user's name.
 	sessionUser = "user"
+	// sessionGeneration is the session's key of the user's session
+	// generation at sign-in (store.UserRow.SessionGeneration).
+	sessionGeneration = "generation"
 )
 
 // newSessions returns the manager of the console's sessions: stored in the
@@ -57,31 +60,51 @@ func actorFrom(ctx context.Context) (auth.Actor, bool) {
 }
 
 // withSession loads the request's session and, when it names a user, puts
-// the user in the context as the actor (see actorFrom). A session of a user
-// that no longer exists is ended. What it serves is never cached: it shows
-// someone's data.
+// the user in the context as the actor (see actorFrom). A session that has
+// ended (see sessionActor) is deleted. What it serves is never cached: it
+// shows someone's data.
 func (s *Server) withSession(next http.Handler) http.Handler {
 	return s.sessions.LoadAndSave(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		ctx := r.Context()
-		if name := s.sessions.GetString(ctx, sessionUser); name != "" {
-			u, err := store.User(ctx, s.db, name)
-			switch {
-			case errors.Is(err, store.ErrNotFound):
-				if err := s.sessions.Destroy(ctx); err != nil {
-					s.serverError(w, r, fmt.Errorf("ending the session of the deleted user %s: %w", name, err))
-					return
-				}
-			case err != nil:
-				s.serverError(w, r, err)
+		actor, ended, err := s.sessionActor(ctx)
+		switch {
+		case err != nil:
+			s.serverError(w, r, err)
+			return
+		case ended:
+			if err := s.sessions.Destroy(ctx); err != nil {
+				s.serverError(w, r, fmt.Errorf("deleting an ended session: %w", err))
 				return
-			default:
-				actor := auth.Actor{Name: u.Name, Role: auth.Role(u.Role), Namespaces: u.Namespaces}
-				r = r.WithContext(context.WithValue(ctx, actorKey{}, actor))
 			}
+		case actor.Name != "":
+			r = r.WithContext(context.WithValue(ctx, actorKey{}, actor))
 		}
 		next.ServeHTTP(w, r)
 	}))
+}
+
+// sessionActor returns the user signed in to the session loaded in ctx, or
+// no one (a zero Actor) for an anonymous session and for one that has
+// ended: its user was deleted since, or drew a new session generation (a
+// new password, ipam user sessions end).
+// The user's row is read at every request, so that a change made by any
+// process ends the session in every process at once.
+func (s *Server) sessionActor(ctx context.Context) (actor auth.Actor, ended bool, err error) {
+	name := s.sessions.GetString(ctx, sessionUser)
+	if name == "" {
+		return auth.Actor{}, false, nil
+	}
+	u, err := store.User(ctx, s.db, name)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return auth.Actor{}, true, nil
+	case err != nil:
+		return auth.Actor{}, false, err
+	case u.SessionGeneration != s.sessions.GetInt64(ctx, sessionGeneration):
+		return auth.Actor{}, true, nil
+	}
+	return auth.ActorOf(u), false, nil
 }
 
 // requireActor serves next to signed-in users only. Anonymous visitors are

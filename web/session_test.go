@@ -260,6 +260,92 @@ func TestSessionOfDeletedUser(t *testing.T) {
 	}
 }
 
+// TestSessionEndedByUserChange checks that a new password, or ending the
+// sessions without one, ends a user's sessions at once in every process,
+// for the console and the API alike, and leaves other users' sessions.
+func TestSessionEndedByUserChange(t *testing.T) {
+	t.Parallel()
+	service := func(db *sqlx.DB) *auth.Service { return auth.NewService(db) }
+	tests := []struct {
+		name   string
+		change func(t *testing.T, db *sqlx.DB) error
+	}{
+		{"set-password", func(t *testing.T, db *sqlx.DB) error {
+			return service(db).SetPassword(t.Context(), auth.System, "alice", "a brand new password")
+		}},
+		{"sessions end", func(t *testing.T, db *sqlx.DB) error {
+			return service(db).EndSessions(t.Context(), auth.System, "alice")
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			db := pgtest.NewDB(t)
+			// Two processes on one database: alice signs in on a.
+			a, b := newConsole(t, db), newConsole(t, db)
+			alice := cookieHeader(signIn(t, a, "alice", addUser(t, db, "alice", auth.Operator)))
+			bob := cookieHeader(signIn(t, b, "bob", addUser(t, db, "bob", auth.Tenant, "acme/*")))
+			for name, h := range map[string]http.Handler{"a": a, "b": b} {
+				res := do(t, h, http.MethodGet, "/", alice)
+				readBody(t, res)
+				if res.StatusCode != http.StatusOK {
+					t.Fatalf("GET / on %s with alice's session = %d, want %d", name, res.StatusCode, http.StatusOK)
+				}
+			}
+			if err := tt.change(t, db); err != nil {
+				t.Fatal(err)
+			}
+			for name, h := range map[string]http.Handler{"a": a, "b": b} {
+				res := do(t, h, http.MethodGet, "/pools", alice)
+				readBody(t, res)
+				if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/login?next=%2Fpools" {
+					t.Errorf("GET /pools on %s with alice's session after %s = %d to %q, want %d to the sign-in form",
+						name, tt.name, res.StatusCode, res.Header.Get("Location"), http.StatusSeeOther)
+				}
+				req := httptest.NewRequestWithContext(t.Context(), http.MethodPost, "/graphql", strings.NewReader(`{"query":"{ __typename }"}`))
+				req.Header = http.Header{"Content-Type": {"application/json"}, "Cookie": alice["Cookie"]}
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				if rec.Code != http.StatusUnauthorized {
+					t.Errorf("POST /graphql on %s with alice's session after %s = %d, want %d", name, tt.name, rec.Code, http.StatusUnauthorized)
+				}
+			}
+			var rows int
+			if err := db.Get(&rows, `SELECT count(*) FROM sessions`); err != nil {
+				t.Fatal(err)
+			}
+			if rows != 1 {
+				t.Errorf("after %s sessions has %d rows, want bob's only", tt.name, rows)
+			}
+			res := do(t, a, http.MethodGet, "/", bob)
+			page := string(readBody(t, res))
+			if res.StatusCode != http.StatusOK || !strings.Contains(page, `data-testid="user-name">bob<`) {
+				t.Errorf("GET / with bob's session after alice's %s = %d, want %d showing bob", tt.name, res.StatusCode, http.StatusOK)
+			}
+		})
+	}
+}
+
+// TestSessionOfUserCreatedAgain checks that a user deleted and created
+// again under the same name does not get the sessions of the one before.
+func TestSessionOfUserCreatedAgain(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDB(t)
+	h := newConsole(t, db)
+	c := signIn(t, h, "alice", addUser(t, db, "alice", auth.Operator))
+	tx := db.MustBegin()
+	tx.MustExec(`DELETE FROM users WHERE name = 'alice'`)
+	tx.MustExec(`INSERT INTO users (name, role, namespaces, password_hash) VALUES ('alice', 'tenant', '{acme/*}', 'x')`)
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	res := do(t, h, http.MethodGet, "/", cookieHeader(c))
+	readBody(t, res)
+	if res.StatusCode != http.StatusSeeOther {
+		t.Errorf("GET / with the session of the alice before = %d, want %d", res.StatusCode, http.StatusSeeOther)
+	}
+}
+
 func TestActorFrom(t *testing.T) {
 	t.Parallel()
 	db := pgtest.NewDB(t)

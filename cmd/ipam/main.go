@@ -18,12 +18,14 @@ const usage = `ipam: PiVirt IPAM, the address and number allocator
 
 Usage:
   ipam serve   [--listen 127.0.0.1:8080] [--database-url URL] [--data-dir DIR]
+               [--secure-cookie] [--trusted-proxy CIDR]...
   ipam migrate [--database-url URL] [--data-dir DIR]
   ipam apply -f FILE
   ipam get pools|allocations|vpcs [-n NAMESPACE] [-o yaml|table]
   ipam audit [--since DURATION|TIME] [--namespace NS] [--limit N]
   ipam user add NAME --role operator|tenant [--namespace PATTERN]... --password-stdin
   ipam user set-password NAME --password-stdin
+  ipam user sessions end NAME
   ipam token create NAME
   ipam token revoke NAME
   ipam version

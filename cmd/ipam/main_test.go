@@ -156,6 +156,7 @@ func TestCommandLine(t *testing.T) {
 		{[]string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
 		{[]string{"serve", "--nope"}, 2, "", "flag provided but not defined: -nope"},
 		{[]string{"serve", "extra-arg"}, 2, "", `serve takes no arguments, got ["extra-arg"]`},
+		{[]string{"serve", "--trusted-proxy", "proxy.example"}, 2, "", `invalid value "proxy.example" for flag -trusted-proxy: want a CIDR such as 10.0.0.0/24, or an address`},
 		{[]string{"migrate", "--listen", "127.0.0.1:0"}, 2, "", "flag provided but not defined: -listen"},
 		{[]string{"migrate", "now"}, 2, "", `migrate takes no arguments, got ["now"]`},
 		{[]string{"serve", "-h"}, 0, "", "-database-url"},

@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -29,6 +30,9 @@ func serve(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on")
 	loadDemo := fs.Bool("demo", false, "load the example data (public pools, tenants acme and globex with VPCs) once")
+	secureCookie := fs.Bool("secure-cookie", false, "mark the session cookie Secure even on a loopback --listen (behind a TLS proxy on the same host)")
+	var trustedProxies prefixesFlag
+	fs.Var(&trustedProxies, "trusted-proxy", "a `CIDR` (or address) of proxies whose X-Forwarded-For names the client, for the limit of failed sign-ins (repeatable)")
 	dbf := databaseFlags{exclusive: true}
 	dbf.register(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -66,7 +70,7 @@ func serve(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 		}
 	}
 	handler, err := web.New(web.Config{DB: db, IPAM: svc, Auth: authn, Logger: logger, Version: version,
-		SecureCookies: !loopback(*listen)})
+		SecureCookies: *secureCookie || !loopback(*listen), TrustedProxies: trustedProxies})
 	if err != nil {
 		return err
 	}
@@ -104,8 +108,9 @@ func serve(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 
 // loopback reports whether the listen address is on the loopback
 // interface: only then may the session cookie go without Secure, as the
-// console is reached there over plain HTTP. Anywhere else it is behind
-// TLS, ended by a proxy.
+// console is reached there over plain HTTP, unless --secure-cookie says
+// that a proxy on the same host ends TLS. Anywhere else it is behind TLS,
+// ended by a proxy.
 func loopback(listen string) bool {
 	host, _, err := net.SplitHostPort(listen)
 	if err != nil {
@@ -116,4 +121,30 @@ func loopback(listen string) bool {
 	}
 	a, err := netip.ParseAddr(host)
 	return err == nil && a.IsLoopback()
+}
+
+// prefixesFlag collects the prefixes of a repeated flag: CIDRs, or single
+// addresses.
+type prefixesFlag []netip.Prefix
+
+func (f *prefixesFlag) String() string {
+	s := make([]string, len(*f))
+	for i, p := range *f {
+		s[i] = p.String()
+	}
+	return strings.Join(s, ",")
+}
+
+func (f *prefixesFlag) Set(v string) error {
+	p, err := netip.ParsePrefix(v)
+	if err != nil {
+		a, aerr := netip.ParseAddr(v)
+		if aerr != nil {
+			return errors.New("want a CIDR such as 10.0.0.0/24, or an address")
+		}
+		a = a.Unmap().WithZone("")
+		p = netip.PrefixFrom(a, a.BitLen())
+	}
+	*f = append(*f, p.Masked())
+	return nil
 }

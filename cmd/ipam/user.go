@@ -17,9 +17,11 @@ import (
 
 const userUsage = `Usage:
   ipam user add NAME --role operator|tenant [--namespace PATTERN]... --password-stdin
-  ipam user set-password NAME --password-stdin`
+  ipam user set-password NAME --password-stdin   (also ends NAME's console sessions)
+  ipam user sessions end NAME                    end NAME's console sessions, keeping the password`
 
-// userCommand adds users and sets their passwords, as auth.System.
+// userCommand adds users, sets their passwords and ends their console
+// sessions, as auth.System.
 func userCommand(args []string, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error {
 	if len(args) == 0 {
 		return usageError{"user needs a subcommand\n" + userUsage}
@@ -29,6 +31,8 @@ func userCommand(args []string, stdin io.Reader, stdout io.Writer, logger *slog.
 		return userAdd(args[1:], stdin, stdout, logger)
 	case "set-password":
 		return userSetPassword(args[1:], stdin, stdout, logger)
+	case "sessions":
+		return userSessions(args[1:], stdout, logger)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprintln(stdout, userUsage)
 		return nil
@@ -96,7 +100,38 @@ func userSetPassword(args []string, stdin io.Reader, stdout io.Writer, logger *s
 		if err := auth.NewService(db).SetPassword(ctx, auth.System, name, password); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "Set the password of %q.\n", name)
+		fmt.Fprintf(stdout, "Set the password of %q and ended their console sessions.\n", name)
+		return nil
+	})
+}
+
+// userSessions runs "ipam user sessions end NAME": it ends every console
+// session of NAME, in every ipam serve process, and leaves the password.
+func userSessions(args []string, stdout io.Writer, logger *slog.Logger) error {
+	if len(args) == 0 {
+		return usageError{"user sessions needs a subcommand: end\n" + userUsage}
+	}
+	switch args[0] {
+	case "end":
+	case "-h", "-help", "--help", "help":
+		fmt.Fprintln(stdout, userUsage)
+		return nil
+	default:
+		return usageError{fmt.Sprintf("unknown user sessions subcommand %q\n%s", args[0], userUsage)}
+	}
+	fs := flag.NewFlagSet("user sessions end", flag.ContinueOnError)
+	var dbf databaseFlags
+	dbf.register(fs)
+	name, err := parseNameAndFlags(fs, args[1:])
+	if err != nil {
+		return err
+	}
+
+	return dbf.withDatabase(logger, func(ctx context.Context, db *sqlx.DB) error {
+		if err := auth.NewService(db).EndSessions(ctx, auth.System, name); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Ended the console sessions of %q.\n", name)
 		return nil
 	})
 }

@@ -100,11 +100,19 @@ func TestUserAndToken(t *testing.T) {
 	}
 
 	out = mustRun(t, "another long secret\n", nil, "user", "set-password", "--password-stdin", "alice", "--database-url", url)
-	if out != "Set the password of \"alice\".\n" {
+	if out != "Set the password of \"alice\" and ended their console sessions.\n" {
 		t.Errorf("ipam user set-password printed %q", out)
 	}
 	if _, err := service.AuthenticatePassword(ctx, "alice", "another long secret"); err != nil {
 		t.Errorf("AuthenticatePassword(alice, the new password): %v", err)
+	}
+
+	out = mustRun(t, "", nil, "user", "sessions", "end", "alice", "--database-url", url)
+	if out != "Ended the console sessions of \"alice\".\n" {
+		t.Errorf("ipam user sessions end printed %q", out)
+	}
+	if _, err := service.AuthenticatePassword(ctx, "alice", "another long secret"); err != nil {
+		t.Errorf("AuthenticatePassword(alice) after ipam user sessions end: %v", err)
 	}
 
 	// An operator, with a password given without a line ending.
@@ -128,7 +136,7 @@ func TestUserAndToken(t *testing.T) {
 		}
 		got = append(got, e.Action+" "+e.Kind)
 	}
-	want := []string{"create User", "create APIToken", "revoke APIToken", "set-password User", "create User"}
+	want := []string{"create User", "create APIToken", "revoke APIToken", "set-password User", "end-sessions User", "create User"}
 	if !slices.Equal(got, want) {
 		t.Errorf("audit log = %q, want %q", got, want)
 	}
@@ -159,6 +167,10 @@ func TestUserAndTokenMistakes(t *testing.T) {
 		{"secret secret\n", []string{"user", "add", "alice", "--role", "operator", "--password-stdin"}, 1, "unable to create the user alice: store: object exists"},
 		{"secret secret\n", []string{"user", "set-password", "alice"}, 2, "user set-password needs --password-stdin"},
 		{"secret secret\n", []string{"user", "set-password", "nobody", "--password-stdin"}, 1, "store: not found"},
+		{"", []string{"user", "sessions", "stop", "alice"}, 2, `unknown user sessions subcommand "stop"`},
+		{"", []string{"user", "sessions", "end"}, 2, "user sessions end takes one NAME, got []"},
+		{"", []string{"user", "sessions", "end", "alice", "bob"}, 2, `user sessions end takes one NAME, got ["alice" "bob"]`},
+		{"", []string{"user", "sessions", "end", "nobody"}, 1, "unable to end the sessions of nobody: store: not found"},
 		{"", []string{"token"}, 2, "token needs a subcommand"},
 		{"", []string{"token", "list"}, 2, `unknown token subcommand "list"`},
 		{"", []string{"token", "create"}, 2, "token create takes one NAME, got []"},

@@ -47,8 +47,8 @@ func (s *Service) AddUser(ctx context.Context, actor Actor, name string, role Ro
 	return err
 }
 
-// SetPassword replaces the password of the user called name. Operators may
-// set anyone's, others only their own.
+// SetPassword replaces the password of the user called name and ends their
+// console sessions. Operators may set anyone's, others only their own.
 func (s *Service) SetPassword(ctx context.Context, actor Actor, name, password string) error {
 	if err := mayManage(actor, name, "set the password of"); err != nil {
 		return err
@@ -61,6 +61,16 @@ func (s *Service) SetPassword(ctx context.Context, actor Actor, name, password s
 		return err
 	}
 	return store.SetPassword(ctx, s.db, actor.Name, name, hash)
+}
+
+// EndSessions ends every console session of the user called name, without
+// changing their password; their API tokens stay valid. Operators may end
+// anyone's sessions, others only their own.
+func (s *Service) EndSessions(ctx context.Context, actor Actor, name string) error {
+	if err := mayManage(actor, name, "end the sessions of"); err != nil {
+		return err
+	}
+	return store.EndSessions(ctx, s.db, actor.Name, name)
 }
 
 // CreateToken returns a new API token of user, the only time it is ever
@@ -107,35 +117,44 @@ func (s *Service) AuthenticateToken(ctx context.Context, token string) (Actor, e
 	if err != nil {
 		return Actor{}, err
 	}
-	return actorOf(u), nil
+	return ActorOf(u), nil
 }
 
 // AuthenticatePassword returns the user called name when password is
 // theirs, or ErrUnauthenticated. An unknown name costs the same password
 // check as a wrong password, so the time taken does not tell the two apart.
 func (s *Service) AuthenticatePassword(ctx context.Context, name, password string) (Actor, error) {
+	actor, _, err := s.SignIn(ctx, name, password)
+	return actor, err
+}
+
+// SignIn is AuthenticatePassword for a console session: it also returns the
+// session generation the user had when the password was checked. The
+// session keeps it, and ends when the user draws another (SetPassword,
+// EndSessions), even while the password was being checked.
+func (s *Service) SignIn(ctx context.Context, name, password string) (actor Actor, generation int64, err error) {
 	u, err := store.User(ctx, s.db, name)
 	if errors.Is(err, store.ErrNotFound) {
 		hash, err := dummyHash()
 		if err != nil {
-			return Actor{}, err
+			return Actor{}, 0, err
 		}
 		if _, err := CheckPassword(password, hash); err != nil {
-			return Actor{}, err
+			return Actor{}, 0, err
 		}
-		return Actor{}, ErrUnauthenticated
+		return Actor{}, 0, ErrUnauthenticated
 	}
 	if err != nil {
-		return Actor{}, err
+		return Actor{}, 0, err
 	}
 	match, err := CheckPassword(password, u.PasswordHash)
 	if err != nil {
-		return Actor{}, err
+		return Actor{}, 0, err
 	}
 	if !match {
-		return Actor{}, ErrUnauthenticated
+		return Actor{}, 0, ErrUnauthenticated
 	}
-	return actorOf(u), nil
+	return ActorOf(u), u.SessionGeneration, nil
 }
 
 // EnsureAdmin creates the operator AdminName with a random password when
@@ -162,6 +181,7 @@ func (s *Service) EnsureAdmin(ctx context.Context) (password string, created boo
 	return password, true, nil
 }
 
-func actorOf(u store.UserRow) Actor {
+// ActorOf returns the actor that the user u is.
+func ActorOf(u store.UserRow) Actor {
 	return Actor{Name: u.Name, Role: Role(u.Role), Namespaces: u.Namespaces}
 }

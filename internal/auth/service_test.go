@@ -195,6 +195,9 @@ func TestOnlyOperatorsManageOthers(t *testing.T) {
 	if err := s.SetPassword(ctx, alice, "bob", "a new password"); !errors.Is(err, auth.ErrForbidden) {
 		t.Errorf("alice SetPassword(bob): err = %v, want ErrForbidden", err)
 	}
+	if err := s.EndSessions(ctx, alice, "bob"); !errors.Is(err, auth.ErrForbidden) {
+		t.Errorf("alice EndSessions(bob): err = %v, want ErrForbidden", err)
+	}
 	if after := countAudit(t, db); after != before {
 		t.Errorf("forbidden requests wrote %d audit entries", after-before)
 	}
@@ -215,6 +218,9 @@ func TestOnlyOperatorsManageOthers(t *testing.T) {
 	}
 	if _, err := s.AuthenticatePassword(ctx, "alice", "a new password"); err != nil {
 		t.Errorf("AuthenticatePassword(alice, new password): %v", err)
+	}
+	if err := s.EndSessions(ctx, alice, "alice"); err != nil {
+		t.Errorf("alice EndSessions(alice): %v", err)
 	}
 
 	// An operator manages anyone's.
@@ -247,6 +253,39 @@ func TestAuthenticatePassword(t *testing.T) {
 		if got, err := s.AuthenticatePassword(ctx, tt.name, tt.password); !errors.Is(err, auth.ErrUnauthenticated) {
 			t.Errorf("AuthenticatePassword(%q, %q) = %+v, %v, want ErrUnauthenticated", tt.name, tt.password, got, err)
 		}
+	}
+}
+
+func TestSignInGeneration(t *testing.T) {
+	s, _ := newService(t)
+	ctx := t.Context()
+	signIn := func(password string) int64 {
+		t.Helper()
+		got, generation, err := s.SignIn(ctx, "alice", password)
+		if err != nil || got.Name != "alice" || generation == 0 {
+			t.Fatalf("SignIn(alice) = %+v, %d, %v; want alice and a generation", got, generation, err)
+		}
+		return generation
+	}
+	first := signIn(alicePassword)
+	if again := signIn(alicePassword); again != first {
+		t.Errorf("two sign-ins gave the generations %d and %d, want the same", first, again)
+	}
+	if err := s.SetPassword(ctx, auth.System, "alice", "a new password"); err != nil {
+		t.Fatal(err)
+	}
+	second := signIn("a new password")
+	if second == first {
+		t.Errorf("SetPassword kept the session generation %d", first)
+	}
+	if err := s.EndSessions(ctx, auth.System, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	if third := signIn("a new password"); third == second || third == first {
+		t.Errorf("EndSessions gave the generation %d, after %d and %d", third, first, second)
+	}
+	if _, generation, err := s.SignIn(ctx, "alice", "wrong password!"); !errors.Is(err, auth.ErrUnauthenticated) || generation != 0 {
+		t.Errorf("SignIn(alice, a wrong password) = %d, %v; want 0, ErrUnauthenticated", generation, err)
 	}
 }
 

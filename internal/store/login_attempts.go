@@ -11,21 +11,25 @@ import (
 	"github.com/jmoiron/sqlx"
 )
 
-// A LoginLimit is how many sign-in attempts a user name, and a client
-// address, may make within Window.
+// A LoginLimit bounds the failed sign-ins within Window: PerUserAndClient
+// of one user name from one client address, PerUser of one user name from
+// every address together, and PerClient from one address under any names.
 type LoginLimit struct {
-	Attempts int
-	Window   time.Duration
+	Window           time.Duration
+	PerUserAndClient int
+	PerUser          int
+	PerClient        int
 }
 
 // ReserveLoginAttempt records an attempt to sign in as user from client
 // and returns its id, to be given to ForgetLoginAttempt if the attempt
-// succeeds. When user or client already made limit.Attempts attempts within
-// limit.Window, it records nothing and returns instead how long it takes
-// until one of them leaves the window, by the database's clock. Concurrent
-// reservations for the same user or client, in any process, are
-// serialised, so that the limit holds exactly. Attempts older than the
-// window are deleted on the way.
+// succeeds. When user from client, user from anywhere or client under any
+// name already made as many attempts within limit.Window as limit allows,
+// it records nothing and returns instead how long it takes until enough of
+// them leave the window, by the database's clock. Concurrent reservations
+// for the same user or client, in any process, are serialised, so that the
+// limit holds exactly. Attempts older than the window are deleted on the
+// way.
 func ReserveLoginAttempt(ctx context.Context, db *sqlx.DB, user, client string, limit LoginLimit) (id int64, retryIn time.Duration, err error) {
 	err = InTx(ctx, db, func(tx *sqlx.Tx) error {
 		keys := []int64{lockKey("login user " + user), lockKey("login client " + client)}
@@ -39,14 +43,17 @@ func ReserveLoginAttempt(ctx context.Context, db *sqlx.DB, user, client string, 
 		if _, err := tx.ExecContext(ctx, `DELETE FROM login_attempts WHERE at <= now() - make_interval(secs => $1)`, window); err != nil {
 			return fmt.Errorf("store: unable to delete old login attempts: %w", classify(err))
 		}
-		// The attempt that must leave the window before another is allowed
-		// is the limit-th newest, of the user's and of the client's.
+		// The attempts that must leave the window before another is
+		// allowed are the limit-th newest of each count; the last of them
+		// to leave decides.
 		var wait sql.NullFloat64
-		err := tx.GetContext(ctx, &wait, `SELECT extract(epoch FROM max(at) + make_interval(secs => $4) - now()) FROM (
-			(SELECT at FROM login_attempts WHERE user_name = $1 ORDER BY at DESC OFFSET $3 LIMIT 1)
+		err := tx.GetContext(ctx, &wait, `SELECT extract(epoch FROM max(at) + make_interval(secs => $6) - now()) FROM (
+			(SELECT at FROM login_attempts WHERE user_name = $1 AND client = $2 ORDER BY at DESC OFFSET $3 LIMIT 1)
 			UNION ALL
-			(SELECT at FROM login_attempts WHERE client = $2 ORDER BY at DESC OFFSET $3 LIMIT 1)
-		) AS blocking`, user, client, limit.Attempts-1, window)
+			(SELECT at FROM login_attempts WHERE user_name = $1 ORDER BY at DESC OFFSET $4 LIMIT 1)
+			UNION ALL
+			(SELECT at FROM login_attempts WHERE client = $2 ORDER BY at DESC OFFSET $5 LIMIT 1)
+		) AS blocking`, user, client, limit.PerUserAndClient-1, limit.PerUser-1, limit.PerClient-1, window)
 		if err != nil {
 			return fmt.Errorf("store: unable to count the login attempts of %s: %w", user, classify(err))
 		}

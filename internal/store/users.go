@@ -20,6 +20,10 @@ type UserRow struct {
 	// PasswordHash is never shown, not even in the audit log.
 	PasswordHash string    `db:"password_hash" json:"-"`
 	CreatedAt    time.Time `db:"created_at" json:"createdAt"`
+	// SessionGeneration is kept by the console sessions the user starts;
+	// a session whose generation is not the user's any more has ended.
+	// SetPassword and EndSessions draw a new one.
+	SessionGeneration int64 `db:"session_generation" json:"-"`
 }
 
 // The audit log's object kinds of users and their tokens.
@@ -28,7 +32,7 @@ const (
 	tokenKind = "APIToken"
 )
 
-const userColumns = `name, role, namespaces, password_hash, created_at`
+const userColumns = `name, role, namespaces, password_hash, created_at, session_generation`
 
 // CreateUser stores u and returns it as stored. A user of the same name
 // makes it fail with ErrObjectExists. Like the other changes of users and
@@ -92,12 +96,14 @@ func CountUsers(ctx context.Context, q sqlx.QueryerContext) (int, error) {
 	return n, nil
 }
 
-// SetPassword replaces the password hash of the user called name, or fails
-// with ErrNotFound.
+// SetPassword replaces the password hash of the user called name and ends
+// their console sessions (see EndSessions), or fails with ErrNotFound.
 func SetPassword(ctx context.Context, db *sqlx.DB, actor, name, passwordHash string) error {
 	return InTx(ctx, db, func(tx *sqlx.Tx) error {
 		var u UserRow
-		err := tx.GetContext(ctx, &u, `UPDATE users SET password_hash = $2 WHERE name = $1 RETURNING `+userColumns,
+		err := tx.GetContext(ctx, &u, `UPDATE users
+			SET password_hash = $2, session_generation = nextval('users_session_generation_seq')
+			WHERE name = $1 RETURNING `+userColumns,
 			name, passwordHash)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("store: unable to set the password of %s: %w", name, ErrNotFound)
@@ -110,6 +116,31 @@ func SetPassword(ctx context.Context, db *sqlx.DB, actor, name, passwordHash str
 		return InsertAudit(ctx, tx, AuditEntry{
 			Actor:      actor,
 			Action:     "set-password",
+			ObjectKind: userKind,
+			ObjectName: name,
+			Before:     JSON(u),
+			After:      JSON(u),
+		})
+	})
+}
+
+// EndSessions ends every console session of the user called name, in
+// every process, by drawing a new session generation for them, or fails
+// with ErrNotFound.
+func EndSessions(ctx context.Context, db *sqlx.DB, actor, name string) error {
+	return InTx(ctx, db, func(tx *sqlx.Tx) error {
+		var u UserRow
+		err := tx.GetContext(ctx, &u, `UPDATE users SET session_generation = nextval('users_session_generation_seq')
+			WHERE name = $1 RETURNING `+userColumns, name)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("store: unable to end the sessions of %s: %w", name, ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("store: unable to end the sessions of %s: %w", name, classify(err))
+		}
+		return InsertAudit(ctx, tx, AuditEntry{
+			Actor:      actor,
+			Action:     "end-sessions",
 			ObjectKind: userKind,
 			ObjectName: name,
 			Before:     JSON(u),
@@ -154,7 +185,7 @@ func CreateToken(ctx context.Context, db *sqlx.DB, actor, user string, hash []by
 // SHA-256 hash, or ErrNotFound.
 func UserByTokenHash(ctx context.Context, q sqlx.QueryerContext, hash []byte) (UserRow, error) {
 	var u UserRow
-	err := sqlx.GetContext(ctx, q, &u, `SELECT u.name, u.role, u.namespaces, u.password_hash, u.created_at
+	err := sqlx.GetContext(ctx, q, &u, `SELECT u.name, u.role, u.namespaces, u.password_hash, u.created_at, u.session_generation
 		FROM api_tokens t JOIN users u ON u.name = t.user_name
 		WHERE t.token_hash = $1 AND t.revoked_at IS NULL`, hash)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -320,3 +320,61 @@ func TestCreateTokenDuplicateHash(t *testing.T) {
 		t.Errorf("the refused CreateToken wrote %d audit entries", after-before)
 	}
 }
+
+func TestSessionGeneration(t *testing.T) {
+	db := pgtest.NewDB(t)
+	ctx := t.Context()
+	generation := func() int64 {
+		t.Helper()
+		u, err := store.User(ctx, db, "alice")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u.SessionGeneration
+	}
+	if _, err := store.CreateUser(ctx, db, "root", store.UserRow{Name: "alice", Role: "operator", PasswordHash: "h"}); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int64]string{}
+	saw := func(step string) {
+		t.Helper()
+		g := generation()
+		if g == 0 {
+			t.Errorf("after %s the session generation is 0, which a session without one has", step)
+		}
+		if before, ok := seen[g]; ok {
+			t.Errorf("after %s the session generation is %d, as after %s: the sessions of then are alive", step, g, before)
+		}
+		seen[g] = step
+	}
+	saw("CreateUser")
+	if err := store.SetPassword(ctx, db, "root", "alice", "h2"); err != nil {
+		t.Fatal(err)
+	}
+	saw("SetPassword")
+	if err := store.EndSessions(ctx, db, "root", "alice"); err != nil {
+		t.Fatal(err)
+	}
+	saw("EndSessions")
+	// A user deleted and created again does not take over the sessions of
+	// the one before.
+	if _, err := db.ExecContext(ctx, `DELETE FROM users WHERE name = 'alice'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.CreateUser(ctx, db, "root", store.UserRow{Name: "alice", Role: "tenant", Namespaces: []string{"acme/*"}, PasswordHash: "h"}); err != nil {
+		t.Fatal(err)
+	}
+	saw("deleting and creating alice again")
+
+	entries := auditRows(t, db, "User", "alice")
+	if len(entries) != 4 || entries[2].Action != "end-sessions" || entries[2].Actor != "root" {
+		t.Errorf("audit entries = %+v, want create, set-password, root's end-sessions, create", entries)
+	}
+	before := countAudit(t, db)
+	if err := store.EndSessions(ctx, db, "root", "nobody"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("EndSessions(nobody): err = %v, want ErrNotFound", err)
+	}
+	if after := countAudit(t, db); after != before {
+		t.Errorf("the refused EndSessions wrote %d audit entries", after-before)
+	}
+}
