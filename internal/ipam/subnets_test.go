@@ -1,0 +1,207 @@
+package ipam
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"slices"
+	"sync"
+	"testing"
+)
+
+// TestPrivateClaimsStayInTheirSubnet: whatever path makes a claim in a
+// VPC's pool, it is made in a subnet, never on the subnet's network,
+// broadcast or gateway address, counts in the subnet's usage and keeps the
+// subnet from being deleted.
+func TestPrivateClaimsStayInTheirSubnet(t *testing.T) {
+	svc, _, _ := newService(t)
+	ctx := context.Background()
+	if _, err := svc.CreateVPC(ctx, acme, CreateVPCInput{Namespace: "acme/prod", Name: "main", CIDR: "10.42.0.0/16"}); err != nil {
+		t.Fatal(err)
+	}
+	vm := func(i int) Owner { return Owner{Kind: OwnerVirtualMachine, UID: fmt.Sprintf("vm-%d", i), Name: fmt.Sprintf("web-%02d/0", i)} }
+	allocate := func(within string, reserved []string, owner Owner) (Allocation, error) {
+		return svc.Allocate(ctx, acme, AllocateInput{Namespace: "acme/prod", Pool: "vpc-main", Within: within, Reserved: reserved, Owner: owner})
+	}
+
+	_, err := allocate("", nil, vm(0))
+	if want := "VPC acme/prod/main has no subnet: create one, then allocate within it"; err == nil || err.Error() != want {
+		t.Errorf("Allocate in a VPC without subnets = %v, want %q", err, want)
+	}
+	for i, cidr := range []string{"10.42.0.0/24", "10.42.1.0/24"} {
+		if _, err := svc.CreateSubnet(ctx, acme, CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: fmt.Sprintf("s%d", i), CIDR: cidr}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := svc.CreateSubnet(ctx, acme, CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: "web", CIDR: "10.42.2.0/24"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ within, want string }{
+		{"", "within is required in private pool vpc-main: give the cidr of a subnet of VPC main (10.42.0.0/24, 10.42.1.0/24, 10.42.2.0/24), or a prefix inside one"},
+		{"10.42.0.0/16", "within 10.42.0.0/16 is not inside a subnet of VPC main: give the cidr of one (10.42.0.0/24, 10.42.1.0/24, 10.42.2.0/24), or a prefix inside one"},
+		{"10.42.9.0/24", "within 10.42.9.0/24 is not inside a subnet of VPC main: give the cidr of one (10.42.0.0/24, 10.42.1.0/24, 10.42.2.0/24), or a prefix inside one"},
+	} {
+		_, err := allocate(c.within, nil, vm(0))
+		var invalid *InvalidError
+		if !errors.As(err, &invalid) || invalid.Field != "within" || err.Error() != c.want {
+			t.Errorf("Allocate within %q = %v, want %q", c.within, err, c.want)
+		}
+		if _, err := svc.Preview(ctx, acme, "acme/prod", "vpc-main", c.within, nil, 1); err == nil || err.Error() != c.want {
+			t.Errorf("Preview within %q = %v, want %q", c.within, err, c.want)
+		}
+	}
+
+	// In the subnet, or in a prefix inside it: never its network,
+	// broadcast or gateway address.
+	for _, c := range []struct {
+		within string
+		want   []string
+	}{
+		{"10.42.2.0/24", []string{"10.42.2.2", "10.42.2.3", "10.42.2.4", "10.42.2.5"}},
+		{"10.42.2.0/31", nil},
+		{"10.42.2.0/30", []string{"10.42.2.2"}},
+		{"10.42.2.254/31", []string{"10.42.2.254"}},
+		{"10.42.2.255/32", nil},
+	} {
+		got, err := svc.Preview(ctx, acme, "acme/prod", "vpc-main", c.within, nil, 4)
+		if err != nil || !slices.Equal(addrStrings(got), c.want) {
+			t.Errorf("Preview within %s = %v, %v; want %v", c.within, got, err, c.want)
+		}
+	}
+	a, err := allocate("10.42.2.0/31", nil, vm(1))
+	if want := "pool vpc-main has no free address in 10.42.2.0/31"; err == nil || err.Error() != want {
+		t.Errorf("Allocate within 10.42.2.0/31 = %v, %v; want %q", a.Address, err, want)
+	}
+	a, err = allocate("10.42.2.0/24", nil, vm(1))
+	if err != nil || a.Address.String() != "10.42.2.2" {
+		t.Fatalf("Allocate within the subnet = %v, %v; want 10.42.2.2, after its gateway", a.Address, err)
+	}
+	b, err := allocate("10.42.2.252/30", []string{"10.42.2.253"}, vm(2))
+	if err != nil || b.Address.String() != "10.42.2.254" {
+		t.Fatalf("Allocate within 10.42.2.252/30 = %v, %v; want 10.42.2.254", b.Address, err)
+	}
+
+	vpc, err := svc.VPC(ctx, acme, "acme/prod", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	subs, err := svc.Subnets(ctx, acme, vpc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	web := subs[2]
+	u, err := svc.SubnetUsage(ctx, acme, web)
+	if err != nil || u.Used != 2 {
+		t.Errorf("usage of subnet web = %+v, %v; want the 2 allocations", u, err)
+	}
+	page, err := svc.SubnetAllocations(ctx, acme, web, Page{})
+	if err != nil || page.Total != 2 {
+		t.Errorf("allocations of subnet web = %d, %v; want 2", page.Total, err)
+	}
+	err = svc.DeleteSubnet(ctx, acme, "acme/prod", "main", "web")
+	if want := "subnet web of VPC acme/prod/main still has 2 VM interfaces; detach them first"; err == nil || err.Error() != want {
+		t.Errorf("DeleteSubnet = %v, want %q", err, want)
+	}
+}
+
+func addrStrings(as []netip.Addr) []string {
+	var out []string
+	for _, a := range as {
+		out = append(out, a.String())
+	}
+	return out
+}
+
+// TestSubnetsBySize: createSubnet with a prefix length takes the lowest
+// aligned free block of the VPC, previewSubnet announces it, and the
+// refusals say what to give.
+func TestSubnetsBySize(t *testing.T) {
+	svc, _, _ := newService(t)
+	ctx := context.Background()
+	if _, err := svc.CreateVPC(ctx, acme, CreateVPCInput{Namespace: "acme/prod", Name: "main", CIDR: "10.42.0.0/22"}); err != nil {
+		t.Fatal(err)
+	}
+	create := func(name, cidr string, bits int) (Subnet, error) {
+		return svc.CreateSubnet(ctx, acme, CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: name, CIDR: cidr, PrefixLength: bits})
+	}
+	if _, err := create("a", "10.42.0.64/26", 0); err != nil {
+		t.Fatal(err)
+	}
+	preview, err := svc.PreviewSubnet(ctx, acme, "acme/prod", "main", 26, 4)
+	if got := fmt.Sprint(preview); err != nil || got != "[10.42.0.0/26 10.42.0.128/26 10.42.0.192/26 10.42.1.0/26]" {
+		t.Errorf("PreviewSubnet(26, 4) = %s, %v", got, err)
+	}
+	for _, c := range []struct {
+		bits int
+		want string
+	}{{26, "10.42.0.0/26"}, {25, "10.42.0.128/25"}, {24, "10.42.1.0/24"}, {23, "10.42.2.0/23"}} {
+		s, err := create(fmt.Sprintf("s%d", c.bits), "", c.bits)
+		if err != nil || s.CIDR.String() != c.want || s.Gateway != s.CIDR.Addr().Next() {
+			t.Errorf("CreateSubnet(prefixLength %d) = %v (gateway %v), %v; want %s", c.bits, s.CIDR, s.Gateway, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		cidr  string
+		bits  int
+		field string
+		want  error
+		msg   string
+	}{
+		{"10.42.0.0/24", 24, "cidr", ErrInvalid, "cidr and prefixLength both name the subnet's prefix: give one of them"},
+		{"", 0, "cidr", ErrInvalid, "cidr or prefixLength is required: the subnet's prefix, or its length to take the lowest free one"},
+		{"", 33, "prefixLength", ErrInvalid, "prefixLength 33 is out of range: 8 to 31"},
+		{"", 21, "prefixLength", ErrInvalid, "prefixLength 21 is out of range for VPC main's 10.42.0.0/22: 22 to 31"},
+		{"", 30, "", ErrPoolExhausted, "vpc main has no free /30 in 10.42.0.0/22"},
+	} {
+		_, err := create("x", c.cidr, c.bits)
+		var invalid *InvalidError
+		if !errors.Is(err, c.want) || err.Error() != c.msg || c.field != "" && (!errors.As(err, &invalid) || invalid.Field != c.field) {
+			t.Errorf("CreateSubnet(cidr %q, prefixLength %d) = %v, want %q", c.cidr, c.bits, err, c.msg)
+		}
+	}
+	if _, err := svc.PreviewSubnet(ctx, acme, "acme/prod", "main", 24, 1); err == nil || err.Error() != "vpc main has no free /24 in 10.42.0.0/22" {
+		t.Errorf("PreviewSubnet of a full VPC = %v", err)
+	}
+}
+
+// TestConcurrentSubnetsBySize: 16 subnets of one size asked for at once, in
+// two processes, are the 16 lowest free blocks, none overlapping.
+func TestConcurrentSubnetsBySize(t *testing.T) {
+	a, db, url := newService(t)
+	b, _ := openService(t, url)
+	ctx := context.Background()
+	if _, err := a.CreateVPC(ctx, acme, CreateVPCInput{Namespace: "acme/prod", Name: "main", CIDR: "10.42.0.0/16"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.CreateSubnet(ctx, acme, CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: "taken", CIDR: "10.42.1.0/24"}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 16)
+	for i := range 16 {
+		svc := []*Service{a, b}[i%2]
+		wg.Go(func() {
+			_, errs[i] = svc.CreateSubnet(ctx, acme, CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: fmt.Sprintf("s%d", i), PrefixLength: 24})
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("subnet s%d: %v", i, err)
+		}
+	}
+	var got []string
+	if err := db.Select(&got, `SELECT cidr::text FROM subnets WHERE name <> 'taken' ORDER BY subnets.cidr`); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for i := range 17 {
+		if i != 1 {
+			want = append(want, fmt.Sprintf("10.42.%d.0/24", i))
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("16 subnets at once got %v, want the 16 lowest free /24s %v", got, want)
+	}
+}
