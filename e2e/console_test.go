@@ -214,6 +214,82 @@ func TestTenantClaimsWhatThePagePredicted(t *testing.T) {
 	waitForText(t, page, "claimed-address", "10.42.1.5")
 }
 
+// chooseSize picks a subnet size in the page's create-subnet form.
+func chooseSize(t *testing.T, page playwright.Page, bits string) {
+	t.Helper()
+	if _, err := page.Locator("#subnet-size").SelectOption(playwright.SelectOptionValues{Values: &[]string{bits}}); err != nil {
+		t.Fatalf("choosing the subnet size /%s: %v", bits, err)
+	}
+}
+
+func TestTenantCreatesASubnetBySize(t *testing.T) {
+	srv := startServer(t)
+	seed(t, srv)
+	password := srv.addUser(t, "acme", auth.Tenant, "acme/*")
+	page := newPage(t)
+	signIn(t, page, srv.URL, "acme", password)
+	if _, err := page.Goto(srv.URL + "/vpcs/acme/prod/main"); err != nil {
+		t.Fatal(err)
+	}
+	form := page.Locator("[data-testid=form-create-subnet]")
+	if err := page.Locator("[data-testid=form-create-subnet][data-ready=true]").WaitFor(); err != nil {
+		t.Fatalf("the create-subnet form's prediction does not start: %v", err)
+	}
+
+	// A size and a CIDR at once: the page says what the server would.
+	chooseSize(t, page, "24")
+	fill(t, page, "#subnet-cidr", "10.42.9.0/24")
+	if err := form.Locator("[data-testid=prediction-error]:text('give one of them')").WaitFor(); err != nil {
+		t.Fatalf("a size and a CIDR together are not refused in the page: %v", err)
+	}
+	fill(t, page, "#subnet-cidr", "")
+
+	// The lowest free /24 lies below subnet web's 10.42.1.0/24.
+	fill(t, page, "#subnet-name", "db")
+	if err := form.Locator("[data-testid=predicted-subnet]:text-is('10.42.0.0/24')").WaitFor(); err != nil {
+		t.Fatalf("the form does not predict 10.42.0.0/24: %v", err)
+	}
+	if detail, _ := form.Locator("[data-testid=prediction-detail]").TextContent(); detail != "with gateway 10.42.0.1" {
+		t.Errorf("the form predicts %q, want with gateway 10.42.0.1", detail)
+	}
+	screenshot(t, page, "subnet-by-size")
+	predicted, err := form.Locator("[data-testid=predicted-subnet]").TextContent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	click(t, page, "[data-testid=submit-create-subnet]")
+	waitForText(t, page, "claimed-address", predicted)
+	if n, _ := page.Locator("[data-testid=claim-as-predicted]").Count(); n != 1 {
+		t.Error("the page does not say the subnet got the predicted prefix")
+	}
+	if n, _ := page.Locator("[data-testid=subnet-db]").Count(); n != 1 {
+		t.Error("the page does not show the new subnet db")
+	}
+
+	// The page now predicts 10.42.2.0/24; another browser takes it first.
+	chooseSize(t, page, "24")
+	if err := form.Locator("[data-testid=predicted-subnet]:text-is('10.42.2.0/24')").WaitFor(); err != nil {
+		t.Fatalf("after the first subnet the form does not predict 10.42.2.0/24: %v", err)
+	}
+	other := newPage(t)
+	signIn(t, other, srv.URL, "acme", password)
+	if _, err := other.Goto(srv.URL + "/vpcs/acme/prod/main"); err != nil {
+		t.Fatal(err)
+	}
+	fill(t, other, "#subnet-name", "cache")
+	chooseSize(t, other, "24")
+	click(t, other, "[data-testid=submit-create-subnet]")
+	waitForText(t, other, "claimed-address", "10.42.2.0/24")
+
+	fill(t, page, "#subnet-name", "queue")
+	click(t, page, "[data-testid=submit-create-subnet]")
+	waitForText(t, page, "claimed-address", "10.42.3.0/24")
+	differs, err := page.Locator("[data-testid=claim-differs]").TextContent()
+	if err != nil || !strings.Contains(differs, "predicted 10.42.2.0/24") || !strings.Contains(differs, "someone else claimed it first") {
+		t.Errorf("the page says %q (%v), want that 10.42.2.0/24 was taken by someone else first", differs, err)
+	}
+}
+
 func TestOtherTenantsVPCIsNotFound(t *testing.T) {
 	srv := startServer(t)
 	seed(t, srv)

@@ -152,7 +152,7 @@ func formOf(target, action, f1, f2, f3, f4 string) url.Values {
 		return url.Values{"name": {f1}, "cidr": {f2}, "gateway": {f3}, "exclude": {f4}, "zone": {action}}
 	}
 	return url.Values{"action": {action}, "name": {f1}, "subnet": {f1}, "hostname": {f2}, "zone": {f2}, "cidr": {f2},
-		"nic": {f3}, "gateway": {f3}, "predicted": {f4}}
+		"nic": {f3}, "gateway": {f3}, "predicted": {f4}, "prefixLength": {f4}}
 }
 
 var (
@@ -218,6 +218,8 @@ func FuzzConsoleForms(f *testing.F) {
 		{1, 1, "claim-floating-ip", "FIP", "zone-x", "", ""},
 		{1, 1, "create-subnet", "db", "10.42.2.0/24", "10.42.2.254", ""},
 		{1, 1, "create-subnet", "db\t", "10.43.2.0/24", "", ""},
+		{1, 1, "create-subnet", "db", "", "", "24"},
+		{1, 1, "create-subnet", "db", "", "", "/8"},
 		{1, 1, "delete-everything", "x", "y", "z", ""},
 		{2, 1, "attach-interface", "web", "web-01", "0", ""},
 		{2, 2, "create-subnet", "db", "10.42.2.0/24", "", "<script>alert(1)</script>"},

@@ -214,7 +214,7 @@ func TestVPCPageAndClaims(t *testing.T) {
 		{url.Values{"action": {"attach-interface"}, "subnet": {"web"}, "hostname": {"x"}, "nic": {"one"}}, 422, `nic &#34;one&#34; is not a number`},
 		{url.Values{"action": {"claim-floating-ip"}, "name": {"www"}, "zone": {"zone-a"}, "predicted": {"203.0.113.3"}}, 200, `data-testid="claimed-address">203.0.113.3`},
 		{url.Values{"action": {"create-subnet"}, "name": {"db"}, "cidr": {"10.42.1.128/25"}}, 422, `overlaps subnet web (10.42.1.0/24)`},
-		{url.Values{"action": {"create-subnet"}, "name": {"db"}, "cidr": {"10.42.2.0/26"}, "predicted": {"10.42.2.1"}}, 200, `data-testid="claimed-address">10.42.2.1`},
+		{url.Values{"action": {"create-subnet"}, "name": {"db"}, "cidr": {"10.42.2.0/26"}, "predicted": {"10.42.2.0/26"}}, 200, `data-testid="claimed-address">10.42.2.0/26</strong> with gateway 10.42.2.1`},
 		{url.Values{"action": {"frobnicate"}}, 400, "Unknown action"},
 	}
 	for _, tt := range tests {

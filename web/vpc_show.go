@@ -20,6 +20,7 @@ import (
 // every address.
 type claimData struct {
 	VPC      string                     `json:"vpc"`
+	VPCName  string                     `json:"vpcName"`
 	Subnets  map[string]claimSubnet     `json:"subnets"`
 	Siblings []string                   `json:"siblings"`
 	Zones    map[string][]claimZonePool `json:"zones"`
@@ -100,9 +101,14 @@ func (s *Server) vpcAction(w http.ResponseWriter, r *http.Request) {
 		res.Message, res.Address = "Claimed floating IP "+form("name")+":", f.Address.String()
 	case "create-subnet":
 		values["subnet-name"], values["cidr"], values["gateway"] = form("name"), form("cidr"), form("gateway")
+		values["prefixLength"] = strings.TrimPrefix(form("prefixLength"), "/")
+		var bits int
+		if bits, err = prefixLength(form("prefixLength")); err != nil {
+			break
+		}
 		var sub ipam.Subnet
-		sub, err = s.ipam.CreateSubnet(ctx, actor, ipam.CreateSubnetInput{Namespace: namespace, VPC: name, Name: form("name"), CIDR: form("cidr"), Gateway: form("gateway")})
-		res.Message, res.Address = "Created subnet "+form("name")+" "+sub.CIDR.String()+" with gateway", sub.Gateway.String()
+		sub, err = s.ipam.CreateSubnet(ctx, actor, ipam.CreateSubnetInput{Namespace: namespace, VPC: name, Name: form("name"), CIDR: form("cidr"), PrefixLength: bits, Gateway: form("gateway")})
+		res.Message, res.Address, res.Detail = "Created subnet "+form("name")+":", sub.CIDR.String(), "with gateway "+sub.Gateway.String()
 	default:
 		http.Error(w, "Unknown action "+strconv.Quote(res.Form)+".", http.StatusBadRequest)
 		return
@@ -122,6 +128,19 @@ func (s *Server) vpcAction(w http.ResponseWriter, r *http.Request) {
 		values = nil
 	}
 	s.renderVPC(w, r, actor, v, res, values, status)
+}
+
+// prefixLength reads the create-subnet form's size: empty (a CIDR is
+// given instead), or a prefix length such as 24 or /24.
+func prefixLength(s string) (int, error) {
+	if s == "" {
+		return 0, nil
+	}
+	bits, err := strconv.Atoi(strings.TrimPrefix(s, "/"))
+	if err != nil {
+		return 0, &ipam.InvalidError{Field: "prefixLength", Message: "prefixLength " + strconv.Quote(s) + " is not a prefix length such as 24"}
+	}
+	return bits, nil
 }
 
 // vmUID names a VM the console attaches: the console knows VMs by their
@@ -148,9 +167,14 @@ func (s *Server) renderVPC(w http.ResponseWriter, r *http.Request, actor auth.Ac
 		s.serverError(w, r, err)
 		return
 	} else if ok {
-		view.Router, view.RouterPool, view.DefaultRoute = uplink.Address.String(), uplink.Pool, route.String()
+		view.Router, view.RouterPool = uplink.Address.String(), uplink.Pool
+		if route.IsValid() {
+			view.DefaultRoute = route.String()
+		} else {
+			view.NoDefaultRoute = "no default route: pool " + uplink.Pool + " has no gateway"
+		}
 	}
-	data := claimData{VPC: v.CIDR.String(), Subnets: map[string]claimSubnet{}, Siblings: []string{}, Zones: map[string][]claimZonePool{}}
+	data := claimData{VPC: v.CIDR.String(), VPCName: v.Name, Subnets: map[string]claimSubnet{}, Siblings: []string{}, Zones: map[string][]claimZonePool{}}
 	subnets, err := s.ipam.Subnets(ctx, actor, v)
 	if err != nil {
 		s.serverError(w, r, err)
