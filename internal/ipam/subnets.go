@@ -198,8 +198,8 @@ func checkSubnetInput(in CreateSubnetInput) error {
 		if cidr.Bits() == 32 {
 			return invalid("cidr", "cidr %s leaves no address once the gateway is reserved; use a /31 or larger", cidr)
 		}
-	case in.PrefixLength < minVPCBits || in.PrefixLength > 31:
-		return invalid("prefixLength", "prefixLength %d is out of range: %d to 31", in.PrefixLength, minVPCBits)
+	case in.PrefixLength < candidates.MinPoolBits || in.PrefixLength > candidates.MaxSubnetBits:
+		return invalid("prefixLength", "prefixLength %d is out of range: %d to %d", in.PrefixLength, candidates.MinPoolBits, candidates.MaxSubnetBits)
 	}
 	if in.Gateway != "" {
 		if _, err := parseAddr("gateway", in.Gateway); err != nil {
@@ -264,18 +264,33 @@ func (s *Service) createSubnet(ctx context.Context, tx *sqlx.Tx, actor auth.Acto
 // freeSubnet returns the lowest aligned block of length bits of the VPC's
 // prefix vcidr that overlaps none of its subnets.
 func (s *Service) freeSubnet(ctx context.Context, tx *sqlx.Tx, vpc store.VPCRow, vcidr netip.Prefix, bits int) (netip.Prefix, error) {
-	if bits < vcidr.Bits() {
-		return netip.Prefix{}, invalid("prefixLength", "prefixLength %d is out of range for VPC %s's %s: %d to 31", bits, vpc.Name, vcidr, vcidr.Bits())
-	}
 	used, err := subnetPrefixes(ctx, tx, vpc.UID)
 	if err != nil {
 		return netip.Prefix{}, err
 	}
-	free := candidates.FreePrefixes(vcidr, used, bits, 1)
-	if len(free) == 0 {
-		return netip.Prefix{}, &ExhaustedError{VPC: vpc.Name, Bits: bits, Scope: vcidr.String()}
+	free, err := nextSubnets(vpc.Name, vcidr, used, bits, 1)
+	if err != nil {
+		return netip.Prefix{}, err
 	}
 	return free[0], nil
+}
+
+// nextSubnets returns the next count prefixes of length bits that subnets
+// of the VPC name (prefix vcidr, subnets used) would get, as the browser
+// computes them: the same code, the same messages.
+func nextSubnets(name string, vcidr netip.Prefix, used []netip.Prefix, bits, count int) ([]netip.Prefix, error) {
+	subnets := make([]string, len(used))
+	for i, p := range used {
+		subnets[i] = p.String()
+	}
+	out := candidates.SubnetPreview(candidates.SubnetPreviewInput{VPC: name, CIDR: vcidr.String(), Subnets: subnets, PrefixLength: bits, Count: count})
+	switch {
+	case !out.Valid:
+		return nil, fromCandidates(out.Errors)
+	case len(out.Next) == 0:
+		return nil, &ExhaustedError{VPC: name, Bits: bits, Scope: vcidr.String()}
+	}
+	return out.Next, nil
 }
 
 // subnetPrefixes returns the prefixes of the VPC's subnets.
@@ -336,28 +351,15 @@ func (s *Service) linkAddresses(ctx context.Context, tx *sqlx.Tx, vpc store.VPCR
 // PreviewSubnet returns the next count free prefixes of length bits a
 // subnet of the VPC would get, lowest first; nothing is stored.
 func (s *Service) PreviewSubnet(ctx context.Context, actor auth.Actor, namespace, vpc string, bits, count int) ([]netip.Prefix, error) {
-	if count < 1 || count > candidates.MaxPreviewNext {
-		return nil, invalid("count", "count %d is out of range: 1 to %d", count, candidates.MaxPreviewNext)
-	}
-	if bits < minVPCBits || bits > 31 {
-		return nil, invalid("prefixLength", "prefixLength %d is out of range: %d to 31", bits, minVPCBits)
-	}
 	v, err := s.VPC(ctx, actor, namespace, vpc)
 	if err != nil {
 		return nil, err
-	}
-	if bits < v.CIDR.Bits() {
-		return nil, invalid("prefixLength", "prefixLength %d is out of range for VPC %s's %s: %d to 31", bits, vpc, v.CIDR, v.CIDR.Bits())
 	}
 	used, err := subnetPrefixes(ctx, s.db, v.UID)
 	if err != nil {
 		return nil, err
 	}
-	free := candidates.FreePrefixes(v.CIDR, used, bits, count)
-	if len(free) == 0 {
-		return nil, &ExhaustedError{VPC: vpc, Bits: bits, Scope: v.CIDR.String()}
-	}
-	return free, nil
+	return nextSubnets(vpc, v.CIDR, used, bits, count)
 }
 
 // DeleteSubnet deletes a subnet and the node addresses in it. A subnet
