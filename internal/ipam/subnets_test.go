@@ -20,7 +20,9 @@ func TestPrivateClaimsStayInTheirSubnet(t *testing.T) {
 	if _, err := svc.CreateVPC(ctx, acme, CreateVPCInput{Namespace: "acme/prod", Name: "main", CIDR: "10.42.0.0/16"}); err != nil {
 		t.Fatal(err)
 	}
-	vm := func(i int) Owner { return Owner{Kind: OwnerVirtualMachine, UID: fmt.Sprintf("vm-%d", i), Name: fmt.Sprintf("web-%02d/0", i)} }
+	vm := func(i int) Owner {
+		return Owner{Kind: OwnerVirtualMachine, UID: fmt.Sprintf("vm-%d", i), Name: fmt.Sprintf("web-%02d/0", i)}
+	}
 	allocate := func(within string, reserved []string, owner Owner) (Allocation, error) {
 		return svc.Allocate(ctx, acme, AllocateInput{Namespace: "acme/prod", Pool: "vpc-main", Within: within, Reserved: reserved, Owner: owner})
 	}
