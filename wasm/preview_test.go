@@ -163,7 +163,7 @@ func TestWasmExecMatchesToolchain(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("static/wasm/wasm_exec.js differs from this Go's lib/wasm/wasm_exec.js: run make wasm-exec and commit it")
+		t.Errorf("static/wasm/wasm_exec.js differs from this Go's lib/wasm/wasm_exec.js: copy $(go env GOROOT)/lib/wasm/wasm_exec.js to static/wasm/ and commit it")
 	}
 }
 

@@ -32,7 +32,7 @@ BEGIN
     HAVING count(*) > 1
     LIMIT 1;
     IF FOUND THEN
-        RAISE EXCEPTION 'VM % NIC % holds several addresses of pool %/%: %; release all but one (ipam: release in GraphQL) and start again',
+        RAISE EXCEPTION 'VM % NIC % holds several addresses of pool %/%: %; release all but one (GraphQL: release) and run ipam migrate again',
             twice.owner_uid, twice.owner_ref, twice.namespace, twice.pool, twice.held;
     END IF;
 END
