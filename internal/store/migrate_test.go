@@ -3,6 +3,7 @@ package store_test
 import (
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -176,4 +177,93 @@ func TestMigrateRefusesNewerSchema(t *testing.T) {
 		t.Fatal("Migrate accepted a database newer than the binary")
 	}
 	assertVersion(t, db, future)
+}
+
+// migratedTo returns a database with the migrations up to version applied,
+// as an older ipam would have left it.
+func migratedTo(t *testing.T, version int) *sqlx.DB {
+	t.Helper()
+	db, _ := newEmptyDB(t)
+	if _, err := db.ExecContext(t.Context(), `CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir("migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries[:version] {
+		sql, err := os.ReadFile("migrations/" + e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(t.Context(), string(sql)); err != nil {
+			t.Fatalf("%s: %v", e.Name(), err)
+		}
+		if _, err := db.ExecContext(t.Context(), `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, len(appliedVersions(t, db))+1, e.Name()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return db
+}
+
+// legacyVPC makes, in a database of schema version 3, VPC main of acme/prod
+// with its pool and subnet web (10.42.1.0/24), and returns the pool's and
+// the subnet's uids.
+func legacyVPC(t *testing.T, db *sqlx.DB) (pool, subnet string) {
+	t.Helper()
+	err := db.QueryRowxContext(t.Context(), `WITH v AS (
+			INSERT INTO vpcs (namespace, name, cidr, created_by) VALUES ('acme/prod', 'main', '10.42.0.0/16', 'test') RETURNING uid
+		), p AS (
+			INSERT INTO pools (namespace, name, kind, cidr, vpc_uid, created_by) SELECT 'acme/prod', 'vpc-main', 'private', '10.42.0.0/16', uid, 'test' FROM v RETURNING uid
+		), s AS (
+			INSERT INTO subnets (vpc_uid, name, cidr, gateway, created_by) SELECT uid, 'web', '10.42.1.0/24', '10.42.1.1', 'test' FROM v RETURNING uid
+		)
+		SELECT p.uid, s.uid FROM p, s`).Scan(&pool, &subnet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pool, subnet
+}
+
+const legacyAllocation = `INSERT INTO allocations (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, created_by)
+	VALUES ('acme/prod', $2, $1, $3, 'VirtualMachine', $4, $5, 'acme/prod', 'test')`
+
+// TestMigration4 links the addresses claimed without a subnet to the subnet
+// they lie in, and refuses, saying what to do, a database where a VM holds
+// two addresses of a pool under two hostnames.
+func TestMigration4(t *testing.T) {
+	t.Run("links addresses to their subnet", func(t *testing.T) {
+		db := migratedTo(t, 3)
+		pool, subnet := legacyVPC(t, db)
+		for _, a := range [][]string{{"vpc-main-10-42-1-5", "10.42.1.5", "vm-1", "web-01/0"}, {"vpc-main-10-42-9-5", "10.42.9.5", "vm-2", "web-02/0"}} {
+			if _, err := db.ExecContext(t.Context(), legacyAllocation, pool, a[0], a[1], a[2], a[3]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := store.Migrate(t.Context(), db); err != nil {
+			t.Fatal(err)
+		}
+		var linked []string
+		if err := db.SelectContext(t.Context(), &linked, `SELECT host(address) FROM allocations WHERE subnet_uid = $1`, subnet); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(linked, []string{"10.42.1.5"}) {
+			t.Errorf("addresses linked to subnet web: %v, want 10.42.1.5 only", linked)
+		}
+	})
+	t.Run("refuses a VM holding two addresses", func(t *testing.T) {
+		db := migratedTo(t, 3)
+		pool, _ := legacyVPC(t, db)
+		for _, a := range [][]string{{"vpc-main-10-42-1-5", "10.42.1.5", "web-01/0"}, {"vpc-main-10-42-1-6", "10.42.1.6", "web-01-renamed/0"}} {
+			if _, err := db.ExecContext(t.Context(), legacyAllocation, pool, a[0], a[1], "vm-1", a[2]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := store.Migrate(t.Context(), db)
+		want := "VM vm-1 NIC 0 holds several addresses of pool acme/prod/vpc-main: 10.42.1.5 (web-01/0), 10.42.1.6 (web-01-renamed/0); release all but one (GraphQL: release) and run ipam migrate again"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Migrate = %v, want the refusal %q", err, want)
+		}
+		assertVersion(t, db, 3)
+	})
 }

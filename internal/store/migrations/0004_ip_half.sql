@@ -25,7 +25,7 @@ DO $$
 DECLARE
     twice record;
 BEGIN
-    SELECT p.namespace, p.name AS pool, a.owner_uid, a.owner_ref, string_agg(host(a.address) || ' (' || a.owner_name || ')', ', ') AS held
+    SELECT p.namespace, p.name AS pool, a.owner_uid, a.owner_ref, string_agg(host(a.address) || ' (' || a.owner_name || ')', ', ' ORDER BY a.address) AS held
     INTO twice
     FROM allocations a JOIN pools p ON p.uid = a.pool_uid
     GROUP BY p.namespace, p.name, a.pool_uid, a.owner_namespace, a.owner_kind, a.owner_uid, a.owner_ref
