@@ -162,6 +162,30 @@ func TestOneOwnerInTwoSubnetsAtOnce(t *testing.T) {
 	}
 }
 
+// nextInWeb returns the address svc's view proposes next in subnet web
+// (10.42.1.0/24).
+func nextInWeb(t *testing.T, svc *Service) string {
+	t.Helper()
+	as, err := svc.Preview(context.Background(), acme, "acme/prod", "vpc-main", "10.42.1.0/24", []string{"10.42.1.1"}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return as[0].String()
+}
+
+// waitNext waits until svc's view proposes want next in subnet web: the
+// notification of a release elsewhere arrived.
+func waitNext(t *testing.T, svc *Service, want string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for nextInWeb(t, svc) != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("the view still does not propose %s: the release's notification did not arrive", want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // TestRefreshKeepsReleaseLearntMeanwhile: a release announced while the
 // periodic refresh reads the pool is not lost when the refresh swaps in
 // what it read.
@@ -175,15 +199,7 @@ func TestRefreshKeepsReleaseLearntMeanwhile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	next := func() string {
-		t.Helper()
-		as, err := svc.Preview(ctx, acme, "acme/prod", "vpc-main", "10.42.1.0/24", []string{"10.42.1.1"}, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return as[0].String()
-	}
-	if got := next(); got != "10.42.1.5" {
+	if got := nextInWeb(t, svc); got != "10.42.1.5" {
 		t.Fatalf("next = %s, want 10.42.1.5", got)
 	}
 
@@ -197,16 +213,10 @@ func TestRefreshKeepsReleaseLearntMeanwhile(t *testing.T) {
 	if ok, err := other.DetachInterface(ctx, acme, DetachInterfaceInput{Namespace: "acme/prod", VPC: "main", VM: VMRef{UID: "uid-0", Hostname: "vm-0"}}); err != nil || !ok {
 		t.Fatalf("detach = %v, %v", ok, err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for next() != "10.42.1.2" {
-		if time.Now().After(deadline) {
-			t.Fatal("the release's notification did not arrive")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitNext(t, svc, "10.42.1.2")
 	hold.Release()
 	<-refreshed
-	if got := next(); got != "10.42.1.2" {
+	if got := nextInWeb(t, svc); got != "10.42.1.2" {
 		t.Errorf("after the refresh, next = %s, want the released 10.42.1.2", got)
 	}
 }
@@ -222,14 +232,6 @@ func TestOwnerReleasedDuringConflict(t *testing.T) {
 	if _, err := attachVM(ctx, svc, 1); err != nil { // 10.42.1.2
 		t.Fatal(err)
 	}
-	next := func() string {
-		t.Helper()
-		as, err := svc.Preview(ctx, acme, "acme/prod", "vpc-main", "10.42.1.0/24", []string{"10.42.1.1"}, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return as[0].String()
-	}
 	// The owner asks again: the view proposes 10.42.1.3, the insert meets
 	// the owner's 10.42.1.2, which is released before the lookup.
 	hold := proxy.Hold("AND owner_kind = $")
@@ -242,13 +244,7 @@ func TestOwnerReleasedDuringConflict(t *testing.T) {
 	if ok, err := other.DetachInterface(ctx, acme, DetachInterfaceInput{Namespace: "acme/prod", VPC: "main", VM: VMRef{UID: "uid-1", Hostname: "vm-1"}}); err != nil || !ok {
 		t.Fatalf("detach = %v, %v", ok, err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for next() != "10.42.1.2" {
-		if time.Now().After(deadline) {
-			t.Fatal("the release's notification did not arrive")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitNext(t, svc, "10.42.1.2")
 	hold.Release()
 	if err := <-claimed; err != nil {
 		t.Fatal(err)
@@ -258,7 +254,7 @@ func TestOwnerReleasedDuringConflict(t *testing.T) {
 		WHERE NOT EXISTS (SELECT 1 FROM allocations WHERE address = x.a) ORDER BY n LIMIT 1`); err != nil {
 		t.Fatal(err)
 	}
-	if got := next(); got != lowest {
+	if got := nextInWeb(t, svc); got != lowest {
 		t.Errorf("after the claim, the view proposes %s; the lowest free address is %s", got, lowest)
 	}
 }
