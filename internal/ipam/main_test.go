@@ -35,8 +35,15 @@ func newService(t testing.TB) (*Service, *sqlx.DB, string) {
 // openService opens another service (as another process would) on url.
 func openService(t testing.TB, url string) (*Service, *sqlx.DB) {
 	t.Helper()
+	return openServiceVia(t, url, url)
+}
+
+// openServiceVia opens a service whose statements go to statementsURL and
+// which follows notifications on url.
+func openServiceVia(t testing.TB, statementsURL, url string) (*Service, *sqlx.DB) {
+	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, url)
+	db, err := store.Open(ctx, statementsURL)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,19 +25,7 @@ import (
 func proxiedService(t *testing.T, dbURL string) (*Service, *pgtest.Proxy) {
 	t.Helper()
 	proxy, through := pgtest.NewProxy(t, dbURL)
-	ctx := context.Background()
-	db, err := store.Open(ctx, through)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := New(ctx, Config{DB: db, URL: dbURL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		svc.Close()
-		db.Close()
-	})
+	svc, _ := openServiceVia(t, through, dbURL)
 	return svc, proxy
 }
 
