@@ -204,6 +204,9 @@ func (s *Service) Allocate(ctx context.Context, actor auth.Actor, in AllocateInp
 		r.actor = actor.Name
 		a, err := s.claimOnce(ctx, r)
 		if errors.Is(err, ErrNotFound) && attempt == 0 {
+			if r.subnetUID != "" {
+				s.forgetSubnets(cp.row.Namespace, strings.TrimPrefix(cp.row.Name, "vpc-"))
+			}
 			continue
 		}
 		return a, err
