@@ -18,15 +18,26 @@ import (
 const applyUsage = `Usage:
   ipam apply -f FILE
 
-Creates the public pools of FILE (- for standard input), YAML documents in
-the form ipam get pools -o yaml prints, all of them or none. A pool that
-exists with the same spec is left unchanged.`
+Applies the IPAMPool and VPC documents of FILE (- for standard input), in
+the form ipam get pools -o yaml and ipam get vpcs -o yaml print them: all
+of them or, when one is refused, none.
 
-// apply creates the public pools of a manifest, as auth.System: all of them
-// or, when one is refused, none.
+A public pool or a VPC that does not exist is created, a VPC with its
+subnets; one that exists as the document says is left unchanged. A
+subnet the document adds to an existing VPC is created, and a pool's
+labels are set as given (configured). What never changes is refused: a
+pool's spec, a VPC's cidr, zone and uid, a subnet's cidr and gateway. A
+VPC's private pool is accepted as its VPC made it; a VPC's metadata.uid is
+the uid it is created with; status is ignored.
+
+Apply never deletes: a pool, VPC or subnet that FILE does not name stays
+as it is.`
+
+// apply applies the pools and VPCs of a manifest, as auth.System: all of
+// them or, when one is refused, none.
 func apply(args []string, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error {
 	fs := flag.NewFlagSet("apply", flag.ContinueOnError)
-	file := fs.String("f", "", "the manifest: a YAML file of IPAMPool documents, - for standard input")
+	file := fs.String("f", "", "the manifest: a YAML file of IPAMPool and VPC documents, - for standard input")
 	var dbf databaseFlags
 	dbf.register(fs)
 	fs.Usage = func() {
@@ -39,41 +50,42 @@ func apply(args []string, stdin io.Reader, stdout io.Writer, logger *slog.Logger
 	if *file == "" {
 		return usageError{"apply needs -f FILE, or -f - to read the manifest from standard input"}
 	}
-	pools, err := readManifest(*file, stdin)
+	objects, err := readManifest(*file, stdin)
 	if err != nil {
 		return err
 	}
 
 	return dbf.withService(logger, func(ctx context.Context, svc *ipam.Service) error {
-		before, err := svc.Pools(ctx, auth.System, ipam.Public, "")
-		if err != nil {
-			return err
-		}
-		existing := make(map[string]string, len(before)) // uid by name
-		for _, p := range before {
-			existing[p.Name] = p.UID
-		}
-		applied, err := svc.ApplyPublicPools(ctx, auth.System, pools)
+		applied, err := svc.Apply(ctx, auth.System, objects)
 		var refused *ipam.ApplyError
 		if errors.As(err, &refused) {
-			return fmt.Errorf("%s/%s: %w", strings.ToLower(manifest.KindPool), refused.Name, refused.Err)
+			name := objectName(refused.Kind, refused.Namespace, refused.Name)
+			if refused.Path != "" {
+				name += ": " + refused.Path
+			}
+			return fmt.Errorf("%s: %w", name, refused.Err)
 		}
 		if err != nil {
 			return err
 		}
-		for _, p := range applied {
-			state := "created"
-			if existing[p.Name] == p.UID {
-				state = "unchanged"
-			}
-			fmt.Fprintf(stdout, "%s/%s %s\n", strings.ToLower(manifest.KindPool), p.Name, state)
+		for _, a := range applied {
+			fmt.Fprintf(stdout, "%s %s\n", objectName(a.Kind, a.Namespace, a.Name), a.State)
 		}
 		return nil
 	})
 }
 
+// objectName names an object as kubectl does, kind/name, with its
+// namespace when it has one: ipampool/public-zone-a, vpc/acme/prod/main.
+func objectName(kind, namespace, name string) string {
+	if namespace != "" {
+		name = namespace + "/" + name
+	}
+	return strings.ToLower(kind) + "/" + name
+}
+
 // readManifest parses the manifest in file, or on stdin for "-".
-func readManifest(file string, stdin io.Reader) ([]ipam.CreatePublicPoolInput, error) {
+func readManifest(file string, stdin io.Reader) ([]ipam.ApplyObject, error) {
 	if file == "-" {
 		return manifest.Parse(stdin)
 	}

@@ -4,9 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jmoiron/sqlx"
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
@@ -132,6 +135,16 @@ func TestApplyAllOrNothing(t *testing.T) {
 		{"the seed's three documents", seedPublicPool + "---\n" + seedPrivatePool + "---\n" + seedAllocation,
 			"ipam: document 2 (line 16): private pools are created for each VPC; create a VPC instead\n" +
 				"document 3 (line 28): allocations are made by Allocate, never applied\n"},
+		{"a VPC name too long for its pool, in document 2", seedPublicPool + "---\napiVersion: pivirt.hu/v1\nkind: VPC\nmetadata:\n  name: " + strings.Repeat("v", 60) +
+			"\n  namespace: acme/prod\nspec:\n  cidr: 10.42.0.0/16\n",
+			"ipam: document 2 (line 14): metadata.name: name \"" + strings.Repeat("v", 60) + "\" is too long for a VPC: at most 59 characters, since its pool is named vpc-<name>\n"},
+		{"a VPC of a zone without pools, after a pool and a VPC", seedPublicPool + "---\n" + vpcManifest("main", "10.42.0.0/16", "zone-a") + "---\n" + vpcManifest("lab", "10.43.0.0/16", "zone-c"),
+			"ipam: vpc/acme/prod/lab: spec.zone: zone zone-c has no public pool\n"},
+		{"a subnet outside its VPC", vpcManifest("main", "10.42.0.0/16", "") + "  subnets:\n    - {name: web, cidr: 10.42.1.0/24}\n    - {name: db, cidr: 10.43.2.0/24}\n",
+			"ipam: vpc/acme/prod/main: spec.subnets[1].cidr: cidr 10.43.2.0/24 is outside VPC main's 10.42.0.0/16\n"},
+		{"a private pool of a VPC that the manifest does not create", seedPublicPool + "---\n" +
+			strings.Replace(seedPrivatePool, "<vpc uid>", "5b0e8f4a-1c2d-4e3f-8a9b-0c1d2e3f4a5b", 1),
+			"ipam: ipampool/acme/prod/vpc-main: private pools are created for each VPC; create a VPC instead\n"},
 		{"an empty manifest", "---\n# nothing yet\n",
 			"ipam: the manifest holds no object; write an IPAMPool with apiVersion: pivirt.hu/v1, kind: IPAMPool, metadata and spec\n"},
 	}
@@ -261,12 +274,12 @@ metadata:
 spec:
   cidr: 10.42.0.0/16
   zone: zone-a
+  subnets:
+    - {name: web, cidr: 10.42.1.0/24, gateway: 10.42.1.1}
 status:
   pool: vpc-main
   router: 203.0.113.4
   defaultRoute: 203.0.113.1
-  subnets:
-    - {name: web, cidr: 10.42.1.0/24, gateway: 10.42.1.1}
 ---
 apiVersion: pivirt.hu/v1
 kind: VPC
@@ -278,7 +291,6 @@ spec:
   cidr: 172.16.0.0/20
 status:
   pool: vpc-lab
-  subnets: []
 `},
 		{[]string{"get", "vpcs", "-n", ""}, "NAMESPACE   NAME   CIDR   ZONE   ROUTER   SUBNETS\n"},
 		{[]string{"get", "allocations", "-n", "acme/prod"}, `NAMESPACE   NAME                 POOL       ADDRESS     OWNER-KIND       OWNER-NAME
@@ -293,6 +305,8 @@ kind: IPAllocation
 metadata:
   name: vpc-main-10-42-1-2
   namespace: acme/prod
+  uid: ` + vm.UID + `
+  creationTimestamp: "` + vm.CreatedAt.UTC().Format(time.RFC3339) + `"
   labels: {pivirt.hu/managed-by: director}
 spec:
   pool: vpc-main
@@ -346,6 +360,176 @@ func TestGetApplyRoundTrip(t *testing.T) {
 	if after != audited {
 		t.Errorf("applying unchanged pools wrote %d audit entries", after-audited)
 	}
+}
+
+// vpcManifest is a VPC document of acme/prod, of a zone unless zone is
+// empty.
+func vpcManifest(name, cidr, zone string) string {
+	m := "apiVersion: pivirt.hu/v1\nkind: VPC\nmetadata:\n  name: " + name + "\n  namespace: acme/prod\nspec:\n  cidr: " + cidr + "\n"
+	if zone != "" {
+		m += "  zone: " + zone + "\n"
+	}
+	return m
+}
+
+// TestApplyVPCs applies VPC documents: created, unchanged, configured
+// (a subnet added), refused naming the field that cannot change.
+func TestApplyVPCs(t *testing.T) {
+	url := pgtest.NewURL(t)
+	svc := openIPAM(t, url)
+	main := vpcManifest("main", "10.42.0.0/16", "zone-a") + "  subnets:\n    - {name: web, cidr: 10.42.1.0/24}\n"
+	out := mustRun(t, main+"---\n"+seedPublicPool, nil, "apply", "-f", "-", "--database-url", url)
+	if out != "vpc/acme/prod/main created\nipampool/public-zone-a created\n" {
+		t.Errorf("ipam apply printed %q, want main and public-zone-a created", out)
+	}
+	if out := mustRun(t, main, nil, "apply", "-f", "-", "--database-url", url); out != "vpc/acme/prod/main unchanged\n" {
+		t.Errorf("ipam apply again printed %q, want unchanged", out)
+	}
+	withDB := main + "    - {name: db, cidr: 10.42.2.0/24, gateway: 10.42.2.254}\n"
+	if out := mustRun(t, withDB, nil, "apply", "-f", "-", "--database-url", url); out != "vpc/acme/prod/main configured\n" {
+		t.Errorf("ipam apply with a subnet more printed %q, want configured", out)
+	}
+	// Without its subnets, the VPC stays as it is: apply never deletes.
+	if out := mustRun(t, vpcManifest("main", "10.42.0.0/16", "zone-a"), nil, "apply", "-f", "-", "--database-url", url); out != "vpc/acme/prod/main unchanged\n" {
+		t.Errorf("ipam apply without subnets printed %q, want unchanged", out)
+	}
+	vpc, err := svc.VPC(t.Context(), auth.System, "acme/prod", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if subnets, err := svc.Subnets(t.Context(), auth.System, vpc); err != nil || len(subnets) != 2 || subnets[1].Gateway.String() != "10.42.2.254" {
+		t.Errorf("main's subnets are %+v, %v; want web and db, by 10.42.2.254", subnets, err)
+	}
+	tests := []struct{ name, manifest, want string }{
+		{"another cidr", vpcManifest("main", "10.42.0.0/17", "zone-a"),
+			"ipam: vpc/acme/prod/main: spec.cidr: VPC acme/prod/main has cidr 10.42.0.0/16; a VPC's cidr never changes: create another VPC\n"},
+		{"no zone", vpcManifest("main", "10.42.0.0/16", ""),
+			"ipam: vpc/acme/prod/main: spec.zone: VPC acme/prod/main is in zone zone-a; a VPC's zone never changes: create another VPC\n"},
+		{"another uid", strings.Replace(main, "  namespace: acme/prod\n", "  namespace: acme/prod\n  uid: 5b0e8f4a-1c2d-4e3f-8a9b-0c1d2e3f4a5b\n", 1),
+			"ipam: vpc/acme/prod/main: metadata.uid: VPC acme/prod/main has uid " + vpc.UID + "; a VPC's uid never changes: give that one, or none\n"},
+		{"another uid's VPC", strings.Replace(vpcManifest("lab", "10.43.0.0/16", ""), "  namespace: acme/prod\n", "  namespace: acme/prod\n  uid: "+vpc.UID+"\n", 1),
+			"ipam: vpc/acme/prod/lab: metadata.uid: uid " + vpc.UID + " is VPC acme/prod/main's; give another uid, or none\n"},
+		{"a subnet's cidr", main + "    - {name: db, cidr: 10.42.2.0/25}\n",
+			"ipam: vpc/acme/prod/main: spec.subnets[1].cidr: subnet db of VPC acme/prod/main has cidr 10.42.2.0/24; a subnet's cidr never changes: create another subnet\n"},
+		{"a subnet's gateway", main + "    - {name: db, cidr: 10.42.2.0/24, gateway: 10.42.2.1}\n",
+			"ipam: vpc/acme/prod/main: spec.subnets[1].gateway: subnet db of VPC acme/prod/main has gateway 10.42.2.254; a subnet's gateway never changes: create another subnet\n"},
+		{"a new subnet overlapping one", main + "    - {name: dmz, cidr: 10.42.0.0/23}\n",
+			"ipam: vpc/acme/prod/main: spec.subnets[1]: cidr 10.42.0.0/23 overlaps subnet web (10.42.1.0/24) of VPC main\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runWithStdin(t, tt.manifest, nil, "apply", "-f", "-", "--database-url", url)
+			if code != 1 || stdout != "" || stderr != tt.want {
+				t.Errorf("ipam apply exited %d, printed %q and wrote\n%s\nwant 1, nothing and\n%s", code, stdout, stderr, tt.want)
+			}
+		})
+	}
+	if names := poolNames(t, svc); strings.Join(names, " ") != "public-zone-a vpc-main" {
+		t.Errorf("after the refusals the pools are %q, want public-zone-a and vpc-main", names)
+	}
+}
+
+// TestGetApplyRoundTripVPCs applies what ipam get pools and ipam get vpcs
+// print of a database with public pools of two zones (one with labels),
+// VPCs with zones, subnets and a VM: to the same database it changes
+// nothing; to a fresh one it makes the same pools and VPCs, with the VPCs'
+// uids.
+func TestGetApplyRoundTripVPCs(t *testing.T) {
+	url := pgtest.NewURL(t)
+	svc := openIPAM(t, url)
+	db, err := store.Open(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	ctx := t.Context()
+	labelled := strings.Replace(seedPublicPool, "  name: public-zone-a\n", "  name: public-zone-a\n  labels: {team: net, pivirt.hu/tier: gold}\n", 1)
+	edge := "---\napiVersion: pivirt.hu/v1\nkind: IPAMPool\nmetadata:\n  name: edge-b\nspec:\n  cidr: 198.51.100.0/28\n  kind: public\n  zone: zone-b\n"
+	mustRun(t, labelled+edge, nil, "apply", "-f", "-", "--database-url", url)
+	// Made as the console and the API make them, in namespace and name
+	// order (so that a fresh database gives their routers the same
+	// addresses).
+	for _, v := range []ipam.CreateVPCInput{
+		{Namespace: "acme/prod", Name: "main", CIDR: "10.42.0.0/16", Zone: "zone-a"},
+		{Namespace: "globex/dev", Name: "edge", CIDR: "10.9.0.0/24", Zone: "zone-b"},
+		{Namespace: "globex/dev", Name: "lab", CIDR: "172.16.0.0/20"},
+	} {
+		if _, err := svc.CreateVPC(ctx, auth.System, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range []ipam.CreateSubnetInput{
+		{Namespace: "acme/prod", VPC: "main", Name: "web", CIDR: "10.42.1.0/24"},
+		{Namespace: "acme/prod", VPC: "main", Name: "db", PrefixLength: 26},
+		{Namespace: "globex/dev", VPC: "lab", Name: "dmz", CIDR: "172.16.4.0/23", Gateway: "172.16.5.254"},
+	} {
+		if _, err := svc.CreateSubnet(ctx, auth.System, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := svc.AttachInterface(ctx, auth.System, ipam.AttachInterfaceInput{Namespace: "acme/prod", VPC: "main", Subnet: "web", VM: ipam.VMRef{UID: "vm-1", Hostname: "web-01"}}); err != nil {
+		t.Fatal(err)
+	}
+
+	get := func(url, what string) string {
+		return mustRun(t, "", nil, "get", what, "-o", "yaml", "--database-url", url)
+	}
+	pools, vpcs := get(url, "pools"), get(url, "vpcs")
+	for _, want := range []string{"  labels: {pivirt.hu/tier: gold, team: net}\n", "    - {name: dmz, cidr: 172.16.4.0/23, gateway: 172.16.5.254}\n"} {
+		if !strings.Contains(pools+vpcs, want) {
+			t.Errorf("ipam get pools and vpcs printed:\n%s%s\nwant %q in it", pools, vpcs, want)
+		}
+	}
+	audited := auditCount(t, db)
+	unchanged := "ipampool/edge-b unchanged\nipampool/public-zone-a unchanged\n" +
+		"ipampool/acme/prod/vpc-main unchanged\nipampool/globex/dev/vpc-edge unchanged\nipampool/globex/dev/vpc-lab unchanged\n"
+	if out := mustRun(t, pools, nil, "apply", "-f", "-", "--database-url", url); out != unchanged {
+		t.Errorf("ipam get pools -o yaml | ipam apply -f - printed:\n%s\nwant:\n%s", out, unchanged)
+	}
+	vpcsUnchanged := "vpc/acme/prod/main unchanged\nvpc/globex/dev/edge unchanged\nvpc/globex/dev/lab unchanged\n"
+	if out := mustRun(t, vpcs, nil, "apply", "-f", "-", "--database-url", url); out != vpcsUnchanged {
+		t.Errorf("ipam get vpcs -o yaml | ipam apply -f - printed:\n%s\nwant:\n%s", out, vpcsUnchanged)
+	}
+	if n := auditCount(t, db) - audited; n != 0 {
+		t.Errorf("applying what get printed wrote %d audit entries", n)
+	}
+	if again := get(url, "pools") + get(url, "vpcs"); again != pools+vpcs {
+		t.Errorf("after applying it, ipam get prints:\n%s\nbefore:\n%s", again, pools+vpcs)
+	}
+
+	// A fresh database: the private pools alone are refused, their VPCs
+	// being unknown there; with the VPCs, all is made.
+	fresh := pgtest.NewURL(t)
+	code, stdout, stderr := runWithStdin(t, pools, nil, "apply", "-f", "-", "--database-url", fresh)
+	if want := "ipam: ipampool/acme/prod/vpc-main: private pools are created for each VPC; create a VPC instead\n"; code != 1 || stdout != "" || stderr != want {
+		t.Errorf("ipam get pools -o yaml | ipam apply -f - on a fresh database exited %d, printed %q and wrote %q; want 1, nothing and %q", code, stdout, stderr, want)
+	}
+	created := "ipampool/edge-b created\nipampool/public-zone-a created\n" +
+		"ipampool/acme/prod/vpc-main unchanged\nipampool/globex/dev/vpc-edge unchanged\nipampool/globex/dev/vpc-lab unchanged\n" +
+		"vpc/acme/prod/main created\nvpc/globex/dev/edge created\nvpc/globex/dev/lab created\n"
+	if out := mustRun(t, pools+"---\n"+vpcs, nil, "apply", "-f", "-", "--database-url", fresh); out != created {
+		t.Errorf("ipam apply of both on a fresh database printed:\n%s\nwant:\n%s", out, created)
+	}
+	if got := get(fresh, "vpcs"); got != vpcs {
+		t.Errorf("on the fresh database, ipam get vpcs -o yaml prints:\n%s\nwant, as on the first:\n%s", got, vpcs)
+	}
+	uids := regexp.MustCompile(`(?m)^  uid: .*\n`)
+	if got := get(fresh, "pools"); uids.ReplaceAllString(got, "") != uids.ReplaceAllString(pools, "") {
+		t.Errorf("on the fresh database, ipam get pools -o yaml prints:\n%s\nwant, but for the pools' uids, as on the first:\n%s", got, pools)
+	}
+	if out := mustRun(t, vpcs+"---\n"+pools, nil, "apply", "-f", "-", "--database-url", fresh); out != vpcsUnchanged+unchanged {
+		t.Errorf("ipam apply of both again printed:\n%s\nwant all unchanged", out)
+	}
+}
+
+// auditCount counts the entries of the audit log.
+func auditCount(t *testing.T, db *sqlx.DB) int {
+	t.Helper()
+	var n int
+	if err := db.GetContext(t.Context(), &n, `SELECT count(*) FROM audit_log`); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // TestApplyEmbeddedPostgres applies and gets against ipam's own

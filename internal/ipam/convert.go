@@ -15,11 +15,14 @@ func poolFromRow(r store.PoolRow) (Pool, error) {
 	}
 	p := Pool{
 		UID: r.UID, Namespace: r.Namespace, Name: r.Name, Kind: PoolKind(r.Kind), CIDR: cidr,
-		Exclude: []string(r.Exclude), Zone: r.Zone, VPCUID: r.VPCUID.String,
+		Exclude: []string(r.Exclude), Zone: r.Zone, VPCUID: r.VPCUID.String, Labels: r.Labels,
 		CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy,
 	}
 	if p.Exclude == nil {
 		p.Exclude = []string{}
+	}
+	if p.Labels == nil {
+		p.Labels = map[string]string{}
 	}
 	if r.Gateway.Valid {
 		if p.Gateway, err = netip.ParseAddr(r.Gateway.String); err != nil {
@@ -32,7 +35,7 @@ func poolFromRow(r store.PoolRow) (Pool, error) {
 func allocationFromRow(r store.AllocationRow, pool string) Allocation {
 	a, _ := netip.ParseAddr(r.Address)
 	return Allocation{
-		Namespace: r.Namespace, Name: r.Name, Pool: pool, PoolUID: r.PoolUID, Address: a,
+		UID: r.UID, Namespace: r.Namespace, Name: r.Name, Pool: pool, PoolUID: r.PoolUID, Address: a,
 		Owner:          Owner{Kind: r.OwnerKind, UID: r.OwnerUID, Name: r.OwnerName},
 		OwnerNamespace: r.OwnerNamespace, SubnetUID: r.SubnetUID.String,
 		CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy,

@@ -49,7 +49,7 @@ func (s *Service) ClaimFloatingIP(ctx context.Context, actor auth.Actor, in Clai
 		pools = []*cachedPool{cp}
 	} else {
 		var err error
-		if pools, err = s.zonePools(ctx, in.Zone); err != nil {
+		if pools, err = s.zonePools(ctx, s.db, in.Zone); err != nil {
 			return FloatingIP{}, err
 		}
 	}

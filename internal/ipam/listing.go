@@ -6,11 +6,11 @@ import (
 	"pivirt.hu/ipam/internal/candidates"
 )
 
-// ValidatePublicPool checks a public pool as ApplyPublicPools does, without
-// the database, and reports every mistake rather than the first: the error
-// joins (errors.Join) one *InvalidError per mistake, so that a manifest can
-// name the field of each. Whether the pool clashes with stored ones is
-// ApplyPublicPools' to say.
+// ValidatePublicPool checks a public pool as CreatePublicPool and Apply do,
+// without the database, and reports every mistake rather than the first:
+// the error joins (errors.Join) one *InvalidError per mistake, so that a
+// manifest can name the field of each. Whether the pool clashes with stored
+// ones is theirs to say.
 func ValidatePublicPool(in CreatePublicPoolInput) error {
 	var errs []error
 	if err := checkName("name", in.Name); err != nil {
@@ -28,5 +28,6 @@ func ValidatePublicPool(in CreatePublicPoolInput) error {
 	} else if err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, labelErrors(in.Labels)...)
 	return errors.Join(errs...)
 }

@@ -17,66 +17,26 @@ import (
 )
 
 // CreatePublicPool creates a public pool. Operators only; two public pools
-// never overlap.
+// never overlap. A pool that exists with the same spec is returned as it
+// is; one that exists with another spec is refused, since a pool's spec
+// never changes.
 func (s *Service) CreatePublicPool(ctx context.Context, actor auth.Actor, in CreatePublicPoolInput) (Pool, error) {
-	pools, err := s.ApplyPublicPools(ctx, actor, []CreatePublicPoolInput{in})
+	if !actor.IsOperator() {
+		return Pool{}, forbidden("only operators create public pools")
+	}
+	row, err := publicPoolRow(actor, in)
 	if err != nil {
 		return Pool{}, err
 	}
-	return pools[0], nil
-}
-
-// ApplyPublicPools creates the public pools that do not exist, all or
-// nothing: one refused pool stores none. A pool that exists with the same
-// spec is left as it is (applying a manifest twice changes nothing); one
-// that exists with another spec is refused, since a pool's spec never
-// changes.
-func (s *Service) ApplyPublicPools(ctx context.Context, actor auth.Actor, ins []CreatePublicPoolInput) ([]Pool, error) {
-	if !actor.IsOperator() {
-		return nil, forbidden("only operators create public pools")
-	}
-	rows := make([]store.PoolRow, len(ins))
-	for i, in := range ins {
-		row, err := publicPoolRow(actor, in)
-		if err != nil {
-			return nil, err
-		}
-		rows[i] = row
-	}
-	out := make([]Pool, 0, len(rows))
-	err := store.InTx(ctx, s.db, func(tx *sqlx.Tx) error {
-		out = out[:0]
-		for i, row := range rows {
-			created, err := createPublicPool(ctx, tx, actor, row)
-			if err != nil {
-				return &ApplyError{Index: i, Name: row.Name, Err: err}
-			}
-			p, err := poolFromRow(created)
-			if err != nil {
-				return err
-			}
-			out = append(out, p)
-		}
-		return nil
+	err = store.InTx(ctx, s.db, func(tx *sqlx.Tx) error {
+		row, err = createPublicPool(ctx, tx, actor, row)
+		return err
 	})
 	if err != nil {
-		return nil, err
+		return Pool{}, err
 	}
-	return out, nil
+	return poolFromRow(row)
 }
-
-// An ApplyError says which pool of ApplyPublicPools was refused. Its
-// message is the refusal's.
-type ApplyError struct {
-	Index int // in the list given
-	Name  string
-	Err   error
-}
-
-func (e *ApplyError) Error() string { return e.Err.Error() }
-
-// Unwrap gives the refusal, for errors.Is and errors.As.
-func (e *ApplyError) Unwrap() error { return e.Err }
 
 // publicPoolRow validates in.
 func publicPoolRow(actor auth.Actor, in CreatePublicPoolInput) (store.PoolRow, error) {
@@ -86,13 +46,16 @@ func publicPoolRow(actor auth.Actor, in CreatePublicPoolInput) (store.PoolRow, e
 	if err := checkZone("zone", in.Zone); err != nil {
 		return store.PoolRow{}, err
 	}
+	if err := checkLabels(in.Labels); err != nil {
+		return store.PoolRow{}, err
+	}
 	spec, err := candidates.ParsePool(candidates.PoolSpec{CIDR: in.CIDR, Gateway: in.Gateway, Exclude: in.Exclude})
 	if err != nil {
 		return store.PoolRow{}, fromCandidates(err)
 	}
 	row := store.PoolRow{
 		UID: newUID(), Name: in.Name, Kind: string(Public), CIDR: spec.Prefix.String(),
-		Exclude: pq.StringArray(normalizeExcludes(in.Exclude)), Zone: in.Zone, CreatedBy: actor.Name,
+		Exclude: pq.StringArray(normalizeExcludes(in.Exclude)), Zone: in.Zone, Labels: in.Labels, CreatedBy: actor.Name,
 	}
 	if spec.Gateway.IsValid() {
 		row.Gateway = sql.NullString{String: spec.Gateway.String(), Valid: true}
@@ -100,8 +63,8 @@ func publicPoolRow(actor auth.Actor, in CreatePublicPoolInput) (store.PoolRow, e
 	return row, nil
 }
 
-// createPublicPool stores row in tx, or returns the same pool stored
-// already.
+// createPublicPool stores row in tx, or returns the pool of the same spec
+// stored already, with its own uid and labels.
 func createPublicPool(ctx context.Context, tx *sqlx.Tx, actor auth.Actor, row store.PoolRow) (store.PoolRow, error) {
 	if existing, err := store.Pool(ctx, tx, "", row.Name); err == nil {
 		if existing.CIDR == row.CIDR && existing.Gateway == row.Gateway && existing.Zone == row.Zone &&
@@ -344,6 +307,9 @@ func poolAudit(r store.PoolRow) map[string]any {
 		"exclude": []string(r.Exclude), "zone": r.Zone}
 	if r.Gateway.Valid {
 		m["gateway"] = r.Gateway.String
+	}
+	if len(r.Labels) > 0 {
+		m["labels"] = r.Labels
 	}
 	return m
 }

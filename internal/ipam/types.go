@@ -34,6 +34,7 @@ type Pool struct {
 	Exclude   []string   // as written: addresses and a-b ranges
 	Zone      string
 	VPCUID    string // private pools: the owning VPC
+	Labels    map[string]string
 	CreatedAt time.Time
 	CreatedBy string
 }
@@ -73,6 +74,7 @@ func (o Owner) ref() string {
 
 // An Allocation is one address held by one owner.
 type Allocation struct {
+	UID       string
 	Namespace string // the pool's
 	Name      string // "<pool>-<a-b-c-d>"
 	Pool      string
@@ -133,6 +135,7 @@ type CreatePublicPoolInput struct {
 	Gateway string
 	Exclude []string
 	Zone    string
+	Labels  map[string]string // at most MaxLabels, Kubernetes' rules
 }
 
 // CreateVPCInput creates a VPC, its pool and, with a zone, its uplink.

@@ -57,7 +57,7 @@ func (s *Service) CreateVPC(ctx context.Context, actor auth.Actor, in CreateVPCI
 	var vpc store.VPCRow
 	err := s.inTx(ctx, func(tx *sqlx.Tx, undo *undoList) error {
 		var err error
-		vpc, err = s.createVPC(ctx, tx, undo, actor, in)
+		vpc, err = s.createVPC(ctx, tx, undo, actor, in, newUID())
 		return err
 	})
 	if err != nil {
@@ -71,37 +71,47 @@ const maxVPCNameLen = 63 - len("vpc-")
 
 // checkVPCInput checks what CreateVPC can check without the database.
 func checkVPCInput(in CreateVPCInput) error {
-	if err := checkNamespace("namespace", in.Namespace); err != nil {
-		return err
+	if errs := vpcInputErrors(in); len(errs) > 0 {
+		return errs[0]
 	}
-	if err := checkName("name", in.Name); err != nil {
-		return err
-	}
-	if len(in.Name) > maxVPCNameLen {
-		return invalid("name", "name %s is too long for a VPC: at most %d characters, since its pool is named vpc-<name>", describe(in.Name), maxVPCNameLen)
-	}
-	cidr, err := parsePrefix("cidr", in.CIDR)
-	if err != nil {
-		return err
-	}
-	if cidr.Bits() < minVPCBits || cidr.Bits() > maxVPCBits {
-		return invalid("cidr", "cidr %s is not a VPC prefix: use /%d to /%d", cidr, minVPCBits, maxVPCBits)
-	}
-	return checkZone("zone", in.Zone)
+	return nil
 }
 
-// createVPC creates the VPC in (checked by checkVPCInput), its pool and its
-// uplink in tx.
-func (s *Service) createVPC(ctx context.Context, tx *sqlx.Tx, undo *undoList, actor auth.Actor, in CreateVPCInput) (store.VPCRow, error) {
+// vpcInputErrors returns the mistakes of in, one per field at most, in the
+// order checkVPCInput reports them.
+func vpcInputErrors(in CreateVPCInput) []error {
+	var errs []error
+	if err := checkNamespace("namespace", in.Namespace); err != nil {
+		errs = append(errs, err)
+	}
+	if err := checkName("name", in.Name); err != nil {
+		errs = append(errs, err)
+	} else if len(in.Name) > maxVPCNameLen {
+		errs = append(errs, invalid("name", "name %s is too long for a VPC: at most %d characters, since its pool is named vpc-<name>", describe(in.Name), maxVPCNameLen))
+	}
+	if cidr, err := parsePrefix("cidr", in.CIDR); err != nil {
+		errs = append(errs, err)
+	} else if cidr.Bits() < minVPCBits || cidr.Bits() > maxVPCBits {
+		errs = append(errs, invalid("cidr", "cidr %s is not a VPC prefix: use /%d to /%d", cidr, minVPCBits, maxVPCBits))
+	}
+	if err := checkZone("zone", in.Zone); err != nil {
+		errs = append(errs, err)
+	}
+	return errs
+}
+
+// createVPC creates the VPC in (checked by checkVPCInput) with the uid
+// given, its pool and its uplink in tx.
+func (s *Service) createVPC(ctx context.Context, tx *sqlx.Tx, undo *undoList, actor auth.Actor, in CreateVPCInput, uid string) (store.VPCRow, error) {
 	var zonePools []*cachedPool
 	if in.Zone != "" {
 		var err error
-		if zonePools, err = s.zonePools(ctx, in.Zone); err != nil {
+		if zonePools, err = s.zonePools(ctx, tx, in.Zone); err != nil {
 			return store.VPCRow{}, err
 		}
 	}
 	cidr, _ := netip.ParsePrefix(in.CIDR)
-	vpc, err := store.InsertVPC(ctx, tx, store.VPCRow{UID: newUID(), Namespace: in.Namespace, Name: in.Name, CIDR: cidr.String(), Zone: in.Zone, CreatedBy: actor.Name})
+	vpc, err := store.InsertVPC(ctx, tx, store.VPCRow{UID: uid, Namespace: in.Namespace, Name: in.Name, CIDR: cidr.String(), Zone: in.Zone, CreatedBy: actor.Name})
 	if errors.Is(err, store.ErrObjectExists) {
 		return store.VPCRow{}, conflict("VPC %s/%s exists already", in.Namespace, in.Name)
 	}
@@ -131,9 +141,11 @@ func (s *Service) createVPC(ctx context.Context, tx *sqlx.Tx, undo *undoList, ac
 	})
 }
 
-// zonePools returns the public pools of zone in name order.
-func (s *Service) zonePools(ctx context.Context, zone string) ([]*cachedPool, error) {
-	rows, err := store.PublicPoolsInZone(ctx, s.db, zone)
+// zonePools returns the public pools of zone in name order, as ext (the
+// database, or a transaction) sees them: a pool the transaction created is
+// one of them, parsed afresh rather than cached.
+func (s *Service) zonePools(ctx context.Context, ext sqlx.QueryerContext, zone string) ([]*cachedPool, error) {
+	rows, err := store.PublicPoolsInZone(ctx, ext, zone)
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +155,9 @@ func (s *Service) zonePools(ctx context.Context, zone string) ([]*cachedPool, er
 	out := make([]*cachedPool, 0, len(rows))
 	for _, r := range rows {
 		cp, err := s.cachedPool(ctx, r.Namespace, r.Name)
+		if errors.Is(err, ErrNotFound) || err == nil && cp.row.UID != r.UID {
+			cp, err = newCachedPool(r)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/netip"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,8 +13,9 @@ import (
 )
 
 // FuzzParse checks that Parse never panics, that it either refuses with
-// Errors or accepts valid public pools with a name and a cidr, and that
-// what WritePoolsYAML prints of them Parse reads back as the same pools.
+// Errors or accepts objects the domain accepts (public pools with a name
+// and a cidr, private pools, VPCs), and that what WritePoolsYAML and
+// WriteVPCsYAML print of them Parse reads back as the same objects.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		seedPublicPool, seedPrivatePool, seedAllocation,
@@ -24,11 +26,16 @@ func FuzzParse(f *testing.F) {
 		`{apiVersion: pivirt.hu/v1, kind: IPAMPool, metadata: {name: a, uid: "1"}, spec: {cidr: 10.0.0.0/8, kind: public}}`,
 		pool("edge", "cidr: 10.0.0.5/24", "kind: shared", "cidrr: x", "exclude: [1, {a: b}]"),
 		pool("edge", "cidr: 198.51.100.0/24", "kind: public", `exclude: ["\t198.51.100.2 ", "198.51.100.3 -198.51.100.4", "\u0085198.51.100.9"]`),
+		labelled("{team: net, pivirt.hu/tier: gold, empty: '', on: 'true'}"),
+		labelled("{Bad Key: v, a/b/c: d, x: -y, n: 3}"),
+		vpcAsPrinted,
+		privatePool + "---\n" + vpcAsPrinted,
+		vpcDoc("cidr: 10.42.0.0/16", "subnets:", "  - {name: web, cidr: 10.42.1.0/24}", "  - {name: web, cidr: 10.42.1.5/24, gateway: x}", "  - db"),
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		pools, err := Parse(bytes.NewReader(data))
+		objects, err := Parse(bytes.NewReader(data))
 		if err != nil {
 			var errs Errors
 			if !errors.As(err, &errs) || len(errs) == 0 || len(errs) > MaxErrors+1 {
@@ -39,45 +46,103 @@ func FuzzParse(f *testing.F) {
 					t.Fatalf("Parse: an Error without a message: %+v", e)
 				}
 			}
-			if pools != nil {
-				t.Fatalf("Parse returned pools with its error %v", err)
+			if objects != nil {
+				t.Fatalf("Parse returned objects with its error %v", err)
 			}
 			return
 		}
-		if len(pools) == 0 {
-			t.Fatal("Parse accepted a manifest without a pool")
+		if len(objects) == 0 {
+			t.Fatal("Parse accepted a manifest without an object")
 		}
+		var (
+			pools     []ipam.Pool
+			vpcs      []VPCItem
+			wantPools []ipam.ApplyObject
+			wantVPCs  []ipam.ApplyObject
+		)
 		names := map[string]bool{}
-		printed := make([]ipam.Pool, len(pools))
-		want := make([]ipam.CreatePublicPoolInput, len(pools))
-		for i, p := range pools {
-			if p.Name == "" || p.CIDR == "" || names[p.Name] {
-				t.Fatalf("Parse accepted %+v: no name, no cidr or the name twice", p)
-			}
-			names[p.Name] = true
-			if err := ipam.ValidatePublicPool(p); err != nil {
-				t.Fatalf("Parse accepted %+v, which the domain refuses: %v", p, err)
-			}
-			printed[i] = ipam.Pool{Name: p.Name, UID: "uid-" + p.Name, Kind: ipam.Public, CIDR: netip.MustParsePrefix(p.CIDR), Exclude: p.Exclude, Zone: p.Zone}
-			if p.Gateway != "" {
-				printed[i].Gateway = netip.MustParseAddr(p.Gateway)
-			}
-			want[i] = p
-			want[i].CIDR = printed[i].CIDR.String()
-			if len(p.Exclude) == 0 {
-				want[i].Exclude = nil
+		for _, o := range objects {
+			switch {
+			case o.PublicPool != nil && o.PrivatePool == nil && o.VPC == nil:
+				p := *o.PublicPool
+				if p.Name == "" || p.CIDR == "" || names["pool /"+p.Name] {
+					t.Fatalf("Parse accepted %+v: no name, no cidr or the name twice", p)
+				}
+				names["pool /"+p.Name] = true
+				if err := ipam.ValidatePublicPool(p); err != nil {
+					t.Fatalf("Parse accepted %+v, which the domain refuses: %v", p, err)
+				}
+				printed := ipam.Pool{Name: p.Name, UID: "uid-" + p.Name, Kind: ipam.Public, CIDR: netip.MustParsePrefix(p.CIDR), Exclude: p.Exclude, Zone: p.Zone, Labels: p.Labels}
+				if p.Gateway != "" {
+					printed.Gateway = netip.MustParseAddr(p.Gateway)
+				}
+				p.CIDR = printed.CIDR.String()
+				if len(p.Exclude) == 0 {
+					p.Exclude = nil
+				}
+				pools, wantPools = append(pools, printed), append(wantPools, ipam.ApplyObject{PublicPool: &p})
+			case o.PrivatePool != nil && o.PublicPool == nil && o.VPC == nil:
+				p := *o.PrivatePool
+				if names["pool "+p.Namespace+"/"+p.Name] {
+					t.Fatalf("Parse accepted %+v twice", p)
+				}
+				names["pool "+p.Namespace+"/"+p.Name] = true
+				if err := ipam.ValidatePrivatePool(p); err != nil {
+					t.Fatalf("Parse accepted %+v, which the domain refuses: %v", p, err)
+				}
+				printed := ipam.Pool{Namespace: p.Namespace, Name: p.Name, UID: "uid", Kind: ipam.Private, CIDR: netip.MustParsePrefix(p.CIDR), VPCUID: p.VPCUID, Labels: p.Labels}
+				p.CIDR = printed.CIDR.String()
+				pools, wantPools = append(pools, printed), append(wantPools, ipam.ApplyObject{PrivatePool: &p})
+			case o.VPC != nil && o.PublicPool == nil && o.PrivatePool == nil:
+				v := *o.VPC
+				if names["vpc "+v.Namespace+"/"+v.Name] {
+					t.Fatalf("Parse accepted %+v twice", v)
+				}
+				names["vpc "+v.Namespace+"/"+v.Name] = true
+				if err := ipam.ValidateVPC(v); err != nil {
+					t.Fatalf("Parse accepted %+v, which the domain refuses: %v", v, err)
+				}
+				item := VPCItem{VPC: ipam.VPC{UID: v.UID, Namespace: v.Namespace, Name: v.Name, CIDR: netip.MustParsePrefix(v.CIDR), Zone: v.Zone}}
+				v.CIDR = item.VPC.CIDR.String()
+				v.Subnets = slices.Clone(v.Subnets)
+				for i, s := range v.Subnets {
+					sub := ipam.Subnet{Name: s.Name, CIDR: netip.MustParsePrefix(s.CIDR)}
+					if s.Gateway != "" {
+						sub.Gateway = netip.MustParseAddr(s.Gateway)
+					}
+					item.Subnets = append(item.Subnets, sub)
+					v.Subnets[i].CIDR = sub.CIDR.String()
+				}
+				vpcs, wantVPCs = append(vpcs, item), append(wantVPCs, ipam.ApplyObject{VPC: &v})
+			default:
+				t.Fatalf("Parse returned an object of none or several kinds: %+v", o)
 			}
 		}
 		var b strings.Builder
-		if err := WritePoolsYAML(&b, printed); err != nil {
+		if err := WritePoolsYAML(&b, pools); err != nil {
 			t.Fatal(err)
 		}
-		again, err := Parse(strings.NewReader(b.String()))
-		if err != nil {
-			t.Fatalf("Parse(what WritePoolsYAML printed): %v\n%s", err, b.String())
+		checkReread(t, b.String(), wantPools)
+		b.Reset()
+		if err := WriteVPCsYAML(&b, vpcs); err != nil {
+			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(again, want) {
-			t.Fatalf("Parse(what WritePoolsYAML printed) = %#v\nwant %#v", again, want)
-		}
+		checkReread(t, b.String(), wantVPCs)
 	})
+}
+
+// checkReread checks that Parse reads printed, what a Write function
+// printed, as want.
+func checkReread(t *testing.T, printed string, want []ipam.ApplyObject) {
+	t.Helper()
+	if len(want) == 0 {
+		return
+	}
+	again, err := Parse(strings.NewReader(printed))
+	if err != nil {
+		t.Fatalf("Parse(what was printed): %v\n%s", err, printed)
+	}
+	if !reflect.DeepEqual(again, want) {
+		t.Fatalf("Parse(what was printed) = %s\nwant %s", objectsString(again), objectsString(want))
+	}
 }

@@ -1,5 +1,5 @@
 // Package manifest reads and writes PiVirt IPAM objects in the seed's YAML
-// form (apiVersion pivirt.hu/v1): Parse reads the public pools of a
+// form (apiVersion pivirt.hu/v1): Parse reads the pools and VPCs of a
 // manifest for ipam apply, the Write functions print pools, allocations
 // and VPCs for ipam get, as YAML documents or as tables.
 package manifest
@@ -33,24 +33,29 @@ const (
 // The names of the seed.
 const (
 	APIVersion     = "pivirt.hu/v1"
-	KindPool       = "IPAMPool"
+	KindPool       = ipam.KindPool
 	KindAllocation = "IPAllocation"
-	KindVPC        = "VPC"
+	KindVPC        = ipam.KindVPC
 	// ManagedByLabel marks the allocations the director made.
 	ManagedByLabel = "pivirt.hu/managed-by"
 )
 
 // The refusals of the seed, verbatim.
 const (
-	privatePoolRefusal = "private pools are created for each VPC; create a VPC instead"
+	privatePoolRefusal = ipam.PrivatePoolRefusal
 	allocationRefusal  = "allocations are made by Allocate, never applied"
 )
 
 // The known fields of each mapping, in the seed's order.
 var (
-	objectFields   = []string{"apiVersion", "kind", "metadata", "spec"}
-	metadataFields = []string{"name", "namespace", "uid", "labels", "ownerRefs"}
-	specFields     = []string{"cidr", "kind", "gateway", "exclude", "zone"}
+	objectFields      = []string{"apiVersion", "kind", "metadata", "spec"}
+	metadataFields    = []string{"name", "namespace", "uid", "labels", "ownerRefs"}
+	ownerRefFields    = []string{"kind", "uid", "controller"}
+	specFields        = []string{"cidr", "kind", "gateway", "exclude", "zone"}
+	vpcFields         = []string{"apiVersion", "kind", "metadata", "spec", "status"}
+	vpcMetadataFields = []string{"name", "namespace", "uid"}
+	vpcSpecFields     = []string{"cidr", "zone", "subnets"}
+	subnetFields      = []string{"name", "cidr", "gateway"}
 )
 
 // An Error is one mistake in a manifest.
@@ -99,16 +104,18 @@ func (errs Errors) Unwrap() []error {
 	return out
 }
 
-// Parse reads a manifest: a stream of YAML documents, each one object.
-// It returns the public pools to create, in document order, each checked by
-// ipam.ValidatePublicPool; or, when any document is refused, an Errors
-// naming every mistake (up to MaxErrors) by document and field, and no
-// pool. Empty documents are skipped; a manifest without an object is
+// Parse reads a manifest: a stream of YAML documents, each one object, an
+// IPAMPool (a public pool, or a VPC's private pool as ipam get prints it)
+// or a VPC with its subnets. It returns the objects in document order, each
+// checked as ipam.Apply checks it (ipam.ValidatePublicPool,
+// ValidatePrivatePool, ValidateVPC); or, when any document is refused, an
+// Errors naming every mistake (up to MaxErrors) by document and field, and
+// no object. Empty documents are skipped; a manifest without an object is
 // refused.
 //
-// metadata.uid, as ipam get prints it, is accepted and ignored: a pool is
-// known by its name.
-func Parse(r io.Reader) ([]ipam.CreatePublicPoolInput, error) {
+// A pool's metadata.uid, as ipam get prints it, is accepted and ignored: a
+// pool is known by its name. A VPC's status is accepted and ignored.
+func Parse(r io.Reader) ([]ipam.ApplyObject, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("unable to read the manifest: %w", err)
@@ -120,36 +127,36 @@ func Parse(r io.Reader) ([]ipam.CreatePublicPoolInput, error) {
 	if err != nil {
 		return nil, err
 	}
-	objects := 0
+	nonEmpty := 0
 	for _, d := range docs {
 		if d != nil {
-			objects++
+			nonEmpty++
 		}
 	}
-	if objects == 0 {
+	if nonEmpty == 0 {
 		return nil, Errors{{Message: "the manifest holds no object; write an IPAMPool with apiVersion: " + APIVersion + ", kind: " + KindPool + ", metadata and spec"}}
 	}
-	c := checker{names: map[string]int{}}
-	var pools []ipam.CreatePublicPoolInput
+	c := checker{names: map[string]int{}, uids: map[string]int{}}
+	var objects []ipam.ApplyObject
 	for i, d := range docs {
 		if d == nil {
 			continue
 		}
 		c.doc, c.line = i+1, d.Line
-		if in, ok := c.pool(d); ok {
-			pools = append(pools, in)
+		if o, ok := c.object(d); ok {
+			objects = append(objects, o)
 		}
 		if c.full {
 			break
 		}
 	}
 	if len(c.errs) == 0 {
-		return pools, nil
+		return objects, nil
 	}
 	if c.full {
 		c.errs = append(c.errs, &Error{Message: fmt.Sprintf("stopped after %d mistakes; correct these first", MaxErrors)})
 	}
-	if objects == 1 {
+	if nonEmpty == 1 {
 		for _, e := range c.errs {
 			e.Document = 0
 		}
@@ -189,7 +196,8 @@ type checker struct {
 	errs      Errors
 	full      bool           // MaxErrors reached: the rest is not checked
 	doc, line int            // the document being checked
-	names     map[string]int // pool names seen, with their document
+	names     map[string]int // kinds, namespaces and names seen, with their document
+	uids      map[string]int // VPC uids seen, with their document
 }
 
 // add records a mistake of the current document, up to MaxErrors.
@@ -201,49 +209,51 @@ func (c *checker) add(path, format string, args ...any) {
 	c.errs = append(c.errs, &Error{Document: c.doc, Line: c.line, Path: path, Message: fmt.Sprintf(format, args...)})
 }
 
-// pool checks one document; ok is false when it is refused.
-func (c *checker) pool(root *yaml.Node) (in ipam.CreatePublicPoolInput, ok bool) {
-	before := len(c.errs)
+// object checks one document; ok is false when it is refused.
+func (c *checker) object(root *yaml.Node) (o ipam.ApplyObject, ok bool) {
 	if root.Kind != yaml.MappingNode {
 		c.add("", "must be a mapping of apiVersion, kind, metadata and spec, got %s", describe(root))
-		return in, false
+		return o, false
 	}
 	switch v := lookup(root, "apiVersion"); {
 	case isNull(v):
 		c.add("apiVersion", "required")
-		return in, false
+		return o, false
 	case v.Kind != yaml.ScalarNode || v.Value != APIVersion:
 		c.add("apiVersion", "must be %s, got %s", APIVersion, describe(v))
-		return in, false
+		return o, false
 	}
 	switch v := lookup(root, "kind"); {
 	case isNull(v):
 		c.add("kind", "required")
-		return in, false
 	case v.Kind == yaml.ScalarNode && v.Value == KindAllocation:
 		c.add("", allocationRefusal)
-		return in, false
-	case v.Kind != yaml.ScalarNode || v.Value != KindPool:
-		c.add("kind", "ipam apply accepts only %s (public pools), got %s", KindPool, describe(v))
-		return in, false
+	case v.Kind == yaml.ScalarNode && v.Value == KindPool && isPrivate(root):
+		in, ok := c.privatePool(root)
+		return ipam.ApplyObject{PrivatePool: &in}, ok
+	case v.Kind == yaml.ScalarNode && v.Value == KindPool:
+		in, ok := c.publicPool(root)
+		return ipam.ApplyObject{PublicPool: &in}, ok
+	case v.Kind == yaml.ScalarNode && v.Value == KindVPC:
+		in, ok := c.vpc(root)
+		return ipam.ApplyObject{VPC: &in}, ok
+	default:
+		c.add("kind", "ipam apply accepts %s and %s documents, got %s", KindPool, KindVPC, describe(v))
 	}
-	if isPrivate(root) {
-		c.add("", privatePoolRefusal)
-		return in, false
-	}
+	return o, false
+}
 
+// publicPool checks the document of a public pool.
+func (c *checker) publicPool(root *yaml.Node) (in ipam.CreatePublicPoolInput, ok bool) {
+	before := len(c.errs)
 	object := c.fields("", root, objectFields, "an object")
-	metadata := c.mapping("metadata", object["metadata"])
-	if metadata != nil {
+	if metadata := c.mapping("metadata", object["metadata"]); metadata != nil {
 		fields := c.fields("metadata", metadata, metadataFields, "metadata")
 		in.Name = c.str("metadata.name", fields["name"], true)
 		c.str("metadata.uid", fields["uid"], false)
-		if labels := fields["labels"]; !isNull(labels) && (labels.Kind != yaml.MappingNode || len(labels.Content) > 0) {
-			c.add("metadata.labels", "an %s keeps no labels; remove them", KindPool)
-		}
+		in.Labels = c.labels("metadata.labels", fields["labels"])
 	}
-	spec := c.mapping("spec", object["spec"])
-	if spec != nil {
+	if spec := c.mapping("spec", object["spec"]); spec != nil {
 		fields := c.fields("spec", spec, specFields, "spec")
 		in.CIDR = c.str("spec.cidr", fields["cidr"], true)
 		if kind := c.str("spec.kind", fields["kind"], true); kind != "" && kind != string(ipam.Public) {
@@ -253,16 +263,110 @@ func (c *checker) pool(root *yaml.Node) (in ipam.CreatePublicPoolInput, ok bool)
 		in.Exclude = c.strings("spec.exclude", fields["exclude"])
 		in.Zone = c.str("spec.zone", fields["zone"], false)
 	}
-	c.validate(in, c.errs[before:])
-	if len(c.errs) > before || c.full {
+	c.validate(ipam.ValidatePublicPool(in), c.errs[before:])
+	return in, c.accept(before, KindPool+" /"+in.Name, "%s is also the name of document %d; name each pool once", in.Name)
+}
+
+// privatePool checks the document of a private pool: refused as the seed
+// says unless a VPC could have made it.
+func (c *checker) privatePool(root *yaml.Node) (in ipam.PrivatePoolInput, ok bool) {
+	if !madeByVPC(root) {
+		c.add("", privatePoolRefusal)
 		return in, false
 	}
-	if other, seen := c.names[in.Name]; seen {
-		c.add("metadata.name", "%s is also the name of document %d; name each pool once", in.Name, other)
+	before := len(c.errs)
+	object := c.fields("", root, objectFields, "an object")
+	metadata := c.fields("metadata", object["metadata"], metadataFields, "metadata")
+	in.Name = c.str("metadata.name", metadata["name"], true)
+	in.Namespace = c.str("metadata.namespace", metadata["namespace"], true)
+	c.str("metadata.uid", metadata["uid"], false)
+	in.Labels = c.labels("metadata.labels", metadata["labels"])
+	ref := c.fields("metadata.ownerRefs[0]", resolve(metadata["ownerRefs"].Content[0]), ownerRefFields, "an owner reference")
+	in.VPCUID = c.str("metadata.ownerRefs[0].uid", ref["uid"], true)
+	if spec := c.mapping("spec", object["spec"]); spec != nil {
+		fields := c.fields("spec", spec, specFields, "spec")
+		in.CIDR = c.str("spec.cidr", fields["cidr"], true)
+	}
+	c.validate(ipam.ValidatePrivatePool(in), c.errs[before:])
+	return in, c.accept(before, KindPool+" "+in.Namespace+"/"+in.Name, "%s is also the name of document %d; name each pool once", in.Name)
+}
+
+// vpc checks the document of a VPC.
+func (c *checker) vpc(root *yaml.Node) (in ipam.ApplyVPCInput, ok bool) {
+	before := len(c.errs)
+	object := c.fields("", root, vpcFields, "a VPC")
+	if metadata := c.mapping("metadata", object["metadata"]); metadata != nil {
+		fields := c.fields("metadata", metadata, vpcMetadataFields, "a VPC's metadata")
+		in.Name = c.str("metadata.name", fields["name"], true)
+		in.Namespace = c.str("metadata.namespace", fields["namespace"], true)
+		in.UID = c.str("metadata.uid", fields["uid"], false)
+	}
+	if spec := c.mapping("spec", object["spec"]); spec != nil {
+		fields := c.fields("spec", spec, vpcSpecFields, "a VPC's spec")
+		in.CIDR = c.str("spec.cidr", fields["cidr"], true)
+		in.Zone = c.str("spec.zone", fields["zone"], false)
+		in.Subnets = c.subnets("spec.subnets", fields["subnets"])
+	}
+	c.validate(ipam.ValidateVPC(in), c.errs[before:])
+	if !c.accept(before, KindVPC+" "+in.Namespace+"/"+in.Name, "%s is also the name of document %d; name each VPC of a namespace once", in.Name) {
 		return in, false
 	}
-	c.names[in.Name] = c.doc
+	if in.UID == "" {
+		return in, true
+	}
+	uid := strings.ToLower(in.UID)
+	if other, seen := c.uids[uid]; seen {
+		c.add("metadata.uid", "%s is also the uid of document %d; give each VPC its own", in.UID, other)
+		return in, false
+	}
+	c.uids[uid] = c.doc
 	return in, true
+}
+
+// accept reports whether the document has no mistake since before, and
+// refuses it when key names an object of an earlier document, saying so
+// with format and name.
+func (c *checker) accept(before int, key, format, name string) bool {
+	if len(c.errs) > before || c.full {
+		return false
+	}
+	if other, seen := c.names[key]; seen {
+		c.add("metadata.name", format, name, other)
+		return false
+	}
+	c.names[key] = c.doc
+	return true
+}
+
+// madeByVPC reports whether the private pool of root has the form of one
+// a VPC made: in a namespace, named vpc-<name>, owned by one VPC as its
+// controller, of kind private, without gateway, excludes or zone.
+func madeByVPC(root *yaml.Node) bool {
+	metadata, spec := lookup(root, "metadata"), lookup(root, "spec")
+	name, refs := lookup(metadata, "name"), lookup(metadata, "ownerRefs")
+	if !isString(lookup(metadata, "namespace")) || !isString(name) || !strings.HasPrefix(name.Value, "vpc-") ||
+		refs == nil || refs.Kind != yaml.SequenceNode || len(refs.Content) != 1 {
+		return false
+	}
+	ref := resolve(refs.Content[0])
+	kind, controller := lookup(ref, "kind"), lookup(ref, "controller")
+	if !isString(kind) || kind.Value != KindVPC || controller == nil || controller.Tag != "!!bool" || !strings.EqualFold(controller.Value, "true") {
+		return false
+	}
+	if kind := lookup(spec, "kind"); !isString(kind) || kind.Value != string(ipam.Private) {
+		return false
+	}
+	for _, field := range []string{"gateway", "exclude", "zone"} {
+		if v := lookup(spec, field); !isNull(v) && !(v.Kind == yaml.ScalarNode && v.Value == "") && !(v.Kind == yaml.SequenceNode && len(v.Content) == 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// isString reports whether n is a string that is not empty.
+func isString(n *yaml.Node) bool {
+	return n != nil && n.Kind == yaml.ScalarNode && n.Tag == "!!str" && n.Value != ""
 }
 
 // isPrivate reports whether the pool of root is a private one: of kind
@@ -279,10 +383,9 @@ func isPrivate(root *yaml.Node) bool {
 	return kind != nil && kind.Kind == yaml.ScalarNode && kind.Value == string(ipam.Private)
 }
 
-// validate adds the domain's mistakes of in, each under its field's path,
-// but for the fields (and their parts) reported already.
-func (c *checker) validate(in ipam.CreatePublicPoolInput, reported Errors) {
-	err := ipam.ValidatePublicPool(in)
+// validate adds the domain's mistakes err (ipam.Validate…), each under its
+// field's path, but for the fields (and their parts) reported already.
+func (c *checker) validate(err error, reported Errors) {
 	if err == nil {
 		return
 	}
@@ -296,14 +399,23 @@ func (c *checker) validate(in ipam.CreatePublicPoolInput, reported Errors) {
 			c.add("", "%v", err)
 			continue
 		}
-		path := "spec." + invalid.Field
-		if invalid.Field == "name" {
-			path = "metadata.name"
-		}
+		path := documentPath(invalid.Field)
 		if !slices.ContainsFunc(reported, func(e *Error) bool { return within(path, e.Path) }) {
 			c.add(path, "%s", invalid.Message)
 		}
 	}
+}
+
+// documentPath is the path in a document of a field of the domain's
+// inputs: metadata.name, metadata.labels.<key>, spec.subnets[0].cidr…
+func documentPath(field string) string {
+	switch {
+	case field == "name" || field == "namespace" || field == "uid" || field == "labels":
+		return "metadata." + field
+	case strings.HasPrefix(field, "labels."):
+		return join("metadata.labels", strings.TrimPrefix(field, "labels."))
+	}
+	return "spec." + field
 }
 
 // within reports whether path is the field outer or a part of it.
@@ -365,6 +477,63 @@ func (c *checker) str(path string, n *yaml.Node, required bool) string {
 		c.add(path, "must be a string, got %s", describe(n))
 	}
 	return ""
+}
+
+// labels returns the labels of the mapping n, nil when there is none.
+func (c *checker) labels(path string, n *yaml.Node) map[string]string {
+	if isNull(n) || n.Kind == yaml.MappingNode && len(n.Content) == 0 {
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		c.add(path, "must be a mapping of keys to values such as {pivirt.hu/tier: gold}, got %s", describe(n))
+		return nil
+	}
+	out := make(map[string]string, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key := resolve(n.Content[i])
+		if key.Kind != yaml.ScalarNode {
+			c.add(path, "a label key must be a word, got %s on line %d", describe(key), key.Line)
+			continue
+		}
+		p := join(path, key.Value)
+		if _, twice := out[key.Value]; twice {
+			c.add(p, "given twice; give it once")
+			continue
+		}
+		out[key.Value] = c.str(p, resolve(n.Content[i+1]), false)
+	}
+	return out
+}
+
+// subnets returns the subnets of the list n, nil when there is none; a
+// subnet refused keeps its index, with what was read of it.
+func (c *checker) subnets(path string, n *yaml.Node) []ipam.CreateSubnetInput {
+	if isNull(n) || n.Kind == yaml.SequenceNode && len(n.Content) == 0 {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		c.add(path, "must be a list of subnets such as [{name: web, cidr: 10.42.1.0/24}], got %s", describe(n))
+		return nil
+	}
+	out := make([]ipam.CreateSubnetInput, 0, len(n.Content))
+	seen := map[string]int{}
+	for i, item := range n.Content {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		var sub ipam.CreateSubnetInput
+		if m := c.mapping(p, resolve(item)); m != nil {
+			fields := c.fields(p, m, subnetFields, "a subnet")
+			sub.Name = c.str(p+".name", fields["name"], true)
+			sub.CIDR = c.str(p+".cidr", fields["cidr"], true)
+			sub.Gateway = c.str(p+".gateway", fields["gateway"], false)
+		}
+		if other, twice := seen[sub.Name]; twice && sub.Name != "" {
+			c.add(p+".name", "%s is also the name of %s[%d]; name each subnet once", sub.Name, path, other)
+		} else {
+			seen[sub.Name] = i
+		}
+		out = append(out, sub)
+	}
+	return out
 }
 
 // strings returns the strings of the list n, nil when n is missing; an

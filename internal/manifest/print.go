@@ -3,9 +3,12 @@ package manifest
 import (
 	"fmt"
 	"io"
+	"maps"
 	"net/netip"
+	"slices"
 	"strconv"
 	"text/tabwriter"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -18,7 +21,8 @@ type PoolItem struct {
 	Usage ipam.Usage
 }
 
-// A VPCItem is a VPC with its router and subnets.
+// A VPCItem is a VPC with its router and subnets: Parse reads its subnets
+// as desired state, its router and default route are status.
 type VPCItem struct {
 	VPC ipam.VPC
 	// Router is the uplink's address and DefaultRoute the gateway of its
@@ -27,8 +31,10 @@ type VPCItem struct {
 	Subnets              []ipam.Subnet
 }
 
-// WritePoolsYAML writes each pool as an IPAMPool document. What it writes
-// of public pools, Parse accepts again.
+// WritePoolsYAML writes each pool as an IPAMPool document, with its
+// labels. What it writes Parse accepts again, and ipam.Apply then finds
+// unchanged: public pools as they are, private pools as their VPC made
+// them.
 func WritePoolsYAML(w io.Writer, pools []ipam.Pool) error {
 	docs := make([]*yaml.Node, len(pools))
 	for i, p := range pools {
@@ -37,6 +43,9 @@ func WritePoolsYAML(w io.Writer, pools []ipam.Pool) error {
 			add(meta, "namespace", str(p.Namespace))
 		}
 		add(meta, "uid", str(p.UID))
+		if len(p.Labels) > 0 {
+			add(meta, "labels", labels(p.Labels))
+		}
 		if p.VPCUID != "" {
 			ref := mapping(yaml.FlowStyle, kv("kind", str(KindVPC)), kv("uid", str(p.VPCUID)), kv("controller", boolean(true)))
 			add(meta, "ownerRefs", sequence(yaml.FlowStyle, ref))
@@ -60,7 +69,8 @@ func WritePoolsYAML(w io.Writer, pools []ipam.Pool) error {
 	return writeYAML(w, docs)
 }
 
-// WriteAllocationsYAML writes each allocation as an IPAllocation document.
+// WriteAllocationsYAML writes each allocation as an IPAllocation document,
+// with its uid and creation time (RFC 3339, UTC).
 func WriteAllocationsYAML(w io.Writer, allocations []ipam.Allocation) error {
 	docs := make([]*yaml.Node, len(allocations))
 	for i, a := range allocations {
@@ -68,6 +78,8 @@ func WriteAllocationsYAML(w io.Writer, allocations []ipam.Allocation) error {
 		if a.Namespace != "" {
 			add(meta, "namespace", str(a.Namespace))
 		}
+		add(meta, "uid", str(a.UID))
+		add(meta, "creationTimestamp", str(a.CreatedAt.UTC().Format(time.RFC3339)))
 		add(meta, "labels", mapping(yaml.FlowStyle, kv(ManagedByLabel, str("director"))))
 		owner := mapping(yaml.FlowStyle,
 			kv("kind", str(a.Owner.Kind)), kv("uid", str(a.Owner.UID)), kv("name", str(a.Owner.Name)))
@@ -77,15 +89,29 @@ func WriteAllocationsYAML(w io.Writer, allocations []ipam.Allocation) error {
 	return writeYAML(w, docs)
 }
 
-// WriteVPCsYAML writes each VPC as a VPC document with its status: its
-// pool, router, default route and subnets.
+// WriteVPCsYAML writes each VPC as a VPC document: its cidr, zone and
+// subnets as spec, which Parse reads back, and its pool, router and default
+// route as status, which Parse ignores.
 func WriteVPCsYAML(w io.Writer, vpcs []VPCItem) error {
 	docs := make([]*yaml.Node, len(vpcs))
 	for i, v := range vpcs {
-		meta := mapping(0, kv("name", str(v.VPC.Name)), kv("namespace", str(v.VPC.Namespace)), kv("uid", str(v.VPC.UID)))
+		meta := mapping(0, kv("name", str(v.VPC.Name)), kv("namespace", str(v.VPC.Namespace)))
+		if v.VPC.UID != "" {
+			add(meta, "uid", str(v.VPC.UID))
+		}
 		spec := mapping(0, kv("cidr", str(v.VPC.CIDR.String())))
 		if v.VPC.Zone != "" {
 			add(spec, "zone", str(v.VPC.Zone))
+		}
+		if len(v.Subnets) > 0 {
+			subnets := make([]*yaml.Node, len(v.Subnets))
+			for j, s := range v.Subnets {
+				subnets[j] = mapping(yaml.FlowStyle, kv("name", str(s.Name)), kv("cidr", str(s.CIDR.String())))
+				if s.Gateway.IsValid() {
+					add(subnets[j], "gateway", str(s.Gateway.String()))
+				}
+			}
+			add(spec, "subnets", sequence(0, subnets...))
 		}
 		status := mapping(0, kv("pool", str(v.VPC.PoolName())))
 		if v.Router.IsValid() {
@@ -94,12 +120,6 @@ func WriteVPCsYAML(w io.Writer, vpcs []VPCItem) error {
 		if v.DefaultRoute.IsValid() {
 			add(status, "defaultRoute", str(v.DefaultRoute.String()))
 		}
-		subnets := make([]*yaml.Node, len(v.Subnets))
-		for j, s := range v.Subnets {
-			subnets[j] = mapping(yaml.FlowStyle,
-				kv("name", str(s.Name)), kv("cidr", str(s.CIDR.String())), kv("gateway", str(s.Gateway.String())))
-		}
-		add(status, "subnets", sequence(0, subnets...))
 		docs[i] = object(KindVPC, meta, spec)
 		add(docs[i], "status", status)
 	}
@@ -223,6 +243,15 @@ func add(m *yaml.Node, key string, value *yaml.Node) {
 // object is the seed's apiVersion, kind, metadata and spec.
 func object(kind string, metadata, spec *yaml.Node) *yaml.Node {
 	return mapping(0, kv("apiVersion", str(APIVersion)), kv("kind", str(kind)), kv("metadata", metadata), kv("spec", spec))
+}
+
+// labels is a flow mapping of labels in key order.
+func labels(m map[string]string) *yaml.Node {
+	out := mapping(yaml.FlowStyle)
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		add(out, k, str(m[k]))
+	}
+	return out
 }
 
 func sequence(style yaml.Style, items ...*yaml.Node) *yaml.Node {

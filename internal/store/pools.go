@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -22,11 +24,43 @@ type PoolRow struct {
 	Exclude   pq.StringArray `db:"exclude"`
 	Zone      string         `db:"zone"`
 	VPCUID    sql.NullString `db:"vpc_uid"`
+	Labels    Labels         `db:"labels"`
 	CreatedAt time.Time      `db:"created_at"`
 	CreatedBy string         `db:"created_by"`
 }
 
-const poolColumns = `uid, namespace, name, kind, cidr::text AS cidr, host(gateway) AS gateway, exclude, zone, vpc_uid, created_at, created_by`
+// Labels are a pool's labels, a jsonb object of strings. Nil is stored as
+// the empty object, and the empty object scans into an empty map.
+type Labels map[string]string
+
+// Scan reads a jsonb object of strings.
+func (l *Labels) Scan(src any) error {
+	var b []byte
+	switch v := src.(type) {
+	case []byte:
+		b = v
+	case string:
+		b = []byte(v)
+	default:
+		return fmt.Errorf("store: unable to read %T as labels", src)
+	}
+	out := Labels{}
+	if err := json.Unmarshal(b, &out); err != nil {
+		return fmt.Errorf("store: unable to read the labels %s: %w", b, err)
+	}
+	*l = out
+	return nil
+}
+
+// Value stores l as a jsonb object, nil as {}.
+func (l Labels) Value() (driver.Value, error) {
+	if l == nil {
+		return []byte("{}"), nil
+	}
+	return json.Marshal(map[string]string(l))
+}
+
+const poolColumns = `uid, namespace, name, kind, cidr::text AS cidr, host(gateway) AS gateway, exclude, zone, vpc_uid, labels, created_at, created_by`
 
 // InsertPool stores p and returns it as stored. When its name is taken or,
 // for a public pool, its prefix overlaps another's, it returns an error
@@ -36,11 +70,11 @@ func InsertPool(ctx context.Context, ext sqlx.ExtContext, p PoolRow) (PoolRow, e
 		p.Exclude = pq.StringArray{}
 	}
 	var out PoolRow
-	err := sqlx.GetContext(ctx, ext, &out, `INSERT INTO pools (uid, namespace, name, kind, cidr, gateway, exclude, zone, vpc_uid, created_by)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+	err := sqlx.GetContext(ctx, ext, &out, `INSERT INTO pools (uid, namespace, name, kind, cidr, gateway, exclude, zone, vpc_uid, labels, created_by)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 		ON CONFLICT DO NOTHING
 		RETURNING `+poolColumns,
-		p.UID, p.Namespace, p.Name, p.Kind, p.CIDR, p.Gateway, p.Exclude, p.Zone, p.VPCUID, p.CreatedBy)
+		p.UID, p.Namespace, p.Name, p.Kind, p.CIDR, p.Gateway, p.Exclude, p.Zone, p.VPCUID, p.Labels, p.CreatedBy)
 	if errors.Is(err, sql.ErrNoRows) {
 		return PoolRow{}, fmt.Errorf("store: pool %s: %w", p.Name, ErrObjectExists)
 	}
@@ -89,6 +123,14 @@ func PublicPoolsInZone(ctx context.Context, ext sqlx.QueryerContext, zone string
 func OverlappingPublicPool(ctx context.Context, ext sqlx.QueryerContext, cidr string) (PoolRow, error) {
 	var p PoolRow
 	err := sqlx.GetContext(ctx, ext, &p, `SELECT `+poolColumns+` FROM pools WHERE kind = 'public' AND cidr && $1::cidr ORDER BY name LIMIT 1`, cidr)
+	return p, found(err, "pool")
+}
+
+// SetPoolLabels replaces the labels of the pool uid and returns it as
+// stored, or ErrNotFound.
+func SetPoolLabels(ctx context.Context, ext sqlx.QueryerContext, uid string, labels Labels) (PoolRow, error) {
+	var p PoolRow
+	err := sqlx.GetContext(ctx, ext, &p, `UPDATE pools SET labels = $2 WHERE uid = $1 RETURNING `+poolColumns, uid, labels)
 	return p, found(err, "pool")
 }
 

@@ -53,6 +53,13 @@ func VPC(ctx context.Context, ext sqlx.QueryerContext, namespace, name string, l
 	return v, found(err, "vpc")
 }
 
+// VPCByUID returns the VPC uid, or ErrNotFound; uid must be a UUID.
+func VPCByUID(ctx context.Context, ext sqlx.QueryerContext, uid string) (VPCRow, error) {
+	var v VPCRow
+	err := sqlx.GetContext(ctx, ext, &v, `SELECT `+vpcColumns+` FROM vpcs WHERE uid = $1`, uid)
+	return v, found(err, "vpc")
+}
+
 // VPCs returns every VPC in namespace order, then name order.
 func VPCs(ctx context.Context, ext sqlx.QueryerContext) ([]VPCRow, error) {
 	var vs []VPCRow
