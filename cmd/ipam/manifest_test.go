@@ -261,9 +261,9 @@ spec:
   kind: private
 `},
 		{[]string{"get", "-o=yaml", "pools", "-n="}, publicYAML},
-		{[]string{"get", "vpcs"}, `NAMESPACE    NAME   CIDR            ZONE     ROUTER        SUBNETS
-acme/prod    main   10.42.0.0/16    zone-a   203.0.113.4   1
-globex/dev   lab    172.16.0.0/20   -        -             0
+		{[]string{"get", "vpcs"}, `NAMESPACE    NAME   CIDR            ZONE     ROUTER        DEFAULT-ROUTE   SUBNETS
+acme/prod    main   10.42.0.0/16    zone-a   203.0.113.4   203.0.113.1     1
+globex/dev   lab    172.16.0.0/20   -        -             -               0
 `},
 		{[]string{"get", "vpc", "-o", "yaml"}, `apiVersion: pivirt.hu/v1
 kind: VPC
@@ -292,7 +292,7 @@ spec:
 status:
   pool: vpc-lab
 `},
-		{[]string{"get", "vpcs", "-n", ""}, "NAMESPACE   NAME   CIDR   ZONE   ROUTER   SUBNETS\n"},
+		{[]string{"get", "vpcs", "-n", ""}, "NAMESPACE   NAME   CIDR   ZONE   ROUTER   DEFAULT-ROUTE   SUBNETS\n"},
 		{[]string{"get", "allocations", "-n", "acme/prod"}, `NAMESPACE   NAME                 POOL       ADDRESS     OWNER-KIND       OWNER-NAME
 acme/prod   vpc-main-10-42-1-2   vpc-main   10.42.1.2   VirtualMachine   web-01/0
 `},

@@ -150,16 +150,21 @@ func WriteAllocationsTable(w io.Writer, allocations []ipam.Allocation) error {
 	return t.flush()
 }
 
-// WriteVPCsTable writes the VPCs as a table, with the number of their
+// WriteVPCsTable writes the VPCs as a table, with their default route
+// ("none" for a router whose pool has no gateway) and the number of their
 // subnets.
 func WriteVPCsTable(w io.Writer, vpcs []VPCItem) error {
-	t := newTable(w, "NAMESPACE", "NAME", "CIDR", "ZONE", "ROUTER", "SUBNETS")
+	t := newTable(w, "NAMESPACE", "NAME", "CIDR", "ZONE", "ROUTER", "DEFAULT-ROUTE", "SUBNETS")
 	for _, v := range vpcs {
-		router := ""
+		router, route := "", ""
 		if v.Router.IsValid() {
-			router = v.Router.String()
+			// A router whose pool has no gateway has no default route.
+			router, route = v.Router.String(), "none"
 		}
-		t.row(v.VPC.Namespace, v.VPC.Name, v.VPC.CIDR.String(), v.VPC.Zone, router, strconv.Itoa(len(v.Subnets)))
+		if v.DefaultRoute.IsValid() {
+			route = v.DefaultRoute.String()
+		}
+		t.row(v.VPC.Namespace, v.VPC.Name, v.VPC.CIDR.String(), v.VPC.Zone, router, route, strconv.Itoa(len(v.Subnets)))
 	}
 	return t.flush()
 }

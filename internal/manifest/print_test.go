@@ -172,11 +172,17 @@ acme/prod   vpc-main        private   10.42.0.0/16      -             -        1
 acme/prod   vpc-main-10-42-1-7          vpc-main        10.42.1.7     VirtualMachine   web-01/0
 -           public-zone-a-203-0-113-4   public-zone-a   203.0.113.4   VPC              router
 `},
-		{"vpcs", func(b *strings.Builder) error { return WriteVPCsTable(b, vpcs) }, `NAMESPACE   NAME   CIDR           ZONE     ROUTER        SUBNETS
-acme/prod   main   10.42.0.0/16   zone-a   203.0.113.4   2
-acme/dev    lab    10.0.0.0/8     -        -             0
+		{"vpcs", func(b *strings.Builder) error { return WriteVPCsTable(b, vpcs) }, `NAMESPACE   NAME   CIDR           ZONE     ROUTER        DEFAULT-ROUTE   SUBNETS
+acme/prod   main   10.42.0.0/16   zone-a   203.0.113.4   203.0.113.1     2
+acme/dev    lab    10.0.0.0/8     -        -             -               0
 `},
-		{"no vpcs", func(b *strings.Builder) error { return WriteVPCsTable(b, nil) }, "NAMESPACE   NAME   CIDR   ZONE   ROUTER   SUBNETS\n"},
+		{"a vpc without a default route", func(b *strings.Builder) error {
+			return WriteVPCsTable(b, []VPCItem{{VPC: ipam.VPC{Namespace: "acme/prod", Name: "edge", CIDR: netip.MustParsePrefix("10.9.0.0/16"), Zone: "zone-c"},
+				Router: netip.MustParseAddr("192.0.2.7")}})
+		}, `NAMESPACE   NAME   CIDR          ZONE     ROUTER      DEFAULT-ROUTE   SUBNETS
+acme/prod   edge   10.9.0.0/16   zone-c   192.0.2.7   none            0
+`},
+		{"no vpcs", func(b *strings.Builder) error { return WriteVPCsTable(b, nil) }, "NAMESPACE   NAME   CIDR   ZONE   ROUTER   DEFAULT-ROUTE   SUBNETS\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
