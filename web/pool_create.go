@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -63,17 +64,10 @@ func (s *Server) poolCreate(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, poolHref(p), http.StatusSeeOther)
 		return
 	}
-	var invalid *ipam.InvalidError
-	var conflict *ipam.ConflictError
-	switch {
-	case errors.As(err, &invalid):
-		f.Errors = map[string]string{inputOf(invalid.Field): invalid.Message}
-	case errors.As(err, &conflict):
-		field := "name"
-		if strings.HasPrefix(conflict.Message, "cidr") {
-			field = "cidr"
-		}
-		f.Errors = map[string]string{field: conflict.Message}
+	switch refusal := ipam.Classify(err); refusal.Code {
+	case ipam.CodeInvalidArgument, ipam.CodeConflict:
+		// A conflict of no one field is the name's: the pool exists.
+		f.Errors = map[string]string{cmp.Or(inputOf(refusal.Field), "name"): refusal.Message}
 	default:
 		s.serverError(w, r, err)
 		return

@@ -115,14 +115,12 @@ func (s *Server) vpcAction(w http.ResponseWriter, r *http.Request) {
 	}
 	status := http.StatusOK
 	if err != nil {
-		var invalid *ipam.InvalidError
-		var conflict *ipam.ConflictError
-		switch {
-		case errors.As(err, &invalid), errors.As(err, &conflict), errors.Is(err, ipam.ErrPoolExhausted), errors.Is(err, ipam.ErrNotFound), errors.Is(err, ipam.ErrForbidden):
-			res.Error, res.Address, status = err.Error(), "", http.StatusUnprocessableEntity
-		default:
+		switch refusal := ipam.Classify(err); refusal.Code {
+		case ipam.CodeInternal, ipam.CodeUnavailable:
 			s.serverError(w, r, err)
 			return
+		default:
+			res.Error, res.Address, status = refusal.Message, "", http.StatusUnprocessableEntity
 		}
 	} else {
 		values = nil

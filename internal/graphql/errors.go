@@ -9,23 +9,19 @@ import (
 	"github.com/graphql-go/graphql/gqlerrors"
 
 	"pivirt.hu/ipam/internal/ipam"
-	"pivirt.hu/ipam/internal/store"
 )
 
 // ErrUnauthenticated is what an Authenticate wraps when a request carries
 // no credentials or invalid ones.
 var ErrUnauthenticated = errors.New("unauthenticated")
 
-// The values of an error's extensions.code.
+// The values of extensions.code that this package gives itself; the
+// domain's refusals carry theirs (ipam.Classify).
 const (
-	codeInvalidArgument = "INVALID_ARGUMENT"
-	codeNotFound        = "NOT_FOUND"
-	codeForbidden       = "FORBIDDEN"
+	codeInvalidArgument = string(ipam.CodeInvalidArgument)
 	codeUnauthenticated = "UNAUTHENTICATED"
-	codeConflict        = "CONFLICT"
-	codePoolExhausted   = "POOL_EXHAUSTED"
-	codeUnavailable     = "UNAVAILABLE"
-	codeInternal        = "INTERNAL"
+	codeUnavailable     = string(ipam.CodeUnavailable)
+	codeInternal        = string(ipam.CodeInternal)
 )
 
 // A codedError is an error as the client reads it: a message, a code,
@@ -69,40 +65,31 @@ func invalidArgument(format string, args ...any) *codedError {
 }
 
 // domainError turns an error of the ipam service into what the client
-// reads. The domain's messages are meant for users; anything else, but an
-// error of this package, is logged and answered as an internal error.
-func (st *requestState) domainError(ctx context.Context, err error) error {
+// reads (ipam.Classify). The domain's messages are meant for users;
+// anything else, but an error of this package, is logged and answered as
+// an internal error, or as the database being unavailable, which the
+// client may retry.
+func (st *requestState) domainError(ctx context.Context, err error) *codedError {
 	var coded *codedError
-	var invalid *ipam.InvalidError
-	switch {
-	case errors.As(err, &coded):
+	if errors.As(err, &coded) {
 		return coded
-	case errors.As(err, &invalid):
-		return &codedError{code: codeInvalidArgument, message: invalid.Message, field: invalid.Field}
-	case errors.Is(err, ipam.ErrInvalid):
-		return &codedError{code: codeInvalidArgument, message: err.Error()}
-	case errors.Is(err, ipam.ErrNotFound):
-		return &codedError{code: codeNotFound, message: err.Error()}
-	case errors.Is(err, ipam.ErrForbidden):
-		return &codedError{code: codeForbidden, message: err.Error()}
-	case errors.Is(err, ipam.ErrConflict):
-		return &codedError{code: codeConflict, message: err.Error()}
-	case errors.Is(err, ipam.ErrPoolExhausted):
-		return &codedError{code: codePoolExhausted, message: err.Error()}
 	}
-	return st.failure(ctx, err)
-}
-
-// failure answers an error that is not the client's: the database being
-// unavailable, which the client may retry, or an internal error. A request
-// that ran out of its own time or was canceled says so instead.
-func (st *requestState) failure(ctx context.Context, err error) *codedError {
-	if ctx.Err() != nil || !store.Unavailable(err) {
+	r := ipam.Classify(err)
+	switch {
+	case r.Code == ipam.CodeInternal, r.Code == ipam.CodeUnavailable && ctx.Err() != nil:
 		return st.internalError(ctx, err)
+	case r.Code == ipam.CodeUnavailable:
+		st.log.WarnContext(ctx, "graphql request failed: the database is unavailable", "request_id", st.id, "actor", st.actor.Name, "err", err)
+		return &codedError{code: string(r.Code), retryable: true,
+			message: fmt.Sprintf("the database is unavailable right now; retry in a moment (request id %s)", st.id)}
 	}
-	st.log.WarnContext(ctx, "graphql request failed: the database is unavailable", "request_id", st.id, "actor", st.actor.Name, "err", err)
-	return &codedError{code: codeUnavailable, retryable: true,
-		message: fmt.Sprintf("the database is unavailable right now; retry in a moment (request id %s)", st.id)}
+	e := &codedError{code: string(r.Code), message: r.Message}
+	if r.Code == ipam.CodeInvalidArgument {
+		// extensions.field names the argument at fault of an invalid
+		// request only.
+		e.field = r.Field
+	}
+	return e
 }
 
 // internalError logs err and returns the answer that hides it: a request

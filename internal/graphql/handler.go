@@ -108,7 +108,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, http.StatusUnauthorized, codeUnauthenticated, err.Error())
 		return
 	case err != nil:
-		e := st.failure(r.Context(), fmt.Errorf("authenticate: %w", err))
+		e := st.domainError(r.Context(), fmt.Errorf("authenticate: %w", err))
 		writeJSON(w, e.status(), map[string]any{"errors": []responseError{{Message: e.message, Extensions: e.Extensions()}}})
 		return
 	}

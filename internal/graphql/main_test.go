@@ -21,6 +21,14 @@ import (
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
+// The codes of the domain's refusals, as the tests expect them.
+const (
+	codeNotFound      = string(ipam.CodeNotFound)
+	codeForbidden     = string(ipam.CodeForbidden)
+	codeConflict      = string(ipam.CodeConflict)
+	codePoolExhausted = string(ipam.CodePoolExhausted)
+)
+
 // The test bearer tokens and their actors; real tokens are the auth
 // package's.
 var testActors = map[string]auth.Actor{

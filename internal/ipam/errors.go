@@ -3,6 +3,8 @@ package ipam
 import (
 	"errors"
 	"fmt"
+
+	"pivirt.hu/ipam/internal/store"
 )
 
 // Sentinel errors callers branch on. Each error the package returns wraps
@@ -56,8 +58,12 @@ func notFound(kind, namespace, name string) error {
 	return &NotFoundError{Kind: kind, Namespace: namespace, Name: name}
 }
 
-// A ConflictError says what the request contradicts.
-type ConflictError struct{ Message string }
+// A ConflictError says what the request contradicts and, when one field
+// of the request is at fault (a cidr that overlaps), which.
+type ConflictError struct {
+	Field   string // "" when no one field is
+	Message string
+}
 
 func (e *ConflictError) Error() string { return e.Message }
 
@@ -66,6 +72,11 @@ func (e *ConflictError) Unwrap() error { return ErrConflict }
 
 func conflict(format string, args ...any) error {
 	return &ConflictError{Message: fmt.Sprintf(format, args...)}
+}
+
+// fieldConflict is a conflict of one field of the request.
+func fieldConflict(field, format string, args ...any) error {
+	return &ConflictError{Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
 // An ExhaustedError says which pool and which range have no free address,
@@ -95,4 +106,60 @@ func (e *ExhaustedError) Unwrap() error { return ErrPoolExhausted }
 // forbidden says what the actor may not do.
 func forbidden(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrForbidden}, args...)...)
+}
+
+// A Code says what kind of refusal or failure an error is, for the edges
+// to turn into an HTTP status, a GraphQL extensions.code or a console
+// message.
+type Code string
+
+// The codes, as GraphQL's extensions.code spells them.
+const (
+	CodeInvalidArgument Code = "INVALID_ARGUMENT"
+	CodeNotFound        Code = "NOT_FOUND"
+	CodeForbidden       Code = "FORBIDDEN"
+	CodeConflict        Code = "CONFLICT"
+	CodePoolExhausted   Code = "POOL_EXHAUSTED"
+	// CodeUnavailable: the database could not serve the request now; the
+	// same request may succeed in a moment.
+	CodeUnavailable Code = "UNAVAILABLE"
+	// CodeInternal: anything else; its message is not for users.
+	CodeInternal Code = "INTERNAL"
+)
+
+// A Refusal is an error as a user reads it: its code, the field of the
+// request at fault (if one is) and the message.
+type Refusal struct {
+	Code    Code
+	Field   string
+	Message string
+}
+
+// Retryable reports whether the same request may succeed if sent again.
+func (r Refusal) Retryable() bool { return r.Code == CodeUnavailable }
+
+// Classify says what err is, for every edge alike (console, GraphQL,
+// command line). The messages of the domain's refusals are meant for
+// users; for CodeUnavailable and CodeInternal the message is err's, to be
+// logged, not shown.
+func Classify(err error) Refusal {
+	var invalid *InvalidError
+	var conflicting *ConflictError
+	switch {
+	case errors.As(err, &invalid):
+		return Refusal{Code: CodeInvalidArgument, Field: invalid.Field, Message: invalid.Message}
+	case errors.Is(err, ErrInvalid):
+		return Refusal{Code: CodeInvalidArgument, Message: err.Error()}
+	case errors.Is(err, ErrNotFound):
+		return Refusal{Code: CodeNotFound, Message: err.Error()}
+	case errors.Is(err, ErrForbidden):
+		return Refusal{Code: CodeForbidden, Message: err.Error()}
+	case errors.As(err, &conflicting):
+		return Refusal{Code: CodeConflict, Field: conflicting.Field, Message: conflicting.Message}
+	case errors.Is(err, ErrPoolExhausted):
+		return Refusal{Code: CodePoolExhausted, Message: err.Error()}
+	case store.Unavailable(err):
+		return Refusal{Code: CodeUnavailable, Message: err.Error()}
+	}
+	return Refusal{Code: CodeInternal, Message: err.Error()}
 }

@@ -76,7 +76,7 @@ func createPublicPool(ctx context.Context, tx *sqlx.Tx, actor auth.Actor, row st
 		return store.PoolRow{}, err
 	}
 	if other, err := store.OverlappingPublicPool(ctx, tx, row.CIDR); err == nil {
-		return store.PoolRow{}, conflict("cidr %s overlaps public pool %s (%s)", row.CIDR, other.Name, other.CIDR)
+		return store.PoolRow{}, fieldConflict("cidr", "cidr %s overlaps public pool %s (%s)", row.CIDR, other.Name, other.CIDR)
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return store.PoolRow{}, err
 	}
@@ -84,7 +84,7 @@ func createPublicPool(ctx context.Context, tx *sqlx.Tx, actor auth.Actor, row st
 	if errors.Is(err, store.ErrObjectExists) {
 		// The name is taken, or an overlapping pool was made meanwhile.
 		if other, oerr := store.OverlappingPublicPool(ctx, tx, row.CIDR); oerr == nil {
-			return store.PoolRow{}, conflict("cidr %s overlaps public pool %s (%s)", row.CIDR, other.Name, other.CIDR)
+			return store.PoolRow{}, fieldConflict("cidr", "cidr %s overlaps public pool %s (%s)", row.CIDR, other.Name, other.CIDR)
 		}
 		return store.PoolRow{}, conflict("a public pool named %s exists already", row.Name)
 	}

@@ -315,7 +315,7 @@ func overlapRefusal(ctx context.Context, tx *sqlx.Tx, vpc store.VPCRow, cidr net
 	other, err := store.OverlappingSubnet(ctx, tx, vpc.UID, cidr.String())
 	switch {
 	case err == nil:
-		return conflict("cidr %s overlaps subnet %s (%s) of VPC %s", cidr, other.Name, other.CIDR, vpc.Name)
+		return fieldConflict("cidr", "cidr %s overlaps subnet %s (%s) of VPC %s", cidr, other.Name, other.CIDR, vpc.Name)
 	case errors.Is(err, store.ErrNotFound):
 		return nil
 	}
@@ -340,9 +340,9 @@ func (s *Service) linkAddresses(ctx context.Context, tx *sqlx.Tx, vpc store.VPCR
 		a, _ := netip.ParseAddr(s)
 		switch {
 		case a == gateway:
-			return conflict("%s, the gateway of subnet %s, is held already; give another gateway or release it first", a, cidr)
+			return fieldConflict("gateway", "%s, the gateway of subnet %s, is held already; give another gateway or release it first", a, cidr)
 		case cidr.Bits() <= 30 && (a == first || a == last):
-			return conflict("%s, an edge of subnet %s, is held already; release it first", a, cidr)
+			return fieldConflict("cidr", "%s, an edge of subnet %s, is held already; release it first", a, cidr)
 		}
 	}
 	return nil

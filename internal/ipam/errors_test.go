@@ -1,0 +1,34 @@
+package ipam
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"pivirt.hu/ipam/internal/store"
+)
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		err  error
+		want Refusal
+	}{
+		{invalid("cidr", "cidr x is not an IPv4 prefix"), Refusal{CodeInvalidArgument, "cidr", "cidr x is not an IPv4 prefix"}},
+		{fmt.Errorf("apply: %w", invalid("zone", "zone z")), Refusal{CodeInvalidArgument, "zone", "zone z"}},
+		{notFound("pool", "acme/prod", "vpc-main"), Refusal{CodeNotFound, "", "pool acme/prod/vpc-main not found"}},
+		{forbidden("only operators create public pools"), Refusal{CodeForbidden, "", "forbidden: only operators create public pools"}},
+		{fieldConflict("cidr", "cidr 10.0.0.0/8 overlaps public pool a"), Refusal{CodeConflict, "cidr", "cidr 10.0.0.0/8 overlaps public pool a"}},
+		{conflict("VPC acme/prod/main exists already"), Refusal{CodeConflict, "", "VPC acme/prod/main exists already"}},
+		{&ExhaustedError{Pool: "p", Scope: "10.0.0.0/30"}, Refusal{CodePoolExhausted, "", "pool p has no free address in 10.0.0.0/30"}},
+		{fmt.Errorf("reading: %w", store.ErrUnavailable), Refusal{CodeUnavailable, "", "reading: store: the database is unavailable"}},
+		{errors.New("boom"), Refusal{CodeInternal, "", "boom"}},
+	}
+	for _, tt := range tests {
+		if got := Classify(tt.err); got != tt.want {
+			t.Errorf("Classify(%v) = %+v, want %+v", tt.err, got, tt.want)
+		}
+		if got := Classify(tt.err).Retryable(); got != (tt.want.Code == CodeUnavailable) {
+			t.Errorf("Classify(%v).Retryable() = %v", tt.err, got)
+		}
+	}
+}
