@@ -67,7 +67,9 @@ func TestOneAddressPerOwner(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make([]error, 16)
 	for i := range errs {
-		wg.Go(func() { errs[i] = insert(vmRow(pool, fmt.Sprintf("10.42.2.%d", i+1), "vm-9", fmt.Sprintf("host-%d/0", i), "acme/prod")) })
+		wg.Go(func() {
+			errs[i] = insert(vmRow(pool, fmt.Sprintf("10.42.2.%d", i+1), "vm-9", fmt.Sprintf("host-%d/0", i), "acme/prod"))
+		})
 	}
 	wg.Wait()
 	won := 0
