@@ -9,6 +9,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+
+	"pivirt.hu/ipam/internal/ipam"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -33,6 +35,9 @@ Usage:
 Without --database-url (or DATABASE_URL), ipam runs its own PostgreSQL in
 --data-dir from the locally installed server binaries.
 Run "ipam COMMAND -h" for the flags of a command.
+
+Exit status: 0 done, 1 refused or failed, 2 a mistake in the command line,
+75 the database did not answer (the same command may succeed in a moment).
 `
 
 func main() {
@@ -78,12 +83,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case errors.As(err, new(usageError)):
 		fmt.Fprintln(stderr, "ipam:", err)
 		return 2
+	case err != nil && ipam.Classify(err).Retryable():
+		fmt.Fprintln(stderr, "ipam:", err)
+		fmt.Fprintln(stderr, "ipam: the database did not answer; the same command may succeed in a moment")
+		return exitTempFail
 	case err != nil:
 		fmt.Fprintln(stderr, "ipam:", err)
 		return 1
 	}
 	return 0
 }
+
+// exitTempFail is the exit code of a command the database could not serve
+// now (EX_TEMPFAIL of sysexits.h): a script may run it again.
+const exitTempFail = 75
 
 // usageError is a mistake in a command line.
 type usageError struct{ msg string }

@@ -208,6 +208,16 @@ func TestServeExternalDatabase(t *testing.T) {
 	}
 }
 
+// TestCommandOnUnreachableDatabase: a command the database cannot serve
+// exits 75, so that a script may run it again.
+func TestCommandOnUnreachableDatabase(t *testing.T) {
+	const url = "postgres://nobody@127.0.0.1:1/none?sslmode=disable"
+	code, _, stderr := runIpam(t, 30*time.Second, "get", "pools", "--database-url", url)
+	if code != 75 || !strings.Contains(stderr, "ipam: the database did not answer; the same command may succeed in a moment") {
+		t.Errorf("ipam get pools on an unreachable database exited %d: %q; want 75 and the retry hint", code, stderr)
+	}
+}
+
 func TestServeUnreachableDatabase(t *testing.T) {
 	const url = "postgres://nobody@127.0.0.1:1/none?sslmode=disable"
 	code, stdout, stderr := runIpam(t, 30*time.Second, "serve", "--listen", "127.0.0.1:0", "--database-url", url)
