@@ -1,0 +1,275 @@
+package graphql
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/schema.graphql from the schema")
+
+// schemaSnapshot is the SDL of the schema, as TestSchemaSnapshot prints it.
+const schemaSnapshot = "testdata/schema.graphql"
+
+// TestSchemaSnapshot prints the schema's SDL from the answer to the
+// introspection query of GraphQL tools, and compares it with
+// testdata/schema.graphql: every change of the API shows in review. With
+// -update it rewrites the file. Printed from introspection, the snapshot
+// does not depend on the engine; types, fields, arguments, input fields
+// and enum values are sorted by name.
+func TestSchemaSnapshot(t *testing.T) {
+	e := newEnv(t)
+	var data struct {
+		Schema introspectedSchema `json:"__schema"`
+	}
+	e.ok("op", standardIntrospection, &data)
+	got := printSDL(data.Schema)
+	if *update {
+		if err := os.WriteFile(schemaSnapshot, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(schemaSnapshot)
+	if err != nil {
+		t.Fatalf("%v: run go test ./internal/graphql -run TestSchemaSnapshot -update", err)
+	}
+	if got != string(want) {
+		t.Errorf("the schema is not %s (run go test ./internal/graphql -update to accept it):\n%s", schemaSnapshot, lineDiff(string(want), got))
+	}
+}
+
+// lineDiff lists the lines of want missing from got (-) and those of got
+// missing from want (+).
+func lineDiff(want, got string) string {
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	for _, l := range wl {
+		if !slices.Contains(gl, l) {
+			fmt.Fprintf(&b, "- %s\n", l)
+		}
+	}
+	for _, l := range gl {
+		if !slices.Contains(wl, l) {
+			fmt.Fprintf(&b, "+ %s\n", l)
+		}
+	}
+	return b.String()
+}
+
+// The answer to the introspection query.
+type (
+	introspectedSchema struct {
+		QueryType        *struct{ Name string }  `json:"queryType"`
+		MutationType     *struct{ Name string }  `json:"mutationType"`
+		SubscriptionType *struct{ Name string }  `json:"subscriptionType"`
+		Types            []introspectedType      `json:"types"`
+		Directives       []introspectedDirective `json:"directives"`
+	}
+	introspectedDirective struct {
+		Name        string              `json:"name"`
+		Description *string             `json:"description"`
+		Locations   []string            `json:"locations"`
+		Args        []introspectedInput `json:"args"`
+	}
+	introspectedType struct {
+		Kind          string                  `json:"kind"`
+		Name          string                  `json:"name"`
+		Description   *string                 `json:"description"`
+		Fields        []introspectedField     `json:"fields"`
+		InputFields   []introspectedInput     `json:"inputFields"`
+		Interfaces    []typeRef               `json:"interfaces"`
+		PossibleTypes []typeRef               `json:"possibleTypes"`
+		EnumValues    []introspectedEnumValue `json:"enumValues"`
+	}
+	introspectedEnumValue struct {
+		Name              string  `json:"name"`
+		Description       *string `json:"description"`
+		IsDeprecated      bool    `json:"isDeprecated"`
+		DeprecationReason *string `json:"deprecationReason"`
+	}
+	introspectedField struct {
+		Name              string              `json:"name"`
+		Description       *string             `json:"description"`
+		Args              []introspectedInput `json:"args"`
+		Type              typeRef             `json:"type"`
+		IsDeprecated      bool                `json:"isDeprecated"`
+		DeprecationReason *string             `json:"deprecationReason"`
+	}
+	introspectedInput struct {
+		Name         string  `json:"name"`
+		Description  *string `json:"description"`
+		Type         typeRef `json:"type"`
+		DefaultValue *string `json:"defaultValue"`
+	}
+	typeRef struct {
+		Kind   string   `json:"kind"`
+		Name   *string  `json:"name"`
+		OfType *typeRef `json:"ofType"`
+	}
+)
+
+func (r typeRef) String() string {
+	switch r.Kind {
+	case "NON_NULL":
+		return r.OfType.String() + "!"
+	case "LIST":
+		return "[" + r.OfType.String() + "]"
+	}
+	return *r.Name
+}
+
+// specified are the types and directives every schema has: the snapshot
+// leaves them out.
+var specified = map[string]bool{
+	"String": true, "Int": true, "Float": true, "Boolean": true, "ID": true,
+	"@skip": true, "@include": true, "@deprecated": true, "@specifiedBy": true, "@oneOf": true,
+}
+
+// printSDL prints s in the schema definition language, sorted by name.
+func printSDL(s introspectedSchema) string {
+	var b strings.Builder
+	b.WriteString("schema {\n")
+	for _, root := range []struct {
+		op string
+		t  *struct{ Name string }
+	}{{"query", s.QueryType}, {"mutation", s.MutationType}, {"subscription", s.SubscriptionType}} {
+		if root.t != nil {
+			fmt.Fprintf(&b, "  %s: %s\n", root.op, root.t.Name)
+		}
+	}
+	b.WriteString("}\n")
+	directives := slices.Clone(s.Directives)
+	slices.SortFunc(directives, func(a, b introspectedDirective) int { return strings.Compare(a.Name, b.Name) })
+	for _, d := range directives {
+		if specified["@"+d.Name] {
+			continue
+		}
+		b.WriteString("\n")
+		printDescription(&b, "", d.Description)
+		fmt.Fprintf(&b, "directive @%s%s on %s\n", d.Name, printArgs("", d.Args), strings.Join(d.Locations, " | "))
+	}
+	types := slices.Clone(s.Types)
+	slices.SortFunc(types, func(a, b introspectedType) int { return strings.Compare(a.Name, b.Name) })
+	for _, t := range types {
+		if strings.HasPrefix(t.Name, "__") || specified[t.Name] {
+			continue
+		}
+		b.WriteString("\n")
+		printType(&b, t)
+	}
+	return b.String()
+}
+
+func printType(b *strings.Builder, t introspectedType) {
+	printDescription(b, "", t.Description)
+	keyword := map[string]string{"OBJECT": "type", "INTERFACE": "interface", "UNION": "union", "ENUM": "enum",
+		"INPUT_OBJECT": "input", "SCALAR": "scalar"}[t.Kind]
+	fmt.Fprintf(b, "%s %s", keyword, t.Name)
+	if len(t.Interfaces) > 0 {
+		names := make([]string, len(t.Interfaces))
+		for i, r := range t.Interfaces {
+			names[i] = r.String()
+		}
+		slices.Sort(names)
+		fmt.Fprintf(b, " implements %s", strings.Join(names, " & "))
+	}
+	switch t.Kind {
+	case "SCALAR":
+		b.WriteString("\n")
+		return
+	case "UNION":
+		names := make([]string, len(t.PossibleTypes))
+		for i, r := range t.PossibleTypes {
+			names[i] = r.String()
+		}
+		slices.Sort(names)
+		fmt.Fprintf(b, " = %s\n", strings.Join(names, " | "))
+		return
+	}
+	b.WriteString(" {\n")
+	fields := slices.Clone(t.Fields)
+	slices.SortFunc(fields, func(a, b introspectedField) int { return strings.Compare(a.Name, b.Name) })
+	for _, f := range fields {
+		printDescription(b, "  ", f.Description)
+		fmt.Fprintf(b, "  %s%s: %s%s\n", f.Name, printArgs("  ", f.Args), f.Type, deprecated(f.IsDeprecated, f.DeprecationReason))
+	}
+	inputs := slices.Clone(t.InputFields)
+	slices.SortFunc(inputs, func(a, b introspectedInput) int { return strings.Compare(a.Name, b.Name) })
+	for _, f := range inputs {
+		printDescription(b, "  ", f.Description)
+		fmt.Fprintf(b, "  %s\n", printInput(f))
+	}
+	values := slices.Clone(t.EnumValues)
+	slices.SortFunc(values, func(a, b introspectedEnumValue) int { return strings.Compare(a.Name, b.Name) })
+	for _, v := range values {
+		printDescription(b, "  ", v.Description)
+		fmt.Fprintf(b, "  %s%s\n", v.Name, deprecated(v.IsDeprecated, v.DeprecationReason))
+	}
+	b.WriteString("}\n")
+}
+
+// printArgs prints the arguments of a field or a directive, sorted by
+// name: on one line, or one a line when any has a description.
+func printArgs(indent string, args []introspectedInput) string {
+	if len(args) == 0 {
+		return ""
+	}
+	args = slices.Clone(args)
+	slices.SortFunc(args, func(a, b introspectedInput) int { return strings.Compare(a.Name, b.Name) })
+	if !slices.ContainsFunc(args, func(a introspectedInput) bool { return a.Description != nil && *a.Description != "" }) {
+		parts := make([]string, len(args))
+		for i, a := range args {
+			parts[i] = printInput(a)
+		}
+		return "(" + strings.Join(parts, ", ") + ")"
+	}
+	var b strings.Builder
+	b.WriteString("(\n")
+	for _, a := range args {
+		printDescription(&b, indent+"  ", a.Description)
+		fmt.Fprintf(&b, "%s  %s\n", indent, printInput(a))
+	}
+	b.WriteString(indent + ")")
+	return b.String()
+}
+
+func printInput(a introspectedInput) string {
+	s := a.Name + ": " + a.Type.String()
+	if a.DefaultValue != nil {
+		s += " = " + *a.DefaultValue
+	}
+	return s
+}
+
+func deprecated(is bool, reason *string) string {
+	switch {
+	case !is:
+		return ""
+	case reason == nil:
+		return " @deprecated"
+	}
+	return " @deprecated(reason: " + quote(*reason) + ")"
+}
+
+// printDescription prints a description, when there is one, as a string
+// on the line above what it describes.
+func printDescription(b *strings.Builder, indent string, d *string) {
+	if d != nil && *d != "" {
+		fmt.Fprintf(b, "%s%s\n", indent, quote(*d))
+	}
+}
+
+// quote writes s as a GraphQL string: JSON's escapes are GraphQL's.
+func quote(s string) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	return strings.TrimSuffix(buf.String(), "\n")
+}
