@@ -51,9 +51,10 @@ type config struct {
 	goipamWindow time.Duration
 	previewCalls int // per run
 	pageN        int // pages per run
+	gqlN         int // GraphQL requests per run and kind, and as many direct calls
 }
 
-var scenarios = []string{"floor", "seq", "conc16", "twoproc", "churn", "page", "goipam", "preview"}
+var scenarios = []string{"floor", "seq", "conc16", "twoproc", "churn", "page", "graphql", "goipam", "preview"}
 
 func (c config) want(s string) bool { return c.only == nil || c.only[s] }
 
@@ -87,12 +88,12 @@ func parseFlags(args []string) (config, error) {
 		c.runs = cmp(c.runs, 3)
 		c.floorN, c.floor16N, c.seqN, c.concN, c.twoProcN, c.churnN = 300, 1600, 100, 1600, 1600, 300
 		c.goipamSeqN, c.goipam20kN, c.goipamWindow = 30, 10, 3*time.Second
-		c.previewCalls, c.pageN = 20, 20
+		c.previewCalls, c.pageN, c.gqlN = 20, 20, 200
 	} else {
 		c.runs = cmp(c.runs, 5)
 		c.floorN, c.floor16N, c.seqN, c.concN, c.twoProcN, c.churnN = 1000, 8000, 120, 8000, 8000, 1500
 		c.goipamSeqN, c.goipam20kN, c.goipamWindow = 100, 30, 10*time.Second
-		c.previewCalls, c.pageN = 50, 50
+		c.previewCalls, c.pageN, c.gqlN = 50, 50, 500
 	}
 	if c.runs < 1 || c.runs*c.seqN >= 655 {
 		return c, fmt.Errorf("--runs %d: between 1 and %d (a 99 %% full /16 has 655 free addresses)", c.runs, 654/c.seqN)
@@ -252,6 +253,13 @@ func bench(ctx context.Context, cfg config) (*report, error) {
 			return nil, fmt.Errorf("pool page: %w", err)
 		}
 		rep.page = &pr
+	}
+	if cfg.want("graphql") {
+		gr, err := measureGraphQL(ctx, cfg, svc)
+		if err != nil {
+			return nil, fmt.Errorf("graphql: %w", err)
+		}
+		rep.graphql = &gr
 	}
 	var gi *goipamResult
 	if cfg.want("goipam") {

@@ -22,6 +22,7 @@ type report struct {
 	goipam                *goipamResult
 	preview               *previewResult
 	page                  *pageResult
+	graphql               *gqlResult
 }
 
 // machine describes the machine in a few words.
@@ -309,6 +310,12 @@ func (r *report) print(w io.Writer, cfg config) {
 		row("console: pool page of a /16 with 60 000 allocations", "1", p.large, stm(p.largeStmts), fmt.Sprintf("**%.2f ×** the page at 100; %d bytes", q, p.largeBytes))
 		row("a process loads the view of that pool (first use, reconnection)", "1", figure{P50: p.viewLoad.P50}, "", "one read of its 60 000 taken addresses")
 	}
+	if g := r.graphql; g != nil {
+		row("GraphQL: a small query (a pool and its usage), server time", "1", g.query, "",
+			fmt.Sprintf("p50 **%.2f ×** the same two calls without GraphQL (%s, alternating with the requests)", g.queryRatio, msf(g.queryDirect.P50)))
+		row("GraphQL: a claim mutation (attachInterface), server time", "1", g.claim, "",
+			fmt.Sprintf("p50 **%.2f ×** the same claim without GraphQL (%s, alternating with the requests)", g.claimRatio, msf(g.claimDirect.P50)))
+	}
 	ts := r.targets()
 	if len(ts) > 0 {
 		held := 0
@@ -400,6 +407,10 @@ func (r *report) json() map[string]any {
 		m["page_100_ms_p50"], m["page_100_ms_p99"], m["page_60k_ms_p50"], m["page_60k_ms_p99"] = round(p.small.P50), round(p.small.P99), round(p.large.P50), round(p.large.P99)
 		m["page_100_statements"], m["page_60k_statements"] = round(p.smallStmts), round(p.largeStmts)
 		m["view_load_60k_ms"] = round(p.viewLoad.P50)
+	}
+	if g := r.graphql; g != nil {
+		m["graphql_query_ms_p50"], m["graphql_query_direct_ms_p50"], m["graphql_query_p50_ratio_to_direct"] = round(g.query.P50), round(g.queryDirect.P50), round(g.queryRatio)
+		m["graphql_claim_ms_p50"], m["graphql_claim_direct_ms_p50"], m["graphql_claim_p50_ratio_to_direct"] = round(g.claim.P50), round(g.claimDirect.P50), round(g.claimRatio)
 	}
 	m["targets_hold"] = r.targetsHold()
 	return m
