@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/pgtest"
@@ -31,7 +29,7 @@ const callLimit = 5 * time.Second
 // operator), acme and corp.
 type tenancy struct {
 	h        http.Handler
-	db       *sqlx.DB
+	db       *store.DB
 	svc      *ipam.Service
 	sessions map[string]http.Header
 }

@@ -16,6 +16,7 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/store"
 )
 
 // healthzBudget bounds every /healthz request: the handler gives the
@@ -31,7 +32,7 @@ type healthzBody struct {
 
 // silentDB returns a pool to a server that accepts connections and never
 // answers, like a database behind a dead link.
-func silentDB(t testing.TB) *sqlx.DB {
+func silentDB(t testing.TB) *store.DB {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -61,7 +62,7 @@ func silentDB(t testing.TB) *sqlx.DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return db
+	return store.New(db)
 }
 
 // healthzFailed is the log message of a failed health check.
@@ -71,12 +72,12 @@ func TestHealthz(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name       string
-		db         func(t testing.TB) *sqlx.DB
+		db         func(t testing.TB) *store.DB
 		wantStatus int
 		wantBody   string
 	}{
 		{"database answers", pgtest.NewDB, http.StatusOK, "ok"},
-		{"database closed", func(t testing.TB) *sqlx.DB {
+		{"database closed", func(t testing.TB) *store.DB {
 			db := pgtest.NewDB(t)
 			db.Close()
 			return db

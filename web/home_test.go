@@ -7,10 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/store"
 	"pivirt.hu/ipam/static"
 )
 
@@ -74,9 +73,9 @@ func TestHomePageDatabaseDown(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
-		db   func(t testing.TB) *sqlx.DB
+		db   func(t testing.TB) *store.DB
 	}{
-		{"database closed", func(t testing.TB) *sqlx.DB {
+		{"database closed", func(t testing.TB) *store.DB {
 			db := pgtest.NewDB(t)
 			db.Close()
 			return db

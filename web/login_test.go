@@ -13,10 +13,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/store"
 )
 
 var (
@@ -194,7 +193,7 @@ func attempt(t *testing.T, h http.Handler, user, password, addr string) (int, *h
 
 // failAttempts records n failed sign-ins of user from client in the
 // database, as n wrong passwords would, without the time they take.
-func failAttempts(t *testing.T, db *sqlx.DB, n int, user, client string) {
+func failAttempts(t *testing.T, db *store.DB, n int, user, client string) {
 	t.Helper()
 	if _, err := db.Exec(`INSERT INTO login_attempts (user_name, client) SELECT $1, $2 FROM generate_series(1, $3)`, user, client, n); err != nil {
 		t.Fatal(err)

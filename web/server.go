@@ -13,18 +13,18 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/alexedwards/scs/v2"
-	"github.com/jmoiron/sqlx"
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/graphql"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/store"
 	"pivirt.hu/ipam/static"
 	"pivirt.hu/ipam/views"
 )
 
 // Config is what the server needs.
 type Config struct {
-	DB   *sqlx.DB
+	DB   *store.DB
 	IPAM *ipam.Service
 	// Auth tells who signs in; by default an auth.Service over DB.
 	Auth    *auth.Service
@@ -42,7 +42,7 @@ type Config struct {
 
 // Server answers the console's and the API's requests.
 type Server struct {
-	db       *sqlx.DB
+	db       *store.DB
 	ipam     *ipam.Service
 	auth     *auth.Service
 	log      *slog.Logger

@@ -36,7 +36,7 @@ const (
 // The cookie is HttpOnly, SameSite=Lax, and Secure when secure is.
 func (s *Server) newSessions(secure bool) *scs.SessionManager {
 	sm := scs.New()
-	sm.Store = postgresstore.NewWithCleanupInterval(s.db.DB, 0)
+	sm.Store = postgresstore.NewWithCleanupInterval(s.db.DB.DB, 0)
 	sm.HashTokenInStore = true
 	sm.Lifetime = sessionLifetime
 	sm.IdleTimeout = sessionIdleTimeout

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/pgtest"
@@ -19,7 +17,7 @@ import (
 )
 
 // newConsole returns the handler of web.New on db.
-func newConsole(t *testing.T, db *sqlx.DB) http.Handler {
+func newConsole(t *testing.T, db *store.DB) http.Handler {
 	t.Helper()
 	h, err := New(Config{DB: db, IPAM: testIPAM(t, db), Logger: quietLogger, Version: "test"})
 	if err != nil {
@@ -29,7 +27,7 @@ func newConsole(t *testing.T, db *sqlx.DB) http.Handler {
 }
 
 // addUser creates a user on db and returns their password.
-func addUser(t *testing.T, db *sqlx.DB, name string, role auth.Role, namespaces ...string) string {
+func addUser(t *testing.T, db *store.DB, name string, role auth.Role, namespaces ...string) string {
 	t.Helper()
 	password := "pw-" + rand.Text()
 	if err := auth.NewService(db).AddUser(t.Context(), auth.System, name, role, namespaces, password); err != nil {
@@ -265,15 +263,15 @@ func TestSessionOfDeletedUser(t *testing.T) {
 // for the console and the API alike, and leaves other users' sessions.
 func TestSessionEndedByUserChange(t *testing.T) {
 	t.Parallel()
-	service := func(db *sqlx.DB) *auth.Service { return auth.NewService(db) }
+	service := func(db *store.DB) *auth.Service { return auth.NewService(db) }
 	tests := []struct {
 		name   string
-		change func(t *testing.T, db *sqlx.DB) error
+		change func(t *testing.T, db *store.DB) error
 	}{
-		{"set-password", func(t *testing.T, db *sqlx.DB) error {
+		{"set-password", func(t *testing.T, db *store.DB) error {
 			return service(db).SetPassword(t.Context(), auth.System, "alice", "a brand new password")
 		}},
-		{"sessions end", func(t *testing.T, db *sqlx.DB) error {
+		{"sessions end", func(t *testing.T, db *store.DB) error {
 			return service(db).EndSessions(t.Context(), auth.System, "alice")
 		}},
 	}

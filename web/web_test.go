@@ -1,7 +1,6 @@
 package web
 
 import (
-	"github.com/jmoiron/sqlx"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/store"
 	"pivirt.hu/ipam/static"
 )
 
@@ -51,7 +51,7 @@ func newHandler(t *testing.T) http.Handler {
 
 // testIPAM returns an IPAM service on db (a fresh database when nil), alone
 // on it: it follows no other process.
-func testIPAM(t *testing.T, db *sqlx.DB) *ipam.Service {
+func testIPAM(t *testing.T, db *store.DB) *ipam.Service {
 	t.Helper()
 	if db == nil {
 		db = pgtest.NewDB(t)

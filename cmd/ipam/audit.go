@@ -12,8 +12,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -59,7 +57,7 @@ func audit(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 		filter.Since = t
 	}
 
-	return dbf.withDatabase(logger, func(ctx context.Context, db *sqlx.DB) error {
+	return dbf.withDatabase(logger, func(ctx context.Context, db *store.DB) error {
 		entries, err := store.AuditEntries(ctx, db, filter)
 		if err != nil {
 			return err

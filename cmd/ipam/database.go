@@ -11,11 +11,10 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+	"pivirt.hu/ipam/internal/store"
 
 	"pivirt.hu/ipam/internal/pgembed"
-	"pivirt.hu/ipam/internal/store"
 )
 
 // embeddedDatabase is the database ipam creates in its own PostgreSQL.
@@ -60,7 +59,7 @@ func defaultDataDir() string {
 // open connects to the database, starting the embedded PostgreSQL first
 // when no URL is given, and applies the migrations. close stops what open
 // started.
-func (d *databaseFlags) open(ctx context.Context, logger *slog.Logger) (db *sqlx.DB, closeAll func(), err error) {
+func (d *databaseFlags) open(ctx context.Context, logger *slog.Logger) (db *store.DB, closeAll func(), err error) {
 	url := d.url
 	stopCluster := func() {}
 	if url == "" {
@@ -130,7 +129,7 @@ func createDatabase(ctx context.Context, url, name string) error {
 
 // withDatabase opens the database and runs fn with it, then closes what
 // it opened; SIGINT and SIGTERM cancel fn's context.
-func (d *databaseFlags) withDatabase(logger *slog.Logger, fn func(ctx context.Context, db *sqlx.DB) error) error {
+func (d *databaseFlags) withDatabase(logger *slog.Logger, fn func(ctx context.Context, db *store.DB) error) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	db, closeAll, err := d.open(ctx, logger)

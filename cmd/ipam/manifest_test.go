@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/pgtest"
@@ -523,7 +521,7 @@ func TestGetApplyRoundTripVPCs(t *testing.T) {
 }
 
 // auditCount counts the entries of the audit log.
-func auditCount(t *testing.T, db *sqlx.DB) int {
+func auditCount(t *testing.T, db *store.DB) int {
 	t.Helper()
 	var n int
 	if err := db.GetContext(t.Context(), &n, `SELECT count(*) FROM audit_log`); err != nil {

@@ -7,8 +7,6 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -20,7 +18,7 @@ func migrate(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) 
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	return dbf.withDatabase(logger, func(ctx context.Context, db *sqlx.DB) error {
+	return dbf.withDatabase(logger, func(ctx context.Context, db *store.DB) error {
 		v, err := store.SchemaVersion(ctx, db)
 		if err != nil {
 			return err

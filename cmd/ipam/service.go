@@ -4,7 +4,7 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/jmoiron/sqlx"
+	"pivirt.hu/ipam/internal/store"
 
 	"pivirt.hu/ipam/internal/ipam"
 )
@@ -12,7 +12,7 @@ import (
 // withService opens the database and the IPAM service and runs fn with the
 // service, then closes both; SIGINT and SIGTERM cancel fn's context.
 func (d *databaseFlags) withService(logger *slog.Logger, fn func(ctx context.Context, svc *ipam.Service) error) error {
-	return d.withDatabase(logger, func(ctx context.Context, db *sqlx.DB) error {
+	return d.withDatabase(logger, func(ctx context.Context, db *store.DB) error {
 		svc, err := ipam.New(ctx, ipam.Config{DB: db, URL: d.connected, Logger: logger})
 		if err != nil {
 			return err

@@ -7,7 +7,7 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/jmoiron/sqlx"
+	"pivirt.hu/ipam/internal/store"
 
 	"pivirt.hu/ipam/internal/auth"
 )
@@ -37,7 +37,7 @@ func tokenCommand(args []string, _ io.Reader, stdout io.Writer, logger *slog.Log
 		return err
 	}
 
-	return dbf.withDatabase(logger, func(ctx context.Context, db *sqlx.DB) error {
+	return dbf.withDatabase(logger, func(ctx context.Context, db *store.DB) error {
 		service := auth.NewService(db)
 		if args[0] == "create" {
 			token, err := service.CreateToken(ctx, auth.System, name)

@@ -10,7 +10,7 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/jmoiron/sqlx"
+	"pivirt.hu/ipam/internal/store"
 
 	"pivirt.hu/ipam/internal/auth"
 )
@@ -67,7 +67,7 @@ func userAdd(args []string, stdin io.Reader, stdout io.Writer, logger *slog.Logg
 		return err
 	}
 
-	return dbf.withDatabase(logger, func(ctx context.Context, db *sqlx.DB) error {
+	return dbf.withDatabase(logger, func(ctx context.Context, db *store.DB) error {
 		if err := auth.NewService(db).AddUser(ctx, auth.System, name, auth.Role(*role), namespaces, password); err != nil {
 			return err
 		}
@@ -96,7 +96,7 @@ func userSetPassword(args []string, stdin io.Reader, stdout io.Writer, logger *s
 		return err
 	}
 
-	return dbf.withDatabase(logger, func(ctx context.Context, db *sqlx.DB) error {
+	return dbf.withDatabase(logger, func(ctx context.Context, db *store.DB) error {
 		if err := auth.NewService(db).SetPassword(ctx, auth.System, name, password); err != nil {
 			return err
 		}
@@ -127,7 +127,7 @@ func userSessions(args []string, stdout io.Writer, logger *slog.Logger) error {
 		return err
 	}
 
-	return dbf.withDatabase(logger, func(ctx context.Context, db *sqlx.DB) error {
+	return dbf.withDatabase(logger, func(ctx context.Context, db *store.DB) error {
 		if err := auth.NewService(db).EndSessions(ctx, auth.System, name); err != nil {
 			return err
 		}

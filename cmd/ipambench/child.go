@@ -15,9 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/store"
 )
 
 // childEnv, when set, makes this binary a claiming process of the
@@ -115,7 +114,7 @@ func child(t childTask) (childResult, error) {
 // twoProcesses measures two processes of eight clients each, claiming on
 // one fresh subnet at once, and checks the subnet holds exactly the lowest
 // candidates afterwards.
-func twoProcesses(ctx context.Context, cfg config, url string, svc *ipam.Service, db *sqlx.DB, out *oursResult) error {
+func twoProcesses(ctx context.Context, cfg config, url string, svc *ipam.Service, db *store.DB, out *oursResult) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err

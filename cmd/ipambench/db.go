@@ -131,7 +131,7 @@ var statements atomic.Int64
 
 // openDB opens url with the connection pool of ipam serve (store.Open's
 // settings) and counts every statement sent.
-func openDB(ctx context.Context, dsn string) (*sqlx.DB, error) {
+func openDB(ctx context.Context, dsn string) (*store.DB, error) {
 	c, err := pq.NewConnector(dsn)
 	if err != nil {
 		return nil, err
@@ -145,7 +145,7 @@ func openDB(ctx context.Context, dsn string) (*sqlx.DB, error) {
 		db.Close()
 		return nil, err
 	}
-	return db, nil
+	return store.New(db), nil
 }
 
 type countingConnector struct{ driver.Connector }

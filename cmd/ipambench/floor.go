@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jmoiron/sqlx"
+	"pivirt.hu/ipam/internal/store"
 )
 
 // The floor is the cheapest durable claim imaginable: one single-row
@@ -27,7 +27,7 @@ const floorPoolUID = "00000000-0000-4000-8000-000000000001"
 var floorSeq atomic.Int64
 
 // floorOp returns one insert of the floor, timed.
-func floorOp(ctx context.Context, db *sqlx.DB) (func() (time.Duration, error), error) {
+func floorOp(ctx context.Context, db *store.DB) (func() (time.Duration, error), error) {
 	if _, err := db.ExecContext(ctx, floorTable); err != nil {
 		return nil, err
 	}
@@ -44,7 +44,7 @@ func floorOp(ctx context.Context, db *sqlx.DB) (func() (time.Duration, error), e
 }
 
 // floor measures n inserts by clients concurrent clients.
-func floor(ctx context.Context, db *sqlx.DB, n, clients int) (run, error) {
+func floor(ctx context.Context, db *store.DB, n, clients int) (run, error) {
 	op, err := floorOp(ctx, db)
 	if err != nil {
 		return run{}, err

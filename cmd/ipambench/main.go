@@ -28,9 +28,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/store"
 )
 
 // config holds the flags and the counts of a run.
@@ -307,7 +306,7 @@ func measurePreview(ctx context.Context, cfg config, wasm *wasmModule, rep *repo
 	return nil
 }
 
-func measureFloor(ctx context.Context, cfg config, db *sqlx.DB, rep *report) error {
+func measureFloor(ctx context.Context, cfg config, db *store.DB, rep *report) error {
 	for _, clients := range []int{1, 16} {
 		progress("floor: single-row INSERT autocommit, %d client(s)", clients)
 		warmPool(ctx, db, clients)
@@ -341,7 +340,7 @@ func measureFloor(ctx context.Context, cfg config, db *sqlx.DB, rep *report) err
 
 // warmPool opens n connections of db's pool, so that a measurement does
 // not time their setup.
-func warmPool(ctx context.Context, db *sqlx.DB, n int) {
+func warmPool(ctx context.Context, db *store.DB, n int) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var conns []interface{ Close() error }

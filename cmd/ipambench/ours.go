@@ -9,12 +9,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/store"
 )
 
 // operator is the actor of every claim the bench makes.
@@ -75,7 +75,7 @@ const fillSQL = `INSERT INTO allocations (namespace, name, pool_uid, address, ow
 	WHERE p.uid = $1`
 
 // fill takes the offsets of the subnet, as VM interfaces.
-func (s subnet) fill(ctx context.Context, db *sqlx.DB, offsets []int) error {
+func (s subnet) fill(ctx context.Context, db *store.DB, offsets []int) error {
 	return fillPool(ctx, db, s.poolUID, offsets, ipam.OwnerVirtualMachine, "/0", s.ns, s.subnetUID)
 }
 
@@ -83,7 +83,7 @@ func (s subnet) fill(ctx context.Context, db *sqlx.DB, offsets []int) error {
 // a suffix, at the offsets of the pool's prefix, then vacuums and
 // analyses the table as autovacuum would have done while a real pool
 // filled up.
-func fillPool(ctx context.Context, db *sqlx.DB, poolUID string, offsets []int, kind, suffix, ownerNS string, subnetUID any) error {
+func fillPool(ctx context.Context, db *store.DB, poolUID string, offsets []int, kind, suffix, ownerNS string, subnetUID any) error {
 	if len(offsets) == 0 {
 		return nil
 	}
@@ -93,7 +93,7 @@ func fillPool(ctx context.Context, db *sqlx.DB, poolUID string, offsets []int, k
 	return vacuum(ctx, db)
 }
 
-func vacuum(ctx context.Context, db *sqlx.DB) error {
+func vacuum(ctx context.Context, db *store.DB) error {
 	_, err := db.ExecContext(ctx, `VACUUM (ANALYZE) allocations`)
 	return err
 }
@@ -146,7 +146,7 @@ func (l *ledger) add(owner string, a netip.Addr) {
 
 // duplicates counts the addresses told to more than one owner, and the
 // owners that do not hold, in the database, the address they were told.
-func (l *ledger) duplicates(ctx context.Context, db *sqlx.DB, s subnet) (int, error) {
+func (l *ledger) duplicates(ctx context.Context, db *store.DB, s subnet) (int, error) {
 	var rows []struct {
 		Owner   string `db:"owner_uid"`
 		Address string `db:"address"`
@@ -174,7 +174,7 @@ func (l *ledger) duplicates(ctx context.Context, db *sqlx.DB, s subnet) (int, er
 
 // lowest reports whether the subnet's taken addresses are exactly the
 // lowest n candidates of an empty subnet.
-func lowest(ctx context.Context, db *sqlx.DB, s subnet, n int) (bool, error) {
+func lowest(ctx context.Context, db *store.DB, s subnet, n int) (bool, error) {
 	var got []string
 	if err := db.SelectContext(ctx, &got, `SELECT host(address) FROM allocations WHERE subnet_uid = $1 ORDER BY address`, s.subnetUID); err != nil {
 		return false, err
@@ -222,7 +222,7 @@ type oursResult struct {
 var fillLevels = []struct{ pct, m int }{{0, 0}, {50, 2}, {90, 10}, {99, 100}}
 
 // sequential measures claims by one client at each fill level.
-func sequential(ctx context.Context, cfg config, svc *ipam.Service, db *sqlx.DB, out *oursResult) error {
+func sequential(ctx context.Context, cfg config, svc *ipam.Service, db *store.DB, out *oursResult) error {
 	out.seq, out.seqFloor, out.seqRatio, out.seqStmts = map[int]figure{}, map[int]figure{}, map[int]float64{}, map[int]float64{}
 	for _, lvl := range fillLevels {
 		s, err := createSubnet(ctx, svc, fmt.Sprintf("bench/seq-%d", lvl.pct))
@@ -299,7 +299,7 @@ func sequential(ctx context.Context, cfg config, svc *ipam.Service, db *sqlx.DB,
 // concurrent16 measures 16 clients claiming at once in one process, each
 // run on a fresh subnet, and checks the subnet holds exactly the lowest
 // candidates afterwards.
-func concurrent16(ctx context.Context, cfg config, svc *ipam.Service, db *sqlx.DB, out *oursResult) error {
+func concurrent16(ctx context.Context, cfg config, svc *ipam.Service, db *store.DB, out *oursResult) error {
 	var runs, floors []run
 	var ratios []float64
 	var stmts int64
@@ -359,7 +359,7 @@ func concurrent16(ctx context.Context, cfg config, svc *ipam.Service, db *sqlx.D
 // lowest addresses are taken: one client releases a random holder and
 // claims, and must get the address just released (the lowest free one);
 // then 16 clients do the same at once.
-func churn(ctx context.Context, cfg config, svc *ipam.Service, db *sqlx.DB, out *oursResult) error {
+func churn(ctx context.Context, cfg config, svc *ipam.Service, db *store.DB, out *oursResult) error {
 	for _, clients := range []int{1, 16} {
 		s, err := createSubnet(ctx, svc, fmt.Sprintf("bench/churn-%d", clients))
 		if err != nil {

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -16,11 +14,11 @@ const AdminName = "admin"
 // A Service manages users and their API tokens, and tells who presents a
 // password or a token.
 type Service struct {
-	db *sqlx.DB
+	db *store.DB
 }
 
 // NewService returns a Service over db.
-func NewService(db *sqlx.DB) *Service {
+func NewService(db *store.DB) *Service {
 	return &Service{db: db}
 }
 

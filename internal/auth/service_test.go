@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/store"
@@ -26,7 +24,7 @@ var alice = auth.Actor{Name: "alice", Role: auth.Tenant, Namespaces: []string{"a
 
 // newService returns a Service over a fresh database holding the tenant
 // alice, and the database.
-func newService(t *testing.T) (*auth.Service, *sqlx.DB) {
+func newService(t *testing.T) (*auth.Service, *store.DB) {
 	t.Helper()
 	db := pgtest.NewDB(t)
 	s := auth.NewService(db)
@@ -36,7 +34,7 @@ func newService(t *testing.T) (*auth.Service, *sqlx.DB) {
 	return s, db
 }
 
-func countAudit(t *testing.T, db *sqlx.DB) int {
+func countAudit(t *testing.T, db *store.DB) int {
 	t.Helper()
 	var n int
 	if err := db.GetContext(t.Context(), &n, `SELECT count(*) FROM audit_log`); err != nil {

@@ -9,7 +9,7 @@ import (
 	"crypto/rand"
 	"fmt"
 
-	"github.com/jmoiron/sqlx"
+	"pivirt.hu/ipam/internal/store"
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
@@ -22,7 +22,7 @@ type Login struct {
 
 // Load loads the example unless it was loaded before (in this database,
 // by any process). loaded is false when there was nothing to do.
-func Load(ctx context.Context, db *sqlx.DB, svc *ipam.Service, users *auth.Service) (logins []Login, loaded bool, err error) {
+func Load(ctx context.Context, db *store.DB, svc *ipam.Service, users *auth.Service) (logins []Login, loaded bool, err error) {
 	res, err := db.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES ('demo', '{"loaded": true}') ON CONFLICT DO NOTHING`)
 	if err != nil {
 		return nil, false, fmt.Errorf("demo: unable to record the demo: %w", err)

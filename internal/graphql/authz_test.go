@@ -12,8 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/store"
@@ -238,7 +236,7 @@ func outcomeOf(res result) outcome {
 
 // auditSince returns the entries written after the entry id, as "action
 // kind" in order, and their actors.
-func auditSince(t *testing.T, db *sqlx.DB, id int64) (entries, actors []string) {
+func auditSince(t *testing.T, db *store.DB, id int64) (entries, actors []string) {
 	t.Helper()
 	got, err := store.AuditEntries(t.Context(), db, store.AuditFilter{})
 	if err != nil {
@@ -254,7 +252,7 @@ func auditSince(t *testing.T, db *sqlx.DB, id int64) (entries, actors []string) 
 	return entries, slices.Compact(actors)
 }
 
-func lastAuditID(t *testing.T, db *sqlx.DB) int64 {
+func lastAuditID(t *testing.T, db *store.DB) int64 {
 	t.Helper()
 	var id int64
 	if err := db.GetContext(t.Context(), &id, `SELECT coalesce(max(id), 0) FROM audit_log`); err != nil {

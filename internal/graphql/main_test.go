@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/pgtest"
@@ -53,7 +51,7 @@ func testAuthenticate(r *http.Request) (auth.Actor, error) {
 // env is a GraphQL handler over a service on a fresh database.
 type env struct {
 	t       *testing.T
-	db      *sqlx.DB
+	db      *store.DB
 	url     string
 	svc     *ipam.Service
 	handler *handler

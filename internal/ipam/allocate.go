@@ -8,8 +8,6 @@ import (
 	"net/netip"
 	"strings"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/store"
@@ -49,7 +47,7 @@ func (r claimRequest) key() string {
 // same one again if it was released meanwhile. When the view has no
 // candidate left, it is reloaded from the database once before the pool is
 // declared exhausted.
-func (s *Service) claim(ctx context.Context, ext sqlx.ExtContext, r claimRequest, undo *undoList) (Allocation, error) {
+func (s *Service) claim(ctx context.Context, ext store.Ext, r claimRequest, undo *undoList) (Allocation, error) {
 	cp := r.pool
 	pv, err := s.views.pool(ctx, cp.row.UID)
 	if err != nil {
@@ -110,7 +108,7 @@ func (s *Service) claim(ctx context.Context, ext sqlx.ExtContext, r claimRequest
 
 // heldBy returns the address the request's owner holds in the pool, if
 // any (see answerHeld).
-func (s *Service) heldBy(ctx context.Context, ext sqlx.ExtContext, r claimRequest) (Allocation, bool, error) {
+func (s *Service) heldBy(ctx context.Context, ext store.Ext, r claimRequest) (Allocation, bool, error) {
 	row, err := store.OwnerAllocation(ctx, ext, r.pool.row.UID, r.ownerKey())
 	if errors.Is(err, store.ErrNotFound) {
 		return Allocation{}, false, nil
@@ -125,7 +123,7 @@ func (s *Service) heldBy(ctx context.Context, ext sqlx.ExtContext, r claimReques
 // answerHeld answers a request whose owner holds row already: with row,
 // unless it lies outside the request's within (refused). A VM asking under
 // a new hostname keeps its addresses, renamed.
-func (s *Service) answerHeld(ctx context.Context, ext sqlx.ExtContext, r claimRequest, row store.AllocationRow) (Allocation, error) {
+func (s *Service) answerHeld(ctx context.Context, ext store.Ext, r claimRequest, row store.AllocationRow) (Allocation, error) {
 	held := allocationFromRow(row, r.pool.row.Name)
 	if r.within.IsValid() && !r.within.Contains(held.Address) {
 		return Allocation{}, conflict("%s %s already holds %s in pool %s, outside %s",
@@ -346,7 +344,7 @@ func (s *Service) Release(ctx context.Context, actor auth.Actor, in ReleaseInput
 
 // release deletes one allocation and frees it in this process's view (other
 // processes learn it from the database's notification).
-func (s *Service) release(ctx context.Context, ext sqlx.QueryerContext, cp *cachedPool, address string, owner store.OwnerKey, actor string) (Allocation, error) {
+func (s *Service) release(ctx context.Context, ext store.Ext, cp *cachedPool, address string, owner store.OwnerKey, actor string) (Allocation, error) {
 	row, err := store.ReleaseAllocation(ctx, ext, cp.row.UID, cp.row.Name, address, owner, actor)
 	if err != nil {
 		return Allocation{}, err

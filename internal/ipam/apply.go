@@ -9,8 +9,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/store"
 )
@@ -127,7 +125,7 @@ func (s *Service) Apply(ctx context.Context, actor auth.Actor, objects []ApplyOb
 			return nil, refusal(i, out[i], err)
 		}
 	}
-	err := s.inTx(ctx, func(tx *sqlx.Tx, undo *undoList) error {
+	err := s.inTx(ctx, func(tx *store.Tx, undo *undoList) error {
 		for pass := range 3 {
 			for i, o := range objects {
 				if o.pass() != pass {
@@ -162,7 +160,7 @@ func (o ApplyObject) pass() int {
 }
 
 // applyObject applies o in tx; row is a public pool's, from publicPoolRow.
-func (s *Service) applyObject(ctx context.Context, tx *sqlx.Tx, undo *undoList, actor auth.Actor, o ApplyObject, row store.PoolRow) (ApplyState, error) {
+func (s *Service) applyObject(ctx context.Context, tx *store.Tx, undo *undoList, actor auth.Actor, o ApplyObject, row store.PoolRow) (ApplyState, error) {
 	switch {
 	case o.PublicPool != nil:
 		return applyPublicPool(ctx, tx, actor, row)
@@ -304,7 +302,7 @@ func checkPrivatePool(actor auth.Actor, in PrivatePoolInput) error {
 
 // applyPublicPool creates the public pool row (checked by publicPoolRow),
 // or finds it stored with the same spec and sets its labels.
-func applyPublicPool(ctx context.Context, tx *sqlx.Tx, actor auth.Actor, row store.PoolRow) (ApplyState, error) {
+func applyPublicPool(ctx context.Context, tx *store.Tx, actor auth.Actor, row store.PoolRow) (ApplyState, error) {
 	stored, err := createPublicPool(ctx, tx, actor, row)
 	if err != nil {
 		return "", err
@@ -317,7 +315,7 @@ func applyPublicPool(ctx context.Context, tx *sqlx.Tx, actor auth.Actor, row sto
 
 // applyPrivatePool accepts a private pool (checked by checkPrivatePool)
 // that is the one its VPC made, and sets its labels.
-func applyPrivatePool(ctx context.Context, tx *sqlx.Tx, actor auth.Actor, in PrivatePoolInput) (ApplyState, error) {
+func applyPrivatePool(ctx context.Context, tx *store.Tx, actor auth.Actor, in PrivatePoolInput) (ApplyState, error) {
 	vpc, err := store.VPCByUID(ctx, tx, strings.ToLower(in.VPCUID))
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -339,7 +337,7 @@ func applyPrivatePool(ctx context.Context, tx *sqlx.Tx, actor auth.Actor, in Pri
 
 // setLabels gives the stored pool the labels given, audited; unchanged when
 // it has them already.
-func setLabels(ctx context.Context, tx *sqlx.Tx, actor auth.Actor, pool store.PoolRow, labels map[string]string) (ApplyState, error) {
+func setLabels(ctx context.Context, tx *store.Tx, actor auth.Actor, pool store.PoolRow, labels map[string]string) (ApplyState, error) {
 	if maps.Equal(pool.Labels, labels) {
 		return Unchanged, nil
 	}
@@ -356,7 +354,7 @@ func setLabels(ctx context.Context, tx *sqlx.Tx, actor auth.Actor, pool store.Po
 
 // applyVPC creates the VPC in (checked by vpcApplyErrors) with its
 // subnets, or finds it stored as in says and adds the subnets it lacks.
-func (s *Service) applyVPC(ctx context.Context, tx *sqlx.Tx, undo *undoList, actor auth.Actor, in ApplyVPCInput) (ApplyState, error) {
+func (s *Service) applyVPC(ctx context.Context, tx *store.Tx, undo *undoList, actor auth.Actor, in ApplyVPCInput) (ApplyState, error) {
 	name := in.Namespace + "/" + in.Name
 	uid := strings.ToLower(in.UID)
 	cidr, _ := netip.ParsePrefix(in.CIDR)
@@ -403,7 +401,7 @@ func (s *Service) applyVPC(ctx context.Context, tx *sqlx.Tx, undo *undoList, act
 // applySubnet creates the subnet in of vpc, whose row tx has locked or
 // created, or finds it stored with the same cidr and gateway; path is the
 // subnet's in the document.
-func (s *Service) applySubnet(ctx context.Context, tx *sqlx.Tx, actor auth.Actor, vpc store.VPCRow, in CreateSubnetInput, path string) (created bool, err error) {
+func (s *Service) applySubnet(ctx context.Context, tx *store.Tx, actor auth.Actor, vpc store.VPCRow, in CreateSubnetInput, path string) (created bool, err error) {
 	row, err := store.Subnet(ctx, tx, vpc.UID, in.Name)
 	if errors.Is(err, store.ErrNotFound) {
 		in.Namespace, in.VPC = vpc.Namespace, vpc.Name

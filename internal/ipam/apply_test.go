@@ -8,9 +8,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/store"
 )
 
 // The uids of the VPCs of the Apply tests.
@@ -35,7 +34,7 @@ func applyMain() []ApplyObject {
 }
 
 // auditCount counts the audit log's entries.
-func auditCount(t *testing.T, db *sqlx.DB) int {
+func auditCount(t *testing.T, db *store.DB) int {
 	t.Helper()
 	var n int
 	if err := db.Get(&n, `SELECT count(*) FROM audit_log`); err != nil {

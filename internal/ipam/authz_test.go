@@ -10,9 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/store"
 )
 
 // The authorization matrix of the domain: every operation of the service
@@ -257,7 +256,7 @@ func authzData(t *testing.T, svc *Service) {
 // authzEnv is a service on a database holding authzData.
 type authzEnv struct {
 	svc *Service
-	db  *sqlx.DB
+	db  *store.DB
 }
 
 func newAuthzEnv(t *testing.T) authzEnv {

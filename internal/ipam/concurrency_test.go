@@ -17,6 +17,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/store"
 )
 
 // The concurrency tests run real goroutines and real processes against one
@@ -47,7 +48,7 @@ func attachVM(ctx context.Context, svc *Service, i int) (Allocation, error) {
 
 // checkLowest verifies what the database holds in subnet web: n
 // allocations, one per owner, on the n lowest candidates.
-func checkLowest(t *testing.T, db *sqlx.DB, cidr string, n int) {
+func checkLowest(t *testing.T, db *store.DB, cidr string, n int) {
 	t.Helper()
 	var rows []struct {
 		Address string `db:"address"`
@@ -251,7 +252,7 @@ func runChild() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	svc, err := New(ctx, Config{DB: db, URL: f[0]})
+	svc, err := New(ctx, Config{DB: store.New(db), URL: f[0]})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"net/netip"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/store"
 )
@@ -55,7 +53,7 @@ func (s *Service) ClaimFloatingIP(ctx context.Context, actor auth.Actor, in Clai
 	}
 	uid := newUID()
 	var row store.FloatingIPRow
-	err := s.inTx(ctx, func(tx *sqlx.Tx, undo *undoList) error {
+	err := s.inTx(ctx, func(tx *store.Tx, undo *undoList) error {
 		a, err := s.claimInZone(ctx, tx, undo, pools, in.Zone, Owner{Kind: OwnerFloatingIP, UID: uid, Name: in.Name}, in.Namespace, actor.Name)
 		if err != nil {
 			return err
@@ -112,7 +110,7 @@ func (s *Service) ReleaseFloatingIP(ctx context.Context, actor auth.Actor, names
 		return notFound("floating IP", namespace, name)
 	}
 	var f store.FloatingIPRow
-	err := s.inTx(ctx, func(tx *sqlx.Tx, _ *undoList) error {
+	err := s.inTx(ctx, func(tx *store.Tx, _ *undoList) error {
 		var err error
 		// Deleting first serialises concurrent releases: the second finds
 		// nothing and changes nothing.

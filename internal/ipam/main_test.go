@@ -5,8 +5,6 @@ import (
 	"os"
 	"testing"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/store"
@@ -25,7 +23,7 @@ var (
 )
 
 // newService returns a service on a fresh database, and its URL.
-func newService(t testing.TB) (*Service, *sqlx.DB, string) {
+func newService(t testing.TB) (*Service, *store.DB, string) {
 	t.Helper()
 	url := pgtest.NewURL(t)
 	svc, db := openService(t, url)
@@ -33,14 +31,14 @@ func newService(t testing.TB) (*Service, *sqlx.DB, string) {
 }
 
 // openService opens another service (as another process would) on url.
-func openService(t testing.TB, url string) (*Service, *sqlx.DB) {
+func openService(t testing.TB, url string) (*Service, *store.DB) {
 	t.Helper()
 	return openServiceVia(t, url, url)
 }
 
 // openServiceVia opens a service whose statements go to statementsURL and
 // which follows notifications on url.
-func openServiceVia(t testing.TB, statementsURL, url string) (*Service, *sqlx.DB) {
+func openServiceVia(t testing.TB, statementsURL, url string) (*Service, *store.DB) {
 	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(ctx, statementsURL)

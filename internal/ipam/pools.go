@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
 	"pivirt.hu/ipam/internal/auth"
@@ -28,7 +27,7 @@ func (s *Service) CreatePublicPool(ctx context.Context, actor auth.Actor, in Cre
 	if err != nil {
 		return Pool{}, err
 	}
-	err = store.InTx(ctx, s.db, func(tx *sqlx.Tx) error {
+	err = store.InTx(ctx, s.db, func(tx *store.Tx) error {
 		row, err = createPublicPool(ctx, tx, actor, row)
 		return err
 	})
@@ -65,7 +64,7 @@ func publicPoolRow(actor auth.Actor, in CreatePublicPoolInput) (store.PoolRow, e
 
 // createPublicPool stores row in tx, or returns the pool of the same spec
 // stored already, with its own uid and labels.
-func createPublicPool(ctx context.Context, tx *sqlx.Tx, actor auth.Actor, row store.PoolRow) (store.PoolRow, error) {
+func createPublicPool(ctx context.Context, tx *store.Tx, actor auth.Actor, row store.PoolRow) (store.PoolRow, error) {
 	if existing, err := store.Pool(ctx, tx, "", row.Name); err == nil {
 		if existing.CIDR == row.CIDR && existing.Gateway == row.Gateway && existing.Zone == row.Zone &&
 			slices.Equal(existing.Exclude, row.Exclude) {
@@ -121,7 +120,7 @@ func (s *Service) DeletePublicPool(ctx context.Context, actor auth.Actor, name s
 	if err != nil {
 		return err
 	}
-	err = store.InTx(ctx, s.db, func(tx *sqlx.Tx) error {
+	err = store.InTx(ctx, s.db, func(tx *store.Tx) error {
 		n, err := store.CountAllocationsOfKind(ctx, tx, cp.row.UID, "", "")
 		if err != nil {
 			return err

@@ -49,7 +49,7 @@ func doneOrBlocked(done <-chan struct{}) {
 }
 
 // allocationCount counts the allocations at address.
-func allocationCount(t *testing.T, db *sqlx.DB, address string) int {
+func allocationCount(t *testing.T, db *store.DB, address string) int {
 	t.Helper()
 	var n int
 	if err := db.Get(&n, `SELECT count(*) FROM allocations WHERE address = $1::inet`, address); err != nil {
@@ -346,7 +346,7 @@ func TestIsolationPinned(t *testing.T) {
 	svc, db := openService(t, dbURL)
 	ctx := context.Background()
 	var level string
-	if err := store.InTx(ctx, db, func(tx *sqlx.Tx) error {
+	if err := store.InTx(ctx, db, func(tx *store.Tx) error {
 		return tx.Get(&level, `SHOW transaction_isolation`)
 	}); err != nil || level != "read committed" {
 		t.Errorf("a transaction's isolation = %q, %v; want read committed", level, err)

@@ -7,15 +7,13 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/store"
 )
 
 // Config is what the service needs.
 type Config struct {
-	DB *sqlx.DB
+	DB *store.DB
 	// URL is the database's URL, for the connection that follows other
 	// processes' releases and deletions. Without it the service assumes it
 	// is the only one on the database (tests of a single process).
@@ -26,7 +24,7 @@ type Config struct {
 // Service is the IPAM domain over one database. Several services, in one
 // process or in many, may share the database.
 type Service struct {
-	db    *sqlx.DB
+	db    *store.DB
 	log   *slog.Logger
 	views *views
 	stop  context.CancelFunc
@@ -146,9 +144,9 @@ type undoList []func()
 
 // inTx runs fn in one transaction: a refused request stores nothing, and
 // the views forget the claims it made.
-func (s *Service) inTx(ctx context.Context, fn func(tx *sqlx.Tx, undo *undoList) error) error {
+func (s *Service) inTx(ctx context.Context, fn func(tx *store.Tx, undo *undoList) error) error {
 	var undo undoList
-	err := store.InTx(ctx, s.db, func(tx *sqlx.Tx) error { return fn(tx, &undo) })
+	err := store.InTx(ctx, s.db, func(tx *store.Tx) error { return fn(tx, &undo) })
 	if err != nil {
 		for _, f := range undo {
 			f()

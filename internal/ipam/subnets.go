@@ -7,8 +7,6 @@ import (
 	"net/netip"
 	"strings"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/store"
@@ -161,7 +159,7 @@ func (s *Service) CreateSubnet(ctx context.Context, actor auth.Actor, in CreateS
 	}
 	var vpc store.VPCRow
 	var row store.SubnetRow
-	err := s.inTx(ctx, func(tx *sqlx.Tx, _ *undoList) error {
+	err := s.inTx(ctx, func(tx *store.Tx, _ *undoList) error {
 		var err error
 		vpc, err = store.VPC(ctx, tx, in.Namespace, in.VPC, true)
 		if errors.Is(err, store.ErrNotFound) {
@@ -213,7 +211,7 @@ func checkSubnetInput(in CreateSubnetInput) error {
 // transactions creating subnets in one VPC, the second reads the first's
 // subnet (READ COMMITTED). The exclusion constraint subnets_no_overlap
 // refuses an overlap whatever happens.
-func (s *Service) createSubnet(ctx context.Context, tx *sqlx.Tx, actor auth.Actor, vpc store.VPCRow, in CreateSubnetInput) (store.SubnetRow, error) {
+func (s *Service) createSubnet(ctx context.Context, tx *store.Tx, actor auth.Actor, vpc store.VPCRow, in CreateSubnetInput) (store.SubnetRow, error) {
 	vcidr, err := netip.ParsePrefix(vpc.CIDR)
 	if err != nil {
 		return store.SubnetRow{}, fmt.Errorf("ipam: the stored VPC %s has cidr %q: %w", vpc.Name, vpc.CIDR, err)
@@ -263,7 +261,7 @@ func (s *Service) createSubnet(ctx context.Context, tx *sqlx.Tx, actor auth.Acto
 
 // freeSubnet returns the lowest aligned block of length bits of the VPC's
 // prefix vcidr that overlaps none of its subnets.
-func (s *Service) freeSubnet(ctx context.Context, tx *sqlx.Tx, vpc store.VPCRow, vcidr netip.Prefix, bits int) (netip.Prefix, error) {
+func (s *Service) freeSubnet(ctx context.Context, tx *store.Tx, vpc store.VPCRow, vcidr netip.Prefix, bits int) (netip.Prefix, error) {
 	used, err := subnetPrefixes(ctx, tx, vpc.UID)
 	if err != nil {
 		return netip.Prefix{}, err
@@ -294,7 +292,7 @@ func nextSubnets(name string, vcidr netip.Prefix, used []netip.Prefix, bits, cou
 }
 
 // subnetPrefixes returns the prefixes of the VPC's subnets.
-func subnetPrefixes(ctx context.Context, ext sqlx.QueryerContext, vpcUID string) ([]netip.Prefix, error) {
+func subnetPrefixes(ctx context.Context, ext store.Ext, vpcUID string) ([]netip.Prefix, error) {
 	rows, err := store.Subnets(ctx, ext, vpcUID)
 	if err != nil {
 		return nil, err
@@ -311,7 +309,7 @@ func subnetPrefixes(ctx context.Context, ext sqlx.QueryerContext, vpcUID string)
 }
 
 // overlapRefusal refuses cidr if it overlaps a subnet of the VPC.
-func overlapRefusal(ctx context.Context, tx *sqlx.Tx, vpc store.VPCRow, cidr netip.Prefix) error {
+func overlapRefusal(ctx context.Context, tx *store.Tx, vpc store.VPCRow, cidr netip.Prefix) error {
 	other, err := store.OverlappingSubnet(ctx, tx, vpc.UID, cidr.String())
 	switch {
 	case err == nil:
@@ -326,7 +324,7 @@ func overlapRefusal(ctx context.Context, tx *sqlx.Tx, vpc store.VPCRow, cidr net
 // VPC's pool in its prefix (addresses claimed before subnets had to hold
 // every private address), refusing if one is the subnet's network,
 // broadcast or gateway address.
-func (s *Service) linkAddresses(ctx context.Context, tx *sqlx.Tx, vpc store.VPCRow, row store.SubnetRow, cidr netip.Prefix, gateway netip.Addr) error {
+func (s *Service) linkAddresses(ctx context.Context, tx *store.Tx, vpc store.VPCRow, row store.SubnetRow, cidr netip.Prefix, gateway netip.Addr) error {
 	pool, err := store.Pool(ctx, tx, vpc.Namespace, "vpc-"+vpc.Name)
 	if err != nil {
 		return err
@@ -381,7 +379,7 @@ func (s *Service) DeleteSubnet(ctx context.Context, actor auth.Actor, namespace,
 	}
 	var pool store.PoolRow
 	var sub store.SubnetRow
-	err := s.inTx(ctx, func(tx *sqlx.Tx, _ *undoList) error {
+	err := s.inTx(ctx, func(tx *store.Tx, _ *undoList) error {
 		v, err := store.VPC(ctx, tx, namespace, vpc, true)
 		if errors.Is(err, store.ErrNotFound) {
 			return notFound("VPC", namespace, vpc)
@@ -436,7 +434,7 @@ func (s *Service) inUse(ctx context.Context, poolUID, subnetUID, what string) er
 
 // refuseVMs refuses to delete what (a subnet, a VPC) while the pool (its
 // subnet subnetUID, when not empty) holds VM interfaces.
-func (s *Service) refuseVMs(ctx context.Context, ext sqlx.QueryerContext, poolUID, subnetUID, what string) error {
+func (s *Service) refuseVMs(ctx context.Context, ext store.Ext, poolUID, subnetUID, what string) error {
 	vms, err := store.CountAllocationsOfKind(ctx, ext, poolUID, subnetUID, OwnerVirtualMachine)
 	switch {
 	case err != nil:

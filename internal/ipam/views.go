@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
 	"pivirt.hu/ipam/internal/candidates"
@@ -34,7 +33,7 @@ const (
 // database's notifications; when the notifications may have been missed
 // (the listener reconnected), every view is loaded afresh.
 type views struct {
-	db  *sqlx.DB
+	db  *store.DB
 	log *slog.Logger
 
 	mu    sync.Mutex
@@ -60,7 +59,7 @@ type change struct {
 	taken bool
 }
 
-func newViews(db *sqlx.DB, log *slog.Logger) *views {
+func newViews(db *store.DB, log *slog.Logger) *views {
 	return &views{db: db, log: log, pools: map[string]*poolView{}}
 }
 
@@ -82,13 +81,13 @@ func (v *views) pool(ctx context.Context, uid string) (*poolView, error) {
 }
 
 // reload reads the pool's taken set from the database afresh.
-func (pv *poolView) reload(ctx context.Context, db *sqlx.DB, uid string) error {
+func (pv *poolView) reload(ctx context.Context, db *store.DB, uid string) error {
 	pv.mu.Lock()
 	defer pv.mu.Unlock()
 	return pv.loadLocked(ctx, db, uid)
 }
 
-func (pv *poolView) loadLocked(ctx context.Context, db *sqlx.DB, uid string) error {
+func (pv *poolView) loadLocked(ctx context.Context, db *store.DB, uid string) error {
 	b, err := loadTaken(ctx, db, uid)
 	if err != nil {
 		return err
@@ -98,7 +97,7 @@ func (pv *poolView) loadLocked(ctx context.Context, db *sqlx.DB, uid string) err
 }
 
 // loadTaken reads the taken addresses of the pool uid.
-func loadTaken(ctx context.Context, db *sqlx.DB, uid string) (candidates.SetBuilder, error) {
+func loadTaken(ctx context.Context, db *store.DB, uid string) (candidates.SetBuilder, error) {
 	var b candidates.SetBuilder
 	addrs, err := store.TakenAddresses(ctx, db, uid)
 	if err != nil {
@@ -145,7 +144,7 @@ func (pv *poolView) record(a netip.Addr, taken bool) {
 // lock through the query, so that claims go on meanwhile; what the view
 // learns during the query is applied on top of what was read, so that a
 // release announced meanwhile is not lost.
-func (pv *poolView) refresh(ctx context.Context, db *sqlx.DB, uid string) error {
+func (pv *poolView) refresh(ctx context.Context, db *store.DB, uid string) error {
 	pv.mu.Lock()
 	pv.changes = make([]change, 0, 8)
 	pv.mu.Unlock()

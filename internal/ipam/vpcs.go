@@ -5,8 +5,6 @@ import (
 	"errors"
 	"net/netip"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/store"
@@ -55,7 +53,7 @@ func (s *Service) CreateVPC(ctx context.Context, actor auth.Actor, in CreateVPCI
 		return VPC{}, err
 	}
 	var vpc store.VPCRow
-	err := s.inTx(ctx, func(tx *sqlx.Tx, undo *undoList) error {
+	err := s.inTx(ctx, func(tx *store.Tx, undo *undoList) error {
 		var err error
 		vpc, err = s.createVPC(ctx, tx, undo, actor, in, newUID())
 		return err
@@ -102,7 +100,7 @@ func vpcInputErrors(in CreateVPCInput) []error {
 
 // createVPC creates the VPC in (checked by checkVPCInput) with the uid
 // given, its pool and its uplink in tx.
-func (s *Service) createVPC(ctx context.Context, tx *sqlx.Tx, undo *undoList, actor auth.Actor, in CreateVPCInput, uid string) (store.VPCRow, error) {
+func (s *Service) createVPC(ctx context.Context, tx *store.Tx, undo *undoList, actor auth.Actor, in CreateVPCInput, uid string) (store.VPCRow, error) {
 	var zonePools []*cachedPool
 	if in.Zone != "" {
 		var err error
@@ -144,7 +142,7 @@ func (s *Service) createVPC(ctx context.Context, tx *sqlx.Tx, undo *undoList, ac
 // zonePools returns the public pools of zone in name order, as ext (the
 // database, or a transaction) sees them: a pool the transaction created is
 // one of them, parsed afresh rather than cached.
-func (s *Service) zonePools(ctx context.Context, ext sqlx.QueryerContext, zone string) ([]*cachedPool, error) {
+func (s *Service) zonePools(ctx context.Context, ext store.Ext, zone string) ([]*cachedPool, error) {
 	rows, err := store.PublicPoolsInZone(ctx, ext, zone)
 	if err != nil {
 		return nil, err
@@ -168,7 +166,7 @@ func (s *Service) zonePools(ctx context.Context, ext sqlx.QueryerContext, zone s
 
 // claimInZone claims an address for the owner from the first pool of
 // pools that has one.
-func (s *Service) claimInZone(ctx context.Context, ext sqlx.ExtContext, undo *undoList, pools []*cachedPool, zone string, owner Owner, ownerNS, actor string) (Allocation, error) {
+func (s *Service) claimInZone(ctx context.Context, ext store.Ext, undo *undoList, pools []*cachedPool, zone string, owner Owner, ownerNS, actor string) (Allocation, error) {
 	for _, cp := range pools {
 		a, err := s.claim(ctx, ext, claimRequest{pool: cp, space: cp.spec.Candidates(), owner: owner, ownerNS: ownerNS, actor: actor}, undo)
 		if errors.Is(err, ErrPoolExhausted) {
@@ -198,7 +196,7 @@ func (s *Service) DeleteVPC(ctx context.Context, actor auth.Actor, namespace, na
 	}
 	var pool store.PoolRow
 	var uplinks []store.AllocationRow
-	err := s.inTx(ctx, func(tx *sqlx.Tx, _ *undoList) error {
+	err := s.inTx(ctx, func(tx *store.Tx, _ *undoList) error {
 		vpc, err := store.VPC(ctx, tx, namespace, name, true)
 		if errors.Is(err, store.ErrNotFound) {
 			return notFound("VPC", namespace, name)

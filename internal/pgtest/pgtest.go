@@ -22,7 +22,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
 	"pivirt.hu/ipam/internal/pgembed"
@@ -42,7 +41,7 @@ const (
 // server is set up by Main and shared by the tests of the binary.
 var server struct {
 	baseURL  string
-	admin    *sqlx.DB
+	admin    *store.DB
 	template string
 	prefix   string
 	strategy string
@@ -240,7 +239,7 @@ func createTemplate(ctx context.Context) error {
 
 // NewDB returns a connection pool to a fresh, migrated database that is
 // dropped when the test ends.
-func NewDB(t testing.TB) *sqlx.DB {
+func NewDB(t testing.TB) *store.DB {
 	t.Helper()
 
 	db, err := store.Open(t.Context(), NewURL(t))

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jmoiron/sqlx"
+	"pivirt.hu/ipam/internal/store"
 )
 
 // retryPause is how long a claimer waits before asking again after an
@@ -165,7 +165,7 @@ func (l *claimLoad) retryAll(t *testing.T, base string, timeout time.Duration) {
 // checkStored compares the database with what the claimers were told: one
 // allocation per VM, at the address confirmed to it, no address twice, no
 // other allocation of a VM, and exactly one audit entry per allocation.
-func (l *claimLoad) checkStored(t *testing.T, db *sqlx.DB) {
+func (l *claimLoad) checkStored(t *testing.T, db *store.DB) {
 	t.Helper()
 	l.mu.Lock()
 	defer l.mu.Unlock()

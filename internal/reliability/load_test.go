@@ -14,9 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/store"
 )
 
 const (
@@ -219,7 +218,7 @@ type sample struct {
 
 // sampler reads the RSS of each ipam serve and the sessions of the
 // database every interval until ctx ends.
-func sampler(ctx context.Context, t *testing.T, db *sqlx.DB, procs []*process, interval time.Duration) <-chan []sample {
+func sampler(ctx context.Context, t *testing.T, db *store.DB, procs []*process, interval time.Duration) <-chan []sample {
 	out := make(chan []sample, 1)
 	began := time.Now()
 	go func() {
@@ -388,7 +387,7 @@ func logFigures(t *testing.T, stats *loadStats, elapsed time.Duration) {
 // same VM interfaces and floating IPs at the same addresses, no address
 // twice, one address per owner, and as many allocations as claims audited
 // less releases audited.
-func checkLoadStored(t *testing.T, db *sqlx.DB, workers []*loadWorker) {
+func checkLoadStored(t *testing.T, db *store.DB, workers []*loadWorker) {
 	t.Helper()
 	want := map[string]string{}
 	for _, w := range workers {

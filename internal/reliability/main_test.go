@@ -16,8 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/pgembed"
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/store"
@@ -352,7 +350,7 @@ func (c *cluster) exec(database string, statements ...string) {
 }
 
 // openDB opens a pool of a few connections to url.
-func openDB(t *testing.T, url string) *sqlx.DB {
+func openDB(t *testing.T, url string) *store.DB {
 	t.Helper()
 	db, err := store.Open(t.Context(), url)
 	if err != nil {

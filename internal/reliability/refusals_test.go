@@ -10,9 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/store"
 )
 
 // refusalLimit bounds the answer to a request the database refuses: the
@@ -24,7 +23,7 @@ const refusalLimit = 5 * time.Second
 var tables = []string{"pools", "vpcs", "subnets", "allocations", "floating_ips", "audit_log"}
 
 // tableCounts counts the rows of tables.
-func tableCounts(t *testing.T, db *sqlx.DB) map[string]int {
+func tableCounts(t *testing.T, db *store.DB) map[string]int {
 	t.Helper()
 	out := map[string]int{}
 	for _, table := range tables {
@@ -39,7 +38,7 @@ func tableCounts(t *testing.T, db *sqlx.DB) map[string]int {
 
 // checkUnchanged wants the counts of tables to be before's: the refusals
 // stored nothing, not even half a change.
-func checkUnchanged(t *testing.T, db *sqlx.DB, before map[string]int) {
+func checkUnchanged(t *testing.T, db *store.DB, before map[string]int) {
 	t.Helper()
 	if after := tableCounts(t, db); !maps.Equal(before, after) {
 		t.Errorf("the refused requests changed the database: %v, then %v", before, after)
@@ -48,7 +47,7 @@ func checkUnchanged(t *testing.T, db *sqlx.DB, before map[string]int) {
 
 // checkAudited wants every allocation to have exactly one audit entry of
 // its claim.
-func checkAudited(t *testing.T, db *sqlx.DB) {
+func checkAudited(t *testing.T, db *store.DB) {
 	t.Helper()
 	var unaudited []string
 	if err := db.SelectContext(t.Context(), &unaudited, `SELECT a.name FROM allocations a

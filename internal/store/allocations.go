@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -53,26 +52,6 @@ const insertAllocationSQL = `WITH a AS (
 	)
 	SELECT ` + allocationColumns + ` FROM a`
 
-// insertAllocationStmts holds the prepared claim of each database handle.
-var insertAllocationStmts sync.Map // *sqlx.DB → *sqlx.Stmt
-
-// insertAllocationStmt returns the claim's statement prepared on db;
-// database/sql prepares it again on each connection that runs it.
-func insertAllocationStmt(ctx context.Context, db *sqlx.DB) (*sqlx.Stmt, error) {
-	if stmt, ok := insertAllocationStmts.Load(db); ok {
-		return stmt.(*sqlx.Stmt), nil
-	}
-	stmt, err := db.PreparexContext(ctx, insertAllocationSQL)
-	if err != nil {
-		return nil, err
-	}
-	if prev, loaded := insertAllocationStmts.LoadOrStore(db, stmt); loaded {
-		stmt.Close()
-		return prev.(*sqlx.Stmt), nil
-	}
-	return stmt, nil
-}
-
 // InsertAllocation claims a.Address for a's owner and records it in the
 // audit log, in one statement (one round trip, atomic even outside a
 // transaction). When the address is taken or the owner already holds an
@@ -83,11 +62,11 @@ func InsertAllocation(ctx context.Context, ext sqlx.QueryerContext, a Allocation
 	args := []any{a.Namespace, a.Name, a.PoolUID, a.Address, a.OwnerKind, a.OwnerUID, a.OwnerName, a.OwnerNamespace, a.SubnetUID, a.CreatedBy, pool}
 	var err error
 	switch ext := ext.(type) {
-	case *sqlx.DB:
+	case *DB:
 		// The claim's statement is prepared once per connection: parsing
 		// and planning it on every claim would cost more than the insert.
 		var stmt *sqlx.Stmt
-		if stmt, err = insertAllocationStmt(ctx, ext); err == nil {
+		if stmt, err = ext.prepared(ctx, &ext.claim, insertAllocationSQL); err == nil {
 			err = stmt.GetContext(ctx, &out, args...)
 		}
 	default:

@@ -7,15 +7,13 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/store"
 )
 
 // privatePool stores VPC main of acme/prod with its pool vpc-main and
 // returns the pool's uid.
-func privatePool(t *testing.T, db *sqlx.DB) string {
+func privatePool(t *testing.T, db *store.DB) string {
 	t.Helper()
 	v, err := store.InsertVPC(t.Context(), db, store.VPCRow{UID: "8f0c5c6e-0d3b-4c8e-9a51-5c1b0c3d2e10", Namespace: "acme/prod", Name: "main", CIDR: "10.42.0.0/16", CreatedBy: "test"})
 	if err != nil {

@@ -89,13 +89,13 @@ func JSON(v any) RawJSON {
 // docs/allocation.md): each statement sees what was committed before it
 // began, so that a statement run after a lock was granted sees what the
 // lock's previous holder wrote.
-func InTx(ctx context.Context, db *sqlx.DB, fn func(tx *sqlx.Tx) error) error {
+func InTx(ctx context.Context, db *DB, fn func(tx *Tx) error) error {
 	tx, err := db.BeginTxx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
 	if err != nil {
 		return fmt.Errorf("store: unable to begin a transaction: %w", classify(err))
 	}
 	defer tx.Rollback()
-	if err := fn(tx); err != nil {
+	if err := fn(&Tx{tx}); err != nil {
 		return classify(err)
 	}
 	if err := tx.Commit(); err != nil {

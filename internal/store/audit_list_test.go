@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/pgtest"
@@ -62,7 +60,7 @@ func TestAuditEntryScansNull(t *testing.T) {
 }
 
 // addEntry records an entry of namespace/name at the time at.
-func addEntry(t *testing.T, db *sqlx.DB, namespace, name string, at time.Time) {
+func addEntry(t *testing.T, db *store.DB, namespace, name string, at time.Time) {
 	t.Helper()
 	ctx := t.Context()
 	if err := store.InsertAudit(ctx, db, store.AuditEntry{Actor: "op", Action: "create", Namespace: namespace, ObjectKind: "VPC", ObjectName: name}); err != nil {
@@ -139,7 +137,7 @@ func TestAuditEntriesFilters(t *testing.T) {
 }
 
 // idOf returns the id of the entry of name.
-func idOf(t *testing.T, db *sqlx.DB, name string) int64 {
+func idOf(t *testing.T, db *store.DB, name string) int64 {
 	t.Helper()
 	var id int64
 	if err := db.GetContext(t.Context(), &id, `SELECT id FROM audit_log WHERE object_name = $1`, name); err != nil {
@@ -206,7 +204,7 @@ func gone(actor, action, kind, object string) wantEntry {
 // writes.
 var changedTables = []string{"pools", "vpcs", "subnets", "allocations", "floating_ips", "users", "api_tokens", "audit_log"}
 
-func rowCounts(t *testing.T, db *sqlx.DB) map[string]int {
+func rowCounts(t *testing.T, db *store.DB) map[string]int {
 	t.Helper()
 	out := map[string]int{}
 	for _, table := range changedTables {

@@ -7,8 +7,6 @@ import (
 	"hash/fnv"
 	"slices"
 	"time"
-
-	"github.com/jmoiron/sqlx"
 )
 
 // A LoginLimit bounds the failed sign-ins within Window: PerUserAndClient
@@ -30,8 +28,8 @@ type LoginLimit struct {
 // for the same user or client, in any process, are serialised, so that the
 // limit holds exactly. Attempts older than the window are deleted on the
 // way.
-func ReserveLoginAttempt(ctx context.Context, db *sqlx.DB, user, client string, limit LoginLimit) (id int64, retryIn time.Duration, err error) {
-	err = InTx(ctx, db, func(tx *sqlx.Tx) error {
+func ReserveLoginAttempt(ctx context.Context, db *DB, user, client string, limit LoginLimit) (id int64, retryIn time.Duration, err error) {
+	err = InTx(ctx, db, func(tx *Tx) error {
 		keys := []int64{lockKey("login user " + user), lockKey("login client " + client)}
 		slices.Sort(keys)
 		for _, k := range keys {
@@ -75,7 +73,7 @@ func ReserveLoginAttempt(ctx context.Context, db *sqlx.DB, user, client string, 
 
 // ForgetLoginAttempt deletes the attempt id, which succeeded: only failed
 // attempts count against the limit.
-func ForgetLoginAttempt(ctx context.Context, db *sqlx.DB, id int64) error {
+func ForgetLoginAttempt(ctx context.Context, db *DB, id int64) error {
 	if _, err := db.ExecContext(ctx, `DELETE FROM login_attempts WHERE id = $1`, id); err != nil {
 		return fmt.Errorf("store: unable to delete the login attempt %d: %w", id, classify(err))
 	}

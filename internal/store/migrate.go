@@ -10,8 +10,6 @@ import (
 	"path"
 	"regexp"
 	"strconv"
-
-	"github.com/jmoiron/sqlx"
 )
 
 // migrationLockKey identifies the advisory lock that serialises migrations
@@ -69,7 +67,7 @@ func loadMigrations() ([]migration, error) {
 // transaction, and returns how many it applied. Concurrent callers, even in
 // other processes, are serialised by an advisory lock. It refuses to touch a
 // database whose schema is newer than this binary knows.
-func Migrate(ctx context.Context, db *sqlx.DB) (applied int, err error) {
+func Migrate(ctx context.Context, db *DB) (applied int, err error) {
 	migrations, err := loadMigrations()
 	if err != nil {
 		return 0, err
@@ -90,7 +88,7 @@ func Migrate(ctx context.Context, db *sqlx.DB) (applied int, err error) {
 
 // applyNextMigration applies the first migration the database lacks and
 // returns it, or returns nil when the schema is up to date.
-func applyNextMigration(ctx context.Context, db *sqlx.DB, migrations []migration) (*migration, error) {
+func applyNextMigration(ctx context.Context, db *DB, migrations []migration) (*migration, error) {
 	// Read committed, so that the statements after the lock see what the
 	// previous holder of the lock committed.
 	tx, err := db.BeginTxx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
@@ -147,7 +145,7 @@ func applyNextMigration(ctx context.Context, db *sqlx.DB, migrations []migration
 
 // SchemaVersion returns the version of the latest migration applied to the
 // database, or 0 when none was.
-func SchemaVersion(ctx context.Context, db *sqlx.DB) (int, error) {
+func SchemaVersion(ctx context.Context, db *DB) (int, error) {
 	var exists bool
 	if err := db.GetContext(ctx, &exists, `SELECT to_regclass('schema_migrations') IS NOT NULL`); err != nil {
 		return 0, fmt.Errorf("store: unable to read the schema version: %w", classify(err))

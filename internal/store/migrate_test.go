@@ -7,8 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/store"
 )
@@ -29,7 +27,7 @@ func latestVersion(t *testing.T) int {
 
 // newEmptyDB returns a connection pool to a database without any table, and
 // its URL. pgtest only hands out migrated databases, so it drops the schema.
-func newEmptyDB(t *testing.T) (*sqlx.DB, string) {
+func newEmptyDB(t *testing.T) (*store.DB, string) {
 	t.Helper()
 	url := pgtest.NewURL(t)
 	db, err := store.Open(t.Context(), url)
@@ -45,7 +43,7 @@ func newEmptyDB(t *testing.T) (*sqlx.DB, string) {
 	return db, url
 }
 
-func assertVersion(t *testing.T, db *sqlx.DB, want int) {
+func assertVersion(t *testing.T, db *store.DB, want int) {
 	t.Helper()
 	version, err := store.SchemaVersion(t.Context(), db)
 	if err != nil {
@@ -57,7 +55,7 @@ func assertVersion(t *testing.T, db *sqlx.DB, want int) {
 }
 
 // appliedVersions returns the versions recorded in schema_migrations, in order.
-func appliedVersions(t *testing.T, db *sqlx.DB) []int {
+func appliedVersions(t *testing.T, db *store.DB) []int {
 	t.Helper()
 	var versions []int
 	if err := db.SelectContext(t.Context(), &versions, `SELECT version FROM schema_migrations ORDER BY version`); err != nil {
@@ -129,7 +127,7 @@ func TestMigrateConcurrently(t *testing.T) {
 	latest := latestVersion(t)
 
 	const migrators = 2
-	pools := make([]*sqlx.DB, migrators)
+	pools := make([]*store.DB, migrators)
 	for i := range pools {
 		db, err := store.Open(t.Context(), url)
 		if err != nil {
@@ -181,7 +179,7 @@ func TestMigrateRefusesNewerSchema(t *testing.T) {
 
 // migratedTo returns a database with the migrations up to version applied,
 // as an older ipam would have left it.
-func migratedTo(t *testing.T, version int) *sqlx.DB {
+func migratedTo(t *testing.T, version int) *store.DB {
 	t.Helper()
 	db, _ := newEmptyDB(t)
 	if _, err := db.ExecContext(t.Context(), `CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
@@ -209,7 +207,7 @@ func migratedTo(t *testing.T, version int) *sqlx.DB {
 // legacyVPC makes, in a database of schema version 3, VPC main of acme/prod
 // with its pool and subnet web (10.42.1.0/24), and returns the pool's and
 // the subnet's uids.
-func legacyVPC(t *testing.T, db *sqlx.DB) (pool, subnet string) {
+func legacyVPC(t *testing.T, db *store.DB) (pool, subnet string) {
 	t.Helper()
 	err := db.QueryRowxContext(t.Context(), `WITH v AS (
 			INSERT INTO vpcs (namespace, name, cidr, created_by) VALUES ('acme/prod', 'main', '10.42.0.0/16', 'test') RETURNING uid

@@ -102,22 +102,3 @@ type unavailableError struct{ err error }
 func (e *unavailableError) Error() string { return "the database is unavailable: " + e.err.Error() }
 
 func (e *unavailableError) Unwrap() []error { return []error{ErrUnavailable, e.err} }
-
-// boundedConnector opens connections set up by connectionSetup (READ
-// COMMITTED, DefaultStatementTimeout); any failure to connect is
-// classified.
-type boundedConnector struct{ driver.Connector }
-
-func (c boundedConnector) Connect(ctx context.Context) (driver.Conn, error) {
-	conn, err := c.Connector.Connect(ctx)
-	if err != nil {
-		return nil, classify(err)
-	}
-	if execer, ok := conn.(driver.ExecerContext); ok {
-		if _, err := execer.ExecContext(ctx, connectionSetup, nil); err != nil {
-			conn.Close()
-			return nil, classify(err)
-		}
-	}
-	return conn, nil
-}

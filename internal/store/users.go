@@ -37,11 +37,11 @@ const userColumns = `name, role, namespaces, password_hash, created_at, session_
 // CreateUser stores u and returns it as stored. A user of the same name
 // makes it fail with ErrObjectExists. Like the other changes of users and
 // tokens, it runs in a transaction of its own with its audit entry.
-func CreateUser(ctx context.Context, db *sqlx.DB, actor string, u UserRow) (UserRow, error) {
+func CreateUser(ctx context.Context, db *DB, actor string, u UserRow) (UserRow, error) {
 	if u.Namespaces == nil {
 		u.Namespaces = pq.StringArray{}
 	}
-	err := InTx(ctx, db, func(tx *sqlx.Tx) error {
+	err := InTx(ctx, db, func(tx *Tx) error {
 		err := tx.GetContext(ctx, &u.CreatedAt, `INSERT INTO users (name, role, namespaces, password_hash)
 			VALUES ($1, $2, $3, $4) RETURNING created_at`,
 			u.Name, u.Role, u.Namespaces, u.PasswordHash)
@@ -98,8 +98,8 @@ func CountUsers(ctx context.Context, q sqlx.QueryerContext) (int, error) {
 
 // SetPassword replaces the password hash of the user called name and ends
 // their console sessions (see EndSessions), or fails with ErrNotFound.
-func SetPassword(ctx context.Context, db *sqlx.DB, actor, name, passwordHash string) error {
-	return InTx(ctx, db, func(tx *sqlx.Tx) error {
+func SetPassword(ctx context.Context, db *DB, actor, name, passwordHash string) error {
+	return InTx(ctx, db, func(tx *Tx) error {
 		var u UserRow
 		err := tx.GetContext(ctx, &u, `UPDATE users
 			SET password_hash = $2, session_generation = nextval('users_session_generation_seq')
@@ -127,8 +127,8 @@ func SetPassword(ctx context.Context, db *sqlx.DB, actor, name, passwordHash str
 // EndSessions ends every console session of the user called name, in
 // every process, by drawing a new session generation for them, or fails
 // with ErrNotFound.
-func EndSessions(ctx context.Context, db *sqlx.DB, actor, name string) error {
-	return InTx(ctx, db, func(tx *sqlx.Tx) error {
+func EndSessions(ctx context.Context, db *DB, actor, name string) error {
+	return InTx(ctx, db, func(tx *Tx) error {
 		var u UserRow
 		err := tx.GetContext(ctx, &u, `UPDATE users SET session_generation = nextval('users_session_generation_seq')
 			WHERE name = $1 RETURNING `+userColumns, name)
@@ -159,8 +159,8 @@ type tokenRecord struct {
 
 // CreateToken stores the SHA-256 hash of a new API token of user, or fails
 // with ErrNotFound when there is no such user.
-func CreateToken(ctx context.Context, db *sqlx.DB, actor, user string, hash []byte) error {
-	return InTx(ctx, db, func(tx *sqlx.Tx) error {
+func CreateToken(ctx context.Context, db *DB, actor, user string, hash []byte) error {
+	return InTx(ctx, db, func(tx *Tx) error {
 		var t tokenRecord
 		err := tx.GetContext(ctx, &t, `INSERT INTO api_tokens (user_name, token_hash)
 			SELECT name, $2 FROM users WHERE name = $1
@@ -200,9 +200,9 @@ func UserByTokenHash(ctx context.Context, q sqlx.QueryerContext, hash []byte) (U
 // RevokeTokens revokes every API token of user and returns how many it
 // revoked. It fails with ErrNotFound when there is no such user; a user
 // without tokens is no change and leaves no audit entry.
-func RevokeTokens(ctx context.Context, db *sqlx.DB, actor, user string) (int, error) {
+func RevokeTokens(ctx context.Context, db *DB, actor, user string) (int, error) {
 	var revoked []tokenRecord
-	err := InTx(ctx, db, func(tx *sqlx.Tx) error {
+	err := InTx(ctx, db, func(tx *Tx) error {
 		var exists bool
 		if err := tx.GetContext(ctx, &exists, `SELECT EXISTS (SELECT 1 FROM users WHERE name = $1)`, user); err != nil {
 			return fmt.Errorf("store: unable to revoke the tokens of %s: %w", user, classify(err))

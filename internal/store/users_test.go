@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jmoiron/sqlx"
-
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/store"
 )
@@ -27,7 +25,7 @@ type auditRow struct {
 }
 
 // auditRows returns the audit entries of kind/name in order.
-func auditRows(t *testing.T, db *sqlx.DB, kind, name string) []auditRow {
+func auditRows(t *testing.T, db *store.DB, kind, name string) []auditRow {
 	t.Helper()
 	var entries []auditRow
 	err := db.SelectContext(t.Context(), &entries, `SELECT actor, action, before, after
@@ -38,7 +36,7 @@ func auditRows(t *testing.T, db *sqlx.DB, kind, name string) []auditRow {
 	return entries
 }
 
-func countAudit(t *testing.T, db *sqlx.DB) int {
+func countAudit(t *testing.T, db *store.DB) int {
 	t.Helper()
 	var n int
 	if err := db.GetContext(t.Context(), &n, `SELECT count(*) FROM audit_log`); err != nil {
@@ -48,7 +46,7 @@ func countAudit(t *testing.T, db *sqlx.DB) int {
 }
 
 // assertNoSecret fails when an audit entry mentions secret.
-func assertNoSecret(t *testing.T, db *sqlx.DB, secret []byte) {
+func assertNoSecret(t *testing.T, db *store.DB, secret []byte) {
 	t.Helper()
 	var dump string
 	if err := db.GetContext(t.Context(), &dump, `SELECT coalesce(string_agg(audit_log::text, E'\n'), '') FROM audit_log`); err != nil {
