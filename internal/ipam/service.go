@@ -27,8 +27,10 @@ type Service struct {
 	db    *store.DB
 	log   *slog.Logger
 	views *views
-	stop  context.CancelFunc
-	done  <-chan struct{} // closed when the listener has stopped
+	// stop ends the goroutines the service started (following
+	// notifications, refreshing the views); running waits for them.
+	stop    context.CancelFunc
+	running sync.WaitGroup
 
 	poolsMu sync.Mutex
 	pools   map[string]*cachedPool   // by "namespace/name"
@@ -48,36 +50,35 @@ type cachedPool struct {
 	spec candidates.Pool
 }
 
-// New starts the service: it follows release notifications until Close.
+// New starts the service. With cfg.URL it follows the other processes'
+// releases and deletions until Close, and reads its views afresh every
+// refreshEvery; it fails when it cannot listen before ctx ends.
 func New(ctx context.Context, cfg Config) (*Service, error) {
 	log := cfg.Logger
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Service{db: cfg.DB, log: log, views: newViews(cfg.DB, log), pools: map[string]*cachedPool{}, subnets: map[string]*cachedSubnet{}, inflight: map[string]*claimCall{}}
-	lctx, stop := context.WithCancel(context.Background())
-	s.stop = stop
+	s := &Service{db: cfg.DB, log: log, views: newViews(cfg.DB, log), stop: func() {},
+		pools: map[string]*cachedPool{}, subnets: map[string]*cachedSubnet{}, inflight: map[string]*claimCall{}}
 	if cfg.URL == "" {
-		done := make(chan struct{})
-		close(done)
-		s.done = done
 		return s, nil
 	}
-	done, err := s.views.listen(lctx, cfg.URL, s.forgetCaches)
+	l, err := s.views.listen(ctx, cfg.URL, s.forgetCaches)
 	if err != nil {
-		stop()
 		return nil, fmt.Errorf("ipam: unable to follow release notifications: %w", err)
 	}
-	go s.views.refreshLoop(lctx)
-	s.done = done
+	lctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	s.stop = stop
+	s.running.Go(func() { l.Run(lctx, func(n store.Notification) { s.views.notified(n, s.forgetCaches) }) })
+	s.running.Go(func() { s.views.refreshLoop(lctx) })
 	return s, nil
 }
 
-// Close stops following notifications and waits until the listener's
-// connection is closed.
+// Close stops following notifications and refreshing the views, and
+// returns once the listener's connection is closed.
 func (s *Service) Close() {
 	s.stop()
-	<-s.done
+	s.running.Wait()
 }
 
 // cachedPool returns the pool namespace/name with its parsed spec.

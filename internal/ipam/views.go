@@ -9,8 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lib/pq"
-
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/store"
 )
@@ -242,51 +240,35 @@ func (v *views) released(payload string) {
 	}
 }
 
-// listen follows the database's notifications until ctx ends: releases
-// free addresses in the views; deletions of pools and subnets, and any
-// reconnection, call changed. done is closed when it has stopped.
-func (v *views) listen(ctx context.Context, url string, changed func()) (done <-chan struct{}, err error) {
-	l := pq.NewListener(url, 100*time.Millisecond, 10*time.Second, func(ev pq.ListenerEventType, err error) {
+// listen returns the listener of the database's notifications, whose Run
+// applies them with notified; its connection events drop the views and
+// call changed. It returns once it listens, or fails when ctx ends first.
+func (v *views) listen(ctx context.Context, url string, changed func()) (*store.Listener, error) {
+	return store.Listen(ctx, url, []string{releasedChannel, changedChannel}, func(ev store.ListenerEvent, err error) {
 		switch ev {
-		case pq.ListenerEventConnected, pq.ListenerEventReconnected:
+		case store.ListenerConnected, store.ListenerReconnected:
 			// What was loaded before this moment may have missed changes.
 			v.forgetAll()
 			changed()
-		case pq.ListenerEventDisconnected:
+		case store.ListenerDisconnected:
 			v.log.Warn("release notifications lost; pools' views will be reloaded on reconnection", "err", err)
-		case pq.ListenerEventConnectionAttemptFailed:
+		case store.ListenerConnectionAttemptFailed:
 			v.log.Warn("release notifications: connection attempt failed", "err", err)
 		}
 	})
-	for _, channel := range []string{releasedChannel, changedChannel} {
-		if err := l.Listen(channel); err != nil {
-			l.Close()
-			return nil, err
-		}
+}
+
+// notified applies a notification: a release frees its address in the
+// view; a deletion of a pool or a subnet, or a reconnection, calls changed.
+func (v *views) notified(n store.Notification, changed func()) {
+	switch {
+	case n.Reconnected:
+		// Whatever was sent meanwhile is lost.
+		v.forgetAll()
+		changed()
+	case n.Channel == changedChannel:
+		changed()
+	default:
+		v.released(n.Payload)
 	}
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		defer l.Close()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case n := <-l.Notify:
-				switch {
-				case n == nil:
-					// A reconnection: whatever was sent meanwhile is lost.
-					v.forgetAll()
-					changed()
-				case n.Channel == changedChannel:
-					changed()
-				default:
-					v.released(n.Extra)
-				}
-			case <-time.After(90 * time.Second):
-				go l.Ping()
-			}
-		}
-	}()
-	return stopped, nil
 }
