@@ -5,6 +5,7 @@
 //
 //	ipamPreview(json: string, takenRanges?: string): string
 //	ipamPreviewSubnet(json: string): string
+//	ipamPredictClaim(claims: string, json: string): string
 //
 // ipamPreview takes a candidates.PreviewInput as JSON and returns a
 // candidates.PreviewOutput as JSON, exactly as the server computes it. The
@@ -16,6 +17,14 @@
 // cidr, its subnets, a prefix length and a count) and returns a
 // candidates.SubnetPreviewOutput as JSON: the prefixes the next subnets of
 // that length would get, or why there is none.
+//
+// ipamPredictClaim takes a candidates.ClaimsSpec as JSON (what a VPC's page
+// carries: its subnets, its zones' public pools, their taken ranges) and a
+// candidates.ClaimRequest as JSON (an interface in a subnet, a floating IP
+// in a zone, a new subnet), and returns a candidates.ClaimPrediction as
+// JSON: the address or prefix the claim will get, or why it gets none, in
+// the server's words. The claims are parsed once and reused while the page
+// passes the same string.
 package main
 
 import (
@@ -31,6 +40,15 @@ var (
 	lastList js.Value
 	lastSet  candidates.Set
 	parsed   bool
+)
+
+// The last claims parsed: their parsed form, or the answer to every
+// request about them when they are not valid.
+var (
+	lastClaims   js.Value
+	claims       *candidates.Claims
+	claimsErrors []byte
+	claimsParsed bool
 )
 
 func main() {
@@ -56,6 +74,24 @@ func main() {
 			return string(candidates.SubnetPreviewJSON(nil))
 		}
 		return string(candidates.SubnetPreviewJSON([]byte(args[0].String())))
+	}))
+	js.Global().Set("ipamPredictClaim", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		if len(args) < 2 || args[0].Type() != js.TypeString || args[1].Type() != js.TypeString {
+			return string(candidates.PredictClaimJSON(nil, nil))
+		}
+		if !claimsParsed || !args[0].Equal(lastClaims) {
+			in := []byte(args[0].String())
+			lastClaims, claims, claimsErrors, claimsParsed = args[0], nil, nil, true
+			if c, err := candidates.ParseClaimsJSON(in); err == nil {
+				claims = c
+			} else {
+				claimsErrors = candidates.PredictClaimJSON(in, nil)
+			}
+		}
+		if claims == nil {
+			return string(claimsErrors)
+		}
+		return string(claims.PredictJSON([]byte(args[1].String())))
 	}))
 	select {}
 }

@@ -66,6 +66,18 @@ func TestPreviewMatchesServer(t *testing.T) {
 		call{"ipamPreviewSubnet", []any{}},
 		call{"ipamPreviewSubnet", []any{42}},
 	)
+	claimsAt := len(inputs)
+	for _, in := range claimInputs {
+		inputs = append(inputs, call{"ipamPredictClaim", []any{in[0], in[1]}})
+	}
+	bigVPC := bigClaims(60000)
+	inputs = append(inputs,
+		call{"ipamPredictClaim", []any{bigVPC, `{"interface":{"subnet":"big"}}`}},
+		call{"ipamPredictClaim", []any{bigVPC, `{"interface":{"subnet":"big"}}`}},
+		call{"ipamPredictClaim", []any{bigVPC, `{"subnet":{"prefixLength":24}}`}},
+		call{"ipamPredictClaim", []any{claimInputs[0][0]}},
+		call{"ipamPredictClaim", []any{}},
+	)
 	answers := runInNode(t, inputs)
 	for i, in := range inputs {
 		var want string
@@ -75,13 +87,21 @@ func TestPreviewMatchesServer(t *testing.T) {
 		case [2]string:
 			want = string(candidates.PreviewJSON(withTakenRanges(t, in[0], in[1])))
 		case call:
-			var arg []byte
-			if len(in.Args) > 0 {
-				if s, ok := in.Args[0].(string); ok {
-					arg = []byte(s)
+			// What the module answers when its arguments are not strings.
+			var args [2][]byte
+			for i, a := range in.Args {
+				if s, ok := a.(string); ok {
+					args[i] = []byte(s)
 				}
 			}
-			want = string(candidates.SubnetPreviewJSON(arg))
+			switch {
+			case in.Function == "ipamPreviewSubnet":
+				want = string(candidates.SubnetPreviewJSON(args[0]))
+			case len(in.Args) == 2:
+				want = string(candidates.PredictClaimJSON(args[0], args[1]))
+			default:
+				want = string(candidates.PredictClaimJSON(nil, nil))
+			}
 		}
 		if answers[i].Output != want {
 			t.Errorf("input %d %.120v:\nwasm %s\n  go %s", i, in, answers[i].Output, want)
@@ -92,6 +112,54 @@ func TestPreviewMatchesServer(t *testing.T) {
 		answers[n].Ms, answers[n+1].Ms, answers[n+2].Ms)
 	n = subnetsAt + len(subnetPreviewInputs)
 	t.Logf("next 8 free /30s and /16s of a /8 with 10000 subnets, in wasm: %.2f ms and %.2f ms", answers[n].Ms, answers[n+1].Ms)
+	n = claimsAt + len(claimInputs)
+	t.Logf("an interface in a /16 subnet with 60000 taken in fragments, in wasm: %.2f ms parsing the claims, then %.2f ms per call",
+		answers[n].Ms, answers[n+1].Ms)
+}
+
+// claimsMain is the claims of a VPC page: subnets web and tiny (full),
+// zones a (its first pool full) and b (full).
+const claimsMain = `{"namespace":"acme/prod","vpc":"main","pool":{"name":"vpc-main","cidr":"10.42.0.0/16"},` +
+	`"subnets":[{"name":"web","cidr":"10.42.1.0/24","gateway":"10.42.1.1","taken":"10.42.1.2-10.42.1.4"},{"name":"tiny","cidr":"10.42.2.0/30","gateway":"10.42.2.1","taken":"10.42.2.2"}],` +
+	`"zones":[{"name":"zone-a","pools":[{"name":"public-a1","cidr":"203.0.113.0/30","gateway":"203.0.113.1","taken":"203.0.113.2"},{"name":"public-a2","cidr":"198.51.100.0/24","taken":"198.51.100.0-198.51.100.9"}]},` +
+	`{"name":"zone-b","pools":[{"name":"public-b","cidr":"192.0.2.0/31","taken":"192.0.2.0-192.0.2.1"}]}]}`
+
+// claimInputs is the differential table of ipamPredictClaim: claims and a
+// request. Calls with the same claims in a row reuse the parsed claims.
+var claimInputs = [][2]string{
+	{claimsMain, `{"interface":{"subnet":"web"}}`},
+	{claimsMain, `{"interface":{"subnet":"tiny"}}`},
+	{claimsMain, `{"interface":{"subnet":"gone"}}`},
+	{claimsMain, `{"floatingIP":{"zone":"zone-a"}}`},
+	{claimsMain, `{"floatingIP":{"zone":"zone-b"}}`},
+	{claimsMain, `{"floatingIP":{"zone":""}}`},
+	{claimsMain, `{"subnet":{"prefixLength":24}}`},
+	{claimsMain, `{"subnet":{"prefixLength":24,"cidr":"10.42.9.0/24"}}`},
+	{claimsMain, `{"subnet":{"cidr":"10.42.0.0/22"}}`},
+	{claimsMain, `{"subnet":{"cidr":"10.43.0.0/24"}}`},
+	{claimsMain, `{"subnet":{"cidr":"10.42.8.0/24","gateway":"10.42.8.0"}}`},
+	{claimsMain, `{"subnet":{"cidr":"10.42.8.0/24","gateway":"::1"}}`},
+	{claimsMain, `{"subnet":{"cidr":"10.42.8.9/32"}}`},
+	{claimsMain, `{"subnet":{"prefixLength":15}}`},
+	{claimsMain, `{"subnet":{"prefixLength":16}}`},
+	{claimsMain, `{"subnet":{}}`},
+	{claimsMain, `{}`},
+	{claimsMain, `not json`},
+	{`{"namespace":"acme/prod","vpc":"new","pool":{"name":"vpc-new","cidr":"10.9.0.0/16"}}`, `{"interface":{"subnet":""}}`},
+	{`{"namespace":"acme/prod","vpc":"new","pool":{"name":"vpc-new","cidr":"10.9.0.5/16"},"subnets":[{"name":"s","cidr":"x","gateway":"y","taken":"z"}]}`, `{"interface":{"subnet":"s"}}`},
+	{`not json`, `{"interface":{"subnet":"s"}}`},
+	{claimsMain, `{"floatingIP":{"zone":"zone-a"}}`},
+}
+
+// bigClaims is a VPC whose /16 subnet big holds n addresses taken in
+// fragments, every other one.
+func bigClaims(n int) string {
+	b, _ := json.Marshal(candidates.ClaimsSpec{
+		Namespace: "acme/prod", VPC: "big",
+		Pool:    candidates.ClaimPool{Name: "vpc-big", PoolSpec: candidates.PoolSpec{CIDR: "10.0.0.0/8"}},
+		Subnets: []candidates.ClaimSubnet{{Name: "big", CIDR: "10.0.0.0/16", Gateway: "10.0.0.1", Taken: fragmentedList(n)}},
+	})
+	return string(b)
 }
 
 // subnetPreviewInputs is the differential table of ipamPreviewSubnet.

@@ -38,6 +38,14 @@ func (l *errorList) add(field, message string) {
 	l.errs = append(l.errs, &FieldError{Field: field, Message: message})
 }
 
+// addAll adds errs as mistakes of the part prefix of a larger input:
+// "within" of "subnets[0]." becomes "subnets[0].within".
+func (l *errorList) addAll(prefix string, errs Errors) {
+	for _, e := range errs {
+		l.add(prefix+e.Field, prefix+e.Message)
+	}
+}
+
 func (l *errorList) err() error {
 	if len(l.errs) == 0 {
 		return nil

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // MinPoolBits is the shortest prefix a pool may have: a pool is at most a /8.
@@ -272,11 +273,16 @@ func parseRange(errs *errorList, field, s string) (Range, bool) {
 	return Range{a, b}, true
 }
 
-// quote quotes s for a message, shortening what is too long to be useful.
+// quote quotes s for a message, shortening what is too long to be useful
+// without cutting a character in two.
 func quote(s string) string {
 	const limit = 64
 	if len(s) > limit {
-		s = s[:limit] + "…"
+		cut := limit
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
 	}
 	return strconv.Quote(s)
 }

@@ -123,7 +123,7 @@ func SubnetPreview(in SubnetPreviewInput) SubnetPreviewOutput {
 	}
 	out := SubnetPreviewOutput{Valid: true, Next: FreePrefixes(vpc, used, bits, count)}
 	if len(out.Next) == 0 {
-		out.Errors = Errors{{Field: "prefixLength", Message: fmt.Sprintf("vpc %s has no free /%d in %s", in.VPC, bits, vpc)}}
+		out.Errors = Errors{{Field: "prefixLength", Message: NoFreePrefix(in.VPC, bits, vpc)}}
 	}
 	return out
 }

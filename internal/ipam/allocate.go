@@ -61,7 +61,7 @@ func (s *Service) claim(ctx context.Context, ext store.Ext, r claimRequest, undo
 				return held, err
 			}
 			if reloaded {
-				return Allocation{}, &ExhaustedError{Pool: cp.row.Name, Scope: r.space.Scope().String()}
+				return Allocation{}, &ExhaustedError{Pool: cp.row.Name, Scope: r.space.Scope()}
 			}
 			if err := pv.reload(ctx, s.db, cp.row.UID); err != nil {
 				return Allocation{}, err

@@ -256,7 +256,7 @@ func vpcApplyErrors(in ApplyVPCInput) []error {
 	}
 	for i, sub := range in.Subnets {
 		var inv *InvalidError
-		if err := checkSubnetInput(sub); errors.As(err, &inv) {
+		if _, err := checkSubnetInput(sub); errors.As(err, &inv) {
 			errs = append(errs, &InvalidError{Field: fmt.Sprintf("subnets[%d].%s", i, inv.Field), Message: inv.Message})
 		} else if err != nil {
 			errs = append(errs, err)

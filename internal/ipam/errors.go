@@ -3,7 +3,9 @@ package ipam
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 
+	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -84,20 +86,21 @@ func fieldConflict(field, format string, args ...any) error {
 // prefix of a length for a subnet.
 type ExhaustedError struct {
 	Pool  string
-	Scope string // the request's within, or the pool's (or the VPC's) cidr
-	Zone  string // set when every pool of the zone is exhausted
-	VPC   string // set when the VPC has no free prefix of length Bits
+	Scope netip.Prefix // the request's within, or the pool's (or the VPC's) cidr
+	Zone  string       // set when every pool of the zone is exhausted
+	VPC   string       // set when the VPC has no free prefix of length Bits
 	Bits  int
 }
 
+// Error says it in the words the browser's predictions use.
 func (e *ExhaustedError) Error() string {
 	switch {
 	case e.Zone != "":
-		return fmt.Sprintf("zone %s has no free address in its public pools", e.Zone)
+		return candidates.NoFreeAddressInZone(e.Zone)
 	case e.VPC != "":
-		return fmt.Sprintf("vpc %s has no free /%d in %s", e.VPC, e.Bits, e.Scope)
+		return candidates.NoFreePrefix(e.VPC, e.Bits, e.Scope)
 	}
-	return fmt.Sprintf("pool %s has no free address in %s", e.Pool, e.Scope)
+	return candidates.NoFreeAddress(e.Pool, e.Scope)
 }
 
 // Unwrap makes errors.Is(err, ErrPoolExhausted) hold.

@@ -3,6 +3,7 @@ package ipam
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"testing"
 
 	"pivirt.hu/ipam/internal/store"
@@ -19,7 +20,7 @@ func TestClassify(t *testing.T) {
 		{forbidden("only operators create public pools"), Refusal{CodeForbidden, "", "forbidden: only operators create public pools"}},
 		{fieldConflict("cidr", "cidr 10.0.0.0/8 overlaps public pool a"), Refusal{CodeConflict, "cidr", "cidr 10.0.0.0/8 overlaps public pool a"}},
 		{conflict("VPC acme/prod/main exists already"), Refusal{CodeConflict, "", "VPC acme/prod/main exists already"}},
-		{&ExhaustedError{Pool: "p", Scope: "10.0.0.0/30"}, Refusal{CodePoolExhausted, "", "pool p has no free address in 10.0.0.0/30"}},
+		{&ExhaustedError{Pool: "p", Scope: netip.MustParsePrefix("10.0.0.0/30")}, Refusal{CodePoolExhausted, "", "pool p has no free address in 10.0.0.0/30"}},
 		{fmt.Errorf("reading: %w", store.ErrUnavailable), Refusal{CodeUnavailable, "", "reading: store: the database is unavailable"}},
 		{errors.New("boom"), Refusal{CodeInternal, "", "boom"}},
 	}

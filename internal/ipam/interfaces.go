@@ -96,7 +96,7 @@ func (s *Service) attach(ctx context.Context, actor auth.Actor, namespace, vpc, 
 		var exhausted *ExhaustedError
 		switch {
 		case errors.As(err, &exhausted):
-			exhausted.Scope = cs.within.String()
+			exhausted.Scope = cs.within
 		case errors.Is(err, ErrNotFound):
 			s.forgetSubnets(namespace, vpc, subnet)
 			if attempt == 0 {

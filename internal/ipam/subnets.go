@@ -101,7 +101,7 @@ func (s *Service) subnetHolding(ctx context.Context, cp *cachedPool, within neti
 		return nil, err
 	}
 	if len(rows) == 0 {
-		return nil, invalid("within", "VPC %s/%s has no subnet: create one, then allocate within it", cp.row.Namespace, vpc)
+		return nil, invalid("within", "%s", candidates.NoSubnet(cp.row.Namespace, vpc))
 	}
 	const listed = 8
 	cidrs := make([]string, 0, listed+1)
@@ -151,7 +151,7 @@ func (s *Service) CreateSubnet(ctx context.Context, actor auth.Actor, in CreateS
 	if err := checkName("vpc", in.VPC); err != nil {
 		return Subnet{}, err
 	}
-	if err := checkSubnetInput(in); err != nil {
+	if _, err := checkSubnetInput(in); err != nil {
 		return Subnet{}, err
 	}
 	if !actor.CanAccess(in.Namespace) {
@@ -178,68 +178,37 @@ func (s *Service) CreateSubnet(ctx context.Context, actor auth.Actor, in CreateS
 }
 
 // checkSubnetInput checks what CreateSubnet can check without the
-// database.
-func checkSubnetInput(in CreateSubnetInput) error {
+// database, as the browser's prediction does.
+func checkSubnetInput(in CreateSubnetInput) (candidates.SubnetRequest, error) {
 	if err := checkName("name", in.Name); err != nil {
-		return err
+		return candidates.SubnetRequest{}, err
 	}
-	switch {
-	case in.CIDR != "" && in.PrefixLength != 0:
-		return invalid("cidr", "cidr and prefixLength both name the subnet's prefix: give one of them")
-	case in.CIDR == "" && in.PrefixLength == 0:
-		return invalid("cidr", "cidr or prefixLength is required: the subnet's prefix, or its length to take the lowest free one")
-	case in.CIDR != "":
-		cidr, err := parsePrefix("cidr", in.CIDR)
-		if err != nil {
-			return err
-		}
-		if cidr.Bits() == 32 {
-			return invalid("cidr", "cidr %s leaves no address once the gateway is reserved; use a /31 or larger", cidr)
-		}
-	case in.PrefixLength < candidates.MinPoolBits || in.PrefixLength > candidates.MaxSubnetBits:
-		return invalid("prefixLength", "prefixLength %d is out of range: %d to %d", in.PrefixLength, candidates.MinPoolBits, candidates.MaxSubnetBits)
+	req, err := candidates.ParseSubnetSpec(candidates.SubnetSpec{CIDR: in.CIDR, PrefixLength: in.PrefixLength, Gateway: in.Gateway})
+	if err != nil {
+		return candidates.SubnetRequest{}, fromCandidates(err)
 	}
-	if in.Gateway != "" {
-		if _, err := parseAddr("gateway", in.Gateway); err != nil {
-			return err
-		}
-	}
-	return nil
+	return req, nil
 }
 
 // createSubnet creates a subnet of vpc, whose row tx has locked: of two
 // transactions creating subnets in one VPC, the second reads the first's
-// subnet (READ COMMITTED). The exclusion constraint subnets_no_overlap
-// refuses an overlap whatever happens.
+// subnet (READ COMMITTED). Its prefix and gateway are planned as the
+// browser predicts them (candidates.VPCLayout.Plan); the exclusion
+// constraint subnets_no_overlap refuses an overlap whatever happens.
 func (s *Service) createSubnet(ctx context.Context, tx *store.Tx, actor auth.Actor, vpc store.VPCRow, in CreateSubnetInput) (store.SubnetRow, error) {
-	vcidr, err := netip.ParsePrefix(vpc.CIDR)
+	req, err := checkSubnetInput(in)
 	if err != nil {
-		return store.SubnetRow{}, fmt.Errorf("ipam: the stored VPC %s has cidr %q: %w", vpc.Name, vpc.CIDR, err)
+		return store.SubnetRow{}, err
 	}
-	var cidr netip.Prefix
-	if in.PrefixLength != 0 {
-		if cidr, err = s.freeSubnet(ctx, tx, vpc, vcidr, in.PrefixLength); err != nil {
-			return store.SubnetRow{}, err
-		}
-	} else {
-		cidr, _ = netip.ParsePrefix(in.CIDR)
-		if cidr.Bits() < vcidr.Bits() || !vcidr.Contains(cidr.Addr()) {
-			return store.SubnetRow{}, invalid("cidr", "cidr %s is outside VPC %s's %s", cidr, vpc.Name, vcidr)
-		}
-		if err := overlapRefusal(ctx, tx, vpc, cidr); err != nil {
-			return store.SubnetRow{}, err
-		}
+	layout, err := vpcLayout(ctx, tx, vpcFromRow(vpc))
+	if err != nil {
+		return store.SubnetRow{}, err
 	}
-	gateway := cidr.Addr()
-	if cidr.Bits() <= 30 {
-		gateway = gateway.Next()
+	plan, err := layout.Plan(req)
+	if err != nil {
+		return store.SubnetRow{}, fromPlan(err)
 	}
-	if in.Gateway != "" {
-		if _, err := candidates.ParsePool(candidates.PoolSpec{CIDR: cidr.String(), Gateway: in.Gateway}); err != nil {
-			return store.SubnetRow{}, fromCandidates(err)
-		}
-		gateway, _ = netip.ParseAddr(in.Gateway)
-	}
+	cidr, gateway := plan.Prefix, plan.Gateway
 	row, err := store.InsertSubnet(ctx, tx, store.SubnetRow{UID: newUID(), VPCUID: vpc.UID, Name: in.Name, CIDR: cidr.String(), Gateway: gateway.String(), CreatedBy: actor.Name})
 	if errors.Is(err, store.ErrObjectExists) {
 		if err := overlapRefusal(ctx, tx, vpc, cidr); err != nil {
@@ -259,53 +228,53 @@ func (s *Service) createSubnet(ctx context.Context, tx *store.Tx, actor auth.Act
 	})
 }
 
-// freeSubnet returns the lowest aligned block of length bits of the VPC's
-// prefix vcidr that overlaps none of its subnets.
-func (s *Service) freeSubnet(ctx context.Context, tx *store.Tx, vpc store.VPCRow, vcidr netip.Prefix, bits int) (netip.Prefix, error) {
-	used, err := subnetPrefixes(ctx, tx, vpc.UID)
-	if err != nil {
-		return netip.Prefix{}, err
+// fromPlan turns the refusal of a subnet's plan into the domain's: an
+// overlap is a conflict of its cidr, no free prefix an exhausted VPC.
+func fromPlan(err error) error {
+	var overlap *candidates.OverlapError
+	var none *candidates.NoFreePrefixError
+	switch {
+	case errors.As(err, &overlap):
+		return fieldConflict("cidr", "%s", overlap.Error())
+	case errors.As(err, &none):
+		return &ExhaustedError{VPC: none.VPC, Bits: none.Bits, Scope: none.Scope}
 	}
-	free, err := nextSubnets(vpc.Name, vcidr, used, bits, 1)
+	return fromCandidates(err)
+}
+
+// vpcLayout returns the VPC's prefix and its subnets, as ext sees them.
+func vpcLayout(ctx context.Context, ext store.Ext, v VPC) (candidates.VPCLayout, error) {
+	rows, err := store.Subnets(ctx, ext, v.UID)
 	if err != nil {
-		return netip.Prefix{}, err
+		return candidates.VPCLayout{}, err
 	}
-	return free[0], nil
+	layout := candidates.VPCLayout{Name: v.Name, Prefix: v.CIDR, Subnets: make([]candidates.NamedPrefix, 0, len(rows))}
+	for _, r := range rows {
+		p, err := netip.ParsePrefix(r.CIDR)
+		if err != nil {
+			return candidates.VPCLayout{}, fmt.Errorf("ipam: the stored subnet %s has cidr %q: %w", r.Name, r.CIDR, err)
+		}
+		layout.Subnets = append(layout.Subnets, candidates.NamedPrefix{Name: r.Name, Prefix: p})
+	}
+	return layout, nil
 }
 
 // nextSubnets returns the next count prefixes of length bits that subnets
-// of the VPC name (prefix vcidr, subnets used) would get, as the browser
-// computes them: the same code, the same messages.
-func nextSubnets(name string, vcidr netip.Prefix, used []netip.Prefix, bits, count int) ([]netip.Prefix, error) {
-	subnets := make([]string, len(used))
-	for i, p := range used {
-		subnets[i] = p.String()
+// of the VPC would get, as the browser computes them: the same code, the
+// same messages.
+func nextSubnets(layout candidates.VPCLayout, bits, count int) ([]netip.Prefix, error) {
+	subnets := make([]string, len(layout.Subnets))
+	for i, s := range layout.Subnets {
+		subnets[i] = s.Prefix.String()
 	}
-	out := candidates.SubnetPreview(candidates.SubnetPreviewInput{VPC: name, CIDR: vcidr.String(), Subnets: subnets, PrefixLength: bits, Count: count})
+	out := candidates.SubnetPreview(candidates.SubnetPreviewInput{VPC: layout.Name, CIDR: layout.Prefix.String(), Subnets: subnets, PrefixLength: bits, Count: count})
 	switch {
 	case !out.Valid:
 		return nil, fromCandidates(out.Errors)
 	case len(out.Next) == 0:
-		return nil, &ExhaustedError{VPC: name, Bits: bits, Scope: vcidr.String()}
+		return nil, &ExhaustedError{VPC: layout.Name, Bits: bits, Scope: layout.Prefix}
 	}
 	return out.Next, nil
-}
-
-// subnetPrefixes returns the prefixes of the VPC's subnets.
-func subnetPrefixes(ctx context.Context, ext store.Ext, vpcUID string) ([]netip.Prefix, error) {
-	rows, err := store.Subnets(ctx, ext, vpcUID)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]netip.Prefix, 0, len(rows))
-	for _, r := range rows {
-		p, err := netip.ParsePrefix(r.CIDR)
-		if err != nil {
-			return nil, fmt.Errorf("ipam: the stored subnet %s has cidr %q: %w", r.Name, r.CIDR, err)
-		}
-		out = append(out, p)
-	}
-	return out, nil
 }
 
 // overlapRefusal refuses cidr if it overlaps a subnet of the VPC.
@@ -313,7 +282,8 @@ func overlapRefusal(ctx context.Context, tx *store.Tx, vpc store.VPCRow, cidr ne
 	other, err := store.OverlappingSubnet(ctx, tx, vpc.UID, cidr.String())
 	switch {
 	case err == nil:
-		return fieldConflict("cidr", "cidr %s overlaps subnet %s (%s) of VPC %s", cidr, other.Name, other.CIDR, vpc.Name)
+		prefix, _ := netip.ParsePrefix(other.CIDR)
+		return fromPlan(&candidates.OverlapError{VPC: vpc.Name, Prefix: cidr, Subnet: candidates.NamedPrefix{Name: other.Name, Prefix: prefix}})
 	case errors.Is(err, store.ErrNotFound):
 		return nil
 	}
@@ -353,11 +323,11 @@ func (s *Service) PreviewSubnet(ctx context.Context, actor auth.Actor, namespace
 	if err != nil {
 		return nil, err
 	}
-	used, err := subnetPrefixes(ctx, s.db, v.UID)
+	layout, err := vpcLayout(ctx, s.db, v)
 	if err != nil {
 		return nil, err
 	}
-	return nextSubnets(vpc, v.CIDR, used, bits, count)
+	return nextSubnets(layout, bits, count)
 }
 
 // DeleteSubnet deletes a subnet and the node addresses in it. A subnet

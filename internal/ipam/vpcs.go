@@ -148,7 +148,7 @@ func (s *Service) zonePools(ctx context.Context, ext store.Ext, zone string) ([]
 		return nil, err
 	}
 	if len(rows) == 0 {
-		return nil, invalid("zone", "zone %s has no public pool", zone)
+		return nil, invalid("zone", "%s", candidates.NoPublicPool(zone))
 	}
 	out := make([]*cachedPool, 0, len(rows))
 	for _, r := range rows {
@@ -175,7 +175,7 @@ func (s *Service) claimInZone(ctx context.Context, ext store.Ext, undo *undoList
 		return a, err
 	}
 	if zone == "" {
-		return Allocation{}, &ExhaustedError{Pool: pools[0].row.Name, Scope: pools[0].row.CIDR}
+		return Allocation{}, &ExhaustedError{Pool: pools[0].row.Name, Scope: pools[0].spec.Prefix}
 	}
 	return Allocation{}, &ExhaustedError{Zone: zone}
 }

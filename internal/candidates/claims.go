@@ -1,0 +1,306 @@
+package candidates
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"strings"
+)
+
+// A ClaimsSpec is what a VPC's page carries to predict, before anything is
+// submitted, what each of its claims will get: a VM interface in a subnet,
+// a floating IP in a zone, a new subnet. Taken addresses are compact range
+// lists (see RangeList).
+type ClaimsSpec struct {
+	Namespace string `json:"namespace"`
+	VPC       string `json:"vpc"`
+	// Pool is the VPC's own pool; its taken addresses are its subnets'.
+	Pool    ClaimPool     `json:"pool"`
+	Subnets []ClaimSubnet `json:"subnets,omitempty"`
+	// Zones lists, for each zone, its public pools in the order a floating
+	// IP is claimed from them.
+	Zones []ClaimZone `json:"zones,omitempty"`
+}
+
+// A ClaimPool is a pool a claim is made in, with its taken addresses.
+type ClaimPool struct {
+	Name string `json:"name"`
+	PoolSpec
+	Taken string `json:"taken,omitempty"`
+}
+
+// A ClaimSubnet is a subnet of the VPC with the taken addresses in it.
+type ClaimSubnet struct {
+	Name    string `json:"name"`
+	CIDR    string `json:"cidr"`
+	Gateway string `json:"gateway"`
+	Taken   string `json:"taken,omitempty"`
+}
+
+// A ClaimZone is a zone and its public pools.
+type ClaimZone struct {
+	Name  string      `json:"name"`
+	Pools []ClaimPool `json:"pools"`
+}
+
+// Claims answers what the claims of a ClaimsSpec will get, computed as the
+// server claims: the lowest free candidate, in the first pool that has one.
+type Claims struct {
+	namespace, vpc string
+	layout         VPCLayout
+	subnets        map[string]claimSpace
+	zones          map[string][]claimSpace
+}
+
+// claimSpace is the candidates of one claim and what is taken of them.
+type claimSpace struct {
+	pool  string
+	space Space
+	taken Set
+}
+
+// ParseClaims reads spec. The error, if any, is an Errors listing every
+// mistake, each naming its field (subnets[0].taken, zones[1].pools[0].cidr).
+func ParseClaims(spec ClaimsSpec) (*Claims, error) {
+	var errs errorList
+	c := &Claims{namespace: spec.Namespace, vpc: spec.VPC, subnets: map[string]claimSpace{}, zones: map[string][]claimSpace{}}
+	vpcPool, ok := parseClaimPool(&errs, "pool", spec.Pool)
+	c.layout = VPCLayout{Name: spec.VPC, Prefix: vpcPool.Prefix}
+	for i, sub := range spec.Subnets {
+		field := fmt.Sprintf("subnets[%d]", i)
+		taken := parseTaken(&errs, field+".taken", sub.Taken)
+		if !ok {
+			continue
+		}
+		req, err := vpcPool.ParseRequest(RequestSpec{Within: sub.CIDR, Reserved: []string{sub.Gateway}})
+		if err != nil {
+			// The request's within is the subnet's cidr, its reserved
+			// address the gateway.
+			for _, e := range err.(Errors) {
+				name := map[string]string{"within": "cidr", "reserved[0]": "gateway"}[e.Field]
+				errs.add(field+"."+name, field+"."+name+strings.TrimPrefix(e.Message, e.Field))
+			}
+			continue
+		}
+		c.layout.Subnets = append(c.layout.Subnets, NamedPrefix{Name: sub.Name, Prefix: req.Within})
+		c.subnets[sub.Name] = claimSpace{pool: spec.Pool.Name, space: vpcPool.Space(req), taken: taken}
+	}
+	for i, zone := range spec.Zones {
+		for j, p := range zone.Pools {
+			field := fmt.Sprintf("zones[%d].pools[%d]", i, j)
+			pool, ok := parseClaimPool(&errs, field, p)
+			taken := parseTaken(&errs, field+".taken", p.Taken)
+			if ok {
+				c.zones[zone.Name] = append(c.zones[zone.Name], claimSpace{pool: p.Name, space: pool.Candidates(), taken: taken})
+			}
+		}
+	}
+	if err := errs.err(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func parseClaimPool(errs *errorList, field string, p ClaimPool) (Pool, bool) {
+	pool, err := ParsePool(p.PoolSpec)
+	if err != nil {
+		errs.addAll(field+".", err.(Errors))
+		return Pool{}, false
+	}
+	return pool, true
+}
+
+func parseTaken(errs *errorList, field, list string) Set {
+	taken, err := ParseRangeList(field, list)
+	if err != nil {
+		errs.errs = append(errs.errs, err.(Errors)...)
+	}
+	return taken
+}
+
+// Interface returns the address a VM interface attached in the subnet
+// will get, or why it gets none.
+func (c *Claims) Interface(subnet string) (netip.Addr, error) {
+	if subnet == "" && len(c.subnets) == 0 {
+		return netip.Addr{}, Errors{{Field: "subnet", Message: NoSubnet(c.namespace, c.vpc)}}
+	}
+	cs, ok := c.subnets[subnet]
+	if !ok {
+		return netip.Addr{}, Errors{{Field: "subnet", Message: fmt.Sprintf("subnet %s/%s/%s not found", c.namespace, c.vpc, subnet)}}
+	}
+	if a, ok := cs.space.First(cs.taken); ok {
+		return a, nil
+	}
+	return netip.Addr{}, Errors{{Field: "subnet", Message: NoFreeAddress(cs.pool, cs.space.Scope())}}
+}
+
+// FloatingIP returns the address a floating IP claimed in the zone will
+// get: the lowest free one of the first of its public pools that has one.
+func (c *Claims) FloatingIP(zone string) (netip.Addr, error) {
+	pools, ok := c.zones[zone]
+	switch {
+	case !ok && zone == "":
+		return netip.Addr{}, Errors{{Field: "zone", Message: "no zone has a public pool"}}
+	case !ok:
+		return netip.Addr{}, Errors{{Field: "zone", Message: NoPublicPool(zone)}}
+	}
+	for _, cs := range pools {
+		if a, ok := cs.space.First(cs.taken); ok {
+			return a, nil
+		}
+	}
+	return netip.Addr{}, Errors{{Field: "zone", Message: NoFreeAddressInZone(zone)}}
+}
+
+// Subnet returns the prefix and gateway a new subnet of spec will get, or
+// why it gets none, as VPCLayout.Plan says.
+func (c *Claims) Subnet(spec SubnetSpec) (SubnetPlan, error) {
+	req, err := ParseSubnetSpec(spec)
+	if err != nil {
+		return SubnetPlan{}, err
+	}
+	return c.layout.Plan(req)
+}
+
+// A ClaimRequest asks what one claim will get: one of its fields is set.
+type ClaimRequest struct {
+	Interface  *InterfaceClaim  `json:"interface,omitempty"`
+	FloatingIP *FloatingIPClaim `json:"floatingIP,omitempty"`
+	Subnet     *SubnetSpec      `json:"subnet,omitempty"`
+}
+
+// An InterfaceClaim attaches a VM interface in a subnet.
+type InterfaceClaim struct {
+	Subnet string `json:"subnet"`
+}
+
+// A FloatingIPClaim claims a floating IP in a zone.
+type FloatingIPClaim struct {
+	Zone string `json:"zone"`
+}
+
+// A ClaimPrediction answers a ClaimRequest: the address (of an interface
+// or a floating IP) or the prefix and gateway (of a subnet) the claim will
+// get, and why it gets none. A subnet whose gateway is refused still
+// shows its prefix.
+type ClaimPrediction struct {
+	Address *netip.Addr   `json:"address,omitempty"`
+	CIDR    *netip.Prefix `json:"cidr,omitempty"`
+	Gateway *netip.Addr   `json:"gateway,omitempty"`
+	Errors  Errors        `json:"errors,omitempty"`
+}
+
+// Predict answers req.
+func (c *Claims) Predict(req ClaimRequest) ClaimPrediction {
+	var out ClaimPrediction
+	var err error
+	switch {
+	case req.Interface != nil:
+		var a netip.Addr
+		if a, err = c.Interface(req.Interface.Subnet); err == nil {
+			out.Address = &a
+		}
+	case req.FloatingIP != nil:
+		var a netip.Addr
+		if a, err = c.FloatingIP(req.FloatingIP.Zone); err == nil {
+			out.Address = &a
+		}
+	case req.Subnet != nil:
+		var plan SubnetPlan
+		plan, err = c.Subnet(*req.Subnet)
+		if plan.Prefix.IsValid() {
+			out.CIDR = &plan.Prefix
+		}
+		if plan.Gateway.IsValid() {
+			out.Gateway = &plan.Gateway
+		}
+	default:
+		err = Errors{{Field: "input", Message: "input names no claim: give interface, floatingIP or subnet"}}
+	}
+	out.Errors = asErrors(err)
+	return out
+}
+
+// asErrors returns err as field errors: an OverlapError is the cidr's, a
+// NoFreePrefixError the prefixLength's.
+func asErrors(err error) Errors {
+	switch e := err.(type) {
+	case nil:
+		return nil
+	case Errors:
+		return e
+	case *OverlapError:
+		return Errors{{Field: "cidr", Message: e.Error()}}
+	case *NoFreePrefixError:
+		return Errors{{Field: "prefixLength", Message: e.Error()}}
+	}
+	return Errors{{Field: "input", Message: err.Error()}}
+}
+
+// ParseClaimsJSON reads a ClaimsSpec written as JSON, as ParseClaims.
+// Input it cannot read is reported as an error of the field "claims".
+func ParseClaimsJSON(in []byte) (*Claims, error) {
+	if len(in) > MaxPreviewInput {
+		return nil, Errors{{Field: "claims", Message: fmt.Sprintf("claims is %d bytes; at most %d are accepted", len(in), MaxPreviewInput)}}
+	}
+	var spec ClaimsSpec
+	if err := decodeStrict(in, &spec); err != nil {
+		return nil, Errors{{Field: "claims", Message: "claims is not a claims spec: " + err.Error()}}
+	}
+	return ParseClaims(spec)
+}
+
+// PredictJSON answers a ClaimRequest written as JSON with a
+// ClaimPrediction written as JSON. Input it cannot read is reported as an
+// error of the field "input".
+func (c *Claims) PredictJSON(in []byte) []byte {
+	var out ClaimPrediction
+	var req ClaimRequest
+	if err := decodeStrict(in, &req); err != nil {
+		out.Errors = Errors{{Field: "input", Message: "input is not a claim request: " + err.Error()}}
+	} else {
+		out = c.Predict(req)
+	}
+	return marshal(out)
+}
+
+// PredictClaimJSON answers a ClaimRequest about a ClaimsSpec, both written
+// as JSON: the browser's entry point (see wasm/), which parses the claims
+// once per page and then answers each request as this does.
+func PredictClaimJSON(claims, request []byte) []byte {
+	c, err := ParseClaimsJSON(claims)
+	if err != nil {
+		return marshal(ClaimPrediction{Errors: err.(Errors)})
+	}
+	return c.PredictJSON(request)
+}
+
+// RangeList writes ranges as the compact list ParseRangeList reads:
+// "10.0.0.2-10.0.0.9,10.0.0.12".
+func RangeList(ranges []Range) string {
+	var b strings.Builder
+	for i, r := range ranges {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(r.String())
+	}
+	return b.String()
+}
+
+// decodeStrict decodes one JSON value into v, refusing unknown fields.
+func decodeStrict(in []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(in))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+func marshal(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Every output type marshals; this cannot happen.
+		panic(err)
+	}
+	return b
+}
