@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -26,6 +27,9 @@ type Proxy struct {
 	mu    sync.Mutex
 	holds []*Hold
 	conns []net.Conn
+
+	// statements counts the statements run through the proxy.
+	statements atomic.Int64
 }
 
 // A Hold is a statement held back by a Proxy: the first statement whose
@@ -79,6 +83,11 @@ func NewProxy(t testing.TB, dbURL string) (*Proxy, string) {
 // Hold holds back, before the server sees it, the next statement whose SQL
 // contains text.
 func (p *Proxy) Hold(text string) *Hold { return p.add(text, false) }
+
+// Statements returns how many statements ran through the proxy so far:
+// each simple query and each execution of a prepared or unnamed statement
+// (BEGIN and COMMIT count as one each).
+func (p *Proxy) Statements() int64 { return p.statements.Load() }
 
 // HoldAnswer lets the next statement whose SQL contains text run, and holds
 // back the server's answer to it: the statement's snapshot is taken, the
@@ -195,6 +204,9 @@ func (c *proxyConn) toServer() {
 		msg, err := readMessage(r, true)
 		if err != nil {
 			return
+		}
+		if msg[0] == 'Q' || msg[0] == 'E' {
+			c.proxy.statements.Add(1)
 		}
 		switch msg[0] {
 		case 'Q', 'P':

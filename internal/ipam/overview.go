@@ -1,0 +1,291 @@
+package ipam
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"net/netip"
+	"slices"
+
+	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/store"
+)
+
+// A Router is a VPC's router: its uplink, an address of a public pool of
+// the VPC's zone, and its default route, the gateway of that pool.
+type Router struct {
+	Uplink       netip.Addr // the zero Addr: the VPC has no zone, hence no router
+	Pool         string     // the uplink's pool
+	DefaultRoute netip.Addr // the zero Addr when the uplink's pool has no gateway
+}
+
+// NoDefaultRoute says why a router has no default route, or "" when it
+// has one or there is no router.
+func (r Router) NoDefaultRoute() string {
+	if !r.Uplink.IsValid() || r.DefaultRoute.IsValid() {
+		return ""
+	}
+	return "no default route: pool " + r.Pool + " has no gateway"
+}
+
+// A VPCSummary is a VPC as a list shows it: how full its pool is, its
+// router and its subnets.
+type VPCSummary struct {
+	VPC     VPC
+	Usage   Usage
+	Router  Router
+	Subnets []Subnet
+}
+
+// VPCSummaries lists the VPCs the actor may see, of namespace when not
+// empty, with their usage, router and subnets, in namespace order, then
+// name order. It reads them in two statements however many there are; the
+// usage is the database's count, not this process's view.
+func (s *Service) VPCSummaries(ctx context.Context, actor auth.Actor, namespace string) ([]VPCSummary, error) {
+	rows, err := store.VPCSummaries(ctx, s.db)
+	if err != nil {
+		return nil, err
+	}
+	out := []VPCSummary{}
+	var uids []string
+	for _, r := range rows {
+		if !actor.CanAccess(r.Namespace) || namespace != "" && r.Namespace != namespace {
+			continue
+		}
+		pool, err := newCachedPool(r.Pool)
+		if err != nil {
+			return nil, err
+		}
+		size := pool.spec.Candidates().Size()
+		sum := VPCSummary{VPC: vpcFromRow(r.VPCRow), Usage: Usage{Size: size, Used: r.Used, Free: size - r.Used}, Subnets: []Subnet{}}
+		if r.Router != "" {
+			sum.Router = Router{Pool: r.RouterPool}
+			sum.Router.Uplink, _ = netip.ParseAddr(r.Router)
+			sum.Router.DefaultRoute, _ = netip.ParseAddr(r.RouterGateway)
+		}
+		out = append(out, sum)
+		uids = append(uids, r.UID)
+	}
+	if len(out) == 0 {
+		return out, nil
+	}
+	subnets, err := store.SubnetsOfVPCs(ctx, s.db, uids)
+	if err != nil {
+		return nil, err
+	}
+	byVPC := make(map[string]*VPCSummary, len(out))
+	for i := range out {
+		byVPC[out[i].VPC.UID] = &out[i]
+	}
+	for _, r := range subnets {
+		if sum, ok := byVPC[r.VPCUID]; ok {
+			sum.Subnets = append(sum.Subnets, subnetFromRow(r, sum.VPC))
+		}
+	}
+	return out, nil
+}
+
+// A VPCOverview is a VPC as its page shows it: its pool and how full it
+// is, its router, its subnets with their usage and address maps, the
+// floating IPs of its namespace, the zones a floating IP may be claimed
+// in, and what the page's claim forms predict from.
+type VPCOverview struct {
+	VPC         VPC
+	Pool        Pool
+	Usage       Usage
+	Router      Router
+	Subnets     []SubnetOverview
+	FloatingIPs []FloatingIP
+	// Zones are the zones that have public pools, in order.
+	Zones []string
+	// Claims is what the browser predicts the claims of the page from:
+	// the subnets' and the zones' candidates and taken addresses, as this
+	// process sees them (a claim may still find an address taken
+	// meanwhile, and say so).
+	Claims candidates.ClaimsSpec
+}
+
+// A SubnetOverview is a subnet as its VPC's page shows it.
+type SubnetOverview struct {
+	Subnet Subnet
+	Usage  Usage
+	Map    AddressMap
+}
+
+// VPCOverview returns the overview of the VPC namespace/name if the actor
+// may see it.
+func (s *Service) VPCOverview(ctx context.Context, actor auth.Actor, namespace, name string) (VPCOverview, error) {
+	v, err := s.VPC(ctx, actor, namespace, name)
+	if err != nil {
+		return VPCOverview{}, err
+	}
+	o := VPCOverview{VPC: v, Subnets: []SubnetOverview{}, Zones: []string{}}
+	if o.Pool, err = s.VPCPool(ctx, actor, v); err != nil {
+		return VPCOverview{}, err
+	}
+	if o.Usage, err = s.PoolUsage(ctx, actor, o.Pool); err != nil {
+		return VPCOverview{}, err
+	}
+	uplink, route, ok, err := s.Router(ctx, actor, v)
+	if err != nil {
+		return VPCOverview{}, err
+	}
+	if ok {
+		o.Router = Router{Uplink: uplink.Address, Pool: uplink.Pool, DefaultRoute: route}
+	}
+	o.Claims = candidates.ClaimsSpec{Namespace: v.Namespace, VPC: v.Name, Pool: candidates.ClaimPool{Name: o.Pool.Name, PoolSpec: poolSpec(o.Pool)}}
+	subnets, err := s.Subnets(ctx, actor, v)
+	if err != nil {
+		return VPCOverview{}, err
+	}
+	for _, sub := range subnets {
+		so := SubnetOverview{Subnet: sub}
+		if so.Usage, err = s.SubnetUsage(ctx, actor, sub); err != nil {
+			return VPCOverview{}, err
+		}
+		if so.Map, err = s.SubnetMap(ctx, actor, sub); err != nil {
+			return VPCOverview{}, err
+		}
+		taken, err := s.TakenRanges(ctx, actor, o.Pool, sub.CIDR)
+		if err != nil {
+			return VPCOverview{}, err
+		}
+		o.Subnets = append(o.Subnets, so)
+		o.Claims.Subnets = append(o.Claims.Subnets, candidates.ClaimSubnet{
+			Name: sub.Name, CIDR: sub.CIDR.String(), Gateway: sub.Gateway.String(), Taken: candidates.RangeList(taken),
+		})
+	}
+	if o.FloatingIPs, err = s.FloatingIPs(ctx, actor, v.Namespace); err != nil {
+		return VPCOverview{}, err
+	}
+	if err := s.zoneClaims(ctx, actor, &o); err != nil {
+		return VPCOverview{}, err
+	}
+	return o, nil
+}
+
+// zoneClaims adds to o the zones that have public pools, and their pools
+// in the order a floating IP is claimed from them (name order).
+func (s *Service) zoneClaims(ctx context.Context, actor auth.Actor, o *VPCOverview) error {
+	publics, err := s.Pools(ctx, actor, Public, "")
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(publics, func(a, b Pool) int { return cmp.Or(cmp.Compare(a.Zone, b.Zone), cmp.Compare(a.Name, b.Name)) })
+	for _, p := range publics {
+		if p.Zone == "" {
+			continue
+		}
+		taken, err := s.TakenRanges(ctx, actor, p, netip.Prefix{})
+		if err != nil {
+			return err
+		}
+		if n := len(o.Claims.Zones); n == 0 || o.Claims.Zones[n-1].Name != p.Zone {
+			o.Zones = append(o.Zones, p.Zone)
+			o.Claims.Zones = append(o.Claims.Zones, candidates.ClaimZone{Name: p.Zone})
+		}
+		zone := &o.Claims.Zones[len(o.Claims.Zones)-1]
+		zone.Pools = append(zone.Pools, candidates.ClaimPool{Name: p.Name, PoolSpec: poolSpec(p), Taken: candidates.RangeList(taken)})
+	}
+	return nil
+}
+
+// poolSpec is the pool as the enumerator reads it.
+func poolSpec(p Pool) candidates.PoolSpec {
+	spec := candidates.PoolSpec{CIDR: p.CIDR.String(), Exclude: p.Exclude}
+	if p.Gateway.IsValid() {
+		spec.Gateway = p.Gateway.String()
+	}
+	return spec
+}
+
+// mayOverview reports whether the actor may read the overview of the pool
+// p: operators of every pool, tenants of the private pools of their
+// namespaces. A public pool's map and allocations are operators' (see
+// PoolMap, PoolAllocations), so its overview is too; tenants read a public
+// pool's figures through Pools and PoolUsage.
+func mayOverview(actor auth.Actor, p Pool) bool {
+	return p.Kind != Public || actor.IsOperator()
+}
+
+// A PoolSummary is a pool as a list shows it, with how full it is.
+type PoolSummary struct {
+	Pool  Pool
+	Usage Usage
+}
+
+// PoolSummaries lists the pools whose overview the actor may read, with
+// their usage, in namespace order, then name order.
+func (s *Service) PoolSummaries(ctx context.Context, actor auth.Actor) ([]PoolSummary, error) {
+	pools, err := s.Pools(ctx, actor, "", "")
+	if err != nil {
+		return nil, err
+	}
+	out := []PoolSummary{}
+	for _, p := range pools {
+		if !mayOverview(actor, p) {
+			continue
+		}
+		u, err := s.PoolUsage(ctx, actor, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, PoolSummary{Pool: p, Usage: u})
+	}
+	return out, nil
+}
+
+// A PoolOverview is a pool as its page shows it: how full it is, its
+// address map (of one /24 block of a larger pool, when asked) and a page
+// of its allocations.
+type PoolOverview struct {
+	Pool  Pool
+	Usage Usage
+	// Block is the /24 the map shows, the zero Prefix for the whole pool.
+	Block netip.Prefix
+	Map   AddressMap
+	// Page is the page of allocations read: the one asked for, or the
+	// first when its cursor or its search is not one of this list.
+	Page        Page
+	Allocations AllocationPage
+}
+
+// A PoolOverviewQuery asks for part of a pool's overview.
+type PoolOverviewQuery struct {
+	// Block, as written, names a /24 block of a pool larger than a /24
+	// for the map to show; anything else shows the whole pool.
+	Block string
+	Page  Page
+}
+
+// PoolOverview returns the overview of the pool namespace/name if the
+// actor may read it (see PoolSummaries); any other answers as not found.
+func (s *Service) PoolOverview(ctx context.Context, actor auth.Actor, namespace, name string, q PoolOverviewQuery) (PoolOverview, error) {
+	p, err := s.Pool(ctx, actor, namespace, name)
+	if err == nil && !mayOverview(actor, p) {
+		err = notFound("pool", namespace, name)
+	}
+	if err != nil {
+		return PoolOverview{}, err
+	}
+	o := PoolOverview{Pool: p, Page: q.Page}
+	if o.Usage, err = s.PoolUsage(ctx, actor, p); err != nil {
+		return PoolOverview{}, err
+	}
+	if b, err := netip.ParsePrefix(q.Block); err == nil && b.Bits() == 24 && p.CIDR.Bits() < 24 && p.CIDR.Contains(b.Addr()) {
+		o.Block = b.Masked()
+	}
+	if o.Map, err = s.PoolMap(ctx, actor, p, o.Block); err != nil {
+		return PoolOverview{}, err
+	}
+	o.Allocations, err = s.PoolAllocations(ctx, actor, p, q.Page)
+	if errors.Is(err, ErrInvalid) {
+		o.Page = Page{First: q.Page.First}
+		o.Allocations, err = s.PoolAllocations(ctx, actor, p, o.Page)
+	}
+	if err != nil {
+		return PoolOverview{}, err
+	}
+	return o, nil
+}

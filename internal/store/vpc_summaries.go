@@ -1,0 +1,66 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// A VPCSummaryRow is a VPC with what a list of VPCs shows of it: its
+// private pool, how many addresses the pool holds, and its router's
+// uplink.
+type VPCSummaryRow struct {
+	VPCRow
+	Pool PoolRow `db:"pool"`
+	// Used counts the allocations of the pool.
+	Used int `db:"used"`
+	// Router is the uplink's address, "" for a VPC without one; RouterPool
+	// is its pool and RouterGateway that pool's gateway, "" when it has
+	// none.
+	Router        string `db:"router"`
+	RouterPool    string `db:"router_pool"`
+	RouterGateway string `db:"router_gateway"`
+}
+
+// vpcSummariesSQL reads every VPC with its pool, the pool's count of
+// allocations and the lowest uplink its router holds in a public pool of
+// its zone, in one statement.
+const vpcSummariesSQL = `SELECT v.uid, v.namespace, v.name, v.cidr::text AS cidr, v.zone, v.created_at, v.created_by,
+		p.uid AS "pool.uid", p.namespace AS "pool.namespace", p.name AS "pool.name", p.kind AS "pool.kind",
+		p.cidr::text AS "pool.cidr", host(p.gateway) AS "pool.gateway", p.exclude AS "pool.exclude", p.zone AS "pool.zone",
+		p.vpc_uid AS "pool.vpc_uid", p.labels AS "pool.labels", p.created_at AS "pool.created_at", p.created_by AS "pool.created_by",
+		(SELECT count(*) FROM allocations a WHERE a.pool_uid = p.uid) AS used,
+		coalesce(u.address, '') AS router, coalesce(u.pool, '') AS router_pool, coalesce(u.gateway, '') AS router_gateway
+	FROM vpcs v
+	JOIN pools p ON p.vpc_uid = v.uid
+	LEFT JOIN LATERAL (
+		SELECT host(a.address) AS address, up.name AS pool, host(up.gateway) AS gateway
+		FROM allocations a JOIN pools up ON up.uid = a.pool_uid
+		WHERE a.owner_namespace = v.namespace AND a.owner_kind = 'VPC' AND a.owner_uid = v.uid::text AND a.owner_ref = 'router'
+			AND up.kind = 'public' AND up.zone = v.zone
+		ORDER BY a.address
+		LIMIT 1
+	) u ON true
+	ORDER BY v.namespace, v.name`
+
+// VPCSummaries returns every VPC with its pool, usage and uplink, in
+// namespace order, then name order: one statement, however many VPCs.
+func VPCSummaries(ctx context.Context, ext Ext) ([]VPCSummaryRow, error) {
+	var vs []VPCSummaryRow
+	if err := sqlx.SelectContext(ctx, ext, &vs, vpcSummariesSQL); err != nil {
+		return nil, fmt.Errorf("store: unable to list the vpcs with their pools: %w", classify(err))
+	}
+	return vs, nil
+}
+
+// SubnetsOfVPCs returns the subnets of the VPCs uids (UUIDs), by VPC, each
+// VPC's in address order: one statement, however many VPCs.
+func SubnetsOfVPCs(ctx context.Context, ext Ext, uids []string) ([]SubnetRow, error) {
+	var ss []SubnetRow
+	err := sqlx.SelectContext(ctx, ext, &ss, `SELECT `+subnetColumns+` FROM subnets WHERE vpc_uid = ANY($1::uuid[]) ORDER BY vpc_uid, subnets.cidr`, pqArray(uids))
+	if err != nil {
+		return nil, fmt.Errorf("store: unable to list the subnets of %d vpcs: %w", len(uids), classify(err))
+	}
+	return ss, nil
+}
