@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/graphql-go/graphql/gqlerrors"
-
 	"pivirt.hu/ipam/internal/ipam"
 )
 
@@ -26,16 +24,13 @@ const (
 
 // A codedError is an error as the client reads it: a message, a code,
 // for invalid arguments the field at fault, and whether the same request
-// may succeed if sent again. graphql-go copies its Extensions into the
-// response.
+// may succeed if sent again.
 type codedError struct {
 	code      string
 	message   string
 	field     string
 	retryable bool
 }
-
-var _ gqlerrors.ExtendedError = (*codedError)(nil)
 
 func (e *codedError) Error() string { return e.message }
 

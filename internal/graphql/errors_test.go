@@ -237,7 +237,7 @@ func TestErrorCodes(t *testing.T) {
 		{"allocations after not a cursor", "acme", `{ pool(namespace: "acme/prod", name: "vpc-main") { allocations(after: "x") { totalCount } } }`,
 			codeInvalidArgument, "after", `after "x" is not a cursor of this list`},
 
-		// Requests graphql-go refuses.
+		// Requests refused before they run: syntax, validation.
 		{"syntax error", "op", `mutation { createPublicPool(input: {name: "p2" cidr: }) { name } }`,
 			codeInvalidArgument, "", "~Syntax Error"},
 		{"unknown field", "op", `{ pools { color } }`,

@@ -13,9 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/graphql-go/graphql/language/ast"
-	"github.com/graphql-go/graphql/language/parser"
-	"github.com/graphql-go/graphql/language/source"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/parser"
 
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/pgtest"
@@ -310,26 +309,20 @@ func mayHaveStored(query, variables string, res result) bool {
 	if _, executed := raw["data"]; len(res.Errors) == 0 || !executed {
 		return len(res.Errors) == 0
 	}
-	doc, err := parser.Parse(parser.ParseParams{Source: source.NewSource(&source.Source{Body: []byte(req.Query)})})
+	doc, err := parser.ParseQuery(&ast.Source{Input: req.Query})
 	if err != nil {
 		return false
 	}
 	var op *ast.OperationDefinition
-	fragments := map[string]*ast.FragmentDefinition{}
-	for _, d := range doc.Definitions {
-		switch d := d.(type) {
-		case *ast.OperationDefinition:
-			if req.OperationName == "" || d.Name != nil && d.Name.Value == req.OperationName {
-				op = d
-			}
-		case *ast.FragmentDefinition:
-			fragments[d.Name.Value] = d
+	for _, d := range doc.Operations {
+		if req.OperationName == "" || d.Name == req.OperationName {
+			op = d
 		}
 	}
-	if op == nil || op.Operation != ast.OperationTypeMutation {
+	if op == nil || op.Operation != ast.Mutation {
 		return false
 	}
-	fields, ok := topFields(op.SelectionSet, fragments, map[string]bool{})
+	fields, ok := topFields(op.SelectionSet, doc.Fragments, map[string]bool{})
 	if !ok || len(fields) == 0 {
 		return true
 	}
@@ -343,9 +336,9 @@ func mayHaveStored(query, variables string, res result) bool {
 
 // topFields lists the response names of a selection set in order,
 // through its fragments; false when directives make it uncertain.
-func topFields(ss *ast.SelectionSet, fragments map[string]*ast.FragmentDefinition, seen map[string]bool) ([]string, bool) {
+func topFields(set ast.SelectionSet, fragments ast.FragmentDefinitionList, seen map[string]bool) ([]string, bool) {
 	var out []string
-	for _, sel := range ss.Selections {
+	for _, sel := range set {
 		var sub []string
 		ok := true
 		switch s := sel.(type) {
@@ -353,9 +346,9 @@ func topFields(ss *ast.SelectionSet, fragments map[string]*ast.FragmentDefinitio
 			if len(s.Directives) > 0 {
 				return nil, false
 			}
-			name := s.Name.Value
-			if s.Alias != nil {
-				name = s.Alias.Value
+			name := s.Name
+			if s.Alias != "" {
+				name = s.Alias
 			}
 			sub = []string{name}
 		case *ast.InlineFragment:
@@ -364,13 +357,13 @@ func topFields(ss *ast.SelectionSet, fragments map[string]*ast.FragmentDefinitio
 			}
 			sub, ok = topFields(s.SelectionSet, fragments, seen)
 		case *ast.FragmentSpread:
-			f, found := fragments[s.Name.Value]
-			if len(s.Directives) > 0 || !found || seen[s.Name.Value] {
+			f := fragments.ForName(s.Name)
+			if len(s.Directives) > 0 || f == nil || seen[s.Name] {
 				return nil, false
 			}
-			seen[s.Name.Value] = true
+			seen[s.Name] = true
 			sub, ok = topFields(f.SelectionSet, fragments, seen)
-			delete(seen, s.Name.Value)
+			delete(seen, s.Name)
 		}
 		if !ok {
 			return nil, false

@@ -1,7 +1,8 @@
 // Package graphql serves the GraphQL API of IPAM (SPEC §5): the schema is
-// built at run time with graphql-go, every resolver calls the ipam.Service
-// with the request's actor, and the domain's errors become
-// extensions.code here and nowhere else.
+// assembled at run time from its families (pools.go, vpcs.go,
+// allocations.go, floatingips.go) and run by the engine of the engine
+// package; every resolver calls the ipam.Service with the request's actor,
+// and the domain's errors become extensions.code here and nowhere else.
 package graphql
 
 import (
@@ -17,13 +18,11 @@ import (
 	"net/http"
 	"time"
 
-	gql "github.com/graphql-go/graphql"
-	"github.com/graphql-go/graphql/gqlerrors"
-	"github.com/graphql-go/graphql/language/location"
-	"github.com/graphql-go/graphql/language/parser"
-	"github.com/graphql-go/graphql/language/source"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/graphql/engine"
 	"pivirt.hu/ipam/internal/ipam"
 )
 
@@ -37,27 +36,53 @@ const requestTimeout = 30 * time.Second
 
 // handler serves POST requests of GraphQL over HTTP with JSON bodies.
 type handler struct {
-	schema       gql.Schema
+	schemas      *schemas
 	authenticate Authenticate
 	log          *slog.Logger
 	timeout      time.Duration
+	requestID    func(context.Context) string
+}
+
+// An Option sets up the handler.
+type Option func(*handler)
+
+// WithRequestID names every request by the id that id returns for its
+// context (the id the server's middleware gave it, which its access log
+// and X-Request-Id carry) in the messages and the log lines of its
+// errors. Without it, or when it returns "", the handler makes one.
+func WithRequestID(id func(context.Context) string) Option {
+	return func(h *handler) { h.requestID = id }
 }
 
 // NewHandler returns the handler of the GraphQL API over svc. Mount it at
 // /graphql: it answers POST requests with a JSON body {query, variables,
 // operationName} on whatever path it is given.
-func NewHandler(svc *ipam.Service, authenticate Authenticate, logger *slog.Logger) (http.Handler, error) {
+func NewHandler(svc *ipam.Service, authenticate Authenticate, logger *slog.Logger, opts ...Option) (http.Handler, error) {
 	if svc == nil || authenticate == nil {
 		return nil, errors.New("graphql: a service and an authenticator are required")
 	}
 	if logger == nil {
 		logger = slog.Default()
 	}
-	schema, err := newSchema(svc)
-	if err != nil {
-		return nil, fmt.Errorf("graphql: unable to build the schema: %w", err)
+	h := &handler{schemas: &schemas{build: func() (*engine.Schema, error) { return newSchema(svc) }},
+		authenticate: authenticate, log: logger, timeout: requestTimeout}
+	for _, o := range opts {
+		o(h)
 	}
-	return &handler{schema: schema, authenticate: authenticate, log: logger, timeout: requestTimeout}, nil
+	if err := h.Rebuild(); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// Rebuild builds the schema anew and serves it from the next request on;
+// the requests already running finish with the schema they began with.
+// When the schema does not build, the current one stays.
+func (h *handler) Rebuild() error {
+	if err := h.schemas.rebuild(); err != nil {
+		return fmt.Errorf("graphql: unable to build the schema: %w", err)
+	}
+	return nil
 }
 
 // requestState is what the resolvers of one request share.
@@ -84,10 +109,10 @@ type request struct {
 
 // responseError is an error as the response carries it.
 type responseError struct {
-	Message    string                    `json:"message"`
-	Locations  []location.SourceLocation `json:"locations,omitempty"`
-	Path       []any                     `json:"path,omitempty"`
-	Extensions map[string]any            `json:"extensions,omitempty"`
+	Message    string              `json:"message"`
+	Locations  []gqlerror.Location `json:"locations,omitempty"`
+	Path       ast.Path            `json:"path,omitempty"`
+	Extensions map[string]any      `json:"extensions,omitempty"`
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -100,7 +125,13 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, http.StatusUnsupportedMediaType, codeInvalidArgument, "the body must be JSON, sent with Content-Type: application/json")
 		return
 	}
-	st := &requestState{id: newRequestID(), log: h.log, timeout: h.timeout}
+	st := &requestState{log: h.log, timeout: h.timeout}
+	if h.requestID != nil {
+		st.id = h.requestID(r.Context())
+	}
+	if st.id == "" {
+		st.id = newRequestID()
+	}
 	actor, err := h.authenticate(r)
 	switch {
 	case errors.Is(err, ErrUnauthenticated):
@@ -151,57 +182,62 @@ func readRequest(w http.ResponseWriter, r *http.Request) (req request, status in
 	return req, http.StatusOK, ""
 }
 
-// execute parses, bounds, validates and runs the request. The answer's
-// data is present only when execution began.
+// execute bounds, parses, validates and runs the request against the
+// current schema. The answer's data is present only when execution began.
 func (h *handler) execute(ctx context.Context, st *requestState, req request) map[string]any {
-	doc, err := parser.Parse(parser.ParseParams{Source: source.NewSource(&source.Source{Body: []byte(req.Query), Name: "GraphQL request"})})
-	if err != nil {
-		return map[string]any{"errors": responseErrors(ctx, st, gqlerrors.FormatErrors(err), false)}
-	}
-	if err := checkLimits(doc); err != nil {
+	if err := checkLimits(req.Query); err != nil {
 		return map[string]any{"errors": []responseError{{Message: err.message, Extensions: err.Extensions()}}}
 	}
-	if v := gql.ValidateDocument(&h.schema, doc, nil); !v.IsValid {
-		return map[string]any{"errors": responseErrors(ctx, st, v.Errors, false)}
+	doc, err := engine.Parse(req.Query)
+	if err != nil {
+		return map[string]any{"errors": requestErrors(gqlerror.List{err})}
 	}
-	res := gql.Execute(gql.ExecuteParams{
-		Schema: h.schema, AST: doc, OperationName: req.OperationName, Args: req.Variables, Context: ctx,
-	})
-	// Without data, errors without a path are the request's (its variables,
-	// its operation name), raised before execution began; unless the
-	// request ran out of time.
-	executed := res.Data != nil || ctx.Err() != nil
-	for _, e := range res.Errors {
-		executed = executed || len(e.Path) > 0
+	schema := h.schemas.current.Load()
+	if errs := schema.Validate(doc); len(errs) > 0 {
+		return map[string]any{"errors": requestErrors(errs)}
 	}
-	out := map[string]any{}
-	if executed {
-		out["data"] = res.Data
+	res := schema.Execute(ctx, engine.Request{Document: doc, OperationName: req.OperationName,
+		Variables: req.Variables, MaxResolverCalls: maxResolverCalls})
+	if !res.Executed {
+		return map[string]any{"errors": requestErrors(res.Errors)}
 	}
+	out := map[string]any{"data": res.Data}
 	if len(res.Errors) > 0 {
-		out["errors"] = responseErrors(ctx, st, res.Errors, executed)
+		out["errors"] = st.fieldErrors(ctx, res.Errors)
 	}
 	return out
 }
 
-// responseErrors gives every error a code. The resolvers' errors have one;
-// the others are the request's (syntax, validation, variables: invalid
-// arguments) or, when they arose while resolving a field (they have a
-// path) or when the request ran out of time, internal.
-func responseErrors(ctx context.Context, st *requestState, errs []gqlerrors.FormattedError, executed bool) []responseError {
-	out := make([]responseError, 0, len(errs))
-	for _, e := range errs {
-		re := responseError{Message: e.Message, Locations: e.Locations, Path: e.Path, Extensions: e.Extensions}
-		if _, ok := re.Extensions["code"]; !ok {
-			var ce *codedError
-			if executed && (len(e.Path) > 0 || ctx.Err() != nil) {
-				ce = st.internalError(ctx, fmt.Errorf("graphql: %s", e.Message))
-			} else {
-				ce = invalidArgument("%s", e.Message)
-			}
-			re.Message, re.Extensions = ce.message, ce.Extensions()
+// requestErrors are the errors of a request refused before execution
+// (its syntax, its validation, its operation name, its variables): the
+// client's mistakes.
+func requestErrors(errs gqlerror.List) []responseError {
+	out := make([]responseError, len(errs))
+	for i, e := range errs {
+		out[i] = responseError{Message: e.Message, Locations: e.Locations, Extensions: map[string]any{"code": codeInvalidArgument}}
+	}
+	return out
+}
+
+// fieldErrors gives every error of execution a code: the resolvers' errors
+// have one; arguments that could not be coerced and a request that
+// resolves too many fields are invalid arguments; anything else (a
+// resolver's bug, a request out of time) is internal, and logged.
+func (st *requestState) fieldErrors(ctx context.Context, errs gqlerror.List) []responseError {
+	out := make([]responseError, len(errs))
+	for i, e := range errs {
+		var coded *codedError
+		var arg *engine.ArgumentError
+		switch {
+		case errors.As(e, &coded):
+		case errors.As(e, &arg):
+			coded = invalidArgument("%s", arg.Error())
+		case errors.Is(e, engine.ErrResolverCalls):
+			coded = invalidArgument("the request resolves more than %d fields, the limit: select fewer fields, or smaller pages", maxResolverCalls)
+		default:
+			coded = st.internalError(ctx, fmt.Errorf("graphql: %s at %s", e.Message, e.Path))
 		}
-		out = append(out, re)
+		out[i] = responseError{Message: coded.message, Locations: e.Locations, Path: e.Path, Extensions: coded.Extensions()}
 	}
 	return out
 }
