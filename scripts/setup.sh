@@ -21,6 +21,12 @@
 #       $PIVIRT_CACHE/playwright-driver-1.52.0/node    -> system node
 #     Browsers are never downloaded (no `playwright install`): tests use the
 #     Debian chromium at CHROMIUM_PATH.
+#   * graphql-js for the GraphQL tests that run node: npm package
+#     graphql@16.15.0 installed into
+#       $PIVIRT_CACHE/graphql-16.15.0/node_modules/graphql
+#     (GRAPHQL_JS_PATH): its getIntrospectionQuery wrote
+#     internal/graphql/testdata/introspection.graphql, and its
+#     buildClientSchema checks the API's answer to it.
 #   Go tools need nothing here: they are go.mod tools run with `go tool`.
 #
 # Usage: scripts/setup.sh [--check | --print-env | --make-env | --help]
@@ -30,10 +36,12 @@
 #   --print-env  set up as with no flag, then print shell lines on stdout:
 #                  export PLAYWRIGHT_DRIVER_PATH=...
 #                  export CHROMIUM_PATH=/usr/bin/chromium
+#                  export GRAPHQL_JS_PATH=...
 #                (for a shell: `. <(scripts/setup.sh --print-env)`).
 #   --make-env   set up as with no flag, then print the same as Make lines:
 #                  export PLAYWRIGHT_DRIVER_PATH := ...
 #                  export CHROMIUM_PATH := /usr/bin/chromium
+#                  export GRAPHQL_JS_PATH := ...
 #                for a Makefile to include, e.g.
 #                  .cache/env.mk: scripts/setup.sh
 #                  	@mkdir -p $(@D) && scripts/setup.sh --make-env > $@.tmp && mv $@.tmp $@
@@ -47,6 +55,7 @@
 set -euo pipefail
 
 readonly PLAYWRIGHT_VERSION=1.52.0 # must match playwright-go v0.5200.1 in go.mod
+readonly GRAPHQL_JS_VERSION=16.15.0
 readonly PG_MAJOR=15
 readonly PG_BINDIR=/usr/lib/postgresql/${PG_MAJOR}/bin
 readonly CHROMIUM_PATH=/usr/bin/chromium
@@ -56,6 +65,8 @@ CACHE=${PIVIRT_CACHE:-$home/.cache/pivirt-ipam}
 PW_PREFIX=$CACHE/playwright-$PLAYWRIGHT_VERSION
 PW_PKG=$PW_PREFIX/node_modules/playwright-core
 DRIVER_DIR=$CACHE/playwright-driver-$PLAYWRIGHT_VERSION
+GRAPHQL_JS_PREFIX=$CACHE/graphql-$GRAPHQL_JS_VERSION
+GRAPHQL_JS_PKG=$GRAPHQL_JS_PREFIX/node_modules/graphql
 
 log() { printf 'setup: %s\n' "$*" >&2; }
 die() {
@@ -88,13 +99,14 @@ esac
 # All of these are shell builtins or file tests: the all-present path must not
 # start apt, npm or node.
 
-# has_version FILE: FILE is a package.json of version $PLAYWRIGHT_VERSION.
+# has_version FILE [VERSION]: FILE is a package.json of version VERSION
+# (default $PLAYWRIGHT_VERSION).
 has_version() {
-	local line
+	local line want=${2:-$PLAYWRIGHT_VERSION}
 	[[ -f $1 ]] || return 1
 	while IFS= read -r line; do
 		if [[ $line =~ ^[[:space:]]*\"version\"[[:space:]]*:[[:space:]]*\"([^\"]*)\" ]]; then
-			[[ ${BASH_REMATCH[1]} == "$PLAYWRIGHT_VERSION" ]]
+			[[ ${BASH_REMATCH[1]} == "$want" ]]
 			return
 		fi
 	done <"$1"
@@ -126,6 +138,10 @@ driver_ok() {
 		link_points_to "$DRIVER_DIR/node" "$node" &&
 		has_version "$DRIVER_DIR/package/package.json" &&
 		[[ -x $DRIVER_DIR/node ]]
+}
+
+graphql_js_ok() {
+	has_version "$GRAPHQL_JS_PKG/package.json" "$GRAPHQL_JS_VERSION" && [[ -f $GRAPHQL_JS_PKG/index.js ]]
 }
 
 # -------------------------------------------------------------- installs ----
@@ -197,6 +213,19 @@ install_driver() {
 	log "Playwright driver ready: $DRIVER_DIR ($out)"
 }
 
+install_graphql_js() {
+	mkdir -p "$CACHE"
+	exec 9>"$CACHE/.setup.lock"
+	command -v flock >/dev/null && flock 9
+	graphql_js_ok && return 0
+	log "installing npm graphql@$GRAPHQL_JS_VERSION into $GRAPHQL_JS_PREFIX"
+	rm -rf "$GRAPHQL_JS_PREFIX"
+	mkdir -p "$GRAPHQL_JS_PREFIX"
+	npm install --no-audit --no-fund --no-update-notifier --save-exact --ignore-scripts \
+		--prefix "$GRAPHQL_JS_PREFIX" "graphql@$GRAPHQL_JS_VERSION" >&2
+	graphql_js_ok || die "npm did not install graphql $GRAPHQL_JS_VERSION in $GRAPHQL_JS_PKG"
+}
+
 # ------------------------------------------------------------------ main ----
 
 mapfile -t debs < <(missing_debs)
@@ -209,6 +238,10 @@ if [[ $mode == check ]]; then
 	done
 	if ! driver_ok; then
 		log "missing Playwright driver $PLAYWRIGHT_VERSION in $DRIVER_DIR"
+		rc=1
+	fi
+	if ! graphql_js_ok; then
+		log "missing graphql-js $GRAPHQL_JS_VERSION in $GRAPHQL_JS_PKG"
 		rc=1
 	fi
 	exit "$rc"
@@ -224,14 +257,17 @@ if [[ ${#debs[@]} -gt 0 ]]; then
 fi
 
 driver_ok || install_driver
+graphql_js_ok || install_graphql_js
 
 case $mode in
 print-env)
 	printf 'export PLAYWRIGHT_DRIVER_PATH=%q\n' "$DRIVER_DIR"
 	printf 'export CHROMIUM_PATH=%q\n' "$CHROMIUM_PATH"
+	printf 'export GRAPHQL_JS_PATH=%q\n' "$GRAPHQL_JS_PKG"
 	;;
 make-env)
 	printf 'export PLAYWRIGHT_DRIVER_PATH := %s\n' "$DRIVER_DIR"
 	printf 'export CHROMIUM_PATH := %s\n' "$CHROMIUM_PATH"
+	printf 'export GRAPHQL_JS_PATH := %s\n' "$GRAPHQL_JS_PKG"
 	;;
 esac

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -233,7 +234,13 @@ func (s *Schema) coerceInputValue(v any, t *ast.Type) (any, error) {
 
 func (s *Schema) coerceInputList(v any, itemType *ast.Type) (any, error) {
 	items, ok := v.([]any)
-	if !ok {
+	if rv := reflect.ValueOf(v); !ok && rv.Kind() == reflect.Slice {
+		// gqlparser makes a single value a list of its own type.
+		items = make([]any, rv.Len())
+		for i := range items {
+			items[i] = rv.Index(i).Interface()
+		}
+	} else if !ok {
 		item, err := s.coerceInputValue(v, itemType)
 		return []any{item}, err
 	}
@@ -283,16 +290,16 @@ func coerceScalar(name string, v any) (any, error) {
 	}
 	switch name {
 	case "Int":
-		f, ok := v.(float64)
+		f, number := floatOf(v)
 		switch {
-		case !ok || f != math.Trunc(f):
+		case !number || f != math.Trunc(f):
 			return nil, graphQLError("Int cannot represent non-integer value: %s", jsonText(v))
 		case f < math.MinInt32 || f > math.MaxInt32:
 			return nil, graphQLError("Int cannot represent non 32-bit signed integer value: %s", jsonText(v))
 		}
 		return int(f), nil
 	case "Float":
-		if f, ok := v.(float64); ok {
+		if f, ok := floatOf(v); ok {
 			return f, nil
 		}
 	case "String":

@@ -119,7 +119,7 @@ func (e *execution) executeOperation(op *ast.OperationDefinition) *Object {
 	}
 	data, err := e.executeSelectionSet(root, nil, nil, e.collectFields(root, op.SelectionSet, map[string]bool{}, nil))
 	if err != nil {
-		e.errors = append(e.errors, err)
+		e.record(err)
 		return nil
 	}
 	return data
@@ -191,14 +191,19 @@ func (e *execution) handleFieldError(err *gqlerror.Error, returnType *ast.Type) 
 	if returnType.NonNull {
 		return nil, err
 	}
+	e.record(err)
+	return nil, nil
+}
+
+// record adds an error to the response's; ErrResolverCalls only once.
+func (e *execution) record(err *gqlerror.Error) {
 	if errors.Is(err, ErrResolverCalls) {
 		if e.callsReported {
-			return nil, nil
+			return
 		}
 		e.callsReported = true
 	}
 	e.errors = append(e.errors, err)
-	return nil, nil
 }
 
 // completeValue is CompleteValue: the resolved value shaped by the field's
