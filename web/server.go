@@ -81,7 +81,7 @@ func newServer(cfg Config) (*Server, error) {
 		s.auth = auth.NewService(cfg.DB)
 	}
 	s.sessions = s.newSessions(cfg.SecureCookies)
-	if s.graphql, err = graphql.NewHandler(s.ipam, s.authenticate, s.log); err != nil {
+	if s.graphql, err = graphql.NewHandler(s.ipam, s.authenticate, s.log, graphql.WithRequestID(requestID)); err != nil {
 		return nil, err
 	}
 	if !assets.Has(previewWasm) {
