@@ -1,12 +1,13 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 
-	"pivirt.hu/ipam/internal/store"
+	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/views"
 )
 
@@ -15,20 +16,20 @@ const auditPerPage = 50
 
 // auditList answers GET /audit: the audit log, newest first, to operators
 // (?namespace= a namespace or a pattern such as acme/*, ?before= the next
-// page); anyone else gets the 404 page.
+// page); anyone else, whom the domain refuses, gets the 404 page.
 func (s *Server) auditList(w http.ResponseWriter, r *http.Request) {
 	actor, _ := actorFrom(r.Context())
-	if !actor.IsOperator() {
-		s.notFound(w, r)
-		return
-	}
 	q := r.URL.Query()
 	v := views.AuditView{Namespace: strings.TrimSpace(q.Get("namespace"))}
 	before, err := strconv.ParseInt(q.Get("before"), 10, 64)
 	if err != nil || before < 0 {
 		before = 0
 	}
-	entries, err := store.AuditEntries(r.Context(), s.db, store.AuditFilter{Namespace: v.Namespace, Before: before, Limit: auditPerPage + 1})
+	entries, err := s.ipam.AuditLog(r.Context(), actor, ipam.AuditFilter{Namespace: v.Namespace, Before: before, Limit: auditPerPage + 1})
+	if errors.Is(err, ipam.ErrForbidden) {
+		s.notFound(w, r)
+		return
+	}
 	if err != nil {
 		s.serverError(w, r, err)
 		return
@@ -42,7 +43,7 @@ func (s *Server) auditList(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, e := range entries {
 		v.Rows = append(v.Rows, views.AuditRow{
-			ID: e.ID, At: e.At, Actor: e.Actor, Action: e.Action, Kind: e.ObjectKind, Object: e.Object(), Change: e.Change(),
+			ID: e.ID, At: e.At, Actor: e.Actor, Action: e.Action, Kind: e.Kind, Object: e.Object(), Change: e.Change(),
 		})
 	}
 	s.render(w, r, http.StatusOK, views.AuditPage(s.shell(r, "Audit log"), v))

@@ -3,7 +3,7 @@ package web
 import (
 	"net/http"
 
-	"pivirt.hu/ipam/internal/store"
+	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/views"
 )
 
@@ -19,7 +19,7 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 // in the log. When err says that the database is unavailable, the answer is
 // the 503 page instead, which asks to try again.
 func (s *Server) serverError(w http.ResponseWriter, r *http.Request, err error) {
-	if store.Unavailable(err) {
+	if ipam.Classify(err).Retryable() {
 		s.log.WarnContext(r.Context(), "request failed: the database is unavailable", "method", r.Method, "path", r.URL.Path,
 			"err", err, "request_id", requestID(r.Context()))
 		s.unavailablePage(w, r)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/pgtest"
 )
 
@@ -55,7 +56,8 @@ func (b *logBuffer) records(t *testing.T, msg string) []map[string]any {
 func loggedServer(t *testing.T) (*Server, *logBuffer) {
 	t.Helper()
 	logs := &logBuffer{}
-	s, err := newServer(Config{DB: pgtest.NewDB(t), IPAM: testIPAM(t, nil), Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	db := pgtest.NewDB(t)
+	s, err := newServer(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +195,7 @@ func TestPanicInConsoleRoute(t *testing.T) {
 	t.Parallel()
 	db := pgtest.NewDB(t)
 	logs := &logBuffer{}
-	s, err := newServer(Config{DB: db, IPAM: testIPAM(t, db), Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	s, err := newServer(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

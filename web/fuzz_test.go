@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"reflect"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -44,7 +43,7 @@ func newTenancy(tb testing.TB) *tenancy {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(svc.Close)
-	h, err := New(Config{DB: db, IPAM: svc, Logger: quietLogger, Version: "test"})
+	h, err := New(Config{Auth: auth.NewService(db), IPAM: svc, Logger: quietLogger, Version: "test"})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -153,14 +152,21 @@ func formOf(target, action, f1, f2, f3, f4 string) url.Values {
 		"nic": {f3}, "gateway": {f3}, "predicted": {f4}, "prefixLength": {f4}}
 }
 
-var (
-	fieldError = regexp.MustCompile(`data-testid="(?:error-[a-z]+|form-error|claim-error)">([^<]+)<`)
-	notFoundID = `data-testid="not-found"`
-)
+// fieldError reports whether the page shows a message of the server about
+// a field or the form.
+func fieldError(page htmlPage) bool {
+	for _, id := range page.testIDs("") {
+		if (strings.HasPrefix(id, "error-") || id == "form-error" || id == "claim-error") && page.text(id) != "" {
+			return true
+		}
+	}
+	return false
+}
 
 // checkFormAnswer checks the answer to a form of user posted to target:
 // never a 5xx; what was refused is shown again with a message, or is the
-// 404 page when the user may not see the target.
+// 404 page when the user may not see the target; what was done leads to
+// the page that shows it.
 func checkFormAnswer(t *testing.T, user, target string, res *http.Response, page string) {
 	t.Helper()
 	owner := user == "ops" || target == "/vpcs/acme/prod/main" && user == "acme" || target == "/vpcs/acme-corp/prod/main" && user == "corp"
@@ -168,15 +174,15 @@ func checkFormAnswer(t *testing.T, user, target string, res *http.Response, page
 	case res.StatusCode >= 500:
 		t.Errorf("%s POST %s = %d", user, target, res.StatusCode)
 	case target == "/vpcs/acme/prod/ghost" || !owner:
-		if res.StatusCode != http.StatusNotFound || !strings.Contains(page, notFoundID) {
+		if res.StatusCode != http.StatusNotFound || !parseHTML(page).has("not-found") {
 			t.Errorf("%s POST %s = %d, want the 404 page", user, target, res.StatusCode)
 		}
 	case res.StatusCode == http.StatusUnprocessableEntity:
-		form := `data-testid="form-new-pool"`
+		form := "form-new-pool"
 		if target != "/pools" {
-			form = `data-testid="form-attach-interface"`
+			form = "form-attach-interface"
 		}
-		if !strings.Contains(page, form) || !fieldError.MatchString(page) {
+		if p := parseHTML(page); !p.has(form) || !fieldError(p) {
 			t.Errorf("%s POST %s = 422 without the form and its message:\n%s", user, target, page)
 		}
 	case res.StatusCode == http.StatusBadRequest:
@@ -188,8 +194,8 @@ func checkFormAnswer(t *testing.T, user, target string, res *http.Response, page
 			t.Errorf("%s POST %s = %d to %q, want 303 to the new pool or 422", user, target, res.StatusCode, res.Header.Get("Location"))
 		}
 	default:
-		if res.StatusCode != http.StatusOK || !strings.Contains(page, `data-testid="claimed-address"`) {
-			t.Errorf("%s POST %s = %d, want 200 with the claimed address or 422", user, target, res.StatusCode)
+		if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != target {
+			t.Errorf("%s POST %s = %d to %q, want 303 to the VPC page or 422", user, target, res.StatusCode, res.Header.Get("Location"))
 		}
 	}
 }
@@ -271,57 +277,64 @@ func TestConsoleBadInput(t *testing.T) {
 	tests := []struct {
 		name, user, method, target, body string
 		status                           int
-		want                             string // a part of the page
+		// The page's element id holds want; without an id, the answer
+		// is plain text, holding want.
+		id, want string
 	}{
 		// Oversized bodies. The forms' handlers set no limit of their own:
 		// net/http's ParseForm reads 10 MiB at most.
-		{"a pool form of 11 MiB", "ops", http.MethodPost, "/pools", pool("p", "198.51.100.0/24", huge, ""), http.StatusRequestEntityTooLarge, "The form is larger than 256 KiB; send less."},
-		{"a claim form of 11 MiB", "acme", http.MethodPost, "/vpcs/acme/prod/main", claim("create-subnet", huge, "10.42.2.0/24", ""), http.StatusRequestEntityTooLarge, "The form is larger than 256 KiB; send less."},
-		{"a pool form of 20 000 fields", "ops", http.MethodPost, "/pools", manyFields, http.StatusBadRequest, "The form could not be read"},
-		{"a form that is not URL-encoded", "ops", http.MethodPost, "/pools", "name=%zz&cidr=198.51.100.0/24", http.StatusBadRequest, "The form could not be read"},
+		{"a pool form of 11 MiB", "ops", http.MethodPost, "/pools", pool("p", "198.51.100.0/24", huge, ""), http.StatusRequestEntityTooLarge, "", "The form is larger than 256 KiB; send less."},
+		{"a claim form of 11 MiB", "acme", http.MethodPost, "/vpcs/acme/prod/main", claim("create-subnet", huge, "10.42.2.0/24", ""), http.StatusRequestEntityTooLarge, "", "The form is larger than 256 KiB; send less."},
+		{"a pool form of 20 000 fields", "ops", http.MethodPost, "/pools", manyFields, http.StatusBadRequest, "", "The form could not be read"},
+		{"a form that is not URL-encoded", "ops", http.MethodPost, "/pools", "name=%zz&cidr=198.51.100.0/24", http.StatusBadRequest, "", "The form could not be read"},
 
 		// 10 000 excludes: the domain takes 4096.
 		{"10 000 excludes", "ops", http.MethodPost, "/pools", pool("big", "198.51.0.0/16", strings.Join(excludes, "\n"), ""),
-			http.StatusUnprocessableEntity, `data-testid="error-exclude">exclude has 10000 entries; at most 4096 are accepted`},
+			http.StatusUnprocessableEntity, "error-exclude", "exclude has 10000 entries; at most 4096 are accepted"},
 
 		// Unicode and control characters in names.
-		{"a pool named with an umlaut", "ops", http.MethodPost, "/pools", pool("mäin", "198.51.100.0/24", "", ""), http.StatusUnprocessableEntity, `data-testid="error-name">name &#34;mäin&#34; is not a valid name`},
-		{"a pool named with a NUL", "ops", http.MethodPost, "/pools", pool("ma\x00in", "198.51.100.0/24", "", ""), http.StatusUnprocessableEntity, `data-testid="error-name">name &#34;ma\x00in&#34;`},
-		{"a pool named with a right-to-left override", "ops", http.MethodPost, "/pools", pool("ma\u202ein", "198.51.100.0/24", "", ""), http.StatusUnprocessableEntity, `name &#34;ma\u202ein&#34;`},
-		{"a zone with an escape sequence", "ops", http.MethodPost, "/pools", pool("p", "198.51.100.0/24", "", "\x1b[31m"), http.StatusUnprocessableEntity, `data-testid="error-zone">zone &#34;\x1b[31m&#34;`},
-		{"an exclude in unicode digits", "ops", http.MethodPost, "/pools", pool("p", "198.51.100.0/24", "١٩٨.٥١.١٠٠.٢", ""), http.StatusUnprocessableEntity, `data-testid="error-exclude">`},
-		{"a subnet named with a tab", "acme", http.MethodPost, "/vpcs/acme/prod/main", claim("create-subnet", "d\tb", "10.42.2.0/24", ""), http.StatusUnprocessableEntity, `data-testid="claim-error">name &#34;d\tb&#34;`},
-		{"a hostname in unicode", "acme", http.MethodPost, "/vpcs/acme/prod/main", claim("attach-interface", "", "", "wéb-01"), http.StatusUnprocessableEntity, `data-testid="claim-error">vm.hostname &#34;wéb-01&#34; is not a valid hostname`},
-		{"a floating IP named with a newline", "acme", http.MethodPost, "/vpcs/acme/prod/main", claim("claim-floating-ip", "fi\np", "", ""), http.StatusUnprocessableEntity, `data-testid="claim-error">name &#34;fi\np&#34;`},
-		{"a VPC path with a NUL", "acme", http.MethodGet, "/vpcs/acme/prod/main%00", "", http.StatusNotFound, notFoundID},
-		{"a claim on a VPC path with a NUL", "acme", http.MethodPost, "/vpcs/acme%00/prod/main", claim("create-subnet", "db", "10.42.2.0/24", ""), http.StatusNotFound, notFoundID},
-		{"a pool path with a NUL", "ops", http.MethodGet, "/pools/public-zone-a%00", "", http.StatusNotFound, notFoundID},
-		{"a pool path that is not UTF-8", "ops", http.MethodGet, "/pools/acme/prod/vpc-%ff", "", http.StatusNotFound, notFoundID},
-		{"a search with a NUL", "acme", http.MethodGet, "/pools/acme/prod/vpc-main?q=%00", "", http.StatusOK, `data-testid="allocation-count"`},
-		{"a search that is not UTF-8", "acme", http.MethodGet, "/pools/acme/prod/vpc-main?q=%ff", "", http.StatusOK, `data-testid="allocation-count"`},
-		{"an audit filter with a NUL", "ops", http.MethodGet, "/audit?namespace=acme%00", "", http.StatusOK, `data-testid="no-audit"`},
+		{"a pool named with an umlaut", "ops", http.MethodPost, "/pools", pool("mäin", "198.51.100.0/24", "", ""), http.StatusUnprocessableEntity, "error-name", `name "mäin" is not a valid name`},
+		{"a pool named with a NUL", "ops", http.MethodPost, "/pools", pool("ma\x00in", "198.51.100.0/24", "", ""), http.StatusUnprocessableEntity, "error-name", `name "ma\x00in"`},
+		{"a pool named with a right-to-left override", "ops", http.MethodPost, "/pools", pool("ma\u202ein", "198.51.100.0/24", "", ""), http.StatusUnprocessableEntity, "error-name", `name "ma\u202ein"`},
+		{"a zone with an escape sequence", "ops", http.MethodPost, "/pools", pool("p", "198.51.100.0/24", "", "\x1b[31m"), http.StatusUnprocessableEntity, "error-zone", `zone "\x1b[31m"`},
+		{"an exclude in unicode digits", "ops", http.MethodPost, "/pools", pool("p", "198.51.100.0/24", "١٩٨.٥١.١٠٠.٢", ""), http.StatusUnprocessableEntity, "error-exclude", "exclude[0]"},
+		{"a subnet named with a tab", "acme", http.MethodPost, "/vpcs/acme/prod/main", claim("create-subnet", "d\tb", "10.42.2.0/24", ""), http.StatusUnprocessableEntity, "claim-error", `name "d\tb"`},
+		{"a hostname in unicode", "acme", http.MethodPost, "/vpcs/acme/prod/main", claim("attach-interface", "", "", "wéb-01"), http.StatusUnprocessableEntity, "claim-error", `vm.hostname "wéb-01" is not a valid hostname`},
+		{"a floating IP named with a newline", "acme", http.MethodPost, "/vpcs/acme/prod/main", claim("claim-floating-ip", "fi\np", "", ""), http.StatusUnprocessableEntity, "claim-error", `name "fi\np"`},
+		{"a VPC path with a NUL", "acme", http.MethodGet, "/vpcs/acme/prod/main%00", "", http.StatusNotFound, "not-found", ""},
+		{"a claim on a VPC path with a NUL", "acme", http.MethodPost, "/vpcs/acme%00/prod/main", claim("create-subnet", "db", "10.42.2.0/24", ""), http.StatusNotFound, "not-found", ""},
+		{"a pool path with a NUL", "ops", http.MethodGet, "/pools/public-zone-a%00", "", http.StatusNotFound, "not-found", ""},
+		{"a pool path that is not UTF-8", "ops", http.MethodGet, "/pools/acme/prod/vpc-%ff", "", http.StatusNotFound, "not-found", ""},
+		{"a search with a NUL", "acme", http.MethodGet, "/pools/acme/prod/vpc-main?q=%00", "", http.StatusOK, "allocation-count", ""},
+		{"a search that is not UTF-8", "acme", http.MethodGet, "/pools/acme/prod/vpc-main?q=%ff", "", http.StatusOK, "allocation-count", ""},
+		{"an audit filter with a NUL", "ops", http.MethodGet, "/audit?namespace=acme%00", "", http.StatusOK, "no-audit", ""},
 
 		// SQL metacharacters.
-		{"SQL as a pool name", "ops", http.MethodPost, "/pools", pool("'; DROP TABLE pools; --", "198.51.100.0/24", "", ""), http.StatusUnprocessableEntity, `data-testid="error-name">name &#34;&#39;; DROP TABLE pools; --&#34; is not a valid name`},
-		{"SQL as a subnet name", "acme", http.MethodPost, "/vpcs/acme/prod/main", claim("create-subnet", "x' OR '1'='1", "10.42.2.0/24", ""), http.StatusUnprocessableEntity, `is not a valid name`},
-		{"SQL as a VPC path", "acme", http.MethodGet, "/vpcs/acme/prod/main'%20OR%20'1'='1", "", http.StatusNotFound, notFoundID},
-		{"SQL as a search", "acme", http.MethodGet, "/pools/acme/prod/vpc-main?q=" + url.QueryEscape("'; DROP TABLE pools; --"), "", http.StatusOK, `allocation-count">0 matching allocations`},
-		{"% as a search", "acme", http.MethodGet, "/pools/acme/prod/vpc-main?q=%25", "", http.StatusOK, `allocation-count">0 matching allocations`},
-		{"_ as a search", "acme", http.MethodGet, "/pools/acme/prod/vpc-main?q=_", "", http.StatusOK, `allocation-count">0 matching allocations`},
-		{"SQL as an audit filter", "ops", http.MethodGet, "/audit?namespace=" + url.QueryEscape("' OR 1=1; --"), "", http.StatusOK, `data-testid="no-audit"`},
-		{"% as an audit filter", "ops", http.MethodGet, "/audit?namespace=%25", "", http.StatusOK, `data-testid="no-audit"`},
+		{"SQL as a pool name", "ops", http.MethodPost, "/pools", pool("'; DROP TABLE pools; --", "198.51.100.0/24", "", ""), http.StatusUnprocessableEntity, "error-name", `name "'; DROP TABLE pools; --" is not a valid name`},
+		{"SQL as a subnet name", "acme", http.MethodPost, "/vpcs/acme/prod/main", claim("create-subnet", "x' OR '1'='1", "10.42.2.0/24", ""), http.StatusUnprocessableEntity, "claim-error", "is not a valid name"},
+		{"SQL as a VPC path", "acme", http.MethodGet, "/vpcs/acme/prod/main'%20OR%20'1'='1", "", http.StatusNotFound, "not-found", ""},
+		{"SQL as a search", "acme", http.MethodGet, "/pools/acme/prod/vpc-main?q=" + url.QueryEscape("'; DROP TABLE pools; --"), "", http.StatusOK, "allocation-count", "0 matching allocations"},
+		{"% as a search", "acme", http.MethodGet, "/pools/acme/prod/vpc-main?q=%25", "", http.StatusOK, "allocation-count", "0 matching allocations"},
+		{"_ as a search", "acme", http.MethodGet, "/pools/acme/prod/vpc-main?q=_", "", http.StatusOK, "allocation-count", "0 matching allocations"},
+		{"SQL as an audit filter", "ops", http.MethodGet, "/audit?namespace=" + url.QueryEscape("' OR 1=1; --"), "", http.StatusOK, "no-audit", ""},
+		{"% as an audit filter", "ops", http.MethodGet, "/audit?namespace=%25", "", http.StatusOK, "no-audit", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := tn.counts(t)
 			start := time.Now()
 			res := tn.serve(t, tt.method, tt.target, tt.body, tn.as(tt.user))
-			page := strings.Join(strings.Fields(string(readBody(t, res))), " ")
+			body := string(readBody(t, res))
 			if took := time.Since(start); took > callLimit {
 				t.Errorf("took %v, more than %v", took, callLimit)
 			}
-			if res.StatusCode != tt.status || !strings.Contains(page, tt.want) {
-				t.Errorf("%s %s = %d, want %d with %q:\n%.3000s", tt.method, tt.target, res.StatusCode, tt.status, tt.want, page)
+			got, shown := body, true
+			if tt.id != "" {
+				page := parseHTML(body)
+				got, shown = page.text(tt.id), page.has(tt.id)
+			}
+			if res.StatusCode != tt.status || !shown || !strings.Contains(got, tt.want) {
+				t.Errorf("%s %s = %d with %s %q, want %d with %q:\n%.3000s", tt.method, tt.target, res.StatusCode, tt.id, got, tt.status, tt.want, body)
 			}
 			if after := tn.counts(t); !reflect.DeepEqual(before, after) {
 				t.Errorf("the request changed the database: %v, then %v", before, after)

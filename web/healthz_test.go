@@ -4,15 +4,11 @@ import (
 	"encoding/json"
 	"log/slog"
 	"maps"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/jmoiron/sqlx"
-	_ "github.com/lib/pq"
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/pgtest"
@@ -30,39 +26,18 @@ type healthzBody struct {
 	SchemaVersion *int   `json:"schemaVersion"`
 }
 
-// silentDB returns a pool to a server that accepts connections and never
-// answers, like a database behind a dead link.
+// silentDB returns a database that stops answering once opened: a proxy
+// holds back every statement, as a server behind a dead link answers none.
 func silentDB(t testing.TB) *store.DB {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var conns []net.Conn
-	accepted := make(chan struct{})
-	go func() {
-		defer close(accepted)
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			conns = append(conns, conn)
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		<-accepted
-		for _, conn := range conns {
-			conn.Close()
-		}
-	})
-	db, err := sqlx.Open("postgres", "postgres://nobody@"+ln.Addr().String()+"/none?sslmode=disable")
+	proxy, url := pgtest.NewProxy(t, pgtest.NewURL(t))
+	db, err := store.Open(t.Context(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return store.New(db)
+	proxy.Stall()
+	return db
 }
 
 // healthzFailed is the log message of a failed health check.
@@ -88,7 +63,8 @@ func TestHealthz(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var log logBuffer
-			h, err := New(Config{DB: tt.db(t), IPAM: testIPAM(t, nil), Logger: slog.New(slog.NewJSONHandler(&log, nil))})
+			db := tt.db(t)
+			h, err := New(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Logger: slog.New(slog.NewJSONHandler(&log, nil))})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,7 +115,7 @@ func TestHealthzDetailForOperators(t *testing.T) {
 	t.Parallel()
 	db := pgtest.NewDB(t)
 	var log logBuffer
-	h, err := New(Config{DB: db, IPAM: testIPAM(t, db), Logger: slog.New(slog.NewJSONHandler(&log, nil)), Version: "test"})
+	h, err := New(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Logger: slog.New(slog.NewJSONHandler(&log, nil)), Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

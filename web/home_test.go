@@ -86,7 +86,8 @@ func TestHomePageDatabaseDown(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s, err := newServer(Config{DB: tt.db(t), IPAM: testIPAM(t, nil), Logger: quietLogger})
+			db := tt.db(t)
+			s, err := newServer(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Logger: quietLogger})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,7 +127,7 @@ func TestHomePageWithoutPreview(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{db: pgtest.NewDB(t), log: quietLogger, assets: assets}
+	s := &Server{ipam: testIPAM(t, nil), log: quietLogger, assets: assets}
 	res := do(t, s.middleware(asActor(auth.Actor{Name: "alice", Role: auth.Operator}, s.home)), http.MethodGet, "/", nil)
 	page := string(readBody(t, res))
 	if res.StatusCode != http.StatusOK {

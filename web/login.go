@@ -11,20 +11,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 
 	"pivirt.hu/ipam/internal/auth"
-	"pivirt.hu/ipam/internal/store"
 	"pivirt.hu/ipam/views"
 )
-
-// loginLimit is how many failed sign-ins may be made within 10 minutes
-// before having to wait: 5 of one user name from one client address; 100 of
-// one user name from all addresses together, so that failures from
-// elsewhere hold the user back only when they come from many addresses;
-// 20 from one address under any names.
-var loginLimit = store.LoginLimit{Window: 10 * time.Minute, PerUserAndClient: 5, PerUser: 100, PerClient: 20}
 
 // wrongCredentials is the one message for an unknown user and a wrong
 // password alike.
@@ -44,11 +35,10 @@ func (s *Server) loginForm(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, views.Login(s.shell(r, "Sign in"), views.LoginData{Next: next}))
 }
 
-// login answers POST /login: it checks the user name and the password,
-// starts a session under a new token and goes back to the page asked for.
-// Failed attempts are counted (see loginLimit) in the database, so that
-// every process shares the count; over the limit the password is not even
-// checked.
+// login answers POST /login: it signs in with the user name and the
+// password (auth.Service.SignIn, which holds back a user or a client
+// address after too many failures), starts a session under a new token and
+// goes back to the page asked for.
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	r.Body = http.MaxBytesReader(w, r.Body, maxLoginForm)
@@ -61,31 +51,22 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	client := s.clientOf(r)
-	attempt, wait, err := store.ReserveLoginAttempt(ctx, s.db, d.Username, client, loginLimit)
-	if err != nil {
-		s.serverError(w, r, err)
-		return
-	}
-	if wait > 0 {
+	actor, generation, err := s.auth.SignIn(ctx, client, d.Username, password)
+	var throttled *auth.ThrottledError
+	switch {
+	case errors.As(err, &throttled):
 		s.log.WarnContext(ctx, "sign-in refused: too many failed attempts", "user", d.Username, "client", client, "request_id", requestID(ctx))
-		minutes := int(math.Ceil(wait.Minutes()))
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		minutes := int(math.Ceil(throttled.RetryIn.Minutes()))
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(throttled.RetryIn.Seconds()))))
 		d.Error = fmt.Sprintf("Too many failed sign-ins for this user or from your address. Try again in %d minute%s.", minutes, plural(minutes))
 		s.render(w, r, http.StatusTooManyRequests, views.Login(shell, d))
 		return
-	}
-	actor, generation, err := s.auth.SignIn(ctx, d.Username, password)
-	if errors.Is(err, auth.ErrUnauthenticated) {
+	case errors.Is(err, auth.ErrUnauthenticated):
 		s.log.WarnContext(ctx, "sign-in refused: wrong credentials", "user", d.Username, "client", client, "request_id", requestID(ctx))
 		d.Error = wrongCredentials
 		s.render(w, r, http.StatusUnauthorized, views.Login(shell, d))
 		return
-	}
-	if err != nil {
-		s.serverError(w, r, err)
-		return
-	}
-	if err := store.ForgetLoginAttempt(ctx, s.db, attempt); err != nil {
+	case err != nil:
 		s.serverError(w, r, err)
 		return
 	}
@@ -95,7 +76,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	}
 	s.sessions.Put(ctx, sessionUser, actor.Name)
 	s.sessions.Put(ctx, sessionGeneration, generation)
-	if err := store.DeleteExpiredSessions(ctx, s.db); err != nil {
+	if err := s.auth.DeleteExpiredSessions(ctx); err != nil {
 		s.log.WarnContext(ctx, "unable to delete expired sessions", "err", err, "request_id", requestID(ctx))
 	}
 	s.log.InfoContext(ctx, "signed in", "user", actor.Name, "client", client, "request_id", requestID(ctx))

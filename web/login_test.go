@@ -207,7 +207,7 @@ func TestLoginRateLimit(t *testing.T) {
 		db := pgtest.NewDB(t)
 		h := newConsole(t, db)
 		password := addUser(t, db, "alice", auth.Operator)
-		for i := range loginLimit.PerUserAndClient {
+		for i := range auth.SignInLimit.PerUserAndClient {
 			if status, _, _ := attempt(t, h, "alice", "wrong-password", "198.51.100.1:1000"); status != http.StatusUnauthorized {
 				t.Fatalf("failed attempt %d = %d, want %d", i+1, status, http.StatusUnauthorized)
 			}
@@ -216,7 +216,7 @@ func TestLoginRateLimit(t *testing.T) {
 		// looking at it.
 		status, res, page := attempt(t, h, "alice", password, "198.51.100.1:2000")
 		if status != http.StatusTooManyRequests {
-			t.Fatalf("attempt %d = %d, want %d", loginLimit.PerUserAndClient+1, status, http.StatusTooManyRequests)
+			t.Fatalf("attempt %d = %d, want %d", auth.SignInLimit.PerUserAndClient+1, status, http.StatusTooManyRequests)
 		}
 		if c := sessionCookieOf(res); c != nil {
 			t.Errorf("a refused attempt set a session cookie")
@@ -247,18 +247,18 @@ func TestLoginRateLimit(t *testing.T) {
 		password := addUser(t, db, "alice", auth.Operator)
 		// Failures from many addresses, each under its own limit, up to
 		// one short of the user's ceiling.
-		perAddress := loginLimit.PerUserAndClient - 1
-		for i := 0; i < loginLimit.PerUser-1; i += perAddress {
-			failAttempts(t, db, min(perAddress, loginLimit.PerUser-1-i), "alice", fmt.Sprintf("198.51.100.%d", i/perAddress+1))
+		perAddress := auth.SignInLimit.PerUserAndClient - 1
+		for i := 0; i < auth.SignInLimit.PerUser-1; i += perAddress {
+			failAttempts(t, db, min(perAddress, auth.SignInLimit.PerUser-1-i), "alice", fmt.Sprintf("198.51.100.%d", i/perAddress+1))
 		}
 		if status, _, _ := attempt(t, h, "alice", password, "203.0.113.9:1000"); status != http.StatusSeeOther {
-			t.Fatalf("alice after %d failures from other addresses = %d, want %d", loginLimit.PerUser-1, status, http.StatusSeeOther)
+			t.Fatalf("alice after %d failures from other addresses = %d, want %d", auth.SignInLimit.PerUser-1, status, http.StatusSeeOther)
 		}
 		if status, _, _ := attempt(t, h, "alice", "wrong-password", "198.51.100.200:1000"); status != http.StatusUnauthorized {
-			t.Fatalf("failure %d = %d, want %d", loginLimit.PerUser, status, http.StatusUnauthorized)
+			t.Fatalf("failure %d = %d, want %d", auth.SignInLimit.PerUser, status, http.StatusUnauthorized)
 		}
 		if status, _, _ := attempt(t, h, "alice", password, "203.0.113.9:1000"); status != http.StatusTooManyRequests {
-			t.Errorf("alice after %d failures from other addresses = %d, want %d", loginLimit.PerUser, status, http.StatusTooManyRequests)
+			t.Errorf("alice after %d failures from other addresses = %d, want %d", auth.SignInLimit.PerUser, status, http.StatusTooManyRequests)
 		}
 	})
 	t.Run("per client address", func(t *testing.T) {
@@ -266,9 +266,9 @@ func TestLoginRateLimit(t *testing.T) {
 		db := pgtest.NewDB(t)
 		h := newConsole(t, db)
 		password := addUser(t, db, "alice", auth.Operator)
-		for i := range loginLimit.PerClient {
+		for i := range auth.SignInLimit.PerClient {
 			name := fmt.Sprintf("user%d", i)
-			if i < loginLimit.PerClient-1 {
+			if i < auth.SignInLimit.PerClient-1 {
 				failAttempts(t, db, 1, name, "2001:db8:1:2::/64")
 				continue
 			}
@@ -278,7 +278,7 @@ func TestLoginRateLimit(t *testing.T) {
 		}
 		// Another address of the same /64 is the same client.
 		if status, _, _ := attempt(t, h, "alice", password, "[2001:db8:1:2::99]:1000"); status != http.StatusTooManyRequests {
-			t.Errorf("alice from the /64 that failed %d times = %d, want %d", loginLimit.PerClient, status, http.StatusTooManyRequests)
+			t.Errorf("alice from the /64 that failed %d times = %d, want %d", auth.SignInLimit.PerClient, status, http.StatusTooManyRequests)
 		}
 		if status, _, _ := attempt(t, h, "alice", password, "[2001:db8:1:3::10]:1000"); status != http.StatusSeeOther {
 			t.Errorf("alice from another /64 = %d, want %d", status, http.StatusSeeOther)
@@ -290,11 +290,11 @@ func TestLoginRateLimit(t *testing.T) {
 		h := newConsole(t, db)
 		password := addUser(t, db, "alice", auth.Operator)
 		// Many successes among four failures: only the failures count.
-		for i := range 2 * loginLimit.PerUserAndClient {
+		for i := range 2 * auth.SignInLimit.PerUserAndClient {
 			if status, _, _ := attempt(t, h, "alice", password, "192.0.2.7:1000"); status != http.StatusSeeOther {
 				t.Fatalf("success %d = %d, want %d", i+1, status, http.StatusSeeOther)
 			}
-			if i < loginLimit.PerUserAndClient-1 {
+			if i < auth.SignInLimit.PerUserAndClient-1 {
 				if status, _, _ := attempt(t, h, "alice", "wrong-password", "192.0.2.7:1000"); status != http.StatusUnauthorized {
 					t.Fatalf("failure %d = %d, want %d", i+1, status, http.StatusUnauthorized)
 				}
@@ -317,7 +317,7 @@ func TestLoginRateLimit(t *testing.T) {
 func TestLoginRateLimitBehindProxy(t *testing.T) {
 	t.Parallel()
 	db := pgtest.NewDB(t)
-	h, err := New(Config{DB: db, IPAM: testIPAM(t, db), Logger: quietLogger, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/24")}})
+	h, err := New(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Logger: quietLogger, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/24")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,13 +329,13 @@ func TestLoginRateLimitBehindProxy(t *testing.T) {
 		return res.StatusCode
 	}
 	// An attacker behind the proxy fails until held back...
-	for i := range loginLimit.PerUserAndClient {
+	for i := range auth.SignInLimit.PerUserAndClient {
 		if status := via("10.0.0.1:1000", "198.51.100.66", "wrong-password"); status != http.StatusUnauthorized {
 			t.Fatalf("failed attempt %d through the proxy = %d, want %d", i+1, status, http.StatusUnauthorized)
 		}
 	}
 	if status := via("10.0.0.2:1000", "198.51.100.66", password); status != http.StatusTooManyRequests {
-		t.Errorf("198.51.100.66 through the proxy after %d failures = %d, want %d", loginLimit.PerUserAndClient, status, http.StatusTooManyRequests)
+		t.Errorf("198.51.100.66 through the proxy after %d failures = %d, want %d", auth.SignInLimit.PerUserAndClient, status, http.StatusTooManyRequests)
 	}
 	// ...and cannot pass for another client by writing the header
 	// itself: the proxy appends the address it got the request from.
@@ -395,8 +395,8 @@ func TestLoginRateLimitUnderConcurrency(t *testing.T) {
 	for s := range statuses {
 		count[s]++
 	}
-	if count[http.StatusUnauthorized] != loginLimit.PerUserAndClient || count[http.StatusTooManyRequests] != n-loginLimit.PerUserAndClient {
-		t.Errorf("%d concurrent failed attempts answered %v, want %d × 401 and the rest 429", n, count, loginLimit.PerUserAndClient)
+	if count[http.StatusUnauthorized] != auth.SignInLimit.PerUserAndClient || count[http.StatusTooManyRequests] != n-auth.SignInLimit.PerUserAndClient {
+		t.Errorf("%d concurrent failed attempts answered %v, want %d × 401 and the rest 429", n, count, auth.SignInLimit.PerUserAndClient)
 	}
 }
 

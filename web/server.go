@@ -17,16 +17,14 @@ import (
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/graphql"
 	"pivirt.hu/ipam/internal/ipam"
-	"pivirt.hu/ipam/internal/store"
 	"pivirt.hu/ipam/static"
 	"pivirt.hu/ipam/views"
 )
 
 // Config is what the server needs.
 type Config struct {
-	DB   *store.DB
 	IPAM *ipam.Service
-	// Auth tells who signs in; by default an auth.Service over DB.
+	// Auth tells who signs in, and keeps the console's sessions.
 	Auth    *auth.Service
 	Logger  *slog.Logger
 	Version string
@@ -42,7 +40,6 @@ type Config struct {
 
 // Server answers the console's and the API's requests.
 type Server struct {
-	db       *store.DB
 	ipam     *ipam.Service
 	auth     *auth.Service
 	log      *slog.Logger
@@ -69,16 +66,13 @@ func newServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.IPAM == nil {
-		return nil, errors.New("web: Config.IPAM is required")
+	if cfg.IPAM == nil || cfg.Auth == nil {
+		return nil, errors.New("web: Config.IPAM and Config.Auth are required")
 	}
-	s := &Server{db: cfg.DB, ipam: cfg.IPAM, auth: cfg.Auth, log: cfg.Logger, version: cfg.Version, assets: assets,
+	s := &Server{ipam: cfg.IPAM, auth: cfg.Auth, log: cfg.Logger, version: cfg.Version, assets: assets,
 		trustedProxies: cfg.TrustedProxies}
 	if s.log == nil {
 		s.log = slog.Default()
-	}
-	if s.auth == nil {
-		s.auth = auth.NewService(cfg.DB)
 	}
 	s.sessions = s.newSessions(cfg.SecureCookies)
 	if s.graphql, err = graphql.NewHandler(s.ipam, s.authenticate, s.log, graphql.WithRequestID(requestID)); err != nil {

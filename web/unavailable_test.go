@@ -76,7 +76,7 @@ func TestUnavailableDatabasePage(t *testing.T) {
 	}
 	t.Cleanup(func() { db.Close() })
 	logs := &logBuffer{}
-	h, err := New(Config{DB: db, IPAM: testIPAM(t, db), Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	h, err := New(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/store"
@@ -42,7 +43,7 @@ func realAssets(t *testing.T) *Assets {
 func newHandler(t *testing.T) http.Handler {
 	t.Helper()
 	db := pgtest.NewDB(t)
-	h, err := New(Config{DB: db, IPAM: testIPAM(t, db), Logger: quietLogger, Version: "test"})
+	h, err := New(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Logger: quietLogger, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"pivirt.hu/ipam/internal/store"
+	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/ipam"
 )
 
 const auditUsage = `Usage:
@@ -48,7 +49,7 @@ func audit(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 	if *limit < 0 {
 		return usageError{fmt.Sprintf("--limit must be 0 (all) or more, got %d", *limit)}
 	}
-	filter := store.AuditFilter{Namespace: namespace, Limit: *limit}
+	filter := ipam.AuditFilter{Namespace: namespace, Limit: *limit}
 	if *since != "" {
 		t, err := parseSince(*since, time.Now())
 		if err != nil {
@@ -57,15 +58,15 @@ func audit(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 		filter.Since = t
 	}
 
-	return dbf.withDatabase(logger, func(ctx context.Context, db *store.DB) error {
-		entries, err := store.AuditEntries(ctx, db, filter)
+	return dbf.withServices(logger, false, func(ctx context.Context, svc *ipam.Service, _ *auth.Service) error {
+		entries, err := svc.AuditLog(ctx, auth.System, filter)
 		if err != nil {
 			return err
 		}
 		slices.Reverse(entries)
 		w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 		for _, e := range entries {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s", e.At.UTC().Format(time.RFC3339), e.Actor, e.Action, e.ObjectKind, e.Object())
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s", e.At.UTC().Format(time.RFC3339), e.Actor, e.Action, e.Kind, e.Object())
 			if change := e.Change(); change != "" {
 				fmt.Fprint(w, "\t"+change)
 			}

@@ -4,16 +4,14 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
 
-	"github.com/lib/pq"
-	"pivirt.hu/ipam/internal/store"
-
+	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/pgembed"
 )
 
@@ -25,9 +23,6 @@ const embeddedDatabase = "ipam"
 type databaseFlags struct {
 	url     string
 	dataDir string
-	// connected is the URL open connected to: url, or the embedded
-	// PostgreSQL's.
-	connected string
 	// exclusive refuses a data folder whose PostgreSQL another process
 	// runs (ipam serve owns its PostgreSQL); without it, a command such as
 	// ipam token uses that PostgreSQL while ipam serve runs it.
@@ -57,15 +52,16 @@ func defaultDataDir() string {
 }
 
 // open connects to the database, starting the embedded PostgreSQL first
-// when no URL is given, and applies the migrations. close stops what open
-// started.
-func (d *databaseFlags) open(ctx context.Context, logger *slog.Logger) (db *store.DB, closeAll func(), err error) {
+// when no URL is given, applies the migrations and returns the services
+// over it: svc follows the other processes' releases and deletions when
+// listen is set. closeAll closes what open opened.
+func (d *databaseFlags) open(ctx context.Context, logger *slog.Logger, listen bool) (svc *ipam.Service, users *auth.Service, closeAll func(), err error) {
 	url := d.url
 	stopCluster := func() {}
 	if url == "" {
 		dir, err := filepath.Abs(d.dataDir)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		cluster, err := pgembed.Start(ctx, pgembed.Options{DataDir: dir, Logger: logger})
 		switch {
@@ -74,68 +70,50 @@ func (d *databaseFlags) open(ctx context.Context, logger *slog.Logger) (db *stor
 			// it running.
 			url = pgembed.SocketURL(dir, embeddedDatabase)
 		case err != nil:
-			return nil, nil, err
+			return nil, nil, nil, err
 		default:
 			stopCluster = func() {
 				if err := cluster.Stop(); err != nil {
 					logger.Error("stopping PostgreSQL failed", "err", err)
 				}
 			}
-			if err := createDatabase(ctx, cluster.URL("postgres"), embeddedDatabase); err != nil {
+			if err := ipam.CreateDatabase(ctx, cluster.URL("postgres"), embeddedDatabase); err != nil {
 				stopCluster()
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			url = cluster.URL(embeddedDatabase)
 		}
 	}
-	db, err = store.Open(ctx, url)
+	db, err := ipam.OpenDatabase(ctx, url, logger)
 	if err != nil {
 		stopCluster()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	d.connected = url
-	applied, err := store.Migrate(ctx, db)
-	if err != nil {
+	cfg := ipam.Config{DB: db, Logger: logger}
+	if listen {
+		cfg.URL = url
+	}
+	if svc, err = ipam.New(ctx, cfg); err != nil {
 		db.Close()
 		stopCluster()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	if applied > 0 {
-		logger.Info("migrated the database", "migrations", applied)
-	}
-	return db, func() {
+	return svc, auth.NewService(db), func() {
+		svc.Close()
 		db.Close()
 		stopCluster()
 	}, nil
 }
 
-// createDatabase creates name unless it exists.
-func createDatabase(ctx context.Context, url, name string) error {
-	db, err := store.Open(ctx, url)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	_, err = db.ExecContext(ctx, "CREATE DATABASE "+pq.QuoteIdentifier(name))
-	var pqErr *pq.Error
-	if errors.As(err, &pqErr) && pqErr.Code == "42P04" { // duplicate_database
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("unable to create the database %s: %w", name, err)
-	}
-	return nil
-}
-
-// withDatabase opens the database and runs fn with it, then closes what
-// it opened; SIGINT and SIGTERM cancel fn's context.
-func (d *databaseFlags) withDatabase(logger *slog.Logger, fn func(ctx context.Context, db *store.DB) error) error {
+// withServices opens the services (see open) and runs fn with them, then
+// closes what it opened; SIGINT and SIGTERM cancel fn's context.
+func (d *databaseFlags) withServices(logger *slog.Logger, listen bool, fn func(ctx context.Context, svc *ipam.Service, users *auth.Service) error) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	db, closeAll, err := d.open(ctx, logger)
+	svc, users, closeAll, err := d.open(ctx, logger, listen)
 	if err != nil {
 		return err
 	}
 	defer closeAll()
-	return fn(ctx, db)
+	return fn(ctx, svc, users)
 }

@@ -7,7 +7,8 @@ import (
 	"io"
 	"log/slog"
 
-	"pivirt.hu/ipam/internal/store"
+	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/ipam"
 )
 
 // migrate applies the migrations the database lacks and prints its version.
@@ -18,12 +19,12 @@ func migrate(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) 
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	return dbf.withDatabase(logger, func(ctx context.Context, db *store.DB) error {
-		v, err := store.SchemaVersion(ctx, db)
+	return dbf.withServices(logger, false, func(ctx context.Context, svc *ipam.Service, _ *auth.Service) error {
+		h, err := svc.Health(ctx)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "the database is at schema version %d\n", v)
+		fmt.Fprintf(stdout, "the database is at schema version %d\n", h.SchemaVersion)
 		return nil
 	})
 }

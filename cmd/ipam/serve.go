@@ -18,7 +18,6 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/demo"
-	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/web"
 )
 
@@ -41,24 +40,18 @@ func serve(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	db, closeAll, err := dbf.open(ctx, logger)
+	svc, authn, closeAll, err := dbf.open(ctx, logger, true)
 	if err != nil {
 		return err
 	}
 	defer closeAll()
-	authn := auth.NewService(db)
 	if password, created, err := authn.EnsureAdmin(ctx); err != nil {
 		return err
 	} else if created {
 		fmt.Fprintf(stdout, "Created the operator %q with password %s (shown once; change it with ipam user set-password %[1]s --password-stdin)\n", auth.AdminName, password)
 	}
-	svc, err := ipam.New(ctx, ipam.Config{DB: db, URL: dbf.connected, Logger: logger})
-	if err != nil {
-		return err
-	}
-	defer svc.Close()
 	if *loadDemo {
-		logins, loaded, err := demo.Load(ctx, db, svc, authn)
+		logins, loaded, err := demo.Load(ctx, svc, authn)
 		if err != nil {
 			return err
 		}
@@ -69,7 +62,7 @@ func serve(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 			logger.Info("loaded the demo data")
 		}
 	}
-	handler, err := web.New(web.Config{DB: db, IPAM: svc, Auth: authn, Logger: logger, Version: version,
+	handler, err := web.New(web.Config{IPAM: svc, Auth: authn, Logger: logger, Version: version,
 		SecureCookies: *secureCookie || !loopback(*listen), TrustedProxies: trustedProxies})
 	if err != nil {
 		return err

@@ -7,7 +7,7 @@ import (
 	"io"
 	"log/slog"
 
-	"pivirt.hu/ipam/internal/store"
+	"pivirt.hu/ipam/internal/ipam"
 
 	"pivirt.hu/ipam/internal/auth"
 )
@@ -37,8 +37,7 @@ func tokenCommand(args []string, _ io.Reader, stdout io.Writer, logger *slog.Log
 		return err
 	}
 
-	return dbf.withDatabase(logger, func(ctx context.Context, db *store.DB) error {
-		service := auth.NewService(db)
+	return dbf.withServices(logger, false, func(ctx context.Context, _ *ipam.Service, service *auth.Service) error {
 		if args[0] == "create" {
 			token, err := service.CreateToken(ctx, auth.System, name)
 			if err != nil {

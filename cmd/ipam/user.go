@@ -10,7 +10,7 @@ import (
 	"log/slog"
 	"strings"
 
-	"pivirt.hu/ipam/internal/store"
+	"pivirt.hu/ipam/internal/ipam"
 
 	"pivirt.hu/ipam/internal/auth"
 )
@@ -67,8 +67,8 @@ func userAdd(args []string, stdin io.Reader, stdout io.Writer, logger *slog.Logg
 		return err
 	}
 
-	return dbf.withDatabase(logger, func(ctx context.Context, db *store.DB) error {
-		if err := auth.NewService(db).AddUser(ctx, auth.System, name, auth.Role(*role), namespaces, password); err != nil {
+	return dbf.withServices(logger, false, func(ctx context.Context, _ *ipam.Service, users *auth.Service) error {
+		if err := users.AddUser(ctx, auth.System, name, auth.Role(*role), namespaces, password); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "Added the %s %q.\n", *role, name)
@@ -96,8 +96,8 @@ func userSetPassword(args []string, stdin io.Reader, stdout io.Writer, logger *s
 		return err
 	}
 
-	return dbf.withDatabase(logger, func(ctx context.Context, db *store.DB) error {
-		if err := auth.NewService(db).SetPassword(ctx, auth.System, name, password); err != nil {
+	return dbf.withServices(logger, false, func(ctx context.Context, _ *ipam.Service, users *auth.Service) error {
+		if err := users.SetPassword(ctx, auth.System, name, password); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "Set the password of %q and ended their console sessions.\n", name)
@@ -127,8 +127,8 @@ func userSessions(args []string, stdout io.Writer, logger *slog.Logger) error {
 		return err
 	}
 
-	return dbf.withDatabase(logger, func(ctx context.Context, db *store.DB) error {
-		if err := auth.NewService(db).EndSessions(ctx, auth.System, name); err != nil {
+	return dbf.withServices(logger, false, func(ctx context.Context, _ *ipam.Service, users *auth.Service) error {
+		if err := users.EndSessions(ctx, auth.System, name); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "Ended the console sessions of %q.\n", name)

@@ -66,7 +66,7 @@ func openDatabase(ctx context.Context, serverURL string, log *slog.Logger) (*dat
 		return nil, err
 	}
 	defer admin.Close()
-	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+pq.QuoteIdentifier(name)); err != nil {
+	if err := store.CreateDatabase(ctx, admin, name, ""); err != nil {
 		d.cleanup()
 		return nil, fmt.Errorf("unable to create the scratch database %s (the bench needs CREATEDB on --database-url's server): %w", name, err)
 	}
@@ -76,7 +76,7 @@ func openDatabase(ctx context.Context, serverURL string, log *slog.Logger) (*dat
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			if a, err := store.Open(ctx, adminURL); err == nil {
-				if _, err := a.ExecContext(ctx, "DROP DATABASE "+pq.QuoteIdentifier(name)+" WITH (FORCE)"); err != nil {
+				if err := store.DropDatabase(ctx, a, name); err != nil {
 					progress("dropping the scratch database %s: %v", name, err)
 				}
 				a.Close()

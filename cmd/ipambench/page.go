@@ -71,12 +71,13 @@ func page(ctx context.Context, cfg config, dsn string) (pageResult, error) {
 	}
 	out.viewLoad = figureOf(loads)
 	progress("  loading the view of a /16 with 60 000 taken: %.1f ms", out.viewLoad.P50)
-	h, err := web.New(web.Config{DB: db, IPAM: svc, Logger: quiet, Version: "ipambench"})
+	users := auth.NewService(db)
+	h, err := web.New(web.Config{IPAM: svc, Auth: users, Logger: quiet, Version: "ipambench"})
 	if err != nil {
 		return out, err
 	}
 	password := rand.Text()
-	if err := auth.NewService(db).AddUser(ctx, auth.System, "bench", auth.Operator, nil, password); err != nil {
+	if err := users.AddUser(ctx, auth.System, "bench", auth.Operator, nil, password); err != nil {
 		return out, err
 	}
 	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/login",

@@ -8,6 +8,9 @@ var (
 	ErrUnauthenticated = errors.New("auth: not authenticated")
 	// ErrForbidden means the actor may not do that.
 	ErrForbidden = errors.New("auth: forbidden")
+	// ErrSessionEnded means that a console session's user was deleted or
+	// ended their sessions since it began.
+	ErrSessionEnded = errors.New("auth: the session has ended")
 )
 
 // An InvalidError is a refused value of a user's field.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"pivirt.hu/ipam/internal/store"
 )
@@ -115,44 +116,113 @@ func (s *Service) AuthenticateToken(ctx context.Context, token string) (Actor, e
 	if err != nil {
 		return Actor{}, err
 	}
-	return ActorOf(u), nil
+	return actorOf(u), nil
 }
 
 // AuthenticatePassword returns the user called name when password is
 // theirs, or ErrUnauthenticated. An unknown name costs the same password
 // check as a wrong password, so the time taken does not tell the two apart.
+// Unlike SignIn, it counts no failure.
 func (s *Service) AuthenticatePassword(ctx context.Context, name, password string) (Actor, error) {
-	actor, _, err := s.SignIn(ctx, name, password)
-	return actor, err
+	u, err := s.checkPassword(ctx, name, password)
+	if err != nil {
+		return Actor{}, err
+	}
+	return actorOf(u), nil
 }
 
-// SignIn is AuthenticatePassword for a console session: it also returns the
-// session generation the user had when the password was checked. The
-// session keeps it, and ends when the user draws another (SetPassword,
-// EndSessions), even while the password was being checked.
-func (s *Service) SignIn(ctx context.Context, name, password string) (actor Actor, generation int64, err error) {
+// SignInLimit bounds the failed sign-ins SignIn allows within 10 minutes:
+// 5 of one user name from one client address; 100 of one user name from
+// all addresses together, so that failures from elsewhere hold the user
+// back only when they come from many addresses; 20 from one address under
+// any names.
+var SignInLimit = store.LoginLimit{Window: 10 * time.Minute, PerUserAndClient: 5, PerUser: 100, PerClient: 20}
+
+// A ThrottledError refuses a sign-in over the limit of failed sign-ins of
+// its user name or its client address.
+type ThrottledError struct {
+	// RetryIn is how long until enough failures are old enough not to
+	// count.
+	RetryIn time.Duration
+}
+
+func (e *ThrottledError) Error() string {
+	return fmt.Sprintf("auth: too many failed sign-ins; try again in %v", e.RetryIn)
+}
+
+// SignIn checks the password of the user called name for a console
+// session from client (the address the limit counts: an IPv4 address, an
+// IPv6 client's /64) and returns the user with the session generation they
+// had when the password was checked. The session keeps it, and ends when
+// the user draws another (SetPassword, EndSessions), even while the
+// password was being checked (see SessionActor).
+//
+// Failed sign-ins are counted in the database, so that every process
+// shares the count (see SignInLimit); over the limit the password is not
+// even checked and the error is a *ThrottledError. A wrong password or an
+// unknown user is ErrUnauthenticated, alike in answer and in time.
+func (s *Service) SignIn(ctx context.Context, client, name, password string) (actor Actor, generation int64, err error) {
+	attempt, wait, err := store.ReserveLoginAttempt(ctx, s.db, name, client, SignInLimit)
+	if err != nil {
+		return Actor{}, 0, err
+	}
+	if wait > 0 {
+		return Actor{}, 0, &ThrottledError{RetryIn: wait}
+	}
+	u, err := s.checkPassword(ctx, name, password)
+	if err != nil {
+		return Actor{}, 0, err
+	}
+	// Only failed attempts count against the limit.
+	if err := store.ForgetLoginAttempt(ctx, s.db, attempt); err != nil {
+		return Actor{}, 0, err
+	}
+	return actorOf(u), u.SessionGeneration, nil
+}
+
+// checkPassword returns the user called name when password is theirs, or
+// ErrUnauthenticated, taking as long for an unknown name.
+func (s *Service) checkPassword(ctx context.Context, name, password string) (store.UserRow, error) {
 	u, err := store.User(ctx, s.db, name)
 	if errors.Is(err, store.ErrNotFound) {
 		hash, err := dummyHash()
 		if err != nil {
-			return Actor{}, 0, err
+			return store.UserRow{}, err
 		}
 		if _, err := CheckPassword(password, hash); err != nil {
-			return Actor{}, 0, err
+			return store.UserRow{}, err
 		}
-		return Actor{}, 0, ErrUnauthenticated
+		return store.UserRow{}, ErrUnauthenticated
 	}
 	if err != nil {
-		return Actor{}, 0, err
+		return store.UserRow{}, err
 	}
 	match, err := CheckPassword(password, u.PasswordHash)
 	if err != nil {
-		return Actor{}, 0, err
+		return store.UserRow{}, err
 	}
 	if !match {
-		return Actor{}, 0, ErrUnauthenticated
+		return store.UserRow{}, ErrUnauthenticated
 	}
-	return ActorOf(u), u.SessionGeneration, nil
+	return u, nil
+}
+
+// SessionActor returns the user signed in to a console session as name
+// with generation (what SignIn returned), or ErrSessionEnded when the user
+// was deleted since or drew another generation (a new password, ipam user
+// sessions end). The user's row is read at every call, so that a change
+// made by any process ends the session in every process at once.
+func (s *Service) SessionActor(ctx context.Context, name string, generation int64) (Actor, error) {
+	u, err := store.User(ctx, s.db, name)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return Actor{}, ErrSessionEnded
+	case err != nil:
+		return Actor{}, err
+	case u.SessionGeneration != generation:
+		return Actor{}, ErrSessionEnded
+	}
+	return actorOf(u), nil
 }
 
 // EnsureAdmin creates the operator AdminName with a random password when
@@ -179,7 +249,7 @@ func (s *Service) EnsureAdmin(ctx context.Context) (password string, created boo
 	return password, true, nil
 }
 
-// ActorOf returns the actor that the user u is.
-func ActorOf(u store.UserRow) Actor {
+// actorOf returns the actor that the user u is.
+func actorOf(u store.UserRow) Actor {
 	return Actor{Name: u.Name, Role: Role(u.Role), Namespaces: u.Namespaces}
 }

@@ -259,7 +259,7 @@ func TestSignInGeneration(t *testing.T) {
 	ctx := t.Context()
 	signIn := func(password string) int64 {
 		t.Helper()
-		got, generation, err := s.SignIn(ctx, "alice", password)
+		got, generation, err := s.SignIn(ctx, "192.0.2.1", "alice", password)
 		if err != nil || got.Name != "alice" || generation == 0 {
 			t.Fatalf("SignIn(alice) = %+v, %d, %v; want alice and a generation", got, generation, err)
 		}
@@ -282,8 +282,64 @@ func TestSignInGeneration(t *testing.T) {
 	if third := signIn("a new password"); third == second || third == first {
 		t.Errorf("EndSessions gave the generation %d, after %d and %d", third, first, second)
 	}
-	if _, generation, err := s.SignIn(ctx, "alice", "wrong password!"); !errors.Is(err, auth.ErrUnauthenticated) || generation != 0 {
+	if _, generation, err := s.SignIn(ctx, "192.0.2.1", "alice", "wrong password!"); !errors.Is(err, auth.ErrUnauthenticated) || generation != 0 {
 		t.Errorf("SignIn(alice, a wrong password) = %d, %v; want 0, ErrUnauthenticated", generation, err)
+	}
+}
+
+// TestSessionActor checks that a session's user is read afresh, and that
+// the session ends when the user draws another generation or is gone.
+func TestSessionActor(t *testing.T) {
+	s, db := newService(t)
+	ctx := t.Context()
+	_, generation, err := s.SignIn(ctx, "192.0.2.1", "alice", alicePassword)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.SessionActor(ctx, "alice", generation); err != nil || got.Name != "alice" || got.Role != auth.Tenant {
+		t.Errorf("SessionActor(alice) = %+v, %v; want alice, a tenant", got, err)
+	}
+	if _, err := s.SessionActor(ctx, "alice", generation+1); !errors.Is(err, auth.ErrSessionEnded) {
+		t.Errorf("SessionActor(alice, another generation) = %v, want ErrSessionEnded", err)
+	}
+	if err := s.EndSessions(ctx, auth.System, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SessionActor(ctx, "alice", generation); !errors.Is(err, auth.ErrSessionEnded) {
+		t.Errorf("SessionActor(alice) after EndSessions = %v, want ErrSessionEnded", err)
+	}
+	if _, err := db.ExecContext(ctx, `DELETE FROM users WHERE name = 'alice'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SessionActor(ctx, "alice", generation); !errors.Is(err, auth.ErrSessionEnded) {
+		t.Errorf("SessionActor(a deleted user) = %v, want ErrSessionEnded", err)
+	}
+}
+
+// TestSignInThrottled checks that SignIn holds a user name back from a
+// client after SignInLimit.PerUserAndClient failures, without checking the
+// password, and that successes do not count.
+func TestSignInThrottled(t *testing.T) {
+	s, _ := newService(t)
+	ctx := t.Context()
+	const client = "198.51.100.1"
+	for range auth.SignInLimit.PerUserAndClient - 1 {
+		if _, _, err := s.SignIn(ctx, client, "alice", "wrong password!"); !errors.Is(err, auth.ErrUnauthenticated) {
+			t.Fatalf("SignIn(a wrong password) = %v, want ErrUnauthenticated", err)
+		}
+	}
+	if _, _, err := s.SignIn(ctx, client, "alice", alicePassword); err != nil {
+		t.Fatalf("SignIn(alice) after %d failures = %v", auth.SignInLimit.PerUserAndClient-1, err)
+	}
+	if _, _, err := s.SignIn(ctx, client, "alice", "wrong password!"); !errors.Is(err, auth.ErrUnauthenticated) {
+		t.Fatalf("SignIn(a wrong password) = %v, want ErrUnauthenticated", err)
+	}
+	var throttled *auth.ThrottledError
+	if _, _, err := s.SignIn(ctx, client, "alice", alicePassword); !errors.As(err, &throttled) || throttled.RetryIn <= 0 || throttled.RetryIn > auth.SignInLimit.Window {
+		t.Errorf("SignIn(alice) after %d failures = %v, want a *ThrottledError", auth.SignInLimit.PerUserAndClient, err)
+	}
+	if _, _, err := s.SignIn(ctx, "203.0.113.9", "alice", alicePassword); err != nil {
+		t.Errorf("SignIn(alice) from another client = %v", err)
 	}
 }
 

@@ -9,8 +9,6 @@ import (
 	"crypto/rand"
 	"fmt"
 
-	"pivirt.hu/ipam/internal/store"
-
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
 )
@@ -22,12 +20,12 @@ type Login struct {
 
 // Load loads the example unless it was loaded before (in this database,
 // by any process). loaded is false when there was nothing to do.
-func Load(ctx context.Context, db *store.DB, svc *ipam.Service, users *auth.Service) (logins []Login, loaded bool, err error) {
-	res, err := db.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES ('demo', '{"loaded": true}') ON CONFLICT DO NOTHING`)
+func Load(ctx context.Context, svc *ipam.Service, users *auth.Service) (logins []Login, loaded bool, err error) {
+	first, err := svc.SetOnce(ctx, auth.System, "demo", map[string]bool{"loaded": true})
 	if err != nil {
 		return nil, false, fmt.Errorf("demo: unable to record the demo: %w", err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	if !first {
 		return nil, false, nil
 	}
 	logins, err = load(ctx, svc, users)

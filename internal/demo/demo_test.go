@@ -27,7 +27,7 @@ func TestLoadOnce(t *testing.T) {
 	defer svc.Close()
 	users := auth.NewService(db)
 
-	logins, loaded, err := Load(ctx, db, svc, users)
+	logins, loaded, err := Load(ctx, svc, users)
 	if err != nil || !loaded {
 		t.Fatalf("Load = %v, %v", loaded, err)
 	}
@@ -60,7 +60,7 @@ func TestLoadOnce(t *testing.T) {
 		t.Errorf("demo holds %+v", counts)
 	}
 
-	if _, loaded, err := Load(ctx, db, svc, users); err != nil || loaded {
+	if _, loaded, err := Load(ctx, svc, users); err != nil || loaded {
 		t.Errorf("second Load = %v, %v; want nothing done", loaded, err)
 	}
 }

@@ -22,8 +22,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lib/pq"
-
 	"pivirt.hu/ipam/internal/pgembed"
 	"pivirt.hu/ipam/internal/store"
 )
@@ -44,7 +42,6 @@ var server struct {
 	admin    *store.DB
 	template string
 	prefix   string
-	strategy string
 	counter  atomic.Int64
 }
 
@@ -108,16 +105,6 @@ func setup() (func(), error) {
 	}
 	server.admin = admin
 	cleanups = append(cleanups, func() { admin.Close() })
-
-	var version int
-	if err := admin.GetContext(ctx, &version, `SELECT current_setting('server_version_num')::integer`); err != nil {
-		teardown()
-		return nil, fmt.Errorf("unable to read the server version: %w", err)
-	}
-	if version >= 150000 {
-		// Copying the files of a small template beats WAL-logging its pages.
-		server.strategy = " STRATEGY FILE_COPY"
-	}
 
 	if err := createTemplate(ctx); err != nil {
 		teardown()
@@ -220,8 +207,8 @@ func processAlive(pid int) bool {
 }
 
 func createTemplate(ctx context.Context) error {
-	if _, err := server.admin.ExecContext(ctx, "CREATE DATABASE "+pq.QuoteIdentifier(server.template)); err != nil {
-		return fmt.Errorf("unable to create the template database: %w", err)
+	if err := store.CreateDatabase(ctx, server.admin, server.template, ""); err != nil {
+		return err
 	}
 
 	db, err := store.Open(ctx, databaseURL(server.template))
@@ -260,8 +247,7 @@ func NewURL(t testing.TB) string {
 	}
 
 	name := server.prefix + "_" + strconv.FormatInt(server.counter.Add(1), 10)
-	query := "CREATE DATABASE " + pq.QuoteIdentifier(name) + " TEMPLATE " + pq.QuoteIdentifier(server.template) + server.strategy
-	if _, err := server.admin.ExecContext(t.Context(), query); err != nil {
+	if err := store.CreateDatabase(t.Context(), server.admin, name, server.template); err != nil {
 		t.Fatalf("pgtest: unable to create a test database: %v", err)
 	}
 	t.Cleanup(func() {
@@ -277,10 +263,7 @@ func dropDatabase(name string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	if _, err := server.admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+pq.QuoteIdentifier(name)+" WITH (FORCE)"); err != nil {
-		return fmt.Errorf("pgtest: unable to drop the database %s: %w", name, err)
-	}
-	return nil
+	return store.DropDatabase(ctx, server.admin, name)
 }
 
 // databaseURL returns server.baseURL pointed at another database. The base

@@ -27,6 +27,9 @@ type Proxy struct {
 	mu    sync.Mutex
 	holds []*Hold
 	conns []net.Conn
+	// stalled holds every statement back (see Stall): the holds made so.
+	stalled []*Hold
+	stall   bool
 
 	// statements counts the statements run through the proxy.
 	statements atomic.Int64
@@ -94,18 +97,37 @@ func (p *Proxy) Statements() int64 { return p.statements.Load() }
 // client does not know the result yet.
 func (p *Proxy) HoldAnswer(text string) *Hold { return p.add(text, true) }
 
+// Stall holds back every statement from now on, on every connection, old
+// or new, as a server behind a dead link answers none; they are let go
+// when the test ends.
+func (p *Proxy) Stall() {
+	p.mu.Lock()
+	p.stall = true
+	p.mu.Unlock()
+}
+
+func newHold(text string, answer bool) *Hold {
+	return &Hold{text: text, answer: answer, reached: make(chan struct{}), released: make(chan struct{})}
+}
+
 func (p *Proxy) add(text string, answer bool) *Hold {
-	h := &Hold{text: text, answer: answer, reached: make(chan struct{}), released: make(chan struct{})}
+	h := newHold(text, answer)
 	p.mu.Lock()
 	p.holds = append(p.holds, h)
 	p.mu.Unlock()
 	return h
 }
 
-// match returns the first hold whose text sql contains, and forgets it.
+// match returns the first hold whose text sql contains, and forgets it;
+// a new hold of sql when the proxy stalls.
 func (p *Proxy) match(sql string) *Hold {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.stall {
+		h := newHold(sql, false)
+		p.stalled = append(p.stalled, h)
+		return h
+	}
 	for i, h := range p.holds {
 		if strings.Contains(sql, h.text) {
 			p.holds = append(p.holds[:i], p.holds[i+1:]...)
@@ -118,7 +140,7 @@ func (p *Proxy) match(sql string) *Hold {
 func (p *Proxy) close() {
 	p.ln.Close()
 	p.mu.Lock()
-	for _, h := range p.holds {
+	for _, h := range append(p.holds, p.stalled...) {
 		h.Release()
 	}
 	for _, c := range p.conns {

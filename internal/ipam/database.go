@@ -1,0 +1,69 @@
+package ipam
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/store"
+)
+
+// OpenDatabase connects to the PostgreSQL database at url and applies the
+// migrations it lacks, logging how many. The caller closes it.
+func OpenDatabase(ctx context.Context, url string, log *slog.Logger) (*store.DB, error) {
+	db, err := store.Open(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	applied, err := store.Migrate(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	if applied > 0 {
+		log.Info("migrated the database", "migrations", applied)
+	}
+	return db, nil
+}
+
+// CreateDatabase creates the database name, unless it exists, on the
+// server at serverURL (a URL of another of its databases).
+func CreateDatabase(ctx context.Context, serverURL, name string) error {
+	admin, err := store.Open(ctx, serverURL)
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	if err := store.CreateDatabase(ctx, admin, name, ""); err != nil && !errors.Is(err, store.ErrObjectExists) {
+		return err
+	}
+	return nil
+}
+
+// Health is what a health check found of a database that answers.
+type Health struct {
+	// SchemaVersion is the version of the latest migration applied.
+	SchemaVersion int
+}
+
+// Health checks that the database answers by ctx's deadline, and reads its
+// schema version. It starts no goroutine: the database's connections give
+// up on a server that does not answer by then (store.Open).
+func (s *Service) Health(ctx context.Context) (Health, error) {
+	v, err := store.SchemaVersion(ctx, s.db)
+	if err != nil {
+		return Health{}, err
+	}
+	return Health{SchemaVersion: v}, nil
+}
+
+// SetOnce records the instance-wide setting name with value unless it is
+// recorded already, and reports whether this call recorded it: of
+// processes setting it together, one does. Only operators may.
+func (s *Service) SetOnce(ctx context.Context, actor auth.Actor, name string, value any) (bool, error) {
+	if !actor.IsOperator() {
+		return false, forbidden("%s may not change the settings", actor.Name)
+	}
+	return store.InsertSetting(ctx, s.db, name, store.JSON(value))
+}
