@@ -12,9 +12,9 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /login", s.withSession(http.HandlerFunc(s.loginForm)))
 	mux.Handle("POST /login", s.withSession(http.HandlerFunc(s.login)))
 	// A bearer token or the console's session (see authenticate).
-	api := s.withSession(s.graphql)
-	mux.Handle("GET /graphql", api)
-	mux.Handle("POST /graphql", api)
+	// GET from a browser: GraphiQL, signed in with the session.
+	mux.Handle("GET /graphql", s.withSession(http.HandlerFunc(s.graphqlGet)))
+	mux.Handle("POST /graphql", s.withSession(s.graphql))
 
 	// The console, for signed-in users: anonymous visitors are sent to
 	// /login. Add its pages here.
