@@ -212,6 +212,21 @@ func TestTenantClaimsWhatThePagePredicted(t *testing.T) {
 	fill(t, page, "#attach-hostname", "web-09")
 	click(t, page, "[data-testid=submit-attach-interface]")
 	waitForText(t, page, "claimed-address", "10.42.1.5")
+
+	// The answer was a redirect: reloading the page claims nothing again,
+	// and says no more what the claim got.
+	if _, err := page.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if err := attach.Locator("[data-testid=predicted-address]:text('10.42.1.6')").WaitFor(); err != nil {
+		t.Fatalf("after reloading, the attach form does not predict 10.42.1.6: %v", err)
+	}
+	if n, _ := page.Locator("[data-testid=claim-result]").Count(); n != 0 {
+		t.Error("the reloaded page says again what the claim got")
+	}
+	if n, _ := page.Locator("[data-testid=subnet-web] [data-state=taken]").Count(); n != 4 {
+		t.Errorf("after reloading, subnet web shows %d taken addresses, want 4", n)
+	}
 }
 
 // chooseSize picks a subnet size in the page's create-subnet form.

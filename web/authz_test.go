@@ -8,9 +8,10 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
-	"regexp"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
@@ -21,7 +22,7 @@ import (
 type verdict string
 
 const (
-	served     verdict = "served"       // 200 (303 for a form that redirects on success), the page asked for
+	served     verdict = "served"       // 200, the page asked for, or 303 for a form that redirects on success
 	missing    verdict = "404"          // the 404 page, as for what does not exist
 	toLogin    verdict = "to login"     // 303 to /login
 	unauthed   verdict = "401"          // /graphql: 401 UNAUTHENTICATED
@@ -146,13 +147,13 @@ func (tn *tenancy) request(t *testing.T, user string, r route, ns string, revoke
 	return res, string(readBody(t, res))
 }
 
-// verdictOf classifies an answer to r.
-func verdictOf(r route, res *http.Response, page string) verdict {
+// verdictOf classifies an answer to r sent to path.
+func verdictOf(r route, path string, res *http.Response, page string) verdict {
 	loc := res.Header.Get("Location")
 	switch {
 	case res.StatusCode == http.StatusSeeOther && (loc == "/login" || strings.HasPrefix(loc, "/login?")):
 		return toLogin
-	case res.StatusCode == http.StatusNotFound && strings.Contains(page, notFoundID):
+	case res.StatusCode == http.StatusNotFound && parseHTML(page).has("not-found"):
 		return missing
 	case res.StatusCode == http.StatusBadRequest && strings.HasPrefix(page, "Unknown action"):
 		return badRequest
@@ -177,9 +178,12 @@ func verdictOf(r route, res *http.Response, page string) verdict {
 			}
 			return served
 		}
-	case res.StatusCode == http.StatusOK && strings.Contains(page, `data-testid="page-title"`):
+	case res.StatusCode == http.StatusOK && parseHTML(page).has("page-title"):
 		return served
-	case res.StatusCode == http.StatusSeeOther && r.path("") == "/pools" && strings.HasPrefix(loc, "/pools/"):
+	case res.StatusCode == http.StatusSeeOther && path == "/pools" && strings.HasPrefix(loc, "/pools/"):
+		return served
+	case res.StatusCode == http.StatusSeeOther && r.form != nil && loc == path:
+		// A VPC page's form leads back to the page.
 		return served
 	}
 	return verdict(fmt.Sprintf("%d to %q: %.300s", res.StatusCode, loc, page))
@@ -221,7 +225,7 @@ func TestConsoleAuthorizationMatrix(t *testing.T) {
 					if r.name == "POST /logout" && tn.sessions[user] != nil {
 						tn.signIn(t, user)
 					}
-					if got := verdictOf(r, res, page); got != want {
+					if got := verdictOf(r, r.path(ns), res, page); got != want {
 						t.Errorf("%s: %s, want %s", name, got, want)
 						continue
 					}
@@ -236,7 +240,9 @@ func TestConsoleAuthorizationMatrix(t *testing.T) {
 						t.Errorf("%s (%s) changed the database: %v, then %v; audit entries of %v", name, want, before, after, written)
 					}
 					if mine, ok := tenancyNamespaces[user]; r.lists && ok {
-						if !strings.Contains(page, ">"+mine+"<") || strings.Contains(page, authzOther(mine)) {
+						list := parseHTML(page)
+						shown := list.elements(func(n *html.Node) bool { return textOf(n) == mine })
+						if len(shown) == 0 || list.mentions(authzOther(mine)) {
 							t.Errorf("%s: the list does not show %s, or shows %s", name, mine, authzOther(mine))
 						}
 					}
@@ -413,8 +419,6 @@ func TestTokenInURLRefused(t *testing.T) {
 	}
 }
 
-var auditRow = regexp.MustCompile(`<tr data-testid="audit-(\d+)">`)
-
 // TestAuditPage lists the audit log to an operator, newest first, 50 a
 // page, with a namespace filter, and answers tenants with the 404 page;
 // the navigation links it for operators only.
@@ -433,15 +437,18 @@ func TestAuditPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	get := func(user, target string) (int, string) {
+	get := func(user, target string) (int, htmlPage) {
 		t.Helper()
 		res := tn.serve(t, http.MethodGet, target, "", tn.as(user))
-		return res.StatusCode, string(readBody(t, res))
+		return res.StatusCode, parseHTML(string(readBody(t, res)))
 	}
-	ids := func(page string) []string {
+	// ids returns the ids of the page's rows.
+	ids := func(page htmlPage) []string {
 		var out []string
-		for _, m := range auditRow.FindAllStringSubmatch(page, -1) {
-			out = append(out, m[1])
+		for _, id := range page.testIDs("audit-") {
+			if n := strings.TrimPrefix(id, "audit-"); strings.Trim(n, "0123456789") == "" {
+				out = append(out, n)
+			}
 		}
 		return out
 	}
@@ -451,27 +458,28 @@ func TestAuditPage(t *testing.T) {
 		t.Fatalf("GET /audit = %d with rows %v, want the %d newest from %d", status, ids(page), auditPerPage, entries[0].ID)
 	}
 	newest := entries[0]
-	row := page[strings.Index(page, fmt.Sprintf(`data-testid="audit-%d"`, newest.ID)):]
-	row = row[:strings.Index(row, "</tr>")]
-	for _, want := range []string{
-		`data-testid="audit-actor">acme<`, `data-testid="audit-action">allocate<`, `data-testid="audit-kind">IPAllocation<`,
-		`data-testid="audit-object">acme/prod/vpc-main-10-42-1-61<`, `data-testid="audit-change">+ address=10.42.1.61 owner={kind=VirtualMachine name=vm-59/0 uid=vm-59} ownerNamespace=acme/prod pool=vpc-main<`,
-		`<time datetime="` + newest.At.UTC().Format("2006-01-02T15:04:05Z") + `"`,
+	row := page.in(fmt.Sprintf("audit-%d", newest.ID))
+	for id, want := range map[string]string{
+		"audit-actor": "acme", "audit-action": "allocate", "audit-kind": "IPAllocation", "audit-object": "acme/prod/vpc-main-10-42-1-61",
+		"audit-change": "+ address=10.42.1.61 owner={kind=VirtualMachine name=vm-59/0 uid=vm-59} ownerNamespace=acme/prod pool=vpc-main",
 	} {
-		if !strings.Contains(row, want) {
-			t.Errorf("the newest row lacks %s:\n%s", want, row)
+		if got := row.text(id); got != want {
+			t.Errorf("the newest row's %s is %q, want %q", id, got, want)
 		}
 	}
-	if !strings.Contains(page, `<a href="/audit" aria-current="page">Audit</a>`) {
+	if times := row.tags("time"); len(times) != 1 || attrOf(times[0], "datetime") != newest.At.UTC().Format("2006-01-02T15:04:05Z") {
+		t.Errorf("the newest row's time is not %s", newest.At.UTC().Format("2006-01-02T15:04:05Z"))
+	}
+	if !page.in("nav").linksTo("/audit", true) {
 		t.Errorf("the operator's navigation does not mark Audit")
 	}
-	next := regexp.MustCompile(`href="([^"]*)" data-testid="next-page"`).FindStringSubmatch(page)
-	if next == nil || strings.Contains(page, `data-testid="first-page"`) {
+	next := page.all("next-page")
+	if len(next) != 1 || page.has("first-page") {
 		t.Fatalf("the first page has no next-page link, or a first-page link")
 	}
-	status, page = get("ops", strings.ReplaceAll(next[1], "&amp;", "&"))
+	status, page = get("ops", attrOf(next[0], "href"))
 	if got := ids(page); status != http.StatusOK || len(got) != len(entries)-auditPerPage || got[0] != fmt.Sprint(entries[auditPerPage].ID) ||
-		strings.Contains(page, `data-testid="next-page"`) || !strings.Contains(page, `href="/audit" data-testid="first-page"`) {
+		page.has("next-page") || !page.has("first-page") || attrOf(page.all("first-page")[0], "href") != "/audit" {
 		t.Errorf("the second page = %d with rows %v, want the %d oldest, a first-page link and no next-page link", status, got, len(entries)-auditPerPage)
 	}
 
@@ -486,11 +494,11 @@ func TestAuditPage(t *testing.T) {
 		if status != http.StatusOK || len(ids(page)) != want {
 			t.Errorf("GET %s = %d with %d rows, want %d", target, status, len(ids(page)), want)
 		}
-		if want == 0 && !strings.Contains(page, `data-testid="no-audit">No change recorded in globex/prod.<`) {
+		if want == 0 && page.text("no-audit") != "No change recorded in globex/prod." {
 			t.Errorf("GET %s does not say that nothing was recorded", target)
 		}
 	}
-	if _, page := get("ops", "/audit?namespace=acme%2F%2A"); !strings.Contains(page, `&amp;namespace=acme%2F%2A" data-testid="next-page"`) {
+	if _, page := get("ops", "/audit?namespace=acme%2F%2A"); len(page.all("next-page")) != 1 || !strings.HasSuffix(attrOf(page.all("next-page")[0], "href"), "&namespace=acme%2F%2A") {
 		t.Errorf("the next page of a filtered page loses the filter")
 	}
 	if _, page := get("ops", "/audit?before=not-a-number"); len(ids(page)) != auditPerPage || ids(page)[0] != fmt.Sprint(newest.ID) {
@@ -499,14 +507,14 @@ func TestAuditPage(t *testing.T) {
 
 	for _, tenant := range []string{"acme", "corp"} {
 		status, page := get(tenant, "/audit")
-		if status != http.StatusNotFound || !strings.Contains(page, notFoundID) || len(ids(page)) != 0 {
+		if status != http.StatusNotFound || !page.has("not-found") || len(ids(page)) != 0 {
 			t.Errorf("%s GET /audit = %d, want the 404 page", tenant, status)
 		}
-		if _, page := get(tenant, "/"); strings.Contains(page, `href="/audit"`) {
+		if _, page := get(tenant, "/"); page.linksTo("/audit", false) || page.linksTo("/audit", true) {
 			t.Errorf("%s's navigation links the audit log", tenant)
 		}
 	}
-	if _, page := get("ops", "/"); !strings.Contains(page, `<a href="/audit">Audit</a>`) {
+	if _, page := get("ops", "/"); !page.in("nav").linksTo("/audit", false) {
 		t.Errorf("the operator's navigation does not link the audit log")
 	}
 }

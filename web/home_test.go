@@ -1,11 +1,11 @@
 package web
 
 import (
-	"html"
 	"net/http"
-	"regexp"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/pgtest"
@@ -13,54 +13,50 @@ import (
 	"pivirt.hu/ipam/static"
 )
 
-var (
-	htmxScript = regexp.MustCompile(`<script[^>]*\bsrc="(/static/js/htmx\.min\.js[^"]*)"[^>]*>`)
-	integrity  = regexp.MustCompile(`\bintegrity="([^"]*)"`)
-	dataWasm   = regexp.MustCompile(`\bdata-wasm="([^"]*)"`)
-)
+// scripts returns the page's scripts whose src starts with prefix.
+func (p htmlPage) scripts(prefix string) []*html.Node {
+	return p.elements(func(n *html.Node) bool { return n.Data == "script" && strings.HasPrefix(attrOf(n, "src"), prefix) })
+}
 
 func TestHomePage(t *testing.T) {
 	t.Parallel()
 	requirePreview(t)
 	h, session := signedIn(t)
 	res := do(t, h, http.MethodGet, "/", session)
-	page := string(readBody(t, res))
+	body := string(readBody(t, res))
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("GET / = %d, want %d", res.StatusCode, http.StatusOK)
 	}
 	if got := res.Header.Get("Content-Type"); !strings.HasPrefix(got, "text/html") {
 		t.Errorf("GET / Content-Type = %q, want text/html", got)
 	}
-	if want := `data-testid="database-status">ok</span>`; !strings.Contains(page, want) {
-		t.Errorf("GET / lacks %s:\n%s", want, page)
+	page := parseHTML(body)
+	if got := page.text("database-status"); got != "ok" {
+		t.Errorf("GET / says the database is %q, want ok:\n%s", got, body)
 	}
 	assets := realAssets(t)
 
-	tag := htmxScript.FindStringSubmatch(page)
-	if tag == nil {
-		t.Fatalf("GET / has no htmx <script>:\n%s", page)
+	tags := page.scripts("/static/js/htmx.min.js")
+	if len(tags) != 1 {
+		t.Fatalf("GET / has %d htmx <script>s, want 1:\n%s", len(tags), body)
 	}
-	if got, want := html.UnescapeString(tag[1]), assets.URL("js/htmx.min.js"); got != want {
+	if got, want := attrOf(tags[0], "src"), assets.URL("js/htmx.min.js"); got != want {
 		t.Errorf("htmx <script> src = %q, want %q", got, want)
 	}
-	m := integrity.FindStringSubmatch(tag[0])
-	if m == nil {
-		t.Fatalf("htmx <script> has no integrity attribute: %s", tag[0])
-	}
-	if got := html.UnescapeString(m[1]); got != static.HTMXIntegrity {
-		t.Errorf("htmx <script> integrity = %q, want %q", got, static.HTMXIntegrity)
+	if got, ok := nodeAttr(tags[0], "integrity"); !ok || got != static.HTMXIntegrity {
+		t.Errorf("htmx <script> integrity = %q (%v), want %q", got, ok, static.HTMXIntegrity)
 	}
 
-	m = dataWasm.FindStringSubmatch(page)
-	if m == nil {
-		t.Fatalf("GET / has no data-wasm attribute:\n%s", page)
+	previews := page.elements(func(n *html.Node) bool { _, ok := nodeAttr(n, "data-wasm"); return ok })
+	if len(previews) == 0 {
+		t.Fatalf("GET / has no data-wasm attribute:\n%s", body)
 	}
-	wasmURL := html.UnescapeString(m[1])
+	wasmURL := attrOf(previews[0], "data-wasm")
 	if want := assets.URL(previewWasm); wasmURL != want {
 		t.Errorf("data-wasm = %q, want %q", wasmURL, want)
 	}
-	if strings.Contains(page, "The preview is not built") {
-		t.Errorf("GET / says the preview is not built although it is")
+	if got := page.text("preview-error"); got != "" {
+		t.Errorf("GET / says %q although the preview is built", got)
 	}
 	wasm := do(t, h, http.MethodGet, wasmURL, nil)
 	readBody(t, wasm)
@@ -92,12 +88,12 @@ func TestHomePageDatabaseDown(t *testing.T) {
 				t.Fatal(err)
 			}
 			res := do(t, s.middleware(asActor(operator, s.home)), http.MethodGet, "/", nil)
-			page := string(readBody(t, res))
+			page := parseHTML(string(readBody(t, res)))
 			if res.StatusCode != http.StatusOK {
 				t.Fatalf("GET / = %d, want %d", res.StatusCode, http.StatusOK)
 			}
-			if want := `data-testid="database-status">unavailable</span>`; !strings.Contains(page, want) {
-				t.Errorf("GET / lacks %s:\n%s", want, page)
+			if got := page.text("database-status"); got != "unavailable" {
+				t.Errorf("GET / says the database is %q, want unavailable", got)
 			}
 			// The sign-in form needs no database until it is posted.
 			h := s.middleware(s.routes())
@@ -129,14 +125,14 @@ func TestHomePageWithoutPreview(t *testing.T) {
 	}
 	s := &Server{ipam: testIPAM(t, nil), log: quietLogger, assets: assets}
 	res := do(t, s.middleware(asActor(auth.Actor{Name: "alice", Role: auth.Operator}, s.home)), http.MethodGet, "/", nil)
-	page := string(readBody(t, res))
+	page := parseHTML(string(readBody(t, res)))
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("GET / = %d, want %d", res.StatusCode, http.StatusOK)
 	}
-	if want := "The preview is not built: run make wasm."; !strings.Contains(page, want) {
-		t.Errorf("GET / without the preview lacks %q:\n%s", want, page)
+	if got, want := page.text("preview-error"), "The preview is not built: run make wasm."; got != want {
+		t.Errorf("GET / without the preview says %q, want %q", got, want)
 	}
-	if strings.Contains(page, "wasm_exec.js") {
+	if page.mentions("wasm_exec.js") {
 		t.Errorf("GET / without the preview still loads wasm_exec.js")
 	}
 }
@@ -159,24 +155,23 @@ func TestShell(t *testing.T) {
 	}
 	for _, tt := range tests {
 		res := do(t, h, http.MethodGet, tt.target, session)
-		page := string(readBody(t, res))
-		for _, want := range []string{
-			"<title>" + tt.title + " · PiVirt IPAM</title>",
-			`<h1 data-testid="page-title">` + tt.title + "</h1>",
-			`data-testid="nav"`,
-			`data-testid="user-name">acme-ops</span>`,
-			`data-testid="user-role">tenant</span>`,
-			`data-testid="sign-out"`,
-		} {
-			if !strings.Contains(page, want) {
-				t.Errorf("GET %s lacks %s:\n%s", tt.target, want, page)
-			}
+		page := parseHTML(string(readBody(t, res)))
+		if got := page.title(); got != tt.title+" · PiVirt IPAM" {
+			t.Errorf("GET %s has the title %q, want %q", tt.target, got, tt.title+" · PiVirt IPAM")
 		}
-		if !regexp.MustCompile(`<form method="post" action="/logout"><button type="submit" data-testid="sign-out">`).MatchString(page) {
+		if titles := page.all("page-title"); len(titles) != 1 || titles[0].Data != "h1" || textOf(titles[0]) != tt.title {
+			t.Errorf("GET %s has no heading %q", tt.target, tt.title)
+		}
+		if !page.has("nav") || page.text("user-name") != "acme-ops" || page.text("user-role") != "tenant" {
+			t.Errorf("GET %s has navigation %v for %q (%q), want acme-ops, a tenant", tt.target, page.has("nav"), page.text("user-name"), page.text("user-role"))
+		}
+		signOut := page.all("sign-out")
+		if len(signOut) != 1 || signOut[0].Data != "button" || attrOf(signOut[0], "type") != "submit" || signOut[0].Parent.Data != "form" ||
+			attrOf(signOut[0].Parent, "method") != "post" || attrOf(signOut[0].Parent, "action") != "/logout" {
 			t.Errorf("GET %s has no sign-out form posting to /logout", tt.target)
 		}
-		pools := strings.Contains(page, `<a href="/pools" aria-current="page">Pools</a>`)
-		vpcs := strings.Contains(page, `<a href="/vpcs" aria-current="page">VPCs</a>`)
+		nav := page.in("nav")
+		pools, vpcs := nav.linksTo("/pools", true), nav.linksTo("/vpcs", true)
 		if pools != tt.wantPools || vpcs != strings.HasPrefix(tt.target, "/vpcs/") {
 			t.Errorf("GET %s marks Pools %v and VPCs %v as current", tt.target, pools, vpcs)
 		}

@@ -1,15 +1,20 @@
 package web
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
+	"golang.org/x/net/html"
+
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/store"
 )
 
 // console is a server with a public pool, tenant acme's VPC main with a
@@ -18,6 +23,7 @@ import (
 type console struct {
 	h            http.Handler
 	svc          *ipam.Service
+	db           *store.DB
 	op, acme, gx http.Header
 }
 
@@ -46,7 +52,7 @@ func newConsoleWithData(t *testing.T) console {
 		}
 	}
 	return console{
-		h: h, svc: svc,
+		h: h, svc: svc, db: db,
 		op:   cookieHeader(signIn(t, h, "ops", addUser(t, db, "ops", auth.Operator))),
 		acme: cookieHeader(signIn(t, h, "acme", addUser(t, db, "acme", auth.Tenant, "acme/*"))),
 		gx:   cookieHeader(signIn(t, h, "globex", addUser(t, db, "globex", auth.Tenant, "globex/*"))),
@@ -65,44 +71,70 @@ func (c console) post(t *testing.T, target string, form url.Values, who http.Hea
 	return res.StatusCode, res.Header, string(readBody(t, res))
 }
 
+// postFollow posts form as who and, when the answer redirects, follows it
+// as a browser does: the status of the POST, where it redirected, and the
+// page shown in the end.
+func (c console) postFollow(t *testing.T, target string, form url.Values, who http.Header) (int, string, htmlPage) {
+	t.Helper()
+	status, header, body := c.post(t, target, form, who)
+	location := header.Get("Location")
+	if status == http.StatusSeeOther {
+		_, body = c.get(t, location, who)
+	}
+	return status, location, parseHTML(body)
+}
+
+// allocations counts the allocations stored.
+func (c console) allocations(t *testing.T) int {
+	t.Helper()
+	var n int
+	if err := c.db.GetContext(t.Context(), &n, `SELECT count(*) FROM allocations`); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 func TestPoolList(t *testing.T) {
 	c := newConsoleWithData(t)
-	status, page := c.get(t, "/pools", c.op)
-	if status != 200 || !strings.Contains(page, `data-testid="pool-public-zone-a"`) || !strings.Contains(page, `data-testid="pool-vpc-main"`) || !strings.Contains(page, `data-testid="new-pool"`) {
-		t.Errorf("operator GET /pools = %d, want both pools and the new-pool button:\n%s", status, page)
+	status, body := c.get(t, "/pools", c.op)
+	page := parseHTML(body)
+	if status != 200 || !page.has("pool-public-zone-a") || !page.has("pool-vpc-main") || !page.has("new-pool") {
+		t.Errorf("operator GET /pools = %d with rows %v, want both pools and the new-pool button", status, page.testIDs("pool-"))
 	}
-	if !strings.Contains(page, `<span class="usage-figures">120 / 65534</span>`) {
-		t.Errorf("operator GET /pools lacks vpc-main's usage 120 / 65534")
+	if got := page.in("usage-vpc-main").text("usage-figures"); got != "120 / 65534" {
+		t.Errorf("operator GET /pools shows vpc-main's usage %q, want 120 / 65534", got)
 	}
-	status, page = c.get(t, "/pools", c.acme)
-	if status != 200 || strings.Contains(page, "public-zone-a") || !strings.Contains(page, `data-testid="pool-vpc-main"`) || strings.Contains(page, `data-testid="new-pool"`) {
-		t.Errorf("tenant GET /pools = %d, want only vpc-main and no new-pool button:\n%s", status, page)
+	status, body = c.get(t, "/pools", c.acme)
+	page = parseHTML(body)
+	if status != 200 || strings.Join(page.testIDs("pool-"), " ") != "pool-vpc-main" || strings.Contains(page.words(), "public-zone-a") || page.has("new-pool") {
+		t.Errorf("tenant GET /pools = %d with rows %v, want only vpc-main and no new-pool button", status, page.testIDs("pool-"))
 	}
-	if _, page = c.get(t, "/pools", c.gx); strings.Contains(page, "vpc-main") {
+	if _, body = c.get(t, "/pools", c.gx); strings.Contains(parseHTML(body).words(), "vpc-main") || parseHTML(body).has("pool-vpc-main") {
 		t.Error("another tenant sees acme's pool in /pools")
 	}
 }
 
 func TestPoolPage(t *testing.T) {
 	c := newConsoleWithData(t)
-	status, page := c.get(t, "/pools/acme/prod/vpc-main", c.acme)
+	status, body := c.get(t, "/pools/acme/prod/vpc-main", c.acme)
 	if status != 200 {
 		t.Fatalf("GET /pools/acme/prod/vpc-main = %d", status)
 	}
-	for _, want := range []string{
-		`data-testid="allocation-count">120 allocations`,
-		`data-testid="allocation-10.42.1.2"`,
-		`data-testid="next-page"`,
-		`href="/pools/acme/prod/vpc-main?block=10.42.1.0%2F24"`,
-	} {
-		if !strings.Contains(page, want) {
-			t.Errorf("the pool page lacks %s", want)
-		}
+	page := parseHTML(body)
+	if got := page.text("allocation-count"); got != "120 allocations" {
+		t.Errorf("the pool page counts %q, want 120 allocations", got)
 	}
-	if n := strings.Count(page, `data-testid="allocation-10.`); n != allocationsPerPage {
+	if !page.has("allocation-10.42.1.2") || !page.has("next-page") {
+		t.Errorf("the pool page lacks the allocation of 10.42.1.2 or the next-page link")
+	}
+	blocks := page.in("address-map").elements(func(n *html.Node) bool { return attrOf(n, "data-block") == "10.42.1.0/24" })
+	if len(blocks) != 1 || attrOf(blocks[0], "href") != "/pools/acme/prod/vpc-main?block=10.42.1.0%2F24" {
+		t.Errorf("the map's block 10.42.1.0/24 does not link to its own map: %v", blocks)
+	}
+	if n := len(page.testIDs("allocation-10.")); n != allocationsPerPage {
 		t.Errorf("the first page lists %d allocations, want %d", n, allocationsPerPage)
 	}
-	if strings.Contains(page, `data-testid="first-page"`) {
+	if page.has("first-page") {
 		t.Error("the first page links to the first page")
 	}
 
@@ -110,28 +142,35 @@ func TestPoolPage(t *testing.T) {
 	res := do(t, c.h, http.MethodGet, "/pools/acme/prod/vpc-main?after=10.42.1.51", http.Header{
 		"Cookie": c.acme["Cookie"], "Hx-Request": {"true"}, "Hx-Target": {"allocations"},
 	})
-	fragment := string(readBody(t, res))
-	if res.StatusCode != 200 || strings.Contains(fragment, "<html") || !strings.HasPrefix(fragment, `<div id="allocations"`) {
-		t.Errorf("htmx GET of the next page = %d, want the table alone:\n%.300s", res.StatusCode, fragment)
+	fragment := parseHTML(string(readBody(t, res)))
+	bodies := fragment.tags("body")
+	if res.StatusCode != 200 || len(bodies) != 1 || bodies[0].FirstChild == nil || attrOf(bodies[0].FirstChild, "id") != "allocations" ||
+		bodies[0].FirstChild.NextSibling != nil || fragment.title() != "" {
+		t.Errorf("htmx GET of the next page = %d, want the table alone", res.StatusCode)
 	}
-	if !strings.Contains(fragment, `data-testid="allocation-10.42.1.52"`) || strings.Contains(fragment, `data-testid="allocation-10.42.1.51"`) || !strings.Contains(fragment, `data-testid="first-page"`) {
-		t.Errorf("the second page does not start after 10.42.1.51 or lacks the first-page link:\n%.500s", fragment)
+	if !fragment.has("allocation-10.42.1.52") || fragment.has("allocation-10.42.1.51") || !fragment.has("first-page") {
+		t.Errorf("the second page does not start after 10.42.1.51 or lacks the first-page link: %v", fragment.testIDs("allocation-"))
 	}
 
-	_, page = c.get(t, "/pools/acme/prod/vpc-main?q=vm-10", c.acme)
-	if i := strings.Index(page, `data-testid="allocation-count">`); i < 0 || !strings.HasPrefix(strings.Join(strings.Fields(page[i:i+80]), " "), `data-testid="allocation-count">10 matching allocations`) {
-		t.Errorf("searching vm-10 does not find its 10 matches (vm-100…vm-109): %.80s", page[max(i, 0):])
+	_, body = c.get(t, "/pools/acme/prod/vpc-main?q=vm-10", c.acme)
+	if got := parseHTML(body).text("allocation-count"); got != "10 matching allocations" {
+		t.Errorf("searching vm-10 counts %q, want its 10 matches (vm-100…vm-109)", got)
 	}
-	_, page = c.get(t, "/pools/acme/prod/vpc-main?after=not-an-address", c.acme)
-	if !strings.Contains(page, `data-testid="allocation-10.42.1.2"`) {
+	_, body = c.get(t, "/pools/acme/prod/vpc-main?after=not-an-address", c.acme)
+	if !parseHTML(body).has("allocation-10.42.1.2") {
 		t.Error("a bad cursor does not fall back to the first page")
 	}
 
-	_, page = c.get(t, "/pools/acme/prod/vpc-main?block=10.42.1.0/24", c.acme)
-	for _, want := range []string{`data-address="10.42.1.7" data-state="taken"`, `title="10.42.1.7: VirtualMachine vm-005/0"`, `title="10.42.1.0 is the network address of 10.42.1.0/24"`} {
-		if !strings.Contains(page, want) {
-			t.Errorf("the block map lacks %s", want)
-		}
+	_, body = c.get(t, "/pools/acme/prod/vpc-main?block=10.42.1.0/24", c.acme)
+	cells := map[string]*html.Node{}
+	for _, n := range parseHTML(body).in("address-map").elements(func(n *html.Node) bool { return attrOf(n, "data-address") != "" }) {
+		cells[attrOf(n, "data-address")] = n
+	}
+	if cell := cells["10.42.1.7"]; cell == nil || attrOf(cell, "data-state") != "taken" || attrOf(cell, "title") != "10.42.1.7: VirtualMachine vm-005/0" {
+		t.Errorf("the block map's cell of 10.42.1.7 is %v, want taken by vm-005/0", cell)
+	}
+	if cell := cells["10.42.1.0"]; cell == nil || attrOf(cell, "title") != "10.42.1.0 is the network address of 10.42.1.0/24" {
+		t.Errorf("the block map's cell of 10.42.1.0 does not explain the network address: %v", cell)
 	}
 
 	for _, tt := range []struct {
@@ -146,14 +185,14 @@ func TestPoolPage(t *testing.T) {
 			t.Errorf("GET %s = %d, want 404", tt.target, status)
 		}
 	}
-	if status, page := c.get(t, "/pools/public-zone-a", c.op); status != 200 || !strings.Contains(page, `data-testid="pool-cidr">203.0.113.0/24`) {
+	if status, body := c.get(t, "/pools/public-zone-a", c.op); status != 200 || parseHTML(body).text("pool-cidr") != "203.0.113.0/24" {
 		t.Errorf("operator GET /pools/public-zone-a = %d", status)
 	}
 }
 
 func TestPoolCreateForm(t *testing.T) {
 	c := newConsoleWithData(t)
-	if status, page := c.get(t, "/pools/new", c.op); status != 200 || !strings.Contains(page, `data-testid="form-new-pool"`) {
+	if status, body := c.get(t, "/pools/new", c.op); status != 200 || !parseHTML(body).has("form-new-pool") {
 		t.Errorf("GET /pools/new = %d", status)
 	}
 	if status, _ := c.get(t, "/pools/new", c.acme); status != 404 {
@@ -162,26 +201,28 @@ func TestPoolCreateForm(t *testing.T) {
 	form := func(name, cidr, exclude string) url.Values {
 		return url.Values{"name": {name}, "cidr": {cidr}, "gateway": {""}, "exclude": {exclude}, "zone": {"zone-b"}}
 	}
-	tests := []struct {
-		form   url.Values
-		status int
-		want   string // in the page, or the Location
+	refusals := []struct {
+		form     url.Values
+		id, want string // the field's message starts with want
 	}{
-		{form("b", "10.0.0.5/24", ""), 422, `data-testid="error-cidr">cidr 10.0.0.5/24 has host bits set; did you mean 10.0.0.0/24?`},
-		{form("b", "203.0.113.128/25", ""), 422, `data-testid="error-cidr">cidr 203.0.113.128/25 overlaps public pool public-zone-a (203.0.113.0/24)`},
-		{form("B!", "198.51.100.0/24", ""), 422, `data-testid="error-name">name &#34;B!&#34; is not a valid name`},
-		{form("b", "198.51.100.0/24", "198.51.100.9-198.51.100.2"), 422, `data-testid="error-exclude">exclude[0] &#34;198.51.100.9-198.51.100.2&#34; is a descending range`},
-		{form("public-zone-b", "198.51.100.0/24", "198.51.100.2-198.51.100.9\n198.51.100.20, 198.51.100.21"), 303, "/pools/public-zone-b"},
+		{form("b", "10.0.0.5/24", ""), "error-cidr", "cidr 10.0.0.5/24 has host bits set; did you mean 10.0.0.0/24?"},
+		{form("b", "203.0.113.128/25", ""), "error-cidr", "cidr 203.0.113.128/25 overlaps public pool public-zone-a (203.0.113.0/24)"},
+		{form("B!", "198.51.100.0/24", ""), "error-name", `name "B!" is not a valid name`},
+		{form("b", "198.51.100.0/24", "198.51.100.9-198.51.100.2"), "error-exclude", `exclude[0] "198.51.100.9-198.51.100.2" is a descending range`},
 	}
-	for _, tt := range tests {
-		status, header, page := c.post(t, "/pools", tt.form, c.op)
-		got := page
-		if status == 303 {
-			got = header.Get("Location")
+	for _, tt := range refusals {
+		status, _, body := c.post(t, "/pools", tt.form, c.op)
+		page := parseHTML(body)
+		if got := page.text(tt.id); status != 422 || !strings.HasPrefix(got, tt.want) || !page.has("form-new-pool") {
+			t.Errorf("POST /pools %v = %d with %s %q, want 422 with %q", tt.form, status, tt.id, got, tt.want)
 		}
-		if status != tt.status || !strings.Contains(got, tt.want) {
-			t.Errorf("POST /pools %v = %d, want %d with %s:\n%.400s", tt.form, status, tt.status, tt.want, got)
-		}
+	}
+	status, location, page := c.postFollow(t, "/pools", form("public-zone-b", "198.51.100.0/24", "198.51.100.2-198.51.100.9\n198.51.100.20, 198.51.100.21"), c.op)
+	if status != 303 || location != "/pools/public-zone-b" || page.text("flash") != "Created public pool public-zone-b." || page.text("pool-cidr") != "198.51.100.0/24" {
+		t.Errorf("POST /pools = %d to %q, then %q, want 303 to /pools/public-zone-b saying it was created", status, location, page.text("flash"))
+	}
+	if _, body := c.get(t, "/pools/public-zone-b", c.op); parseHTML(body).has("flash") {
+		t.Error("the pool page says it was created again when reloaded")
 	}
 	p, err := c.svc.Pool(t.Context(), auth.System, "", "public-zone-b")
 	if err != nil || strings.Join(p.Exclude, " ") != "198.51.100.2-198.51.100.9 198.51.100.20 198.51.100.21" {
@@ -194,39 +235,44 @@ func TestPoolCreateForm(t *testing.T) {
 
 func TestVPCPageAndClaims(t *testing.T) {
 	c := newConsoleWithData(t)
-	status, page := c.get(t, "/vpcs/acme/prod/main", c.acme)
+	status, body := c.get(t, "/vpcs/acme/prod/main", c.acme)
 	if status != 200 {
 		t.Fatalf("GET /vpcs/acme/prod/main = %d", status)
 	}
-	for _, want := range []string{`data-testid="subnet-web"`, `data-testid="router"`, `203.0.113.2`, `data-testid="default-route">203.0.113.1`, `data-testid="form-attach-interface"`, `&#34;taken&#34;:&#34;10.42.1.2-10.42.1.121&#34;`} {
-		if !strings.Contains(page, want) {
-			t.Errorf("the VPC page lacks %s", want)
-		}
+	page := parseHTML(body)
+	if !page.has("subnet-web") || !strings.HasPrefix(page.text("router"), "203.0.113.2 ") || page.text("default-route") != "203.0.113.1" || !page.has("form-attach-interface") {
+		t.Errorf("the VPC page lacks subnet web, the router 203.0.113.2, the default route 203.0.113.1 or the attach form: router %q, route %q",
+			page.text("router"), page.text("default-route"))
+	}
+	var claims candidates.ClaimsSpec
+	if err := json.Unmarshal([]byte(attrOf(page.all("claim-data")[0], "data-claims")), &claims); err != nil || len(claims.Subnets) != 1 || claims.Subnets[0].Taken != "10.42.1.2-10.42.1.121" {
+		t.Errorf("the page's claims carry %+v (%v), want web's taken 10.42.1.2-10.42.1.121", claims.Subnets, err)
 	}
 	tests := []struct {
-		form   url.Values
-		status int
-		want   string
+		form     url.Values
+		status   int
+		id, want string // the page shows id, holding want
 	}{
-		{url.Values{"action": {"attach-interface"}, "subnet": {"web"}, "hostname": {"new-1"}, "nic": {"0"}, "predicted": {"10.42.1.122"}}, 200, `data-testid="claim-as-predicted"`},
-		{url.Values{"action": {"attach-interface"}, "subnet": {"web"}, "hostname": {"new-2"}, "nic": {"0"}, "predicted": {"10.42.1.122"}}, 200, `the page predicted 10.42.1.122, but someone else claimed it first`},
-		{url.Values{"action": {"attach-interface"}, "subnet": {"web"}, "hostname": {"bad host"}, "nic": {"0"}}, 422, `data-testid="claim-error">vm.hostname &#34;bad host&#34; is not a valid hostname`},
-		{url.Values{"action": {"attach-interface"}, "subnet": {"web"}, "hostname": {"x"}, "nic": {"one"}}, 422, `nic &#34;one&#34; is not a number`},
-		{url.Values{"action": {"claim-floating-ip"}, "name": {"www"}, "zone": {"zone-a"}, "predicted": {"203.0.113.3"}}, 200, `data-testid="claimed-address">203.0.113.3`},
-		{url.Values{"action": {"create-subnet"}, "name": {"db"}, "cidr": {"10.42.1.128/25"}}, 422, `overlaps subnet web (10.42.1.0/24)`},
-		{url.Values{"action": {"create-subnet"}, "name": {"db"}, "cidr": {"10.42.2.0/26"}, "predicted": {"10.42.2.0/26"}}, 200, `data-testid="claimed-address">10.42.2.0/26</strong> with gateway 10.42.2.1`},
-		{url.Values{"action": {"frobnicate"}}, 400, "Unknown action"},
+		{url.Values{"action": {"attach-interface"}, "subnet": {"web"}, "hostname": {"new-1"}, "nic": {"0"}, "predicted": {"10.42.1.122"}}, 303, "claim-as-predicted", ""},
+		{url.Values{"action": {"attach-interface"}, "subnet": {"web"}, "hostname": {"new-2"}, "nic": {"0"}, "predicted": {"10.42.1.122"}}, 303, "claim-differs", "the page predicted 10.42.1.122, but someone else claimed it first"},
+		{url.Values{"action": {"attach-interface"}, "subnet": {"web"}, "hostname": {"bad host"}, "nic": {"0"}}, 422, "claim-error", `vm.hostname "bad host" is not a valid hostname`},
+		{url.Values{"action": {"attach-interface"}, "subnet": {"web"}, "hostname": {"x"}, "nic": {"one"}}, 422, "claim-error", `nic "one" is not a number`},
+		{url.Values{"action": {"claim-floating-ip"}, "name": {"www"}, "zone": {"zone-a"}, "predicted": {"203.0.113.3"}}, 303, "claimed-address", "203.0.113.3"},
+		{url.Values{"action": {"create-subnet"}, "name": {"db"}, "cidr": {"10.42.1.128/25"}}, 422, "claim-error", "overlaps subnet web (10.42.1.0/24)"},
+		{url.Values{"action": {"create-subnet"}, "name": {"db"}, "cidr": {"10.42.2.0/26"}, "predicted": {"10.42.2.0/26"}}, 303, "claim-result", "10.42.2.0/26 with gateway 10.42.2.1"},
 	}
 	for _, tt := range tests {
-		status, _, page := c.post(t, "/vpcs/acme/prod/main", tt.form, c.acme)
-		if status != tt.status || !strings.Contains(page, tt.want) {
-			i := max(strings.Index(page, `data-testid="claim`), 0)
-			t.Errorf("POST %v = %d, want %d with %s:\n%.300s", tt.form, status, tt.status, tt.want, page[i:])
+		status, _, page := c.postFollow(t, "/vpcs/acme/prod/main", tt.form, c.acme)
+		if status != tt.status || !page.has(tt.id) || !strings.Contains(page.text(tt.id), tt.want) {
+			t.Errorf("POST %v = %d with %s %q, want %d with %q; the result says %q", tt.form, status, tt.id, page.text(tt.id), tt.status, tt.want, page.text("claim-result"))
 		}
 	}
+	if status, _, body := c.post(t, "/vpcs/acme/prod/main", url.Values{"action": {"frobnicate"}}, c.acme); status != 400 || !strings.HasPrefix(body, "Unknown action") {
+		t.Errorf("POST of an unknown action = %d %q, want 400", status, body)
+	}
 	// A refused form keeps what was typed.
-	_, _, page = c.post(t, "/vpcs/acme/prod/main", url.Values{"action": {"create-subnet"}, "name": {"dup"}, "cidr": {"10.42.1.0/30"}}, c.acme)
-	if !strings.Contains(page, `id="subnet-name" name="name" value="dup"`) {
+	_, _, body = c.post(t, "/vpcs/acme/prod/main", url.Values{"action": {"create-subnet"}, "name": {"dup"}, "cidr": {"10.42.1.0/30"}}, c.acme)
+	if input := parseHTML(body).byID("subnet-name"); input == nil || attrOf(input, "name") != "name" || attrOf(input, "value") != "dup" {
 		t.Error("a refused subnet form does not keep the name typed")
 	}
 	if status, _ := c.get(t, "/vpcs/acme/prod/main", c.gx); status != 404 {
@@ -235,10 +281,10 @@ func TestVPCPageAndClaims(t *testing.T) {
 	if status, _, _ := c.post(t, "/vpcs/acme/prod/main", url.Values{"action": {"claim-floating-ip"}, "name": {"x"}, "zone": {"zone-a"}}, c.gx); status != 404 {
 		t.Errorf("another tenant POST to the VPC = %d, want 404", status)
 	}
-	if status, page := c.get(t, "/vpcs", c.acme); status != 200 || !strings.Contains(page, `data-testid="vpc-acme/prod/main"`) {
+	if status, body := c.get(t, "/vpcs", c.acme); status != 200 || !parseHTML(body).has("vpc-acme/prod/main") {
 		t.Errorf("GET /vpcs = %d, want acme's VPC listed", status)
 	}
-	if _, page := c.get(t, "/vpcs", c.gx); strings.Contains(page, "acme/prod") {
+	if _, body := c.get(t, "/vpcs", c.gx); strings.Contains(parseHTML(body).words(), "acme/prod") || len(parseHTML(body).testIDs("vpc-acme")) > 0 {
 		t.Error("another tenant sees acme's VPC in /vpcs")
 	}
 }

@@ -38,11 +38,12 @@ func (s *Server) poolNew(w http.ResponseWriter, r *http.Request) {
 		s.notFound(w, r)
 		return
 	}
-	s.render(w, r, http.StatusOK, views.PoolNewPage(s.shell(r, "New public pool"), views.PoolForm{}, s.assets.Has(previewWasm)))
+	s.render(w, r, http.StatusOK, views.PoolNewPage(views.PoolNewPageProps{Shell: s.shell(r, "New public pool"), PreviewReady: s.assets.Has(previewWasm)}))
 }
 
-// poolCreate answers POST /pools: creates a public pool and shows it, or
-// shows the form again with the server's message next to the field.
+// poolCreate answers POST /pools: creates a public pool and leads to its
+// page, which says so, or shows the form again with the server's message
+// next to the field.
 func (s *Server) poolCreate(w http.ResponseWriter, r *http.Request) {
 	actor, _ := actorFrom(r.Context())
 	if !actor.IsOperator() {
@@ -53,14 +54,17 @@ func (s *Server) poolCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := views.PoolForm{
-		Name: strings.TrimSpace(r.PostFormValue("name")), CIDR: strings.TrimSpace(r.PostFormValue("cidr")),
-		Gateway: strings.TrimSpace(r.PostFormValue("gateway")), Exclude: r.PostFormValue("exclude"),
-		Zone: strings.TrimSpace(r.PostFormValue("zone")),
+		Name: formValue(r, "name"), CIDR: formValue(r, "cidr"), Gateway: formValue(r, "gateway"),
+		Exclude: r.PostFormValue("exclude"), Zone: formValue(r, "zone"),
 	}
 	p, err := s.ipam.CreatePublicPool(r.Context(), actor, ipam.CreatePublicPoolInput{
 		Name: f.Name, CIDR: f.CIDR, Gateway: f.Gateway, Exclude: splitList(f.Exclude), Zone: f.Zone,
 	})
 	if err == nil {
+		if err := s.putFlash(r.Context(), poolHref(p), views.Flash{Message: "Created public pool " + p.Name + "."}); err != nil {
+			s.serverError(w, r, err)
+			return
+		}
 		http.Redirect(w, r, poolHref(p), http.StatusSeeOther)
 		return
 	}
@@ -72,7 +76,7 @@ func (s *Server) poolCreate(w http.ResponseWriter, r *http.Request) {
 		s.serverError(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusUnprocessableEntity, views.PoolNewPage(s.shell(r, "New public pool"), f, s.assets.Has(previewWasm)))
+	s.render(w, r, http.StatusUnprocessableEntity, views.PoolNewPage(views.PoolNewPageProps{Shell: s.shell(r, "New public pool"), Form: f, PreviewReady: s.assets.Has(previewWasm)}))
 }
 
 // inputOf maps a domain field ("exclude[2]") to the form input holding it.

@@ -32,22 +32,14 @@ func splitPath(path string) (namespace, name string) {
 // private pools of their namespaces.
 func (s *Server) poolList(w http.ResponseWriter, r *http.Request) {
 	actor, _ := actorFrom(r.Context())
-	pools, err := s.ipam.Pools(r.Context(), actor, "", "")
+	sums, err := s.ipam.PoolSummaries(r.Context(), actor)
 	if err != nil {
 		s.serverError(w, r, err)
 		return
 	}
-	rows := make([]views.PoolRow, 0, len(pools))
-	for _, p := range pools {
-		if p.Kind == ipam.Public && !actor.IsOperator() {
-			continue
-		}
-		u, err := s.ipam.PoolUsage(r.Context(), actor, p)
-		if err != nil {
-			s.serverError(w, r, err)
-			return
-		}
-		rows = append(rows, views.PoolRow{Pool: p, Usage: u, Href: poolHref(p)})
+	rows := make([]views.PoolRow, len(sums))
+	for i, sum := range sums {
+		rows[i] = views.PoolRow{PoolSummary: sum, Href: poolHref(sum.Pool)}
 	}
-	s.render(w, r, http.StatusOK, views.PoolsPage(s.shell(r, "Pools"), rows, actor.IsOperator()))
+	s.render(w, r, http.StatusOK, views.PoolsPage(views.PoolsPageProps{Shell: s.shell(r, "Pools"), Rows: rows, CanCreate: actor.IsOperator()}))
 }

@@ -2,10 +2,8 @@ package web
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
-	"net/netip"
 	"net/url"
 
 	"github.com/a-h/templ"
@@ -25,43 +23,24 @@ const allocationsPerPage = 50
 // answers as a pool that does not exist.
 func (s *Server) poolShow(w http.ResponseWriter, r *http.Request) {
 	actor, _ := actorFrom(r.Context())
-	ctx := r.Context()
 	namespace, name := splitPath(r.PathValue("path"))
-	p, err := s.ipam.Pool(ctx, actor, namespace, name)
-	if errors.Is(err, ipam.ErrNotFound) || err == nil && p.Kind == ipam.Public && !actor.IsOperator() {
-		s.notFound(w, r)
-		return
-	}
+	q := r.URL.Query()
+	search := q.Get("q")
+	o, err := s.ipam.PoolOverview(r.Context(), actor, namespace, name, ipam.PoolOverviewQuery{
+		Block: q.Get("block"), Page: ipam.Page{First: allocationsPerPage, After: q.Get("after"), Search: search},
+	})
 	if err != nil {
-		s.serverError(w, r, err)
+		s.failed(w, r, err)
 		return
 	}
-	v := views.PoolView{Pool: p, Href: poolHref(p), Search: r.URL.Query().Get("q")}
-	if v.Usage, err = s.ipam.PoolUsage(ctx, actor, p); err != nil {
-		s.serverError(w, r, err)
-		return
+	p := views.PoolPageProps{Shell: s.shell(r, o.Pool.Name), Overview: o, Search: search, Href: poolHref(o.Pool)}
+	p.BlockHref = func(b candidates.Block) string { return p.Href + "?block=" + url.QueryEscape(b.Prefix.String()) }
+	p.NextHref, p.FirstHref = pageLinks(p.Href, search, o.Page.After, o.Allocations)
+	var f views.Flash
+	if s.popFlash(r.Context(), p.Href, &f) {
+		p.Flash = &f
 	}
-	var block netip.Prefix
-	if b, err := netip.ParsePrefix(r.URL.Query().Get("block")); err == nil && b.Bits() == 24 && p.CIDR.Bits() < 24 && p.CIDR.Contains(b.Addr()) {
-		block, v.Block = b.Masked(), b.Masked().String()
-	}
-	if v.Map, err = s.ipam.PoolMap(ctx, actor, p, block); err != nil {
-		s.serverError(w, r, err)
-		return
-	}
-	v.BlockHref = func(b candidates.Block) string { return v.Href + "?block=" + url.QueryEscape(b.Prefix.String()) }
-	after := r.URL.Query().Get("after")
-	v.Page, err = s.ipam.PoolAllocations(ctx, actor, p, ipam.Page{First: allocationsPerPage, After: after, Search: v.Search})
-	if errors.Is(err, ipam.ErrInvalid) {
-		after = ""
-		v.Page, err = s.ipam.PoolAllocations(ctx, actor, p, ipam.Page{First: allocationsPerPage})
-	}
-	if err != nil {
-		s.serverError(w, r, err)
-		return
-	}
-	v.NextHref, v.FirstHref = pageLinks(v.Href, v.Search, after, v.Page)
-	s.renderPage(w, r, views.PoolPage(s.shell(r, p.Name), v), "allocations")
+	s.renderPage(w, r, views.PoolPage(p), "allocations")
 }
 
 // pageLinks returns the links to the next page of a table (when there is

@@ -16,6 +16,12 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /graphql", s.withSession(http.HandlerFunc(s.graphqlGet)))
 	mux.Handle("POST /graphql", s.withSession(s.graphql))
 
+	// The VPC page's forms, each named by its action field.
+	vpcForms := s.vpcForms(map[string]vpcForm{
+		"attach-interface":  s.vpcInterfaceAttach,
+		"claim-floating-ip": s.vpcFloatingIPClaim,
+		"create-subnet":     s.vpcSubnetCreate,
+	})
 	// The console, for signed-in users: anonymous visitors are sent to
 	// /login. Add its pages here.
 	console := map[string]http.HandlerFunc{
@@ -27,7 +33,7 @@ func (s *Server) routes() http.Handler {
 		"GET /pools/{path...}": s.poolShow,
 		"GET /vpcs":            s.vpcList,
 		"GET /vpcs/{path...}":  s.vpcShow,
-		"POST /vpcs/{path...}": s.vpcAction,
+		"POST /vpcs/{path...}": vpcForms,
 		"GET /audit":           s.auditList,
 		// Any other path: the 404 page.
 		"GET /": s.notFound,

@@ -2,89 +2,19 @@ package web
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
 
-	"golang.org/x/net/html"
-
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/store"
 )
-
-// An htmlPage is a parsed page, read by data-testid as the e2e tests and
-// users' scripts read it.
-type htmlPage struct{ root *html.Node }
-
-func parsePage(t *testing.T, page string) htmlPage {
-	t.Helper()
-	root, err := html.Parse(strings.NewReader(page))
-	if err != nil {
-		t.Fatalf("parsing the page: %v", err)
-	}
-	return htmlPage{root}
-}
-
-// all returns the elements with data-testid id, in document order.
-func (p htmlPage) all(id string) []*html.Node {
-	var out []*html.Node
-	for n := range p.root.Descendants() {
-		if n.Type == html.ElementNode && attrOf(n, "data-testid") == id {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-// text returns the text of the first element with data-testid id, spaces
-// collapsed, or "" when there is none.
-func (p htmlPage) text(id string) string {
-	found := p.all(id)
-	if len(found) == 0 {
-		return ""
-	}
-	return textOf(found[0])
-}
-
-func textOf(n *html.Node) string {
-	var b strings.Builder
-	for d := range n.Descendants() {
-		if d.Type == html.TextNode {
-			b.WriteString(d.Data)
-		}
-	}
-	return strings.Join(strings.Fields(b.String()), " ")
-}
-
-// nodeAttr returns the element's attribute key, and whether it has it.
-func nodeAttr(n *html.Node, key string) (string, bool) {
-	for _, a := range n.Attr {
-		if a.Key == key {
-			return a.Val, true
-		}
-	}
-	return "", false
-}
-
-// attrOf returns the element's attribute key, or "".
-func attrOf(n *html.Node, key string) string {
-	v, _ := nodeAttr(n, key)
-	return v
-}
-
-// options returns the values of a select's options, and the selected one.
-func options(sel *html.Node) (values []string, selected string) {
-	for n := range sel.Descendants() {
-		if n.Type == html.ElementNode && n.Data == "option" {
-			values = append(values, attrOf(n, "value"))
-			if _, ok := nodeAttr(n, "selected"); ok {
-				selected = attrOf(n, "value")
-			}
-		}
-	}
-	return values, selected
-}
 
 func TestCreateSubnetBySize(t *testing.T) {
 	c := newConsoleWithData(t)
@@ -92,7 +22,7 @@ func TestCreateSubnetBySize(t *testing.T) {
 	if status != 200 {
 		t.Fatalf("GET /vpcs/acme/prod/main = %d", status)
 	}
-	page := parsePage(t, body)
+	page := parseHTML(body)
 	sizes := page.all("subnet-size")
 	if len(sizes) != 1 || attrOf(sizes[0], "name") != "prefixLength" {
 		t.Fatalf("the create-subnet form has %d size selects, want one named prefixLength", len(sizes))
@@ -112,23 +42,23 @@ func TestCreateSubnetBySize(t *testing.T) {
 	post := func(form url.Values) (int, htmlPage) {
 		t.Helper()
 		form.Set("action", "create-subnet")
-		status, _, body := c.post(t, "/vpcs/acme/prod/main", form, c.acme)
-		return status, parsePage(t, body)
+		status, _, page := c.postFollow(t, "/vpcs/acme/prod/main", form, c.acme)
+		return status, page
 	}
 	// As predicted: the lowest free /24 is below web's 10.42.1.0/24.
 	status, page = post(url.Values{"name": {"db"}, "prefixLength": {"24"}, "predicted": {"10.42.0.0/24"}})
-	if got := page.text("claim-result"); status != 200 || got != "Created subnet db: 10.42.0.0/24 with gateway 10.42.0.1 — as predicted." {
+	if got := page.text("claim-result"); status != 303 || got != "Created subnet db: 10.42.0.0/24 with gateway 10.42.0.1 — as predicted." {
 		t.Errorf("creating a /24 as predicted = %d %q", status, got)
 	}
 	// Someone took the predicted block first: the page says so.
 	status, page = post(url.Values{"name": {"cache"}, "prefixLength": {"/24"}, "predicted": {"10.42.0.0/24"}})
-	if status != 200 || page.text("claimed-address") != "10.42.2.0/24" ||
+	if status != 303 || page.text("claimed-address") != "10.42.2.0/24" ||
 		!strings.Contains(page.text("claim-differs"), "the page predicted 10.42.0.0/24, but someone else claimed it first") {
 		t.Errorf("creating a /24 predicted at a taken block = %d %q %q", status, page.text("claimed-address"), page.text("claim-differs"))
 	}
 	// A CIDR works as before.
 	status, page = post(url.Values{"name": {"ops"}, "cidr": {"10.42.3.0/26"}, "gateway": {"10.42.3.62"}, "predicted": {"10.42.3.0/26"}})
-	if status != 200 || page.text("claimed-address") != "10.42.3.0/26" || len(page.all("claim-as-predicted")) != 1 || !strings.Contains(page.text("claim-result"), "with gateway 10.42.3.62") {
+	if status != 303 || page.text("claimed-address") != "10.42.3.0/26" || len(page.all("claim-as-predicted")) != 1 || !strings.Contains(page.text("claim-result"), "with gateway 10.42.3.62") {
 		t.Errorf("creating a subnet by CIDR = %d %q", status, page.text("claim-result"))
 	}
 	// The page now carries every subnet for the next prediction.
@@ -136,12 +66,25 @@ func TestCreateSubnetBySize(t *testing.T) {
 	if len(dataNodes) != 1 {
 		t.Fatalf("the page has %d claim-data elements, want 1", len(dataNodes))
 	}
-	var data claimData
+	var data candidates.ClaimsSpec
 	if err := json.Unmarshal([]byte(attrOf(dataNodes[0], "data-claims")), &data); err != nil {
 		t.Fatal(err)
 	}
-	if data.VPC != "10.42.0.0/16" || data.VPCName != "main" || strings.Join(data.Siblings, " ") != "10.42.0.0/24 10.42.1.0/24 10.42.2.0/24 10.42.3.0/26" {
-		t.Errorf("the page's claim data is %s %s %v", data.VPC, data.VPCName, data.Siblings)
+	var subnets []string
+	for _, s := range data.Subnets {
+		subnets = append(subnets, s.Name+" "+s.CIDR)
+	}
+	if data.Pool.CIDR != "10.42.0.0/16" || data.VPC != "main" || strings.Join(subnets, ", ") != "db 10.42.0.0/24, web 10.42.1.0/24, cache 10.42.2.0/24, ops 10.42.3.0/26" {
+		t.Errorf("the page's claim data is %s %s %v", data.Pool.CIDR, data.VPC, subnets)
+	}
+	// What the page predicts next is what the server gives next.
+	claims, err := candidates.ParseClaims(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := claims.Subnet(candidates.SubnetSpec{PrefixLength: 24})
+	if err != nil || plan.Prefix.String() != "10.42.4.0/24" {
+		t.Errorf("the page predicts the next /24 at %v (%v), want 10.42.4.0/24", plan.Prefix, err)
 	}
 
 	refusals := []struct {
@@ -190,10 +133,114 @@ func TestVPCPageDefaultRoute(t *testing.T) {
 	}
 	for _, tt := range tests {
 		status, body := c.get(t, "/vpcs/acme/prod/"+tt.vpc, c.acme)
-		page := parsePage(t, body)
+		page := parseHTML(body)
 		if status != 200 || page.text("router") != tt.router || page.text("default-route") != tt.route || len(page.all("default-route")) != 1 {
 			t.Errorf("VPC %s: %d, router %q, default route %q; want router %q, default route %q",
 				tt.vpc, status, page.text("router"), page.text("default-route"), tt.router, tt.route)
 		}
 	}
+}
+
+// A claim is answered by a redirect to the VPC page, which says once what
+// the claim got: reloading the page shows it no more and claims nothing.
+func TestClaimAnswersWithARedirect(t *testing.T) {
+	c := newConsoleWithData(t)
+	if _, err := c.svc.CreateVPC(t.Context(), auth.System, ipam.CreateVPCInput{Namespace: "acme/prod", Name: "other", CIDR: "10.43.0.0/16"}); err != nil {
+		t.Fatal(err)
+	}
+	form := url.Values{"action": {"attach-interface"}, "subnet": {"web"}, "hostname": {"new-1"}, "nic": {""}, "predicted": {"10.42.1.122"}}
+	status, header, body := c.post(t, "/vpcs/acme/prod/main", form, c.acme)
+	if status != 303 || header.Get("Location") != "/vpcs/acme/prod/main" || parseHTML(body).has("claim-result") {
+		t.Fatalf("POST attach-interface = %d to %q, want 303 to /vpcs/acme/prod/main and no page", status, header.Get("Location"))
+	}
+	before := c.allocations(t)
+	// Another page does not take the VPC page's message.
+	if _, body := c.get(t, "/vpcs/acme/prod/other", c.acme); parseHTML(body).has("claim-result") {
+		t.Error("another VPC's page shows the claim's message")
+	}
+	_, body = c.get(t, "/vpcs/acme/prod/main", c.acme)
+	if got := parseHTML(body).text("claim-result"); got != "Attached new-1/0: 10.42.1.122 — as predicted." {
+		t.Errorf("the VPC page after the claim says %q", got)
+	}
+	_, body = c.get(t, "/vpcs/acme/prod/main", c.acme)
+	if page := parseHTML(body); page.has("claim-result") || !page.has("form-attach-interface") {
+		t.Errorf("reloading the VPC page shows the claim's message again: %q", page.text("claim-result"))
+	}
+	if after := c.allocations(t); after != before {
+		t.Errorf("reloading the page made claims: %d allocations, then %d", before, after)
+	}
+	// Another user's session has no message of acme's.
+	if _, body := c.get(t, "/vpcs/acme/prod/main", c.op); parseHTML(body).has("claim-result") {
+		t.Error("the operator's VPC page shows acme's claim")
+	}
+}
+
+// htmx follows the redirect of a form it posts (the browser's request does,
+// with htmx's headers), and gets the page with what the claim got.
+func TestClaimByHTMX(t *testing.T) {
+	c := newConsoleWithData(t)
+	htmx := func(who http.Header) http.Header {
+		h := http.Header{"Hx-Request": {"true"}, "Hx-Target": {"main"}, "Hx-Current-Url": {"http://console.example/vpcs/acme/prod/main"}}
+		for k, vs := range who {
+			h[k] = vs
+		}
+		return h
+	}
+	form := url.Values{"action": {"claim-floating-ip"}, "name": {"www"}, "zone": {"zone-a"}, "predicted": {"203.0.113.3"}}
+	status, header, _ := c.post(t, "/vpcs/acme/prod/main", form, htmx(c.acme))
+	if status != 303 || header.Get("Location") != "/vpcs/acme/prod/main" {
+		t.Fatalf("htmx POST claim-floating-ip = %d to %q, want 303 to the VPC page", status, header.Get("Location"))
+	}
+	res := do(t, c.h, http.MethodGet, header.Get("Location"), htmx(c.acme))
+	page := parseHTML(string(readBody(t, res)))
+	if res.StatusCode != 200 || page.text("claimed-address") != "203.0.113.3" || !page.has("claim-as-predicted") || !page.has("form-claim-floating-ip") {
+		t.Errorf("htmx GET after the claim = %d, claimed %q", res.StatusCode, page.text("claimed-address"))
+	}
+	// A refused form is answered at once, 422, with the form.
+	status, _, body := c.post(t, "/vpcs/acme/prod/main", url.Values{"action": {"claim-floating-ip"}, "name": {"Bad"}, "zone": {"zone-a"}}, htmx(c.acme))
+	if page := parseHTML(body); status != 422 || !strings.HasPrefix(page.text("claim-error"), `name "Bad" is not a valid name`) || !page.has("form-claim-floating-ip") {
+		t.Errorf("htmx POST of a refused form = %d %q", status, page.text("claim-error"))
+	}
+}
+
+// The VPC list reads the VPCs in a constant number of statements, however
+// many there are.
+func TestVPCListStatements(t *testing.T) {
+	dbURL := pgtest.NewURL(t)
+	proxy, through := pgtest.NewProxy(t, dbURL)
+	db, err := store.Open(t.Context(), through)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	svc := testIPAM(t, db)
+	h := newConsole(t, db)
+	session := cookieHeader(signIn(t, h, "ops", addUser(t, db, "ops", auth.Operator)))
+	if _, err := svc.CreatePublicPool(t.Context(), auth.System, ipam.CreatePublicPoolInput{Name: "public-zone-a", CIDR: "203.0.113.0/24", Gateway: "203.0.113.1", Zone: "zone-a"}); err != nil {
+		t.Fatal(err)
+	}
+	list := func(vpcs int) int64 {
+		t.Helper()
+		for i := range vpcs {
+			name := fmt.Sprintf("v%d-%d", vpcs, i)
+			if _, err := svc.CreateVPC(t.Context(), auth.System, ipam.CreateVPCInput{Namespace: "acme/prod", Name: name, CIDR: "10.0.0.0/16", Zone: "zone-a"}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := svc.CreateSubnet(t.Context(), auth.System, ipam.CreateSubnetInput{Namespace: "acme/prod", VPC: name, Name: "web", PrefixLength: 24}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := proxy.Statements()
+		res := do(t, h, http.MethodGet, "/vpcs", session)
+		page := parseHTML(string(readBody(t, res)))
+		if res.StatusCode != 200 || len(page.testIDs("vpc-acme/prod/")) == 0 {
+			t.Fatalf("GET /vpcs = %d with rows %v", res.StatusCode, page.testIDs("vpc-"))
+		}
+		return proxy.Statements() - before
+	}
+	one, many := list(1), list(20)
+	if one != many {
+		t.Errorf("GET /vpcs ran %d statements for 1 VPC and %d for 21", one, many)
+	}
+	t.Logf("GET /vpcs runs %d statements, for 1 VPC or 21", one)
 }

@@ -145,23 +145,12 @@ func getAllocations(ctx context.Context, svc *ipam.Service, filter namespaceFilt
 func getVPCs(ctx context.Context, svc *ipam.Service, filter namespaceFilter, asYAML bool, stdout io.Writer) error {
 	var items []manifest.VPCItem
 	if filter.all || filter.namespace != "" {
-		vpcs, err := svc.VPCs(ctx, auth.System, filter.namespace)
+		vpcs, err := svc.VPCSummaries(ctx, auth.System, filter.namespace)
 		if err != nil {
 			return err
 		}
 		for _, v := range vpcs {
-			item := manifest.VPCItem{VPC: v}
-			if item.Subnets, err = svc.Subnets(ctx, auth.System, v); err != nil {
-				return err
-			}
-			uplink, route, ok, err := svc.Router(ctx, auth.System, v)
-			if err != nil {
-				return err
-			}
-			if ok {
-				item.Router, item.DefaultRoute = uplink.Address, route
-			}
-			items = append(items, item)
+			items = append(items, manifest.VPCItem{VPC: v.VPC, Router: v.Router.Uplink, DefaultRoute: v.Router.DefaultRoute, Subnets: v.Subnets})
 		}
 	}
 	if asYAML {

@@ -1,9 +1,11 @@
 // The VPC page's claim forms show the address each claim will get (the
 // prefix, for a subnet), computed in the browser by the WebAssembly
-// enumerator from the prefixes and taken ranges the page carries, before
-// anything is submitted. The prediction is sent along, so that the
-// server's answer can say when it gave another one (someone claimed the
-// predicted one first).
+// enumerator from the claims the page carries (its subnets, its zones'
+// public pools and their taken ranges), before anything is submitted. The
+// enumerator answers as the server does, in the server's words; this
+// script only reads the forms and writes the answers. The prediction is
+// sent along, so that the server's answer can say when it gave another one
+// (someone claimed the predicted one first).
 "use strict";
 
 (() => {
@@ -11,88 +13,34 @@
 	if (!dataElement) {
 		return;
 	}
-	const data = JSON.parse(dataElement.dataset.claims);
-	// takenRanges is a compact list, passed apart so that it is parsed once.
-	const preview = (input, takenRanges = "") => JSON.parse(globalThis.ipamPreview(JSON.stringify(input), takenRanges));
-	const previewSubnet = (input) => JSON.parse(globalThis.ipamPreviewSubnet(JSON.stringify(input)));
-	const messages = (answer) => (answer.errors || []).map((e) => e.message).join("; ");
+	// The same string on every call: the module parses it once.
+	const claims = dataElement.dataset.claims;
+	const predict = (request) => JSON.parse(globalThis.ipamPredictClaim(claims, JSON.stringify(request)));
 
-	// bounds turns "a.b.c.d/n" into its first and last address as numbers.
-	const bounds = (cidr) => {
-		const [addr, bits] = cidr.split("/");
-		const base = addr.split(".").reduce((n, part) => n * 256 + Number(part), 0);
-		const size = 2 ** (32 - Number(bits));
-		return [base, base + size - 1];
-	};
-	const overlaps = (a, b) => {
-		const [alo, ahi] = bounds(a);
-		const [blo, bhi] = bounds(b);
-		return alo <= bhi && blo <= ahi;
-	};
-
-	const predictors = {
-		"attach-interface": (form) => {
-			const subnet = data.subnets[form.elements.subnet.value];
-			if (!subnet) {
-				return { error: "create a subnet first" };
-			}
-			const answer = preview({ pool: { cidr: data.vpc }, request: { within: subnet.cidr, reserved: [subnet.gateway] } }, subnet.taken);
-			if (!answer.valid) {
-				return { error: messages(answer) };
-			}
-			return answer.first ? { address: answer.first } : { error: `pool has no free address in ${subnet.cidr}` };
-		},
-		"claim-floating-ip": (form) => {
-			const zone = form.elements.zone.value;
-			for (const pool of data.zones[zone] || []) {
-				const answer = preview({ pool: { cidr: pool.cidr, gateway: pool.gateway, exclude: pool.exclude } }, pool.taken);
-				if (answer.valid && answer.first) {
-					return { address: answer.first };
-				}
-			}
-			return { error: zone ? `zone ${zone} has no free address in its public pools` : "no zone has a public pool" };
-		},
+	// Each form's request; null while it asks for nothing yet.
+	const requests = {
+		"attach-interface": (form) => ({ interface: { subnet: form.elements.subnet.value } }),
+		"claim-floating-ip": (form) => ({ floatingIP: { zone: form.elements.zone.value } }),
 		// A subnet is given by its size (the lowest free block of that
-		// length, as the server takes it) or by its CIDR.
+		// length) or by its CIDR.
 		"create-subnet": (form) => {
 			const size = form.elements.prefixLength.value;
-			let cidr = form.elements.cidr.value.trim();
-			const gateway = form.elements.gateway.value.trim();
-			if (size !== "" && cidr !== "") {
-				return { error: "cidr and prefixLength both name the subnet's prefix: give one of them" };
+			const cidr = form.elements.cidr.value.trim();
+			if (size === "" && cidr === "") {
+				return null;
 			}
-			if (size !== "") {
-				const answer = previewSubnet({ vpc: data.vpcName, cidr: data.vpc, subnets: data.siblings, prefixLength: Number(size) });
-				if (!answer.next) {
-					return { error: messages(answer) };
-				}
-				cidr = answer.next[0];
-			} else if (cidr === "") {
-				return {};
-			} else {
-				const inside = preview({ pool: { cidr: data.vpc }, request: { within: cidr } });
-				if (!inside.valid) {
-					return { error: messages(inside).replace(/\bwithin (\S+) is outside cidr (\S+)/, "cidr $1 is outside the VPC's $2").replace(/\bwithin\b/g, "cidr") };
-				}
-				const sibling = data.siblings.find((s) => overlaps(s, cidr));
-				if (sibling) {
-					return { error: `cidr ${cidr} overlaps subnet ${sibling}` };
-				}
-			}
-			const own = preview({ pool: { cidr: cidr, gateway: gateway } });
-			if (!own.valid) {
-				return { address: cidr, error: messages(own) };
-			}
-			return { address: cidr, detail: `with gateway ${gateway || own.first}` };
+			return { subnet: { cidr: cidr, prefixLength: Number(size), gateway: form.elements.gateway.value.trim() } };
 		},
 	};
 
 	const update = (form) => {
-		const result = predictors[form.dataset.claim](form);
-		form.querySelector("[data-prediction]").textContent = result.address || "";
-		form.querySelector("[data-testid=prediction-detail]").textContent = result.detail || "";
-		form.querySelector("[data-testid=prediction-error]").textContent = result.error || "";
-		form.elements.predicted.value = result.address || "";
+		const request = requests[form.dataset.claim](form);
+		const answer = request ? predict(request) : {};
+		const got = answer.address || answer.cidr || "";
+		form.querySelector("[data-prediction]").textContent = got;
+		form.querySelector("[data-testid=prediction-detail]").textContent = answer.gateway ? `with gateway ${answer.gateway}` : "";
+		form.querySelector("[data-testid=prediction-error]").textContent = (answer.errors || []).map((e) => e.message).join("; ");
+		form.elements.predicted.value = got;
 	};
 
 	globalThis.ipamReady(dataElement.dataset.wasm).then(() => {
