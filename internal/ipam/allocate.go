@@ -2,7 +2,6 @@ package ipam
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -72,7 +71,7 @@ func (s *Service) claim(ctx context.Context, ext store.Ext, r claimRequest, undo
 		row, err := store.InsertAllocation(ctx, ext, store.AllocationRow{
 			Namespace: cp.row.Namespace, Name: allocationName(cp.row.Name, a), PoolUID: cp.row.UID, Address: a.String(),
 			OwnerKind: r.owner.Kind, OwnerUID: r.owner.UID, OwnerName: r.owner.Name, OwnerNamespace: r.ownerNS,
-			SubnetUID: sql.NullString{String: r.subnetUID, Valid: r.subnetUID != ""}, CreatedBy: r.actor,
+			SubnetUID: store.NullString(r.subnetUID), CreatedBy: r.actor,
 		}, cp.row.Name)
 		switch {
 		case err == nil:

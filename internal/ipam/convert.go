@@ -1,7 +1,6 @@
 package ipam
 
 import (
-	"database/sql"
 	"fmt"
 	"net/netip"
 
@@ -63,5 +62,3 @@ func floatingIPFromRow(r store.FloatingIPRow) FloatingIP {
 		CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy,
 	}
 }
-
-func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }

@@ -2,13 +2,10 @@ package ipam
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"net/netip"
 	"slices"
 	"strings"
-
-	"github.com/lib/pq"
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/candidates"
@@ -54,10 +51,10 @@ func publicPoolRow(actor auth.Actor, in CreatePublicPoolInput) (store.PoolRow, e
 	}
 	row := store.PoolRow{
 		UID: newUID(), Name: in.Name, Kind: string(Public), CIDR: spec.Prefix.String(),
-		Exclude: pq.StringArray(normalizeExcludes(in.Exclude)), Zone: in.Zone, Labels: in.Labels, CreatedBy: actor.Name,
+		Exclude: normalizeExcludes(in.Exclude), Zone: in.Zone, Labels: in.Labels, CreatedBy: actor.Name,
 	}
 	if spec.Gateway.IsValid() {
-		row.Gateway = sql.NullString{String: spec.Gateway.String(), Valid: true}
+		row.Gateway = store.NullString(spec.Gateway.String())
 	}
 	return row, nil
 }

@@ -118,7 +118,7 @@ func (s *Service) createVPC(ctx context.Context, tx *store.Tx, undo *undoList, a
 	}
 	pool, err := store.InsertPool(ctx, tx, store.PoolRow{
 		UID: newUID(), Namespace: in.Namespace, Name: "vpc-" + in.Name, Kind: string(Private), CIDR: cidr.String(),
-		VPCUID: nullString(vpc.UID), CreatedBy: actor.Name,
+		VPCUID: store.NullString(vpc.UID), CreatedBy: actor.Name,
 	})
 	if errors.Is(err, store.ErrObjectExists) {
 		return store.VPCRow{}, conflict("a pool named vpc-%s exists already in namespace %s", in.Name, in.Namespace)

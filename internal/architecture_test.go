@@ -1,0 +1,116 @@
+// The imports point inward (docs/architecture.md): the enumerator knows
+// nothing of storage, the domain nothing of the database driver, and the
+// edges reach the database only through the domain.
+package internal_test
+
+import (
+	"errors"
+	"go/build"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// An importRule refuses some imports of the packages in and under dirs
+// (relative to the module's root), test files aside.
+type importRule struct {
+	dirs []string
+	// refused reports why the package may not import path, or "".
+	refused func(path string) string
+}
+
+var importRules = []importRule{
+	{
+		dirs: []string{"internal/candidates"},
+		refused: func(path string) string {
+			if standard(path) {
+				return ""
+			}
+			return "the enumerator imports the standard library only: it builds for the browser (GOOS=js) and knows nothing of storage"
+		},
+	},
+	{
+		dirs: []string{"internal/ipam"},
+		refused: func(path string) string {
+			for _, driver := range []string{"database/sql", "github.com/jmoiron/sqlx", "github.com/lib/pq"} {
+				if path == driver || strings.HasPrefix(path, driver+"/") {
+					return "the domain speaks to the database through internal/store's types (store.DB, store.Tx, store.Ext, store.Listener), never the driver's"
+				}
+			}
+			return ""
+		},
+	},
+	{
+		dirs: []string{"web", "internal/graphql", "cmd/ipam"},
+		refused: func(path string) string {
+			if path == "pivirt.hu/ipam/internal/store" {
+				return "the edges go through the domain (internal/ipam, internal/auth), never to internal/store"
+			}
+			return ""
+		},
+	},
+}
+
+// standard reports whether path is a package of the standard library: its
+// first element has no dot, as no module path's does.
+func standard(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
+}
+
+// TestImportsPointInward fails on every import that breaks an importRule,
+// naming the file that makes it.
+func TestImportsPointInward(t *testing.T) {
+	t.Parallel()
+	for _, rule := range importRules {
+		for _, dir := range rule.dirs {
+			for _, pkg := range packagesUnder(t, filepath.Join("..", dir)) {
+				for _, path := range pkg.Imports {
+					why := rule.refused(path)
+					if why == "" {
+						continue
+					}
+					for _, pos := range pkg.ImportPos[path] {
+						rel, err := filepath.Rel("..", pos.Filename)
+						if err != nil {
+							rel = pos.Filename
+						}
+						t.Errorf("%s:%d imports %s: %s", filepath.ToSlash(rel), pos.Line, path, why)
+					}
+				}
+			}
+		}
+	}
+}
+
+// packagesUnder returns the packages in dir and its subfolders, read from
+// their files without their tests.
+func packagesUnder(t *testing.T, dir string) []*build.Package {
+	t.Helper()
+	var pkgs []*build.Package
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if name := d.Name(); path != dir && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+			return filepath.SkipDir
+		}
+		pkg, err := build.ImportDir(path, 0)
+		if _, ok := errors.AsType[*build.NoGoError](err); ok {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		pkgs = append(pkgs, pkg)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pkgs) == 0 {
+		t.Fatalf("no Go package in %s", dir)
+	}
+	return pkgs
+}
