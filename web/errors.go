@@ -38,7 +38,7 @@ func (s *Server) unavailablePage(w http.ResponseWriter, r *http.Request) {
 	id := requestID(r.Context())
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Retry-After", unavailableRetryAfter)
-	body, err := renderBytes(r.Context(), views.Unavailable(s.shell(r, "Database unavailable"), id))
+	body, err := renderBytes(r.Context(), views.Unavailable(views.ErrorPageProps{Shell: s.shell(r, "Database unavailable"), RequestID: id}))
 	if err != nil {
 		s.log.ErrorContext(r.Context(), "rendering the error page failed", "err", err, "request_id", id)
 		http.Error(w, "The database is unavailable right now; try again in a moment. Request id: "+id, http.StatusServiceUnavailable)
@@ -51,7 +51,7 @@ func (s *Server) unavailablePage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) errorPage(w http.ResponseWriter, r *http.Request) {
 	id := requestID(r.Context())
 	w.Header().Set("Cache-Control", "no-store")
-	body, err := renderBytes(r.Context(), views.ServerError(s.shell(r, "Something went wrong"), id))
+	body, err := renderBytes(r.Context(), views.ServerError(views.ErrorPageProps{Shell: s.shell(r, "Something went wrong"), RequestID: id}))
 	if err != nil {
 		s.log.ErrorContext(r.Context(), "rendering the error page failed", "err", err, "request_id", id)
 		http.Error(w, "The server could not answer this request. Request id: "+id, http.StatusInternalServerError)
