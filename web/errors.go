@@ -59,3 +59,14 @@ func (s *Server) errorPage(w http.ResponseWriter, r *http.Request) {
 	}
 	writePage(w, http.StatusInternalServerError, body)
 }
+
+// failed answers a request whose object could not be read: the 404 page
+// when the user may not see it (or it does not exist), the server's error
+// page otherwise.
+func (s *Server) failed(w http.ResponseWriter, r *http.Request, err error) {
+	if ipam.Classify(err).Code == ipam.CodeNotFound {
+		s.notFound(w, r)
+		return
+	}
+	s.serverError(w, r, err)
+}

@@ -1,0 +1,82 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/views"
+)
+
+// A vpcForm answers one of the VPC page's forms, posted to the VPC v,
+// which the user may see; the form is read.
+type vpcForm func(w http.ResponseWriter, r *http.Request, v ipam.VPC)
+
+// vpcForms answers POST /vpcs/<namespace>/<name>: one of the VPC page's
+// forms, named by its action field, each answered by its own handler
+// (routes.go lists them). A VPC the user may not see is not found,
+// whatever the form.
+func (s *Server) vpcForms(forms map[string]vpcForm) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		actor, _ := actorFrom(r.Context())
+		namespace, name := splitPath(r.PathValue("path"))
+		v, err := s.ipam.VPC(r.Context(), actor, namespace, name)
+		if err != nil {
+			s.failed(w, r, err)
+			return
+		}
+		if !readForm(w, r) {
+			return
+		}
+		action := r.PostFormValue("action")
+		form, ok := forms[action]
+		if !ok {
+			http.Error(w, "Unknown action "+strconv.Quote(action)+".", http.StatusBadRequest)
+			return
+		}
+		form(w, r, v)
+	}
+}
+
+// formValue returns the form's field key, trimmed.
+func formValue(r *http.Request, key string) string {
+	return strings.TrimSpace(r.PostFormValue(key))
+}
+
+// claimDone answers a claim form that got what result says: a flash for
+// the VPC page, with the address the page had predicted, and a redirect
+// to it.
+func (s *Server) claimDone(w http.ResponseWriter, r *http.Request, v ipam.VPC, result views.ClaimResult) {
+	result.Predicted = formValue(r, "predicted")
+	if err := s.putFlash(r.Context(), vpcHref(v), result); err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	http.Redirect(w, r, vpcHref(v), http.StatusSeeOther)
+}
+
+// claimRefused answers a claim form that err refused: the VPC page again,
+// 422, with the refusal and what was typed (keep puts it back into the
+// page); a failure of the server is its error page.
+func (s *Server) claimRefused(w http.ResponseWriter, r *http.Request, v ipam.VPC, err error, keep func(*views.VPCPageProps)) {
+	refusal := ipam.Classify(err)
+	if refusal.Code == ipam.CodeInternal || refusal.Code == ipam.CodeUnavailable {
+		s.serverError(w, r, err)
+		return
+	}
+	actor, _ := actorFrom(r.Context())
+	o, err := s.ipam.VPCOverview(r.Context(), actor, v.Namespace, v.Name)
+	if err != nil {
+		s.failed(w, r, err)
+		return
+	}
+	p, err := s.vpcPage(r, o)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	p.Result = &views.ClaimResult{Form: r.PostFormValue("action"), Error: refusal.Message}
+	keep(&p)
+	s.render(w, r, http.StatusUnprocessableEntity, views.VPCPage(p))
+}
