@@ -60,6 +60,7 @@ func TestAuditCommand(t *testing.T) {
 		{"acme", "create", "VPC", "acme/prod/main", "+ cidr=10.42.0.0/16 pool=vpc-main router=203.0.113.2 uid=", " zone=zone-a"},
 		{"corp", "create", "VPC", "acme-corp/prod/main", "+ cidr=10.42.0.0/16 pool=vpc-main uid=", ""},
 		{"corp", "delete", "VPC", "acme-corp/prod/main", "- cidr=10.42.0.0/16 uid=", ""},
+		{"corp", "delete", "IPAMPool", "acme-corp/prod/vpc-main", "- cidr=10.42.0.0/16 kind=private name=vpc-main namespace=acme-corp/prod uid=", ""},
 		{"op", "create", "User", "alice", "+ createdAt=", " name=alice namespaces=[acme/*] role=tenant"},
 	}
 	tests := []struct {
@@ -70,14 +71,14 @@ func TestAuditCommand(t *testing.T) {
 		{"everything", nil, all},
 		{"a namespace", []string{"--namespace", "acme/prod"}, [][6]string{all[2]}},
 		{"a pattern", []string{"-n", "acme/*"}, [][6]string{all[2]}},
-		{"another pattern", []string{"--namespace=acme-corp/*"}, all[3:5]},
-		{"the newest two", []string{"--limit", "2"}, all[4:]},
+		{"another pattern", []string{"--namespace=acme-corp/*"}, all[3:6]},
+		{"the newest two", []string{"--limit", "2"}, all[5:]},
 		{"no limit", []string{"--limit", "0"}, all},
 		{"since a day", []string{"--since", "24h"}, all[1:]},
 		{"since days", []string{"--since", "3d"}, all},
 		{"since a time", []string{"--since", time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)}, all[1:]},
 		{"since a date to come", []string{"--since", "2999-01-01"}, nil},
-		{"since, in a namespace, the newest one", []string{"--since", "1h", "--namespace", "acme-corp/prod", "--limit", "1"}, all[4:5]},
+		{"since, in a namespace, the newest one", []string{"--since", "1h", "--namespace", "acme-corp/prod", "--limit", "1"}, all[5:6]},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -84,7 +84,7 @@ var authzOps = []authzOp{
 	{name: "createVpc", query: `mutation($ns: String!) { createVpc(input: {namespace: $ns, name: "newvpc", cidr: "10.50.0.0/16", zone: "zone-a"}) { name } }`,
 		vars: func(t target) map[string]any { return map[string]any{"ns": t.ns} }, owner: allowed, foreign: forbidden, audit: []string{"create VPC", "allocate IPAllocation"}},
 	{name: "deleteVpc", query: `mutation($ns: String!, $empty: String!) { deleteVpc(namespace: $ns, name: $empty) }`,
-		vars: func(t target) map[string]any { return map[string]any{"ns": t.ns, "empty": t.empty} }, owner: allowed, foreign: notFound, audit: []string{"delete VPC"}},
+		vars: func(t target) map[string]any { return map[string]any{"ns": t.ns, "empty": t.empty} }, owner: allowed, foreign: notFound, audit: []string{"delete VPC", "delete IPAMPool"}},
 	{name: "createSubnet", query: `mutation($ns: String!, $vpc: String!) { createSubnet(input: {namespace: $ns, vpc: $vpc, name: "newsn", cidr: "10.42.5.0/24"}) { name } }`,
 		vars: func(t target) map[string]any { return map[string]any{"ns": t.ns, "vpc": t.vpc} }, owner: allowed, foreign: notFound, audit: []string{"create Subnet"}},
 	{name: "deleteSubnet", query: `mutation($ns: String!, $vpc: String!, $spare: String!) { deleteSubnet(namespace: $ns, vpc: $vpc, name: $spare) }`,

@@ -175,7 +175,7 @@ var authzOps = []authzOp{
 			Subnets:        []CreateSubnetInput{{Name: "web", CIDR: "10.50.1.0/24"}},
 		}}}))
 	}},
-	{name: "DeleteVPC", owner: allowed, foreign: hiddenAsMissing, audit: []string{"delete VPC"}, call: func(ctx context.Context, svc *Service, a auth.Actor, t target) (bool, error) {
+	{name: "DeleteVPC", owner: allowed, foreign: hiddenAsMissing, audit: []string{"delete IPAMPool", "delete VPC"}, call: func(ctx context.Context, svc *Service, a auth.Actor, t target) (bool, error) {
 		return doneErr(svc.DeleteVPC(ctx, a, t.ns, t.empty))
 	}},
 	{name: "CreateSubnet", owner: allowed, foreign: hiddenAsMissing, audit: []string{"create Subnet"}, call: func(ctx context.Context, svc *Service, a auth.Actor, t target) (bool, error) {

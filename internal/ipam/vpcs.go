@@ -184,6 +184,8 @@ func (s *Service) claimInZone(ctx context.Context, ext store.Ext, undo *undoList
 // addresses in it, and releases its router uplink. A VPC that still holds
 // VM interfaces is refused, also one attached while the delete runs: the
 // delete keeps VM interfaces, and the foreign key of any left refuses it.
+// The VPC, each of its subnets and its pool leave an entry in the audit
+// log, as each address released does.
 func (s *Service) DeleteVPC(ctx context.Context, actor auth.Actor, namespace, name string) error {
 	if err := checkNamespace("namespace", namespace); err != nil {
 		return err
@@ -225,13 +227,33 @@ func (s *Service) DeleteVPC(ctx context.Context, actor auth.Actor, namespace, na
 				return err
 			}
 		}
+		subnets, err := store.Subnets(ctx, tx, vpc.UID)
+		if err != nil {
+			return err
+		}
 		if err := store.DeleteVPC(ctx, tx, vpc.UID); err != nil {
 			return err
 		}
-		return store.InsertAudit(ctx, tx, store.AuditEntry{
+		// The VPC's subnets and its pool go with it, each with its entry.
+		entries := []store.AuditEntry{{
 			Actor: actor.Name, Action: "delete", Namespace: namespace, ObjectKind: "VPC", ObjectName: name,
 			Before: store.JSON(map[string]any{"uid": vpc.UID, "cidr": vpc.CIDR, "zone": vpc.Zone}),
+		}}
+		for _, sub := range subnets {
+			entries = append(entries, store.AuditEntry{
+				Actor: actor.Name, Action: "delete", Namespace: namespace, ObjectKind: "Subnet", ObjectName: name + "/" + sub.Name,
+				Before: store.JSON(map[string]any{"uid": sub.UID, "cidr": sub.CIDR, "gateway": sub.Gateway}),
+			})
+		}
+		entries = append(entries, store.AuditEntry{
+			Actor: actor.Name, Action: "delete", Namespace: namespace, ObjectKind: "IPAMPool", ObjectName: pool.Name, Before: store.JSON(poolAudit(pool)),
 		})
+		for _, e := range entries {
+			if err := store.InsertAudit(ctx, tx, e); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if errors.Is(err, store.ErrInUse) {
 		return s.inUse(ctx, pool.UID, "", "VPC "+namespace+"/"+name)

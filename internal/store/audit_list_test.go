@@ -427,8 +427,13 @@ func TestEveryChangeIsAudited(t *testing.T) {
 		{"a subnet deleted with its node address", func() error { return svc.DeleteSubnet(ctx, acme, "acme/prod", "main", "web") },
 			[]wantEntry{gone("acme", "delete", "Subnet", "acme/prod/main/web"), gone("acme", "release", "IPAllocation", "acme/prod/vpc-main-10-42-1-3")}},
 		{"a VPC deleted by another tenant", func() error { return svc.DeleteVPC(ctx, corp, "acme/prod", "main") }, nil},
-		{"a VPC deleted with its uplink", func() error { return svc.DeleteVPC(ctx, acme, "acme/prod", "main") },
-			[]wantEntry{gone("acme", "delete", "VPC", "acme/prod/main"), gone("acme", "release", "IPAllocation", "public-zone-a-203-0-113-2")}},
+		{"a subnet its VPC takes along", func() error {
+			_, err := svc.CreateSubnet(ctx, acme, ipam.CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: "db", CIDR: "10.42.2.0/24"})
+			return err
+		}, []wantEntry{made("acme", "create", "Subnet", "acme/prod/main/db")}},
+		{"a VPC deleted with its subnet, its pool and its uplink", func() error { return svc.DeleteVPC(ctx, acme, "acme/prod", "main") },
+			[]wantEntry{gone("acme", "delete", "VPC", "acme/prod/main"), gone("acme", "delete", "Subnet", "acme/prod/main/db"),
+				gone("acme", "delete", "IPAMPool", "acme/prod/vpc-main"), gone("acme", "release", "IPAllocation", "public-zone-a-203-0-113-2")}},
 		{"a public pool deleted by a tenant", func() error { return svc.DeletePublicPool(ctx, acme, "public-zone-a") }, nil},
 		{"a public pool deleted", func() error { return svc.DeletePublicPool(ctx, op, "public-zone-a") },
 			[]wantEntry{gone("op", "delete", "IPAMPool", "public-zone-a")}},
