@@ -21,8 +21,10 @@ import (
 	"pivirt.hu/ipam/web"
 )
 
-// shutdownGrace is how long in-flight requests may run after SIGTERM.
-const shutdownGrace = 15 * time.Second
+// shutdownGrace is how long in-flight requests may run after SIGTERM:
+// longer than any request is allowed to, a GraphQL request's 30 s
+// (internal/graphql), with time to write its answer.
+const shutdownGrace = 35 * time.Second
 
 // serve runs the console and the API until SIGINT or SIGTERM.
 func serve(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) error {
