@@ -494,3 +494,77 @@ func asActor(a auth.Actor, h http.HandlerFunc) http.Handler {
 		h(w, r.WithContext(context.WithValue(r.Context(), actorKey{}, a)))
 	})
 }
+
+// TestSessionWrittenBackOnlyWhenChanged checks that a page view leaves its
+// session's row alone until its idle expiry would move by sessionRefresh,
+// and that a change is written at once.
+func TestSessionWrittenBackOnlyWhenChanged(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDB(t)
+	h := newConsole(t, db)
+	session := cookieHeader(signIn(t, h, "alice", addUser(t, db, "alice", auth.Operator)))
+	type row struct {
+		Version string    `db:"version"`
+		Expiry  time.Time `db:"expiry"`
+	}
+	stored := func() row {
+		t.Helper()
+		var r row
+		if err := db.GetContext(t.Context(), &r, `SELECT xmin::text AS version, expiry FROM sessions`); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	view := func() {
+		t.Helper()
+		res := do(t, h, http.MethodGet, "/audit", session)
+		readBody(t, res)
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("GET /audit = %d, want %d", res.StatusCode, http.StatusOK)
+		}
+	}
+	signedIn := stored()
+	for range 3 {
+		view()
+	}
+	if got := stored(); got != signedIn {
+		t.Errorf("three page views rewrote the session: %+v, then %+v", signedIn, got)
+	}
+	// Once the idle expiry would move by sessionRefresh, a view pushes it
+	// back.
+	if _, err := db.ExecContext(t.Context(), `UPDATE sessions SET expiry = expiry - $1 * interval '1 second'`, sessionRefresh.Seconds()); err != nil {
+		t.Fatal(err)
+	}
+	aged := stored()
+	view()
+	if got := stored(); got.Version == aged.Version || !got.Expiry.After(aged.Expiry) {
+		t.Errorf("a view after %v kept the session's expiry: %+v, then %+v", sessionRefresh, aged, got)
+	}
+}
+
+// TestSessionReadHonoursTheRequestsContext checks that a request whose
+// session cannot be read, as another transaction locks the sessions, ends
+// when its context does, not when the statement times out.
+func TestSessionReadHonoursTheRequestsContext(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDB(t)
+	h := newConsole(t, db)
+	session := cookieHeader(signIn(t, h, "alice", addUser(t, db, "alice", auth.Operator)))
+	lock, err := db.BeginTxx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Rollback()
+	if _, err := lock.ExecContext(t.Context(), `LOCK TABLE sessions IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	req := httptest.NewRequestWithContext(ctx, http.MethodGet, "/", nil)
+	req.Header = session
+	start := time.Now()
+	h.ServeHTTP(httptest.NewRecorder(), req)
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("a request whose session is locked took %v, although its context ended after 200ms", took)
+	}
+}
