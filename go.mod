@@ -10,7 +10,6 @@ tool (
 require (
 	github.com/a-h/templ v0.3.1100
 	github.com/alexedwards/argon2id v1.0.0
-	github.com/alexedwards/scs/postgresstore v0.0.0-20251002162104-209de6e426de
 	github.com/alexedwards/scs/v2 v2.9.0
 	github.com/jmoiron/sqlx v1.4.0
 	github.com/lib/pq v1.12.3

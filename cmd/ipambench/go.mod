@@ -18,7 +18,6 @@ require (
 	github.com/a-h/templ v0.3.1100 // indirect
 	github.com/agnivade/levenshtein v1.2.2 // indirect
 	github.com/alexedwards/argon2id v1.0.0 // indirect
-	github.com/alexedwards/scs/postgresstore v0.0.0-20251002162104-209de6e426de // indirect
 	github.com/alexedwards/scs/v2 v2.9.0 // indirect
 	github.com/avast/retry-go/v4 v4.7.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
