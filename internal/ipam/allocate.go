@@ -69,9 +69,9 @@ func (s *Service) claim(ctx context.Context, ext store.Ext, r claimRequest, undo
 			continue
 		}
 		row, err := store.InsertAllocation(ctx, ext, store.AllocationRow{
-			Namespace: cp.row.Namespace, Name: allocationName(cp.row.Name, a), PoolUID: cp.row.UID, Address: a.String(),
+			Namespace: cp.row.Namespace, Name: allocationName(cp.row.Name, a), PoolUID: cp.row.UID, Address: a,
 			OwnerKind: r.owner.Kind, OwnerUID: r.owner.UID, OwnerName: r.owner.Name, OwnerNamespace: r.ownerNS,
-			SubnetUID: store.NullString(r.subnetUID), CreatedBy: r.actor,
+			SubnetUID: r.subnetUID, CreatedBy: r.actor,
 		}, cp.row.Name)
 		switch {
 		case err == nil:
@@ -80,7 +80,7 @@ func (s *Service) claim(ctx context.Context, ext store.Ext, r claimRequest, undo
 			}
 			return allocationFromRow(row, cp.row.Name), nil
 		case errors.Is(err, store.ErrObjectExists):
-			c, err := store.ClaimConflictOf(ctx, ext, cp.row.UID, r.ownerKey(), a.String())
+			c, err := store.ClaimConflictOf(ctx, ext, cp.row.UID, r.ownerKey(), a)
 			if err != nil {
 				pv.free(a)
 				return Allocation{}, err
@@ -302,11 +302,13 @@ func (s *Service) Release(ctx context.Context, actor auth.Actor, in ReleaseInput
 		return false, err
 	}
 	var owner *Owner
+	var address netip.Addr
 	switch {
 	case in.Address != "" && in.Owner != nil:
 		return false, invalid("address", "address and owner name the allocation twice: give one")
 	case in.Address != "":
-		if _, err := parseAddr("address", in.Address); err != nil {
+		var err error
+		if address, err = parseAddr("address", in.Address); err != nil {
 			return false, err
 		}
 	case in.Owner != nil:
@@ -334,7 +336,7 @@ func (s *Service) Release(ctx context.Context, actor auth.Actor, in ReleaseInput
 		}
 		key = store.OwnerKey{Namespace: ns, Kind: owner.Kind, UID: owner.UID, Ref: owner.ref()}
 	}
-	_, err = s.release(ctx, s.db, cp, in.Address, key, actor.Name)
+	_, err = s.release(ctx, s.db, cp, address, key, actor.Name)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
 	}
@@ -343,7 +345,7 @@ func (s *Service) Release(ctx context.Context, actor auth.Actor, in ReleaseInput
 
 // release deletes one allocation and frees it in this process's view (other
 // processes learn it from the database's notification).
-func (s *Service) release(ctx context.Context, ext store.Ext, cp *cachedPool, address string, owner store.OwnerKey, actor string) (Allocation, error) {
+func (s *Service) release(ctx context.Context, ext store.Ext, cp *cachedPool, address netip.Addr, owner store.OwnerKey, actor string) (Allocation, error) {
 	row, err := store.ReleaseAllocation(ctx, ext, cp.row.UID, cp.row.Name, address, owner, actor)
 	if err != nil {
 		return Allocation{}, err

@@ -329,7 +329,7 @@ func applyPrivatePool(ctx context.Context, tx *store.Tx, actor auth.Actor, in Pr
 	if err != nil {
 		return "", err
 	}
-	if cidr, _ := netip.ParsePrefix(in.CIDR); pool.CIDR != cidr.String() {
+	if cidr, _ := netip.ParsePrefix(in.CIDR); pool.CIDR != cidr {
 		return "", at("spec.cidr", conflict("private pool %s/%s has cidr %s, its VPC's; a pool's spec never changes", pool.Namespace, pool.Name, pool.CIDR))
 	}
 	return setLabels(ctx, tx, actor, pool, in.Labels)
@@ -377,7 +377,7 @@ func (s *Service) applyVPC(ctx context.Context, tx *store.Tx, undo *undoList, ac
 		return "", err
 	case uid != "" && vpc.UID != uid:
 		return "", at("metadata.uid", conflict("VPC %s has uid %s; a VPC's uid never changes: give that one, or none", name, vpc.UID))
-	case vpc.CIDR != cidr.String():
+	case vpc.CIDR != cidr:
 		return "", at("spec.cidr", conflict("VPC %s has cidr %s; a VPC's cidr never changes: create another VPC", name, vpc.CIDR))
 	case vpc.Zone != in.Zone:
 		has := "has no zone"
@@ -415,10 +415,10 @@ func (s *Service) applySubnet(ctx context.Context, tx *store.Tx, actor auth.Acto
 	if err != nil {
 		return false, err
 	}
-	if cidr, _ := netip.ParsePrefix(in.CIDR); row.CIDR != cidr.String() {
+	if cidr, _ := netip.ParsePrefix(in.CIDR); row.CIDR != cidr {
 		return false, at(path+".cidr", conflict("subnet %s of VPC %s/%s has cidr %s; a subnet's cidr never changes: create another subnet", row.Name, vpc.Namespace, vpc.Name, row.CIDR))
 	}
-	if gw, _ := netip.ParseAddr(in.Gateway); in.Gateway != "" && row.Gateway != gw.String() {
+	if gw, _ := netip.ParseAddr(in.Gateway); in.Gateway != "" && row.Gateway != gw {
 		return false, at(path+".gateway", conflict("subnet %s of VPC %s/%s has gateway %s; a subnet's gateway never changes: create another subnet", row.Name, vpc.Namespace, vpc.Name, row.Gateway))
 	}
 	return false, nil

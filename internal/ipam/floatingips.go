@@ -58,7 +58,7 @@ func (s *Service) ClaimFloatingIP(ctx context.Context, actor auth.Actor, in Clai
 		if err != nil {
 			return err
 		}
-		row = store.FloatingIPRow{UID: uid, Namespace: in.Namespace, Name: in.Name, PoolUID: a.PoolUID, Pool: a.Pool, Address: a.Address.String(), CreatedBy: actor.Name}
+		row = store.FloatingIPRow{UID: uid, Namespace: in.Namespace, Name: in.Name, PoolUID: a.PoolUID, Pool: a.Pool, Address: a.Address, CreatedBy: actor.Name}
 		if err := store.InsertFloatingIP(ctx, tx, row); errors.Is(err, store.ErrObjectExists) {
 			return errFloatingIPRace
 		} else if err != nil {
@@ -122,7 +122,7 @@ func (s *Service) ReleaseFloatingIP(ctx context.Context, actor auth.Actor, names
 			return err
 		}
 		owner := store.OwnerKey{Namespace: f.Namespace, Kind: OwnerFloatingIP, UID: f.UID, Ref: f.Name}
-		if _, err := store.ReleaseAllocation(ctx, tx, f.PoolUID, f.Pool, "", owner, actor.Name); err != nil && !errors.Is(err, store.ErrNotFound) {
+		if _, err := store.ReleaseAllocation(ctx, tx, f.PoolUID, f.Pool, netip.Addr{}, owner, actor.Name); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
 		return store.InsertAudit(ctx, tx, store.AuditEntry{
@@ -134,9 +134,7 @@ func (s *Service) ReleaseFloatingIP(ctx context.Context, actor auth.Actor, names
 		return err
 	}
 	if pv, err := s.views.pool(ctx, f.PoolUID); err == nil {
-		if a, err := netip.ParseAddr(f.Address); err == nil {
-			pv.free(a)
-		}
+		pv.free(f.Address)
 	}
 	return nil
 }

@@ -71,7 +71,7 @@ func (s *Service) addressMap(ctx context.Context, cp *cachedPool, space candidat
 		return m, nil
 	}
 	first, last := candidates.Bounds(scope)
-	rows, err := store.AllocationsIn(ctx, s.db, cp.row.UID, first.String(), last.String())
+	rows, err := store.AllocationsIn(ctx, s.db, cp.row.UID, first, last)
 	if err != nil {
 		return AddressMap{}, err
 	}

@@ -59,10 +59,8 @@ func (s *Service) VPCSummaries(ctx context.Context, actor auth.Actor, namespace 
 		}
 		size := pool.spec.Candidates().Size()
 		sum := VPCSummary{VPC: vpcFromRow(r.VPCRow), Usage: Usage{Size: size, Used: r.Used, Free: size - r.Used}, Subnets: []Subnet{}}
-		if r.Router != "" {
-			sum.Router = Router{Pool: r.RouterPool}
-			sum.Router.Uplink, _ = netip.ParseAddr(r.Router)
-			sum.Router.DefaultRoute, _ = netip.ParseAddr(r.RouterGateway)
+		if r.Router.IsValid() {
+			sum.Router = Router{Pool: r.RouterPool, Uplink: r.Router, DefaultRoute: r.RouterGateway}
 		}
 		out = append(out, sum)
 		uids = append(uids, r.UID)

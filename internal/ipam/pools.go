@@ -31,7 +31,7 @@ func (s *Service) CreatePublicPool(ctx context.Context, actor auth.Actor, in Cre
 	if err != nil {
 		return Pool{}, err
 	}
-	return poolFromRow(row)
+	return poolFromRow(row), nil
 }
 
 // publicPoolRow validates in.
@@ -49,14 +49,10 @@ func publicPoolRow(actor auth.Actor, in CreatePublicPoolInput) (store.PoolRow, e
 	if err != nil {
 		return store.PoolRow{}, fromCandidates(err)
 	}
-	row := store.PoolRow{
-		UID: newUID(), Name: in.Name, Kind: string(Public), CIDR: spec.Prefix.String(),
+	return store.PoolRow{
+		UID: newUID(), Name: in.Name, Kind: string(Public), CIDR: spec.Prefix, Gateway: spec.Gateway,
 		Exclude: normalizeExcludes(in.Exclude), Zone: in.Zone, Labels: in.Labels, CreatedBy: actor.Name,
-	}
-	if spec.Gateway.IsValid() {
-		row.Gateway = store.NullString(spec.Gateway.String())
-	}
-	return row, nil
+	}, nil
 }
 
 // createPublicPool stores row in tx, or returns the pool of the same spec
@@ -151,11 +147,7 @@ func (s *Service) Pools(ctx context.Context, actor auth.Actor, kind PoolKind, na
 		if r.Namespace != "" && !actor.CanAccess(r.Namespace) || namespace != "" && r.Namespace != namespace {
 			continue
 		}
-		p, err := poolFromRow(r)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
+		out = append(out, poolFromRow(r))
 	}
 	return out, nil
 }
@@ -173,7 +165,7 @@ func (s *Service) Pool(ctx context.Context, actor auth.Actor, namespace, name st
 	if err != nil {
 		return Pool{}, err
 	}
-	return poolFromRow(row)
+	return poolFromRow(row), nil
 }
 
 // PoolUsage returns how full the pool is. A tenant looking at a public
@@ -263,6 +255,7 @@ func (s *Service) allocationPage(ctx context.Context, f store.AllocationFilter, 
 		if err != nil || !a.Is4() {
 			return AllocationPage{}, invalid("after", "after %s is not a cursor of this list", describe(page.After))
 		}
+		f.After = a
 	}
 	switch {
 	case len(page.Search) > 100:
@@ -270,7 +263,7 @@ func (s *Service) allocationPage(ctx context.Context, f store.AllocationFilter, 
 	case !storable(page.Search):
 		return AllocationPage{}, invalid("search", "search %s holds a NUL or is not UTF-8", describe(page.Search))
 	}
-	f.Search, f.After, f.Limit = page.Search, page.After, first+1
+	f.Search, f.Limit = page.Search, first+1
 	rows, err := store.Allocations(ctx, s.db, f)
 	if err != nil {
 		return AllocationPage{}, err
@@ -292,17 +285,17 @@ func (s *Service) allocationPage(ctx context.Context, f store.AllocationFilter, 
 		out.Allocations = append(out.Allocations, allocationFromRow(r, pool))
 	}
 	if len(rows) > 0 {
-		out.EndCursor = rows[len(rows)-1].Address
+		out.EndCursor = rows[len(rows)-1].Address.String()
 	}
 	return out, nil
 }
 
 // poolAudit is what the audit log keeps of a pool.
 func poolAudit(r store.PoolRow) map[string]any {
-	m := map[string]any{"uid": r.UID, "namespace": r.Namespace, "name": r.Name, "kind": r.Kind, "cidr": r.CIDR,
-		"exclude": []string(r.Exclude), "zone": r.Zone}
-	if r.Gateway.Valid {
-		m["gateway"] = r.Gateway.String
+	m := map[string]any{"uid": r.UID, "namespace": r.Namespace, "name": r.Name, "kind": r.Kind, "cidr": r.CIDR.String(),
+		"exclude": r.Exclude, "zone": r.Zone}
+	if r.Gateway.IsValid() {
+		m["gateway"] = r.Gateway.String()
 	}
 	if len(r.Labels) > 0 {
 		m["labels"] = r.Labels
@@ -312,9 +305,9 @@ func poolAudit(r store.PoolRow) map[string]any {
 
 // specSummary writes a pool's spec in a few words, for messages.
 func specSummary(r store.PoolRow) string {
-	parts := []string{"cidr " + r.CIDR}
-	if r.Gateway.Valid {
-		parts = append(parts, "gateway "+r.Gateway.String)
+	parts := []string{"cidr " + r.CIDR.String()}
+	if r.Gateway.IsValid() {
+		parts = append(parts, "gateway "+r.Gateway.String())
 	}
 	if len(r.Exclude) > 0 {
 		parts = append(parts, "exclude "+strings.Join(r.Exclude, ","))

@@ -128,15 +128,16 @@ func (s *Service) forgetPool(cp *cachedPool) {
 }
 
 func newCachedPool(row store.PoolRow) (*cachedPool, error) {
-	p, err := poolFromRow(row)
-	if err != nil {
-		return nil, err
+	p := poolFromRow(row)
+	spec := candidates.PoolSpec{CIDR: p.CIDR.String(), Exclude: p.Exclude}
+	if p.Gateway.IsValid() {
+		spec.Gateway = p.Gateway.String()
 	}
-	spec, err := candidates.ParsePool(candidates.PoolSpec{CIDR: row.CIDR, Gateway: row.Gateway.String, Exclude: row.Exclude})
+	parsed, err := candidates.ParsePool(spec)
 	if err != nil {
 		return nil, fmt.Errorf("ipam: the stored pool %s is invalid: %w", row.Name, err)
 	}
-	return &cachedPool{row: row, pool: p, spec: spec}, nil
+	return &cachedPool{row: row, pool: p, spec: parsed}, nil
 }
 
 // undoList collects what to undo in this process when a transaction that

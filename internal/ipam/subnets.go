@@ -71,12 +71,11 @@ func (s *Service) subnet(ctx context.Context, namespace, vpc, name string) (*cac
 	if err != nil {
 		return nil, err
 	}
-	req, err := cp.spec.ParseRequest(candidates.RequestSpec{Within: row.CIDR, Reserved: []string{row.Gateway}})
+	req, err := cp.spec.ParseRequest(candidates.RequestSpec{Within: row.CIDR.String(), Reserved: []string{row.Gateway.String()}})
 	if err != nil {
 		return nil, fromCandidates(err)
 	}
-	gateway, _ := netip.ParseAddr(row.Gateway)
-	cs = &cachedSubnet{vpc: v, subnet: row, pool: cp, space: cp.spec.Space(req), within: req.Within, gateway: gateway}
+	cs = &cachedSubnet{vpc: v, subnet: row, pool: cp, space: cp.spec.Space(req), within: req.Within, gateway: row.Gateway}
 	s.poolsMu.Lock()
 	s.subnets[key] = cs
 	s.poolsMu.Unlock()
@@ -88,7 +87,7 @@ func (s *Service) subnet(ctx context.Context, namespace, vpc, name string) (*cac
 func (s *Service) subnetHolding(ctx context.Context, cp *cachedPool, within netip.Prefix) (*cachedSubnet, error) {
 	vpc := strings.TrimPrefix(cp.row.Name, "vpc-")
 	if within.IsValid() {
-		row, err := store.SubnetContaining(ctx, s.db, cp.row.VPCUID.String, within.String())
+		row, err := store.SubnetContaining(ctx, s.db, cp.row.VPCUID, within)
 		if err == nil {
 			return s.subnet(ctx, cp.row.Namespace, vpc, row.Name)
 		}
@@ -96,7 +95,7 @@ func (s *Service) subnetHolding(ctx context.Context, cp *cachedPool, within neti
 			return nil, err
 		}
 	}
-	rows, err := store.Subnets(ctx, s.db, cp.row.VPCUID.String)
+	rows, err := store.Subnets(ctx, s.db, cp.row.VPCUID)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +109,7 @@ func (s *Service) subnetHolding(ctx context.Context, cp *cachedPool, within neti
 			cidrs = append(cidrs, fmt.Sprintf("and %d more", len(rows)-listed))
 			break
 		}
-		cidrs = append(cidrs, r.CIDR)
+		cidrs = append(cidrs, r.CIDR.String())
 	}
 	if !within.IsValid() {
 		return nil, invalid("within", "within is required in private pool %s: give the cidr of a subnet of VPC %s (%s), or a prefix inside one",
@@ -209,7 +208,7 @@ func (s *Service) createSubnet(ctx context.Context, tx *store.Tx, actor auth.Act
 		return store.SubnetRow{}, fromPlan(err)
 	}
 	cidr, gateway := plan.Prefix, plan.Gateway
-	row, err := store.InsertSubnet(ctx, tx, store.SubnetRow{UID: newUID(), VPCUID: vpc.UID, Name: in.Name, CIDR: cidr.String(), Gateway: gateway.String(), CreatedBy: actor.Name})
+	row, err := store.InsertSubnet(ctx, tx, store.SubnetRow{UID: newUID(), VPCUID: vpc.UID, Name: in.Name, CIDR: cidr, Gateway: gateway, CreatedBy: actor.Name})
 	if errors.Is(err, store.ErrObjectExists) {
 		if err := overlapRefusal(ctx, tx, vpc, cidr); err != nil {
 			return store.SubnetRow{}, err
@@ -250,11 +249,7 @@ func vpcLayout(ctx context.Context, ext store.Ext, v VPC) (candidates.VPCLayout,
 	}
 	layout := candidates.VPCLayout{Name: v.Name, Prefix: v.CIDR, Subnets: make([]candidates.NamedPrefix, 0, len(rows))}
 	for _, r := range rows {
-		p, err := netip.ParsePrefix(r.CIDR)
-		if err != nil {
-			return candidates.VPCLayout{}, fmt.Errorf("ipam: the stored subnet %s has cidr %q: %w", r.Name, r.CIDR, err)
-		}
-		layout.Subnets = append(layout.Subnets, candidates.NamedPrefix{Name: r.Name, Prefix: p})
+		layout.Subnets = append(layout.Subnets, candidates.NamedPrefix{Name: r.Name, Prefix: r.CIDR})
 	}
 	return layout, nil
 }
@@ -279,11 +274,10 @@ func nextSubnets(layout candidates.VPCLayout, bits, count int) ([]netip.Prefix, 
 
 // overlapRefusal refuses cidr if it overlaps a subnet of the VPC.
 func overlapRefusal(ctx context.Context, tx *store.Tx, vpc store.VPCRow, cidr netip.Prefix) error {
-	other, err := store.OverlappingSubnet(ctx, tx, vpc.UID, cidr.String())
+	other, err := store.OverlappingSubnet(ctx, tx, vpc.UID, cidr)
 	switch {
 	case err == nil:
-		prefix, _ := netip.ParsePrefix(other.CIDR)
-		return fromPlan(&candidates.OverlapError{VPC: vpc.Name, Prefix: cidr, Subnet: candidates.NamedPrefix{Name: other.Name, Prefix: prefix}})
+		return fromPlan(&candidates.OverlapError{VPC: vpc.Name, Prefix: cidr, Subnet: candidates.NamedPrefix{Name: other.Name, Prefix: other.CIDR}})
 	case errors.Is(err, store.ErrNotFound):
 		return nil
 	}
@@ -299,13 +293,12 @@ func (s *Service) linkAddresses(ctx context.Context, tx *store.Tx, vpc store.VPC
 	if err != nil {
 		return err
 	}
-	addrs, err := store.LinkAllocations(ctx, tx, pool.UID, row.UID, cidr.String())
+	addrs, err := store.LinkAllocations(ctx, tx, pool.UID, row.UID, cidr)
 	if err != nil {
 		return err
 	}
 	first, last := candidates.Bounds(cidr)
-	for _, s := range addrs {
-		a, _ := netip.ParseAddr(s)
+	for _, a := range addrs {
 		switch {
 		case a == gateway:
 			return fieldConflict("gateway", "%s, the gateway of subnet %s, is held already; give another gateway or release it first", a, cidr)

@@ -101,10 +101,8 @@ func loadTaken(ctx context.Context, db *store.DB, uid string) (candidates.SetBui
 	if err != nil {
 		return b, err
 	}
-	for _, s := range addrs {
-		if a, err := netip.ParseAddr(s); err == nil {
-			b.Add(a)
-		}
+	for _, a := range addrs {
+		b.Add(a)
 	}
 	return b, nil
 }

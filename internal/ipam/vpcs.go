@@ -109,7 +109,7 @@ func (s *Service) createVPC(ctx context.Context, tx *store.Tx, undo *undoList, a
 		}
 	}
 	cidr, _ := netip.ParsePrefix(in.CIDR)
-	vpc, err := store.InsertVPC(ctx, tx, store.VPCRow{UID: uid, Namespace: in.Namespace, Name: in.Name, CIDR: cidr.String(), Zone: in.Zone, CreatedBy: actor.Name})
+	vpc, err := store.InsertVPC(ctx, tx, store.VPCRow{UID: uid, Namespace: in.Namespace, Name: in.Name, CIDR: cidr, Zone: in.Zone, CreatedBy: actor.Name})
 	if errors.Is(err, store.ErrObjectExists) {
 		return store.VPCRow{}, conflict("VPC %s/%s exists already", in.Namespace, in.Name)
 	}
@@ -117,8 +117,8 @@ func (s *Service) createVPC(ctx context.Context, tx *store.Tx, undo *undoList, a
 		return store.VPCRow{}, err
 	}
 	pool, err := store.InsertPool(ctx, tx, store.PoolRow{
-		UID: newUID(), Namespace: in.Namespace, Name: "vpc-" + in.Name, Kind: string(Private), CIDR: cidr.String(),
-		VPCUID: store.NullString(vpc.UID), CreatedBy: actor.Name,
+		UID: newUID(), Namespace: in.Namespace, Name: "vpc-" + in.Name, Kind: string(Private), CIDR: cidr,
+		VPCUID: vpc.UID, CreatedBy: actor.Name,
 	})
 	if errors.Is(err, store.ErrObjectExists) {
 		return store.VPCRow{}, conflict("a pool named vpc-%s exists already in namespace %s", in.Name, in.Namespace)
@@ -264,9 +264,7 @@ func (s *Service) DeleteVPC(ctx context.Context, actor auth.Actor, namespace, na
 	s.forgetPoolUID(namespace, "vpc-"+name, pool.UID)
 	for _, u := range uplinks {
 		if pv, err := s.views.pool(ctx, u.PoolUID); err == nil {
-			if a, err := netip.ParseAddr(u.Address); err == nil {
-				pv.free(a)
-			}
+			pv.free(u.Address)
 		}
 	}
 	s.forgetSubnets(namespace, name)
@@ -330,8 +328,5 @@ func (s *Service) Router(ctx context.Context, actor auth.Actor, v VPC) (uplink A
 	if err != nil {
 		return Allocation{}, netip.Addr{}, false, err
 	}
-	if pool.Gateway.Valid {
-		defaultRoute, _ = netip.ParseAddr(pool.Gateway.String)
-	}
-	return allocationFromRow(rows[0], pool.Name), defaultRoute, true, nil
+	return allocationFromRow(rows[0], pool.Name), pool.Gateway, true, nil
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/netip"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -12,18 +13,18 @@ import (
 
 // An AllocationRow is a row of allocations.
 type AllocationRow struct {
-	Namespace      string         `db:"namespace"`
-	Name           string         `db:"name"`
-	PoolUID        string         `db:"pool_uid"`
-	Address        string         `db:"address"`
-	OwnerKind      string         `db:"owner_kind"`
-	OwnerUID       string         `db:"owner_uid"`
-	OwnerName      string         `db:"owner_name"`
-	OwnerNamespace string         `db:"owner_namespace"`
-	SubnetUID      sql.NullString `db:"subnet_uid"`
-	UID            string         `db:"uid"`
-	CreatedAt      time.Time      `db:"created_at"`
-	CreatedBy      string         `db:"created_by"`
+	Namespace      string
+	Name           string
+	PoolUID        string
+	Address        netip.Addr
+	OwnerKind      string
+	OwnerUID       string
+	OwnerName      string
+	OwnerNamespace string
+	SubnetUID      string // "" when the address lies in no subnet
+	UID            string
+	CreatedAt      time.Time
+	CreatedBy      string
 }
 
 // An OwnerKey is what identifies an owner in a pool (the unique index
@@ -58,8 +59,8 @@ const insertAllocationSQL = `WITH a AS (
 // address of the pool, nothing is stored and the error wraps
 // ErrObjectExists: the unique indexes decide, never a lock.
 func InsertAllocation(ctx context.Context, ext sqlx.QueryerContext, a AllocationRow, pool string) (AllocationRow, error) {
-	var out AllocationRow
-	args := []any{a.Namespace, a.Name, a.PoolUID, a.Address, a.OwnerKind, a.OwnerUID, a.OwnerName, a.OwnerNamespace, a.SubnetUID, a.CreatedBy, pool}
+	var scanned allocationScan
+	args := []any{a.Namespace, a.Name, a.PoolUID, a.Address.String(), a.OwnerKind, a.OwnerUID, a.OwnerName, a.OwnerNamespace, nullable(a.SubnetUID), a.CreatedBy, pool}
 	var err error
 	switch ext := ext.(type) {
 	case *DB:
@@ -67,10 +68,10 @@ func InsertAllocation(ctx context.Context, ext sqlx.QueryerContext, a Allocation
 		// and planning it on every claim would cost more than the insert.
 		var stmt *sqlx.Stmt
 		if stmt, err = ext.prepared(ctx, &ext.claim, insertAllocationSQL); err == nil {
-			err = stmt.GetContext(ctx, &out, args...)
+			err = stmt.GetContext(ctx, &scanned, args...)
 		}
 	default:
-		err = sqlx.GetContext(ctx, ext, &out, insertAllocationSQL, args...)
+		err = sqlx.GetContext(ctx, ext, &scanned, insertAllocationSQL, args...)
 	}
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
@@ -80,7 +81,7 @@ func InsertAllocation(ctx context.Context, ext sqlx.QueryerContext, a Allocation
 	case err != nil:
 		return AllocationRow{}, fmt.Errorf("store: unable to insert the allocation %s: %w", a.Name, classify(err))
 	}
-	return out, nil
+	return scanned.row()
 }
 
 // A ClaimConflict is what stands in the way of a claim whose insert
@@ -94,25 +95,29 @@ type ClaimConflict struct {
 
 // ClaimConflictOf reads, in one round trip, what the owner holds in the
 // pool and what holds address.
-func ClaimConflictOf(ctx context.Context, ext sqlx.QueryerContext, poolUID string, owner OwnerKey, address string) (ClaimConflict, error) {
+func ClaimConflictOf(ctx context.Context, ext sqlx.QueryerContext, poolUID string, owner OwnerKey, address netip.Addr) (ClaimConflict, error) {
 	var rows []struct {
-		AllocationRow
+		allocationScan
 		Holds string `db:"holds"`
 	}
 	err := sqlx.SelectContext(ctx, ext, &rows, `SELECT `+allocationColumns+`, 'owner' AS holds FROM allocations
 			WHERE pool_uid = $1 AND owner_namespace = $2 AND owner_kind = $3 AND owner_uid = $4 AND owner_ref = $5
 		UNION ALL
 		SELECT `+allocationColumns+`, 'address' FROM allocations WHERE pool_uid = $1 AND address = $6::inet`,
-		poolUID, owner.Namespace, owner.Kind, owner.UID, owner.Ref, address)
+		poolUID, owner.Namespace, owner.Kind, owner.UID, owner.Ref, address.String())
 	if err != nil {
 		return ClaimConflict{}, fmt.Errorf("store: unable to read what holds %s: %w", address, classify(err))
 	}
 	var c ClaimConflict
-	for i := range rows {
-		if rows[i].Holds == "owner" {
-			c.Owner = &rows[i].AllocationRow
+	for _, r := range rows {
+		a, err := r.row()
+		if err != nil {
+			return ClaimConflict{}, err
+		}
+		if r.Holds == "owner" {
+			c.Owner = &a
 		} else {
-			c.Address = &rows[i].AllocationRow
+			c.Address = &a
 		}
 	}
 	return c, nil
@@ -121,8 +126,7 @@ func ClaimConflictOf(ctx context.Context, ext sqlx.QueryerContext, poolUID strin
 // OwnerAllocation returns the allocation the owner holds in the pool, or
 // ErrNotFound.
 func OwnerAllocation(ctx context.Context, ext sqlx.QueryerContext, poolUID string, owner OwnerKey) (AllocationRow, error) {
-	var a AllocationRow
-	err := sqlx.GetContext(ctx, ext, &a, `SELECT `+allocationColumns+` FROM allocations
+	a, err := getRow[allocationScan](ctx, ext, `SELECT `+allocationColumns+` FROM allocations
 		WHERE pool_uid = $1 AND owner_namespace = $2 AND owner_kind = $3 AND owner_uid = $4 AND owner_ref = $5`,
 		poolUID, owner.Namespace, owner.Kind, owner.UID, owner.Ref)
 	return a, found(err, "allocation")
@@ -154,8 +158,7 @@ func RenameVM(ctx context.Context, ext sqlx.ExtContext, namespace, uid, hostname
 // VPCUplinks returns the router uplinks of the VPC uid of namespace: the
 // addresses its router holds in the public pools of zone.
 func VPCUplinks(ctx context.Context, ext sqlx.QueryerContext, namespace, uid, zone string) ([]AllocationRow, error) {
-	var as []AllocationRow
-	err := sqlx.SelectContext(ctx, ext, &as, `SELECT `+allocationColumns+` FROM allocations
+	as, err := selectRows[allocationScan](ctx, ext, `SELECT `+allocationColumns+` FROM allocations
 		WHERE owner_namespace = $1 AND owner_kind = 'VPC' AND owner_uid = $2 AND owner_ref = 'router'
 			AND pool_uid IN (SELECT uid FROM pools WHERE kind = 'public' AND zone = $3)
 		ORDER BY allocations.address`, namespace, uid, zone)
@@ -166,22 +169,33 @@ func VPCUplinks(ctx context.Context, ext sqlx.QueryerContext, namespace, uid, zo
 }
 
 // TakenAddresses returns every address held in the pool, in order.
-func TakenAddresses(ctx context.Context, ext sqlx.QueryerContext, poolUID string) ([]string, error) {
+func TakenAddresses(ctx context.Context, ext sqlx.QueryerContext, poolUID string) ([]netip.Addr, error) {
 	var as []string
 	if err := sqlx.SelectContext(ctx, ext, &as, `SELECT host(address) FROM allocations WHERE pool_uid = $1 ORDER BY address`, poolUID); err != nil {
 		return nil, fmt.Errorf("store: unable to read the taken addresses of pool %s: %w", poolUID, classify(err))
 	}
-	return as, nil
+	return addrsOf("pool "+poolUID, as)
+}
+
+// addrsOf reads host() texts.
+func addrsOf(what string, ss []string) ([]netip.Addr, error) {
+	out := make([]netip.Addr, len(ss))
+	for i, s := range ss {
+		var err error
+		if out[i], err = addrOf(what, s); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // ReleaseAllocation deletes the allocation of the pool at address (when
-// address is not empty) or held by the owner, records it in the audit log
+// address is valid) or held by the owner, records it in the audit log
 // and returns it; ErrNotFound when nothing was held.
-func ReleaseAllocation(ctx context.Context, ext sqlx.QueryerContext, poolUID, pool, address string, owner OwnerKey, actor string) (AllocationRow, error) {
-	var out AllocationRow
-	err := sqlx.GetContext(ctx, ext, &out, `WITH d AS (
+func ReleaseAllocation(ctx context.Context, ext sqlx.QueryerContext, poolUID, pool string, address netip.Addr, owner OwnerKey, actor string) (AllocationRow, error) {
+	out, err := getRow[allocationScan](ctx, ext, `WITH d AS (
 			DELETE FROM allocations
-			WHERE pool_uid = $1 AND (CASE WHEN $2 <> '' THEN address = $2::inet
+			WHERE pool_uid = $1 AND (CASE WHEN $2::inet IS NOT NULL THEN address = $2::inet
 				ELSE owner_namespace = $8 AND owner_kind = $3 AND owner_uid = $4 AND owner_ref = $5 END)
 			RETURNING *
 		), audit AS (
@@ -193,7 +207,7 @@ func ReleaseAllocation(ctx context.Context, ext sqlx.QueryerContext, poolUID, po
 			FROM d
 		)
 		SELECT `+allocationColumns+` FROM d`,
-		poolUID, address, owner.Kind, owner.UID, owner.Ref, actor, pool, owner.Namespace)
+		poolUID, addrArg(address), owner.Kind, owner.UID, owner.Ref, actor, pool, owner.Namespace)
 	return out, found(err, "allocation")
 }
 
@@ -204,15 +218,15 @@ type AllocationFilter struct {
 	// OwnerNamespaces, when not nil, keeps only allocations whose owner
 	// lives in one of these namespaces (a tenant's view of public pools).
 	OwnerNamespaces []string
-	Search          string // in the address or the owner's name
-	After           string // an address: list those above it
+	Search          string     // in the address or the owner's name
+	After           netip.Addr // list those above it, when valid
 	Limit           int
 }
 
 func (f AllocationFilter) where() (string, []any) {
 	var ownerNS any
 	if f.OwnerNamespaces != nil {
-		ownerNS = pqArray(f.OwnerNamespaces)
+		ownerNS = textArray(f.OwnerNamespaces)
 	}
 	return `pool_uid = $1 AND ($2 = '' OR subnet_uid = $2::uuid)
 		AND ($3::text[] IS NULL OR owner_namespace = ANY($3))
@@ -223,10 +237,9 @@ func (f AllocationFilter) where() (string, []any) {
 // Allocations returns a page of allocations in address order.
 func Allocations(ctx context.Context, ext sqlx.QueryerContext, f AllocationFilter) ([]AllocationRow, error) {
 	where, args := f.where()
-	args = append(args, f.After, f.Limit)
-	var as []AllocationRow
-	err := sqlx.SelectContext(ctx, ext, &as, `SELECT `+allocationColumns+` FROM allocations
-		WHERE `+where+` AND ($5 = '' OR address > $5::inet)
+	args = append(args, addrArg(f.After), f.Limit)
+	as, err := selectRows[allocationScan](ctx, ext, `SELECT `+allocationColumns+` FROM allocations
+		WHERE `+where+` AND ($5::inet IS NULL OR address > $5::inet)
 		ORDER BY allocations.address LIMIT $6`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to list the allocations: %w", classify(err))
@@ -260,8 +273,7 @@ func CountAllocationsOfKind(ctx context.Context, ext sqlx.QueryerContext, poolUI
 // when subnetUID is set) but those of owners of kind keep, records each in
 // the audit log and returns them.
 func ReleaseAllocations(ctx context.Context, ext sqlx.QueryerContext, poolUID, subnetUID, keep, pool, actor string) ([]AllocationRow, error) {
-	var out []AllocationRow
-	err := sqlx.SelectContext(ctx, ext, &out, `WITH d AS (
+	out, err := selectRows[allocationScan](ctx, ext, `WITH d AS (
 			DELETE FROM allocations
 			WHERE pool_uid = $1 AND ($2 = '' OR subnet_uid = $2::uuid) AND owner_kind <> $3
 			RETURNING *
@@ -283,10 +295,9 @@ func ReleaseAllocations(ctx context.Context, ext sqlx.QueryerContext, poolUID, s
 
 // AllocationsIn returns the allocations of the pool from address lo to hi,
 // in address order.
-func AllocationsIn(ctx context.Context, ext sqlx.QueryerContext, poolUID, lo, hi string) ([]AllocationRow, error) {
-	var as []AllocationRow
-	err := sqlx.SelectContext(ctx, ext, &as, `SELECT `+allocationColumns+` FROM allocations
-		WHERE pool_uid = $1 AND address BETWEEN $2::inet AND $3::inet ORDER BY allocations.address`, poolUID, lo, hi)
+func AllocationsIn(ctx context.Context, ext sqlx.QueryerContext, poolUID string, lo, hi netip.Addr) ([]AllocationRow, error) {
+	as, err := selectRows[allocationScan](ctx, ext, `SELECT `+allocationColumns+` FROM allocations
+		WHERE pool_uid = $1 AND address BETWEEN $2::inet AND $3::inet ORDER BY allocations.address`, poolUID, lo.String(), hi.String())
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to list the allocations from %s to %s: %w", lo, hi, classify(err))
 	}
@@ -295,12 +306,12 @@ func AllocationsIn(ctx context.Context, ext sqlx.QueryerContext, poolUID, lo, hi
 
 // LinkAllocations makes the subnet uid of the pool the subnet of the pool's
 // allocations in cidr that have none, and returns their addresses.
-func LinkAllocations(ctx context.Context, ext sqlx.QueryerContext, poolUID, uid, cidr string) ([]string, error) {
+func LinkAllocations(ctx context.Context, ext sqlx.QueryerContext, poolUID, uid string, cidr netip.Prefix) ([]netip.Addr, error) {
 	var as []string
 	err := sqlx.SelectContext(ctx, ext, &as, `UPDATE allocations SET subnet_uid = $2
-		WHERE pool_uid = $1 AND subnet_uid IS NULL AND address <<= $3::cidr RETURNING host(address)`, poolUID, uid, cidr)
+		WHERE pool_uid = $1 AND subnet_uid IS NULL AND address <<= $3::cidr RETURNING host(address)`, poolUID, uid, cidr.String())
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to link the allocations of %s to its subnet: %w", cidr, classify(err))
 	}
-	return as, nil
+	return addrsOf("subnet "+uid, as)
 }

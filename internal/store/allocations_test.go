@@ -1,9 +1,9 @@
 package store_test
 
 import (
-	"database/sql"
 	"errors"
 	"fmt"
+	"net/netip"
 	"sync"
 	"testing"
 
@@ -15,12 +15,13 @@ import (
 // returns the pool's uid.
 func privatePool(t *testing.T, db *store.DB) string {
 	t.Helper()
-	v, err := store.InsertVPC(t.Context(), db, store.VPCRow{UID: "8f0c5c6e-0d3b-4c8e-9a51-5c1b0c3d2e10", Namespace: "acme/prod", Name: "main", CIDR: "10.42.0.0/16", CreatedBy: "test"})
+	cidr := netip.MustParsePrefix("10.42.0.0/16")
+	v, err := store.InsertVPC(t.Context(), db, store.VPCRow{UID: "8f0c5c6e-0d3b-4c8e-9a51-5c1b0c3d2e10", Namespace: "acme/prod", Name: "main", CIDR: cidr, CreatedBy: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	p, err := store.InsertPool(t.Context(), db, store.PoolRow{UID: "0b8e2b4a-6a51-4c1e-8f0d-2d9b1a7c3e44", Namespace: "acme/prod", Name: "vpc-main", Kind: "private",
-		CIDR: "10.42.0.0/16", VPCUID: sql.NullString{String: v.UID, Valid: true}, CreatedBy: "test"})
+		CIDR: cidr, VPCUID: v.UID, CreatedBy: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +29,7 @@ func privatePool(t *testing.T, db *store.DB) string {
 }
 
 func vmRow(pool, address, uid, name, ns string) store.AllocationRow {
-	return store.AllocationRow{Namespace: "acme/prod", Name: "vpc-main-" + address, PoolUID: pool, Address: address,
+	return store.AllocationRow{Namespace: "acme/prod", Name: "vpc-main-" + address, PoolUID: pool, Address: netip.MustParseAddr(address),
 		OwnerKind: "VirtualMachine", OwnerUID: uid, OwnerName: name, OwnerNamespace: ns, CreatedBy: "test"}
 }
 

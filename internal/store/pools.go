@@ -7,26 +7,26 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/netip"
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	"github.com/lib/pq"
 )
 
 // A PoolRow is a row of pools.
 type PoolRow struct {
-	UID       string         `db:"uid"`
-	Namespace string         `db:"namespace"`
-	Name      string         `db:"name"`
-	Kind      string         `db:"kind"`
-	CIDR      string         `db:"cidr"`
-	Gateway   sql.NullString `db:"gateway"`
-	Exclude   pq.StringArray `db:"exclude"`
-	Zone      string         `db:"zone"`
-	VPCUID    sql.NullString `db:"vpc_uid"`
-	Labels    Labels         `db:"labels"`
-	CreatedAt time.Time      `db:"created_at"`
-	CreatedBy string         `db:"created_by"`
+	UID       string
+	Namespace string
+	Name      string
+	Kind      string
+	CIDR      netip.Prefix
+	Gateway   netip.Addr // the zero Addr when the pool has none
+	Exclude   []string
+	Zone      string
+	VPCUID    string // a private pool's VPC; "" for a public pool
+	Labels    Labels
+	CreatedAt time.Time
+	CreatedBy string
 }
 
 // Labels are a pool's labels, a jsonb object of strings. Nil is stored as
@@ -66,15 +66,11 @@ const poolColumns = `uid, namespace, name, kind, cidr::text AS cidr, host(gatewa
 // for a public pool, its prefix overlaps another's, it returns an error
 // wrapping ErrObjectExists.
 func InsertPool(ctx context.Context, ext sqlx.ExtContext, p PoolRow) (PoolRow, error) {
-	if p.Exclude == nil {
-		p.Exclude = pq.StringArray{}
-	}
-	var out PoolRow
-	err := sqlx.GetContext(ctx, ext, &out, `INSERT INTO pools (uid, namespace, name, kind, cidr, gateway, exclude, zone, vpc_uid, labels, created_by)
+	out, err := getRow[poolScan](ctx, ext, `INSERT INTO pools (uid, namespace, name, kind, cidr, gateway, exclude, zone, vpc_uid, labels, created_by)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 		ON CONFLICT DO NOTHING
 		RETURNING `+poolColumns,
-		p.UID, p.Namespace, p.Name, p.Kind, p.CIDR, p.Gateway, p.Exclude, p.Zone, p.VPCUID, p.Labels, p.CreatedBy)
+		p.UID, p.Namespace, p.Name, p.Kind, p.CIDR.String(), addrArg(p.Gateway), textArray(p.Exclude), p.Zone, nullable(p.VPCUID), p.Labels, p.CreatedBy)
 	if errors.Is(err, sql.ErrNoRows) {
 		return PoolRow{}, fmt.Errorf("store: pool %s: %w", p.Name, ErrObjectExists)
 	}
@@ -86,23 +82,20 @@ func InsertPool(ctx context.Context, ext sqlx.ExtContext, p PoolRow) (PoolRow, e
 
 // Pool returns the pool namespace/name, or ErrNotFound.
 func Pool(ctx context.Context, ext sqlx.QueryerContext, namespace, name string) (PoolRow, error) {
-	var p PoolRow
-	err := sqlx.GetContext(ctx, ext, &p, `SELECT `+poolColumns+` FROM pools WHERE namespace = $1 AND name = $2`, namespace, name)
+	p, err := getRow[poolScan](ctx, ext, `SELECT `+poolColumns+` FROM pools WHERE namespace = $1 AND name = $2`, namespace, name)
 	return p, found(err, "pool")
 }
 
 // PoolByUID returns the pool uid, or ErrNotFound.
 func PoolByUID(ctx context.Context, ext sqlx.QueryerContext, uid string) (PoolRow, error) {
-	var p PoolRow
-	err := sqlx.GetContext(ctx, ext, &p, `SELECT `+poolColumns+` FROM pools WHERE uid = $1`, uid)
+	p, err := getRow[poolScan](ctx, ext, `SELECT `+poolColumns+` FROM pools WHERE uid = $1`, uid)
 	return p, found(err, "pool")
 }
 
 // Pools returns the pools of kind ("" for both) in namespace order, then
 // name order.
 func Pools(ctx context.Context, ext sqlx.QueryerContext, kind string) ([]PoolRow, error) {
-	var ps []PoolRow
-	err := sqlx.SelectContext(ctx, ext, &ps, `SELECT `+poolColumns+` FROM pools WHERE $1 = '' OR kind = $1 ORDER BY namespace, name`, kind)
+	ps, err := selectRows[poolScan](ctx, ext, `SELECT `+poolColumns+` FROM pools WHERE $1 = '' OR kind = $1 ORDER BY namespace, name`, kind)
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to list the pools: %w", classify(err))
 	}
@@ -111,8 +104,7 @@ func Pools(ctx context.Context, ext sqlx.QueryerContext, kind string) ([]PoolRow
 
 // PublicPoolsInZone returns the public pools of zone in name order.
 func PublicPoolsInZone(ctx context.Context, ext sqlx.QueryerContext, zone string) ([]PoolRow, error) {
-	var ps []PoolRow
-	err := sqlx.SelectContext(ctx, ext, &ps, `SELECT `+poolColumns+` FROM pools WHERE kind = 'public' AND zone = $1 ORDER BY name`, zone)
+	ps, err := selectRows[poolScan](ctx, ext, `SELECT `+poolColumns+` FROM pools WHERE kind = 'public' AND zone = $1 ORDER BY name`, zone)
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to list the pools of zone %s: %w", zone, classify(err))
 	}
@@ -120,17 +112,15 @@ func PublicPoolsInZone(ctx context.Context, ext sqlx.QueryerContext, zone string
 }
 
 // OverlappingPublicPool returns a public pool whose prefix overlaps cidr.
-func OverlappingPublicPool(ctx context.Context, ext sqlx.QueryerContext, cidr string) (PoolRow, error) {
-	var p PoolRow
-	err := sqlx.GetContext(ctx, ext, &p, `SELECT `+poolColumns+` FROM pools WHERE kind = 'public' AND cidr && $1::cidr ORDER BY name LIMIT 1`, cidr)
+func OverlappingPublicPool(ctx context.Context, ext sqlx.QueryerContext, cidr netip.Prefix) (PoolRow, error) {
+	p, err := getRow[poolScan](ctx, ext, `SELECT `+poolColumns+` FROM pools WHERE kind = 'public' AND cidr && $1::cidr ORDER BY name LIMIT 1`, cidr.String())
 	return p, found(err, "pool")
 }
 
 // SetPoolLabels replaces the labels of the pool uid and returns it as
 // stored, or ErrNotFound.
 func SetPoolLabels(ctx context.Context, ext sqlx.QueryerContext, uid string, labels Labels) (PoolRow, error) {
-	var p PoolRow
-	err := sqlx.GetContext(ctx, ext, &p, `UPDATE pools SET labels = $2 WHERE uid = $1 RETURNING `+poolColumns, uid, labels)
+	p, err := getRow[poolScan](ctx, ext, `UPDATE pools SET labels = $2 WHERE uid = $1 RETURNING `+poolColumns, uid, labels)
 	return p, found(err, "pool")
 }
 

@@ -40,10 +40,6 @@ var (
 	_ Ext = (*Tx)(nil)
 )
 
-// NullString is s as the value of a nullable text column: NULL when s is
-// empty.
-func NullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
-
 // MaxOpenConns is the size of each process's connection pool.
 const MaxOpenConns = 20
 

@@ -14,16 +14,33 @@ import (
 // A UserRow is a row of users: a person or a robot that signs in to the
 // console or the API.
 type UserRow struct {
-	Name       string         `db:"name" json:"name"`
-	Role       string         `db:"role" json:"role"` // operator or tenant
-	Namespaces pq.StringArray `db:"namespaces" json:"namespaces"`
+	Name       string   `json:"name"`
+	Role       string   `json:"role"` // operator or tenant
+	Namespaces []string `json:"namespaces"`
 	// PasswordHash is never shown, not even in the audit log.
-	PasswordHash string    `db:"password_hash" json:"-"`
-	CreatedAt    time.Time `db:"created_at" json:"createdAt"`
+	PasswordHash string    `json:"-"`
+	CreatedAt    time.Time `json:"createdAt"`
 	// SessionGeneration is kept by the console sessions the user starts;
 	// a session whose generation is not the user's any more has ended.
 	// SetPassword and EndSessions draw a new one.
-	SessionGeneration int64 `db:"session_generation" json:"-"`
+	SessionGeneration int64 `json:"-"`
+}
+
+// userScan is a row of users as the driver reads it.
+type userScan struct {
+	Name              string         `db:"name"`
+	Role              string         `db:"role"`
+	Namespaces        pq.StringArray `db:"namespaces"`
+	PasswordHash      string         `db:"password_hash"`
+	CreatedAt         time.Time      `db:"created_at"`
+	SessionGeneration int64          `db:"session_generation"`
+}
+
+func (s userScan) row() (UserRow, error) {
+	return UserRow{
+		Name: s.Name, Role: s.Role, Namespaces: append([]string{}, s.Namespaces...), PasswordHash: s.PasswordHash,
+		CreatedAt: s.CreatedAt, SessionGeneration: s.SessionGeneration,
+	}, nil
 }
 
 // The audit log's object kinds of users and their tokens.
@@ -39,12 +56,12 @@ const userColumns = `name, role, namespaces, password_hash, created_at, session_
 // tokens, it runs in a transaction of its own with its audit entry.
 func CreateUser(ctx context.Context, db *DB, actor string, u UserRow) (UserRow, error) {
 	if u.Namespaces == nil {
-		u.Namespaces = pq.StringArray{}
+		u.Namespaces = []string{}
 	}
 	err := InTx(ctx, db, func(tx *Tx) error {
 		err := tx.GetContext(ctx, &u.CreatedAt, `INSERT INTO users (name, role, namespaces, password_hash)
 			VALUES ($1, $2, $3, $4) RETURNING created_at`,
-			u.Name, u.Role, u.Namespaces, u.PasswordHash)
+			u.Name, u.Role, textArray(u.Namespaces), u.PasswordHash)
 		if _, ok := isUniqueViolation(err); ok {
 			return fmt.Errorf("store: unable to create the user %s: %w", u.Name, ErrObjectExists)
 		}
@@ -67,8 +84,7 @@ func CreateUser(ctx context.Context, db *DB, actor string, u UserRow) (UserRow, 
 
 // User returns the user called name, or ErrNotFound.
 func User(ctx context.Context, q sqlx.QueryerContext, name string) (UserRow, error) {
-	var u UserRow
-	err := sqlx.GetContext(ctx, q, &u, `SELECT `+userColumns+` FROM users WHERE name = $1`, name)
+	u, err := getRow[userScan](ctx, q, `SELECT `+userColumns+` FROM users WHERE name = $1`, name)
 	if errors.Is(err, sql.ErrNoRows) {
 		return UserRow{}, fmt.Errorf("store: unable to find the user %s: %w", name, ErrNotFound)
 	}
@@ -80,8 +96,8 @@ func User(ctx context.Context, q sqlx.QueryerContext, name string) (UserRow, err
 
 // Users returns every user, by name.
 func Users(ctx context.Context, q sqlx.QueryerContext) ([]UserRow, error) {
-	var users []UserRow
-	if err := sqlx.SelectContext(ctx, q, &users, `SELECT `+userColumns+` FROM users ORDER BY name`); err != nil {
+	users, err := selectRows[userScan](ctx, q, `SELECT `+userColumns+` FROM users ORDER BY name`)
+	if err != nil {
 		return nil, fmt.Errorf("store: unable to list the users: %w", classify(err))
 	}
 	return users, nil
@@ -100,8 +116,7 @@ func CountUsers(ctx context.Context, q sqlx.QueryerContext) (int, error) {
 // their console sessions (see EndSessions), or fails with ErrNotFound.
 func SetPassword(ctx context.Context, db *DB, actor, name, passwordHash string) error {
 	return InTx(ctx, db, func(tx *Tx) error {
-		var u UserRow
-		err := tx.GetContext(ctx, &u, `UPDATE users
+		u, err := getRow[userScan](ctx, tx, `UPDATE users
 			SET password_hash = $2, session_generation = nextval('users_session_generation_seq')
 			WHERE name = $1 RETURNING `+userColumns,
 			name, passwordHash)
@@ -129,8 +144,7 @@ func SetPassword(ctx context.Context, db *DB, actor, name, passwordHash string) 
 // with ErrNotFound.
 func EndSessions(ctx context.Context, db *DB, actor, name string) error {
 	return InTx(ctx, db, func(tx *Tx) error {
-		var u UserRow
-		err := tx.GetContext(ctx, &u, `UPDATE users SET session_generation = nextval('users_session_generation_seq')
+		u, err := getRow[userScan](ctx, tx, `UPDATE users SET session_generation = nextval('users_session_generation_seq')
 			WHERE name = $1 RETURNING `+userColumns, name)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("store: unable to end the sessions of %s: %w", name, ErrNotFound)
@@ -184,8 +198,7 @@ func CreateToken(ctx context.Context, db *DB, actor, user string, hash []byte) e
 // UserByTokenHash returns the user holding the unrevoked API token of that
 // SHA-256 hash, or ErrNotFound.
 func UserByTokenHash(ctx context.Context, q sqlx.QueryerContext, hash []byte) (UserRow, error) {
-	var u UserRow
-	err := sqlx.GetContext(ctx, q, &u, `SELECT u.name, u.role, u.namespaces, u.password_hash, u.created_at, u.session_generation
+	u, err := getRow[userScan](ctx, q, `SELECT u.name, u.role, u.namespaces, u.password_hash, u.created_at, u.session_generation
 		FROM api_tokens t JOIN users u ON u.name = t.user_name
 		WHERE t.token_hash = $1 AND t.revoked_at IS NULL`, hash)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -3,8 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
-
-	"github.com/jmoiron/sqlx"
+	"net/netip"
 )
 
 // A VPCSummaryRow is a VPC with what a list of VPCs shows of it: its
@@ -12,15 +11,43 @@ import (
 // uplink.
 type VPCSummaryRow struct {
 	VPCRow
-	Pool PoolRow `db:"pool"`
+	Pool PoolRow
 	// Used counts the allocations of the pool.
-	Used int `db:"used"`
-	// Router is the uplink's address, "" for a VPC without one; RouterPool
-	// is its pool and RouterGateway that pool's gateway, "" when it has
-	// none.
-	Router        string `db:"router"`
-	RouterPool    string `db:"router_pool"`
-	RouterGateway string `db:"router_gateway"`
+	Used int
+	// Router is the uplink's address, the zero Addr for a VPC without one;
+	// RouterPool is its pool and RouterGateway that pool's gateway, the
+	// zero Addr when it has none.
+	Router        netip.Addr
+	RouterPool    string
+	RouterGateway netip.Addr
+}
+
+// vpcSummaryScan is a VPCSummaryRow as the driver reads it.
+type vpcSummaryScan struct {
+	vpcScan
+	Pool          poolScan `db:"pool"`
+	Used          int      `db:"used"`
+	Router        string   `db:"router"`
+	RouterPool    string   `db:"router_pool"`
+	RouterGateway string   `db:"router_gateway"`
+}
+
+func (s vpcSummaryScan) row() (VPCSummaryRow, error) {
+	v, err := s.vpcScan.row()
+	if err != nil {
+		return VPCSummaryRow{}, err
+	}
+	pool, err := s.Pool.row()
+	if err != nil {
+		return VPCSummaryRow{}, err
+	}
+	what := "the uplink of vpc " + v.Namespace + "/" + v.Name
+	router, err := addrOf(what, s.Router)
+	if err != nil {
+		return VPCSummaryRow{}, err
+	}
+	gateway, err := addrOf(what, s.RouterGateway)
+	return VPCSummaryRow{VPCRow: v, Pool: pool, Used: s.Used, Router: router, RouterPool: s.RouterPool, RouterGateway: gateway}, err
 }
 
 // vpcSummariesSQL reads every VPC with its pool, the pool's count of
@@ -47,8 +74,8 @@ const vpcSummariesSQL = `SELECT v.uid, v.namespace, v.name, v.cidr::text AS cidr
 // VPCSummaries returns every VPC with its pool, usage and uplink, in
 // namespace order, then name order: one statement, however many VPCs.
 func VPCSummaries(ctx context.Context, ext Ext) ([]VPCSummaryRow, error) {
-	var vs []VPCSummaryRow
-	if err := sqlx.SelectContext(ctx, ext, &vs, vpcSummariesSQL); err != nil {
+	vs, err := selectRows[vpcSummaryScan](ctx, ext, vpcSummariesSQL)
+	if err != nil {
 		return nil, fmt.Errorf("store: unable to list the vpcs with their pools: %w", classify(err))
 	}
 	return vs, nil
@@ -57,8 +84,7 @@ func VPCSummaries(ctx context.Context, ext Ext) ([]VPCSummaryRow, error) {
 // SubnetsOfVPCs returns the subnets of the VPCs uids (UUIDs), by VPC, each
 // VPC's in address order: one statement, however many VPCs.
 func SubnetsOfVPCs(ctx context.Context, ext Ext, uids []string) ([]SubnetRow, error) {
-	var ss []SubnetRow
-	err := sqlx.SelectContext(ctx, ext, &ss, `SELECT `+subnetColumns+` FROM subnets WHERE vpc_uid = ANY($1::uuid[]) ORDER BY vpc_uid, subnets.cidr`, pqArray(uids))
+	ss, err := selectRows[subnetScan](ctx, ext, `SELECT `+subnetColumns+` FROM subnets WHERE vpc_uid = ANY($1::uuid[]) ORDER BY vpc_uid, subnets.cidr`, textArray(uids))
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to list the subnets of %d vpcs: %w", len(uids), classify(err))
 	}

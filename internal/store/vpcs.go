@@ -5,32 +5,31 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/netip"
 	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	"github.com/lib/pq"
 )
 
 // A VPCRow is a row of vpcs.
 type VPCRow struct {
-	UID       string    `db:"uid"`
-	Namespace string    `db:"namespace"`
-	Name      string    `db:"name"`
-	CIDR      string    `db:"cidr"`
-	Zone      string    `db:"zone"`
-	CreatedAt time.Time `db:"created_at"`
-	CreatedBy string    `db:"created_by"`
+	UID       string
+	Namespace string
+	Name      string
+	CIDR      netip.Prefix
+	Zone      string
+	CreatedAt time.Time
+	CreatedBy string
 }
 
 const vpcColumns = `uid, namespace, name, cidr::text AS cidr, zone, created_at, created_by`
 
 // InsertVPC stores v; ErrObjectExists when its name is taken.
 func InsertVPC(ctx context.Context, ext sqlx.QueryerContext, v VPCRow) (VPCRow, error) {
-	var out VPCRow
-	err := sqlx.GetContext(ctx, ext, &out, `INSERT INTO vpcs (uid, namespace, name, cidr, zone, created_by)
+	out, err := getRow[vpcScan](ctx, ext, `INSERT INTO vpcs (uid, namespace, name, cidr, zone, created_by)
 		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING `+vpcColumns,
-		v.UID, v.Namespace, v.Name, v.CIDR, v.Zone, v.CreatedBy)
+		v.UID, v.Namespace, v.Name, v.CIDR.String(), v.Zone, v.CreatedBy)
 	if errors.Is(err, sql.ErrNoRows) {
 		return VPCRow{}, fmt.Errorf("store: vpc %s/%s: %w", v.Namespace, v.Name, ErrObjectExists)
 	}
@@ -48,22 +47,20 @@ func VPC(ctx context.Context, ext sqlx.QueryerContext, namespace, name string, l
 	if lock {
 		q += ` FOR UPDATE`
 	}
-	var v VPCRow
-	err := sqlx.GetContext(ctx, ext, &v, q, namespace, name)
+	v, err := getRow[vpcScan](ctx, ext, q, namespace, name)
 	return v, found(err, "vpc")
 }
 
 // VPCByUID returns the VPC uid, or ErrNotFound; uid must be a UUID.
 func VPCByUID(ctx context.Context, ext sqlx.QueryerContext, uid string) (VPCRow, error) {
-	var v VPCRow
-	err := sqlx.GetContext(ctx, ext, &v, `SELECT `+vpcColumns+` FROM vpcs WHERE uid = $1`, uid)
+	v, err := getRow[vpcScan](ctx, ext, `SELECT `+vpcColumns+` FROM vpcs WHERE uid = $1`, uid)
 	return v, found(err, "vpc")
 }
 
 // VPCs returns every VPC in namespace order, then name order.
 func VPCs(ctx context.Context, ext sqlx.QueryerContext) ([]VPCRow, error) {
-	var vs []VPCRow
-	if err := sqlx.SelectContext(ctx, ext, &vs, `SELECT `+vpcColumns+` FROM vpcs ORDER BY namespace, name`); err != nil {
+	vs, err := selectRows[vpcScan](ctx, ext, `SELECT `+vpcColumns+` FROM vpcs ORDER BY namespace, name`)
+	if err != nil {
 		return nil, fmt.Errorf("store: unable to list the vpcs: %w", classify(err))
 	}
 	return vs, nil
@@ -84,13 +81,13 @@ func DeleteVPC(ctx context.Context, ext sqlx.ExtContext, uid string) error {
 
 // A SubnetRow is a row of subnets.
 type SubnetRow struct {
-	UID       string    `db:"uid"`
-	VPCUID    string    `db:"vpc_uid"`
-	Name      string    `db:"name"`
-	CIDR      string    `db:"cidr"`
-	Gateway   string    `db:"gateway"`
-	CreatedAt time.Time `db:"created_at"`
-	CreatedBy string    `db:"created_by"`
+	UID       string
+	VPCUID    string
+	Name      string
+	CIDR      netip.Prefix
+	Gateway   netip.Addr
+	CreatedAt time.Time
+	CreatedBy string
 }
 
 const subnetColumns = `uid, vpc_uid, name, cidr::text AS cidr, host(gateway) AS gateway, created_at, created_by`
@@ -99,10 +96,9 @@ const subnetColumns = `uid, vpc_uid, name, cidr::text AS cidr, host(gateway) AS 
 // or it overlaps a subnet of the VPC (the exclusion constraint
 // subnets_no_overlap decides, whatever the transactions).
 func InsertSubnet(ctx context.Context, ext sqlx.QueryerContext, s SubnetRow) (SubnetRow, error) {
-	var out SubnetRow
-	err := sqlx.GetContext(ctx, ext, &out, `INSERT INTO subnets (uid, vpc_uid, name, cidr, gateway, created_by)
+	out, err := getRow[subnetScan](ctx, ext, `INSERT INTO subnets (uid, vpc_uid, name, cidr, gateway, created_by)
 		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING `+subnetColumns,
-		s.UID, s.VPCUID, s.Name, s.CIDR, s.Gateway, s.CreatedBy)
+		s.UID, s.VPCUID, s.Name, s.CIDR.String(), addrArg(s.Gateway), s.CreatedBy)
 	if errors.Is(err, sql.ErrNoRows) {
 		return SubnetRow{}, fmt.Errorf("store: subnet %s: %w", s.Name, ErrObjectExists)
 	}
@@ -114,15 +110,14 @@ func InsertSubnet(ctx context.Context, ext sqlx.QueryerContext, s SubnetRow) (Su
 
 // Subnet returns the subnet of the VPC by name, or ErrNotFound.
 func Subnet(ctx context.Context, ext sqlx.QueryerContext, vpcUID, name string) (SubnetRow, error) {
-	var s SubnetRow
-	err := sqlx.GetContext(ctx, ext, &s, `SELECT `+subnetColumns+` FROM subnets WHERE vpc_uid = $1 AND name = $2`, vpcUID, name)
+	s, err := getRow[subnetScan](ctx, ext, `SELECT `+subnetColumns+` FROM subnets WHERE vpc_uid = $1 AND name = $2`, vpcUID, name)
 	return s, found(err, "subnet")
 }
 
 // Subnets returns the subnets of the VPC in address order.
 func Subnets(ctx context.Context, ext sqlx.QueryerContext, vpcUID string) ([]SubnetRow, error) {
-	var ss []SubnetRow
-	if err := sqlx.SelectContext(ctx, ext, &ss, `SELECT `+subnetColumns+` FROM subnets WHERE vpc_uid = $1 ORDER BY subnets.cidr`, vpcUID); err != nil {
+	ss, err := selectRows[subnetScan](ctx, ext, `SELECT `+subnetColumns+` FROM subnets WHERE vpc_uid = $1 ORDER BY subnets.cidr`, vpcUID)
+	if err != nil {
 		return nil, fmt.Errorf("store: unable to list the subnets: %w", classify(err))
 	}
 	return ss, nil
@@ -130,16 +125,14 @@ func Subnets(ctx context.Context, ext sqlx.QueryerContext, vpcUID string) ([]Sub
 
 // SubnetContaining returns the subnet of the VPC that holds the prefix
 // cidr, or ErrNotFound.
-func SubnetContaining(ctx context.Context, ext sqlx.QueryerContext, vpcUID, cidr string) (SubnetRow, error) {
-	var s SubnetRow
-	err := sqlx.GetContext(ctx, ext, &s, `SELECT `+subnetColumns+` FROM subnets WHERE vpc_uid = $1 AND cidr >>= $2::cidr`, vpcUID, cidr)
+func SubnetContaining(ctx context.Context, ext sqlx.QueryerContext, vpcUID string, cidr netip.Prefix) (SubnetRow, error) {
+	s, err := getRow[subnetScan](ctx, ext, `SELECT `+subnetColumns+` FROM subnets WHERE vpc_uid = $1 AND cidr >>= $2::cidr`, vpcUID, cidr.String())
 	return s, found(err, "subnet")
 }
 
 // OverlappingSubnet returns a subnet of the VPC whose prefix overlaps cidr.
-func OverlappingSubnet(ctx context.Context, ext sqlx.QueryerContext, vpcUID, cidr string) (SubnetRow, error) {
-	var s SubnetRow
-	err := sqlx.GetContext(ctx, ext, &s, `SELECT `+subnetColumns+` FROM subnets WHERE vpc_uid = $1 AND cidr && $2::cidr ORDER BY subnets.cidr LIMIT 1`, vpcUID, cidr)
+func OverlappingSubnet(ctx context.Context, ext sqlx.QueryerContext, vpcUID string, cidr netip.Prefix) (SubnetRow, error) {
+	s, err := getRow[subnetScan](ctx, ext, `SELECT `+subnetColumns+` FROM subnets WHERE vpc_uid = $1 AND cidr && $2::cidr ORDER BY subnets.cidr LIMIT 1`, vpcUID, cidr.String())
 	return s, found(err, "subnet")
 }
 
@@ -155,17 +148,17 @@ func DeleteSubnet(ctx context.Context, ext sqlx.ExtContext, uid string) error {
 	return nil
 }
 
-// A FloatingIPRow is a row of floating_ips.
+// A FloatingIPRow is a row of floating_ips, with its pool's name and zone.
 type FloatingIPRow struct {
-	UID       string    `db:"uid"`
-	Namespace string    `db:"namespace"`
-	Name      string    `db:"name"`
-	PoolUID   string    `db:"pool_uid"`
-	Pool      string    `db:"pool"`
-	Zone      string    `db:"zone"`
-	Address   string    `db:"address"`
-	CreatedAt time.Time `db:"created_at"`
-	CreatedBy string    `db:"created_by"`
+	UID       string
+	Namespace string
+	Name      string
+	PoolUID   string
+	Pool      string
+	Zone      string
+	Address   netip.Addr
+	CreatedAt time.Time
+	CreatedBy string
 }
 
 const floatingIPSelect = `SELECT f.uid, f.namespace, f.name, f.pool_uid, p.name AS pool, p.zone, host(f.address) AS address, f.created_at, f.created_by
@@ -175,7 +168,7 @@ const floatingIPSelect = `SELECT f.uid, f.namespace, f.name, f.pool_uid, p.name 
 func InsertFloatingIP(ctx context.Context, ext sqlx.ExtContext, f FloatingIPRow) error {
 	res, err := ext.ExecContext(ctx, `INSERT INTO floating_ips (uid, namespace, name, pool_uid, address, created_by)
 		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-		f.UID, f.Namespace, f.Name, f.PoolUID, f.Address, f.CreatedBy)
+		f.UID, f.Namespace, f.Name, f.PoolUID, f.Address.String(), f.CreatedBy)
 	if err != nil {
 		return fmt.Errorf("store: unable to insert the floating ip %s/%s: %w", f.Namespace, f.Name, classify(err))
 	}
@@ -187,15 +180,14 @@ func InsertFloatingIP(ctx context.Context, ext sqlx.ExtContext, f FloatingIPRow)
 
 // FloatingIP returns the floating IP namespace/name, or ErrNotFound.
 func FloatingIP(ctx context.Context, ext sqlx.QueryerContext, namespace, name string) (FloatingIPRow, error) {
-	var f FloatingIPRow
-	err := sqlx.GetContext(ctx, ext, &f, floatingIPSelect+` WHERE f.namespace = $1 AND f.name = $2`, namespace, name)
+	f, err := getRow[floatingIPScan](ctx, ext, floatingIPSelect+` WHERE f.namespace = $1 AND f.name = $2`, namespace, name)
 	return f, found(err, "floating ip")
 }
 
 // FloatingIPs returns every floating IP in namespace order, then name order.
 func FloatingIPs(ctx context.Context, ext sqlx.QueryerContext) ([]FloatingIPRow, error) {
-	var fs []FloatingIPRow
-	if err := sqlx.SelectContext(ctx, ext, &fs, floatingIPSelect+` ORDER BY f.namespace, f.name`); err != nil {
+	fs, err := selectRows[floatingIPScan](ctx, ext, floatingIPSelect+` ORDER BY f.namespace, f.name`)
+	if err != nil {
 		return nil, fmt.Errorf("store: unable to list the floating ips: %w", classify(err))
 	}
 	return fs, nil
@@ -205,16 +197,13 @@ func FloatingIPs(ctx context.Context, ext sqlx.QueryerContext) ([]FloatingIPRow,
 // or ErrNotFound. Of two concurrent deletes, the second waits for the first
 // and finds nothing.
 func DeleteFloatingIP(ctx context.Context, ext sqlx.QueryerContext, namespace, name string) (FloatingIPRow, error) {
-	var f FloatingIPRow
-	err := sqlx.GetContext(ctx, ext, &f, `WITH f AS (
+	f, err := getRow[floatingIPScan](ctx, ext, `WITH f AS (
 			DELETE FROM floating_ips WHERE namespace = $1 AND name = $2 RETURNING *
 		)
 		SELECT f.uid, f.namespace, f.name, f.pool_uid, p.name AS pool, p.zone, host(f.address) AS address, f.created_at, f.created_by
 		FROM f JOIN pools p ON p.uid = f.pool_uid`, namespace, name)
 	return f, found(err, "floating ip")
 }
-
-func pqArray(v []string) any { return pq.StringArray(v) }
 
 // likeEscape escapes the wildcards of LIKE in s.
 func likeEscape(s string) string {
