@@ -46,8 +46,13 @@ func TestCloseWaitsForItsGoroutines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(runningOwn()) == 0 {
-		t.Fatalf("no goroutine of %v runs after New", ownGoroutines)
+	// The goroutines New started may not have reached their functions
+	// yet.
+	for deadline := time.Now().Add(5 * time.Second); len(runningOwn()) == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			svc.Close()
+			t.Fatalf("no goroutine of %v runs after New", ownGoroutines)
+		}
 	}
 	svc.Close()
 	if running := runningOwn(); len(running) > 0 {
