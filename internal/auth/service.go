@@ -119,18 +119,6 @@ func (s *Service) AuthenticateToken(ctx context.Context, token string) (Actor, e
 	return actorOf(u), nil
 }
 
-// AuthenticatePassword returns the user called name when password is
-// theirs, or ErrUnauthenticated. An unknown name costs the same password
-// check as a wrong password, so the time taken does not tell the two apart.
-// Unlike SignIn, it counts no failure.
-func (s *Service) AuthenticatePassword(ctx context.Context, name, password string) (Actor, error) {
-	u, err := s.checkPassword(ctx, name, password)
-	if err != nil {
-		return Actor{}, err
-	}
-	return actorOf(u), nil
-}
-
 // SignInLimit bounds the failed sign-ins SignIn allows within 10 minutes:
 // 5 of one user name from one client address; 100 of one user name from
 // all addresses together, so that failures from elsewhere hold the user

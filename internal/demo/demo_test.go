@@ -34,7 +34,7 @@ func TestLoadOnce(t *testing.T) {
 	if len(logins) != 2 {
 		t.Fatalf("logins = %+v, want acme and globex", logins)
 	}
-	acme, err := users.AuthenticatePassword(ctx, logins[0].User, logins[0].Password)
+	acme, _, err := users.SignIn(ctx, "192.0.2.1", logins[0].User, logins[0].Password)
 	if err != nil {
 		t.Fatalf("signing in as %s: %v", logins[0].User, err)
 	}
