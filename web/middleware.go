@@ -12,9 +12,10 @@ import (
 )
 
 // contentSecurityPolicy allows the console's own scripts, styles and the
-// WebAssembly preview, and nothing from other origins.
+// WebAssembly preview, and nothing from other origins. Images and fonts
+// may also be data: URLs, as GraphiQL's stylesheet carries its fonts.
 const contentSecurityPolicy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; " +
-	"img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+	"img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 type requestIDKey struct{}
 
