@@ -1,4 +1,4 @@
-// Package static holds the console's files: its stylesheet, the vendored
+// Package static holds the console's files: its stylesheet and icon, the vendored
 // htmx, the vendored GraphiQL and React of the API's explorer, and the
 // candidate preview compiled to WebAssembly with Go's loader.
 // The preview (wasm/preview.wasm) is built by `make wasm`, never committed.
@@ -6,9 +6,9 @@ package static
 
 import "embed"
 
-// Files are the files under css/, js/, graphiql/ and wasm/.
+// Files are the files under css/, img/, js/, graphiql/ and wasm/.
 //
-//go:embed css js graphiql wasm
+//go:embed css img js graphiql wasm
 var Files embed.FS
 
 // HTMXIntegrity is the Subresource Integrity value of js/htmx.min.js.

@@ -18,6 +18,7 @@ import (
 var servedTypes = map[string]string{
 	".css":  "text/css; charset=utf-8",
 	".js":   "text/javascript; charset=utf-8",
+	".svg":  "image/svg+xml",
 	".wasm": "application/wasm",
 }
 
