@@ -23,6 +23,9 @@ type AuditEntry struct {
 	ObjectName string    `db:"object_name"`
 	Before     RawJSON   `db:"before"` // nil when the object is new
 	After      RawJSON   `db:"after"`  // nil when the object is gone
+	// Branch is the branch the change was made on: "" for the IP half,
+	// which has no branches.
+	Branch string `db:"branch"`
 }
 
 // RawJSON is a JSON document of a jsonb column, as json.RawMessage, but
@@ -63,9 +66,9 @@ func (j RawJSON) MarshalJSON() ([]byte, error) {
 
 // InsertAudit records e, in the caller's transaction when ext is one.
 func InsertAudit(ctx context.Context, ext sqlx.ExtContext, e AuditEntry) error {
-	_, err := ext.ExecContext(ctx, `INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, before, after)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		e.Actor, e.Action, e.Namespace, e.ObjectKind, e.ObjectName, e.Before, e.After)
+	_, err := ext.ExecContext(ctx, `INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, before, after, branch)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		e.Actor, e.Action, e.Namespace, e.ObjectKind, e.ObjectName, e.Before, e.After, nullable(e.Branch))
 	if err != nil {
 		return fmt.Errorf("store: unable to record the change of %s %s: %w", e.ObjectKind, e.ObjectName, classify(err))
 	}

@@ -25,7 +25,7 @@ type AuditFilter struct {
 	Limit int
 }
 
-const auditColumns = `id, at, actor, action, namespace, object_kind, object_name, before, after`
+const auditColumns = `id, at, actor, action, namespace, object_kind, object_name, before, after, COALESCE(branch, '') AS branch`
 
 // AuditEntries returns the entries f keeps, newest first. A namespace no
 // stored entry can have (not UTF-8, or holding a NUL) matches nothing.
