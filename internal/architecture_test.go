@@ -31,7 +31,7 @@ var importRules = []importRule{
 		},
 	},
 	{
-		dirs: []string{"internal/ipam"},
+		dirs: []string{"internal/ipam", "internal/branch"},
 		refused: func(path string) string {
 			for _, driver := range []string{"database/sql", "github.com/jmoiron/sqlx", "github.com/lib/pq"} {
 				if path == driver || strings.HasPrefix(path, driver+"/") {

@@ -28,6 +28,9 @@ type AuditEntry struct {
 	// Before and After are the object as JSON documents: Before is nil when
 	// the object is new, After when it is gone.
 	Before, After json.RawMessage
+	// Branch is the branch of a change of branches, schemas and objects of
+	// kinds (internal/branch); "" for the IP half, which has no branches.
+	Branch string
 }
 
 // An AuditFilter narrows a reading of the audit log.
@@ -59,7 +62,7 @@ func (s *Service) AuditLog(ctx context.Context, actor auth.Actor, f AuditFilter)
 	out := make([]AuditEntry, len(rows))
 	for i, r := range rows {
 		out[i] = AuditEntry{ID: r.ID, At: r.At, Actor: r.Actor, Action: r.Action, Namespace: r.Namespace, Kind: r.ObjectKind, Name: r.ObjectName,
-			Before: json.RawMessage(r.Before), After: json.RawMessage(r.After)}
+			Before: json.RawMessage(r.Before), After: json.RawMessage(r.After), Branch: r.Branch}
 	}
 	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 
+	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/store"
 )
@@ -142,23 +143,32 @@ type Refusal struct {
 func (r Refusal) Retryable() bool { return r.Code == CodeUnavailable }
 
 // Classify says what err is, for every edge alike (console, GraphQL,
-// command line). The messages of the domain's refusals are meant for
-// users; for CodeUnavailable and CodeInternal the message is err's, to be
-// logged, not shown.
+// command line): the errors of this package and of internal/branch
+// (branches, the schema of kinds, objects). The messages of the domains'
+// refusals are meant for users; for CodeUnavailable and CodeInternal the
+// message is err's, to be logged, not shown.
 func Classify(err error) Refusal {
 	var invalid *InvalidError
 	var conflicting *ConflictError
+	var branchInvalid *branch.InvalidError
+	var branchConflict *branch.ConflictError
 	switch {
 	case errors.As(err, &invalid):
 		return Refusal{Code: CodeInvalidArgument, Field: invalid.Field, Message: invalid.Message}
-	case errors.Is(err, ErrInvalid):
+	case errors.As(err, &branchInvalid):
+		return Refusal{Code: CodeInvalidArgument, Field: branchInvalid.Field, Message: branchInvalid.Message}
+	case errors.Is(err, ErrInvalid), errors.Is(err, branch.ErrInvalid):
 		return Refusal{Code: CodeInvalidArgument, Message: err.Error()}
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, ErrNotFound), errors.Is(err, branch.ErrNotFound):
 		return Refusal{Code: CodeNotFound, Message: err.Error()}
 	case errors.Is(err, ErrForbidden):
 		return Refusal{Code: CodeForbidden, Message: err.Error()}
 	case errors.As(err, &conflicting):
 		return Refusal{Code: CodeConflict, Field: conflicting.Field, Message: conflicting.Message}
+	case errors.As(err, &branchConflict):
+		return Refusal{Code: CodeConflict, Field: branchConflict.Field, Message: branchConflict.Message}
+	case errors.Is(err, branch.ErrConflict):
+		return Refusal{Code: CodeConflict, Message: err.Error()}
 	case errors.Is(err, ErrPoolExhausted):
 		return Refusal{Code: CodePoolExhausted, Message: err.Error()}
 	case store.Unavailable(err):

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"testing"
 
+	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -23,6 +24,12 @@ func TestClassify(t *testing.T) {
 		{&ExhaustedError{Pool: "p", Scope: netip.MustParsePrefix("10.0.0.0/30")}, Refusal{CodePoolExhausted, "", "pool p has no free address in 10.0.0.0/30"}},
 		{fmt.Errorf("reading: %w", store.ErrUnavailable), Refusal{CodeUnavailable, "", "reading: store: the database is unavailable"}},
 		{errors.New("boom"), Refusal{CodeInternal, "", "boom"}},
+		// internal/branch's refusals, classified by the same function.
+		{&branch.InvalidError{Field: "vlan_id", Message: "vlan_id: a value is required"}, Refusal{CodeInvalidArgument, "vlan_id", "vlan_id: a value is required"}},
+		{&branch.NotFoundError{What: "branch add-vlans"}, Refusal{CodeNotFound, "", "branch add-vlans not found"}},
+		{&branch.ConflictError{Field: "site", Message: "Violates uniqueness constraint 'site-vlan_id'"}, Refusal{CodeConflict, "site", "Violates uniqueness constraint 'site-vlan_id'"}},
+		{&branch.MergeError{Branch: "b", Action: "merge", Fields: []branch.FieldConflict{{Object: "o", Kind: "IpamVLAN", Field: "name"}}},
+			Refusal{CodeConflict, "", "cannot merge branch b into main: IpamVLAN o: name changed on both sides"}},
 	}
 	for _, tt := range tests {
 		if got := Classify(tt.err); got != tt.want {

@@ -30,7 +30,9 @@ func TestBranchesAndVersions(t *testing.T) {
 		}
 		return seq
 	}
-	data := func(v string) map[string]json.RawMessage { return map[string]json.RawMessage{"a": json.RawMessage(`"` + v + `"`)} }
+	data := func(v string) map[string]json.RawMessage {
+		return map[string]json.RawMessage{"a": json.RawMessage(`"` + v + `"`)}
+	}
 	main := store.View{Branch: store.MainBranchID}
 	first := write(store.VersionWrite{View: main, ID: id, Kind: "k", Data: data("one"),
 		Audit: store.AuditEntry{Actor: "op", Action: "create", ObjectKind: "K", Branch: "main"}})

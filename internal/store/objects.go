@@ -404,7 +404,7 @@ func WriteVersion(ctx context.Context, tx *Tx, w VersionWrite) (seq int64, refus
 	default:
 		written = `written AS (
 			UPDATE object_versions SET data = $4::jsonb, deleted = $5, from_seq = nextval('changes_seq')
-			WHERE object_id = $2::uuid AND branch_id = $1 AND to_seq IS NULL AND from_seq = $15
+			WHERE object_id = $2::uuid AND branch_id = $1 AND to_seq IS NULL AND from_seq = $15 AND kind = $3
 			RETURNING from_seq
 		)`
 	}

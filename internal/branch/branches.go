@@ -1,0 +1,168 @@
+package branch
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strings"
+	"time"
+
+	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/store"
+)
+
+// Main is the name of the default branch, which always exists.
+const Main = "main"
+
+// MaxBranchNameLength bounds a branch's name, in bytes.
+const MaxBranchNameLength = 64
+
+// A branch's name: letters, digits, '.', '_', '-', in segments separated by
+// '/' (feature/vlans), each starting with a letter or a digit, so that
+// /graphql/<branch> is a path no client or proxy rewrites.
+var branchNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)*$`)
+
+// A Branch is a name and a branch point: it sees main as it was at the
+// point, plus its own changes. main, the default branch, has no point.
+type Branch struct {
+	ID        int64  `json:"id"`
+	Name      string `json:"name"`
+	IsDefault bool   `json:"is_default"` // main
+	// BranchedFrom is when the branch point was set: when the branch was
+	// created, or last rebased or merged; main's creation on main.
+	BranchedFrom time.Time `json:"branched_from"`
+	// Point is the number of the last change of main the branch sees
+	// (changes are numbered across branches, in order, not densely); 0 on
+	// main.
+	Point int64 `json:"point"`
+	// OwnSchema says whether the branch changed the schema since its branch
+	// point.
+	OwnSchema bool      `json:"own_schema"`
+	CreatedAt time.Time `json:"created_at"`
+	CreatedBy string    `json:"created_by"`
+}
+
+func branchOf(r store.BranchRow) Branch {
+	return Branch{ID: r.ID, Name: r.Name, IsDefault: r.ID == store.MainBranchID, BranchedFrom: r.BranchedAt, Point: r.BranchedFrom,
+		OwnSchema: r.SchemaSeq != 0 && r.ID != store.MainBranchID, CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy}
+}
+
+// ValidateBranchName says what is wrong with a name for a new branch, as
+// an *InvalidError of the field "name", or returns nil.
+func ValidateBranchName(name string) error {
+	switch {
+	case name == "":
+		return invalid("name", "name is required, such as add-vlans")
+	case len(name) > MaxBranchNameLength:
+		return invalid("name", "name is %d characters, more than %d", len(name), MaxBranchNameLength)
+	case !branchNamePattern.MatchString(name) || strings.Contains(name, ".."):
+		return invalid("name", "name %s is not a branch's name: letters, digits, '.', '_' and '-', in segments separated by '/', each starting with a letter or a digit", shown(name))
+	}
+	return nil
+}
+
+// Branches returns every branch, main first, then by name. Tenants see
+// none.
+func (s *Service) Branches(ctx context.Context, actor auth.Actor) ([]Branch, error) {
+	if !actor.IsOperator() {
+		return nil, nil
+	}
+	rows, err := store.Branches(ctx, s.db)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Branch, len(rows))
+	for i, r := range rows {
+		out[i] = branchOf(r)
+	}
+	return out, nil
+}
+
+// Branch returns the branch called name; ErrNotFound when there is none,
+// or to a tenant.
+func (s *Service) Branch(ctx context.Context, actor auth.Actor, name string) (Branch, error) {
+	if !actor.IsOperator() {
+		return Branch{}, notFound("branch %s", name)
+	}
+	row, err := store.Branch(ctx, s.db, name)
+	if errors.Is(err, store.ErrNotFound) {
+		return Branch{}, notFound("branch %s", name)
+	}
+	if err != nil {
+		return Branch{}, err
+	}
+	return branchOf(row), nil
+}
+
+// CreateBranch creates the branch name at main's head: it sees main as it
+// is now. It costs one row whatever the database holds. A name in use is a
+// *ConflictError; a malformed one an *InvalidError.
+func (s *Service) CreateBranch(ctx context.Context, actor auth.Actor, name string) (Branch, error) {
+	if !actor.IsOperator() {
+		return Branch{}, notFound("branch %s", name)
+	}
+	if err := ValidateBranchName(name); err != nil {
+		return Branch{}, err
+	}
+	var b Branch
+	err := store.InTx(ctx, s.db, func(tx *store.Tx) error {
+		// main held alone: every change of main numbered below the new
+		// branch point is committed, and none is made meanwhile.
+		if _, err := store.LockBranch(ctx, tx, Main, store.ExclusiveBranch, store.ObjectLocks{}); err != nil {
+			return err
+		}
+		row, err := store.InsertBranch(ctx, tx, name, actor.Name)
+		if errors.Is(err, store.ErrObjectExists) {
+			return &ConflictError{Field: "name", Message: "branch " + name + " exists"}
+		}
+		if err != nil {
+			return err
+		}
+		b = branchOf(row)
+		return store.InsertAudit(ctx, tx, branchAudit(actor, "create", b, nil, &b))
+	})
+	return b, err
+}
+
+// DeleteBranch deletes the branch name and discards its changes: its
+// objects' versions, unique values and schema. main cannot be deleted.
+func (s *Service) DeleteBranch(ctx context.Context, actor auth.Actor, name string) (Branch, error) {
+	if !actor.IsOperator() {
+		return Branch{}, notFound("branch %s", name)
+	}
+	if name == Main {
+		return Branch{}, invalid("name", "branch main is the default branch; it cannot be deleted")
+	}
+	var b Branch
+	err := store.InTx(ctx, s.db, func(tx *store.Tx) error {
+		row, err := store.LockBranch(ctx, tx, name, store.ExclusiveBranch, store.ObjectLocks{})
+		if errors.Is(err, store.ErrNotFound) {
+			return notFound("branch %s", name)
+		}
+		if err != nil {
+			return err
+		}
+		b = branchOf(row)
+		if err := store.DeleteBranch(ctx, tx, row.ID); err != nil {
+			return err
+		}
+		return store.InsertAudit(ctx, tx, branchAudit(actor, "delete", b, &b, nil))
+	})
+	if err != nil {
+		return Branch{}, err
+	}
+	s.forget(b.ID)
+	return b, nil
+}
+
+// branchAudit is the audit entry of a change of the branch b itself.
+func branchAudit(actor auth.Actor, action string, b Branch, before, after any) store.AuditEntry {
+	e := store.AuditEntry{Actor: actor.Name, Action: action, ObjectKind: "Branch", ObjectName: b.Name, Branch: b.Name}
+	if before != nil {
+		e.Before = store.JSON(before)
+	}
+	if after != nil {
+		e.After = store.JSON(after)
+	}
+	return e
+}

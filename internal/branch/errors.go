@@ -1,0 +1,187 @@
+package branch
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel errors callers branch on. Each error the package returns wraps
+// one of them (or is the database's: store.ErrUnavailable and the rest);
+// ipam.Classify turns them into the codes of every edge: INVALID_ARGUMENT,
+// NOT_FOUND, CONFLICT.
+var (
+	// ErrInvalid: the request is malformed; an *InvalidError says which
+	// field.
+	ErrInvalid = errors.New("invalid argument")
+	// ErrNotFound: no such branch or object, or the actor may not see it
+	// (tenants see no branch, schema or object).
+	ErrNotFound = errors.New("not found")
+	// ErrConflict: the request contradicts what is stored: a name in use,
+	// a unique value held, an object still pointed at (a *ConflictError),
+	// or a merge or a rebase that would lose or break something (a
+	// *MergeError).
+	ErrConflict = errors.New("conflict")
+)
+
+// An InvalidError is a mistake in one field of a request, or a schema
+// change that the data refuses.
+type InvalidError struct {
+	// Field is the attribute or relationship at fault ("vlan_id"), "name"
+	// for a branch's name, "schema" for a schema file; "" when none is.
+	Field   string
+	Message string
+	// cause is the error refused, when another package's (a schema
+	// file's schema.Errors).
+	cause error
+}
+
+func (e *InvalidError) Error() string { return e.Message }
+
+// Unwrap makes errors.Is(err, ErrInvalid) hold, and errors.As find the
+// cause (schema.Errors for a refused schema file).
+func (e *InvalidError) Unwrap() []error {
+	if e.cause == nil {
+		return []error{ErrInvalid}
+	}
+	return []error{ErrInvalid, e.cause}
+}
+
+func invalid(field, format string, args ...any) error {
+	return &InvalidError{Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// A NotFoundError names what was not found: "branch add-vlans", "object
+// 0190… on branch main", "kind IpamVLAN on branch main".
+type NotFoundError struct {
+	What string
+}
+
+func (e *NotFoundError) Error() string { return e.What + " not found" }
+
+// Unwrap makes errors.Is(err, ErrNotFound) hold.
+func (e *NotFoundError) Unwrap() error { return ErrNotFound }
+
+func notFound(format string, args ...any) error {
+	return &NotFoundError{What: fmt.Sprintf(format, args...)}
+}
+
+// A ConflictError says what a write contradicts: a branch name in use, a
+// unique value another object holds (Constraint and Objects set), an
+// object a required relationship points at (Objects: the objects pointing).
+type ConflictError struct {
+	// Field is the element of the request at fault, when one is: the
+	// first element of the constraint violated.
+	Field string
+	// Constraint is the name of the constraint violated, as the message
+	// quotes it ("site-vlan_id", "name"); "" for other conflicts.
+	Constraint string
+	// Objects are the ids of the other objects involved.
+	Objects []string
+	Message string
+}
+
+func (e *ConflictError) Error() string { return e.Message }
+
+// Unwrap makes errors.Is(err, ErrConflict) hold.
+func (e *ConflictError) Unwrap() error { return ErrConflict }
+
+// A MergeError refuses a merge or a rebase, listing everything that stands
+// in its way; main and the branch are as they were.
+type MergeError struct {
+	Branch string
+	Action string // "merge" or "rebase"
+	// Fields are the attributes and relationships changed on both sides
+	// since the branch point, and the objects deleted on one side and
+	// changed on the other.
+	Fields []FieldConflict
+	// Elements are the schema's kinds and elements changed on both sides.
+	Elements []ElementConflict
+	// Unique are the unique values two objects would hold.
+	Unique []UniqueConflict
+	// References are relationships that would point at an object that is
+	// gone, or objects that would be gone while a required relationship
+	// points at them.
+	References []ReferenceConflict
+	// Invalid are objects the merged schema refuses (a required value
+	// missing, a value of the wrong kind), with why.
+	Invalid []InvalidObject
+}
+
+// A FieldConflict is an attribute or relationship of one object changed
+// on both sides to different values; Field is "" when the object was
+// deleted on one side and changed on the other.
+type FieldConflict struct {
+	Object string // the object's id
+	Kind   string // its kind's full name
+	Field  string // the element's name
+}
+
+// An ElementConflict is a kind, attribute or relationship of the schema
+// changed on both sides.
+type ElementConflict struct {
+	Kind    string // the kind's full name
+	Element string // the attribute's or relationship's name; "" for the kind itself
+}
+
+// A UniqueConflict is a value of a constraint that two objects (or more)
+// would hold.
+type UniqueConflict struct {
+	Kind       string
+	Constraint string // as messages quote it: "site-vlan_id", "name"
+	Objects    []string
+}
+
+// A ReferenceConflict is a relationship of an object pointing at a peer
+// that would be gone.
+type ReferenceConflict struct {
+	Object, Kind, Field string
+	Peer                string
+}
+
+// An InvalidObject is an object the merged schema refuses.
+type InvalidObject struct {
+	Object, Kind, Field string
+	Message             string
+}
+
+func (e *MergeError) Error() string {
+	var b strings.Builder
+	if e.Action == "rebase" {
+		fmt.Fprintf(&b, "cannot rebase branch %s onto main:", e.Branch)
+	} else {
+		fmt.Fprintf(&b, "cannot merge branch %s into main:", e.Branch)
+	}
+	for _, c := range e.Fields {
+		if c.Field == "" {
+			fmt.Fprintf(&b, " %s %s was deleted on one side and changed on the other;", c.Kind, c.Object)
+		} else {
+			fmt.Fprintf(&b, " %s %s: %s changed on both sides;", c.Kind, c.Object, c.Field)
+		}
+	}
+	for _, c := range e.Elements {
+		if c.Element == "" {
+			fmt.Fprintf(&b, " schema: kind %s changed on both sides;", c.Kind)
+		} else {
+			fmt.Fprintf(&b, " schema: %s.%s changed on both sides;", c.Kind, c.Element)
+		}
+	}
+	for _, c := range e.Unique {
+		fmt.Fprintf(&b, " %s: Violates uniqueness constraint '%s' (objects %s);", c.Kind, c.Constraint, strings.Join(c.Objects, ", "))
+	}
+	for _, c := range e.References {
+		fmt.Fprintf(&b, " %s %s: %s points at %s, which would be gone;", c.Kind, c.Object, c.Field, c.Peer)
+	}
+	for _, c := range e.Invalid {
+		fmt.Fprintf(&b, " %s %s: %s;", c.Kind, c.Object, c.Message)
+	}
+	return strings.TrimSuffix(b.String(), ";")
+}
+
+// Unwrap makes errors.Is(err, ErrConflict) hold.
+func (e *MergeError) Unwrap() error { return ErrConflict }
+
+// empty reports whether nothing stands in the way.
+func (e *MergeError) empty() bool {
+	return len(e.Fields)+len(e.Elements)+len(e.Unique)+len(e.References)+len(e.Invalid) == 0
+}
