@@ -142,7 +142,8 @@ type applier struct {
 	// resolved are each kind's elements, inherited first, once validated.
 	resolved map[*kind][]elementRef
 	errs     Errors
-	full     bool
+	full     bool  // MaxErrors reached
+	halted   bool  // the load is refused whatever follows
 	internal error // newID misbehaved
 }
 
@@ -197,7 +198,7 @@ func (a *applier) add(file, kind, element, field, format string, args ...any) {
 	a.errs = append(a.errs, &Error{File: file, Kind: kind, Element: element, Field: field, Message: fmt.Sprintf(format, args...)})
 }
 
-func (a *applier) stopped() bool { return a.full || a.internal != nil }
+func (a *applier) stopped() bool { return a.full || a.halted || a.internal != nil }
 
 // blame returns the file that last wrote or removed the first of ids that
 // a file wrote or removed.
@@ -259,7 +260,7 @@ func (a *applier) merge(f File) {
 			a.addKind(k)
 			if len(a.kinds) > MaxKinds {
 				a.add(f.Name, k.fullName(), "", "", "the schema would hold more than %d kinds", MaxKinds)
-				a.full = true
+				a.halted = true
 				return
 			}
 		case k.generic != ks.Generic:
@@ -692,6 +693,10 @@ func (a *applier) checkInheritance() {
 	)
 	mark := make(map[*kind]int, len(a.kinds))
 	depth := make(map[*kind]int, len(a.kinds))
+	// A kind's depth is reported once every kind above it is visited,
+	// when a cycle among them would have been found: depths count only
+	// without one.
+	cyclic := false
 	var stack []*kind
 	var visit func(k *kind)
 	visit = func(k *kind) {
@@ -701,6 +706,7 @@ func (a *applier) checkInheritance() {
 			g := byID[id]
 			switch mark[g] {
 			case visiting:
+				cyclic = true
 				a.reportCycle(stack[slices.Index(stack, g):])
 			case unseen:
 				visit(g)
@@ -709,7 +715,7 @@ func (a *applier) checkInheritance() {
 				depth[k] = d
 			}
 		}
-		if depth[k] == MaxDepth+1 {
+		if depth[k] == MaxDepth+1 && !cyclic {
 			a.reportDepth(k, byID, depth)
 		}
 		stack = stack[:len(stack)-1]
@@ -733,7 +739,15 @@ func (a *applier) reportCycle(cycle []*kind) {
 		names = append(names, k.fullName())
 	}
 	names = append(names, names[0])
-	a.add(a.blame(cycle[0].id), names[0], "", "inherit_from", "inherit_from makes a cycle: %s", strings.Join(names, " → "))
+	a.add(a.blame(cycle[0].id), names[0], "", "inherit_from", "inherit_from makes a cycle: %s", strings.Join(shortChain(names), " → "))
+}
+
+// shortChain cuts a long chain of kinds to its ends, for a message.
+func shortChain(names []string) []string {
+	if len(names) <= 6 {
+		return names
+	}
+	return slices.Concat(names[:3], []string{fmt.Sprintf("… %d more …", len(names)-5)}, names[len(names)-2:])
 }
 
 // reportDepth refuses k, the first kind of a chain deeper than MaxDepth.
@@ -749,10 +763,7 @@ func (a *applier) reportDepth(k *kind, byID map[string]*kind, depth map[*kind]in
 		g = next
 		chain = append(chain, g.fullName())
 	}
-	if len(chain) > 4 {
-		chain = append(chain[:2], "…", chain[len(chain)-1])
-	}
-	a.add(a.blame(k.id), k.fullName(), "", "inherit_from", "inherit_from is %d generics deep, more than %d: %s", depth[k], MaxDepth, strings.Join(chain, " → "))
+	a.add(a.blame(k.id), k.fullName(), "", "inherit_from", "inherit_from is %d generics deep, more than %d: %s", depth[k], MaxDepth, strings.Join(shortChain(chain), " → "))
 }
 
 // resolveElements gives each kind its inherited elements, and refuses two
@@ -810,6 +821,11 @@ func (a *applier) resolveElements() {
 // those the files left against the schema the load makes.
 func (a *applier) checkConstraintsAndLabels() {
 	for _, k := range a.kinds {
+		_, writesConstraints := a.constraints[k]
+		_, writesLabel := a.labels[k]
+		if !writesConstraints && !writesLabel && len(k.constraints) == 0 && len(k.label) == 0 {
+			continue
+		}
 		elements := map[string]elementRef{}
 		byID := map[string]elementRef{}
 		for _, e := range a.resolved[k] {
@@ -909,11 +925,12 @@ func (a *applier) elementName(id string) string {
 		}
 	}
 	if a.old != nil {
-		if e, ok := a.old.byID[id]; ok {
-			if e.Type == AttributeElement {
-				return e.Attribute.Name
+		if l, ok := a.old.byID[id]; ok {
+			k := a.old.views[l.kind]
+			if l.typ == AttributeElement {
+				return k.Attributes[l.index].Name
 			}
-			return e.Relationship.Name
+			return k.Relationships[l.index].Name
 		}
 	}
 	return id
@@ -926,7 +943,7 @@ func (a *applier) constraintText(k *kind, c []string) string {
 		paths[i] = a.elementName(id)
 		if o, ok := a.ids[id]; ok && o.attribute != nil {
 			paths[i] += "__value"
-		} else if a.old != nil && a.old.byID[id].Type == AttributeElement {
+		} else if a.old != nil && a.old.byID[id].typ == AttributeElement {
 			paths[i] += "__value"
 		}
 	}
@@ -950,16 +967,17 @@ func (a *applier) freeze() Schema {
 		}
 		return 1
 	})
+	n := len(a.ids)
 	st := &state{
 		kinds:         kinds,
 		byName:        make(map[string]int, len(kinds)),
-		byID:          map[string]Element{},
+		byID:          make(map[string]location, n),
 		views:         make([]Kind, len(kinds)),
 		attributes:    make([][]Attribute, len(kinds)),
 		relationships: make([][]Relationship, len(kinds)),
 		inheritors:    make([][]string, len(kinds)),
 	}
-	names := make(map[string]string, len(a.ids)) // id → name
+	names := make(map[string]string, n) // id → name
 	byID := make(map[string]*kind, len(kinds))
 	for i, k := range kinds {
 		st.byName[k.fullName()] = i
@@ -972,47 +990,48 @@ func (a *applier) freeze() Schema {
 			names[r.id] = r.name
 		}
 	}
-	views := map[string]Attribute{}
-	relViews := map[string]Relationship{}
-	for _, k := range kinds {
+	for i, k := range kinds {
 		full := k.fullName()
 		typ := NodeElement
 		if k.generic {
 			typ = GenericElement
 		}
-		st.byID[k.id] = Element{Type: typ, Kind: full}
-		for _, at := range k.attributes {
-			v := Attribute{ID: at.id, Name: at.name, Kind: at.kind, Optional: at.optional, Unique: at.unique,
-				Choices: slices.Clone(at.choices), DefaultValue: at.defaultValue, DeclaredBy: full}
-			views[at.id] = v
-			st.byID[at.id] = Element{Type: AttributeElement, Kind: full, Attribute: v}
-		}
-		for _, r := range k.relationships {
-			v := Relationship{ID: r.id, Name: r.name, Peer: names[r.peer], Cardinality: r.cardinality, Optional: r.optional, DeclaredBy: full}
-			relViews[r.id] = v
-			st.byID[r.id] = Element{Type: RelationshipElement, Kind: full, Relationship: v}
-		}
-	}
-	for i, k := range kinds {
+		st.byID[k.id] = location{kind: i, typ: typ}
 		v := Kind{ID: k.id, Namespace: k.namespace, Name: k.name, Generic: k.generic, DisplayLabel: labelText(k.label, names)}
 		for _, id := range k.inherit {
 			v.InheritFrom = append(v.InheritFrom, names[id])
 		}
-		for _, at := range k.attributes {
-			v.Attributes = append(v.Attributes, views[at.id])
+		v.Attributes = make([]Attribute, len(k.attributes))
+		for j, at := range k.attributes {
+			v.Attributes[j] = Attribute{ID: at.id, Name: at.name, Kind: at.kind, Optional: at.optional, Unique: at.unique,
+				Choices: slices.Clone(at.choices), DefaultValue: at.defaultValue, DeclaredBy: full}
+			st.byID[at.id] = location{kind: i, index: j, typ: AttributeElement}
 		}
-		for _, r := range k.relationships {
-			v.Relationships = append(v.Relationships, relViews[r.id])
+		v.Relationships = make([]Relationship, len(k.relationships))
+		for j, r := range k.relationships {
+			v.Relationships[j] = Relationship{ID: r.id, Name: r.name, Peer: names[r.peer], Cardinality: r.cardinality, Optional: r.optional, DeclaredBy: full}
+			st.byID[r.id] = location{kind: i, index: j, typ: RelationshipElement}
 		}
 		for _, c := range k.constraints {
-			v.UniquenessConstraints = append(v.UniquenessConstraints, constraintPaths(c, names, views))
+			paths := make([]string, len(c))
+			for j, id := range c {
+				paths[j] = names[id]
+				if a.ids[id].attribute != nil {
+					paths[j] += "__value"
+				}
+			}
+			v.UniquenessConstraints = append(v.UniquenessConstraints, paths)
 		}
 		st.views[i] = v
+	}
+	for i, k := range kinds {
 		for _, e := range a.resolved[k] {
+			at := st.byID[e.id]
+			own := st.views[at.kind]
 			if e.attribute != nil {
-				st.attributes[i] = append(st.attributes[i], views[e.id])
+				st.attributes[i] = append(st.attributes[i], own.Attributes[at.index])
 			} else {
-				st.relationships[i] = append(st.relationships[i], relViews[e.id])
+				st.relationships[i] = append(st.relationships[i], own.Relationships[at.index])
 			}
 		}
 	}
@@ -1052,14 +1071,3 @@ func labelText(parts []labelPart, names map[string]string) string {
 	return b.String()
 }
 
-// constraintPaths writes a constraint by ids as paths.
-func constraintPaths(c []string, names map[string]string, attributes map[string]Attribute) []string {
-	out := make([]string, len(c))
-	for i, id := range c {
-		out[i] = names[id]
-		if _, ok := attributes[id]; ok {
-			out[i] += "__value"
-		}
-	}
-	return out
-}

@@ -116,8 +116,8 @@ func changes(old, next *state) Changes {
 			changed = append(changed, c)
 		}
 		for _, at := range v.Attributes {
-			if e, ok := old.byID[at.ID]; ok {
-				if fields := attributeDiff(e.Attribute, at); len(fields) > 0 {
+			if l, ok := old.byID[at.ID]; ok {
+				if fields := attributeDiff(ov.Attributes[l.index], at); len(fields) > 0 {
 					c := attributeChange(Changed, at, fields)
 					changed = append(changed, c)
 				}
@@ -126,8 +126,8 @@ func changes(old, next *state) Changes {
 			}
 		}
 		for _, r := range v.Relationships {
-			if e, ok := old.byID[r.ID]; ok {
-				if fields := relationshipDiff(e.Relationship, r, old, next); len(fields) > 0 {
+			if l, ok := old.byID[r.ID]; ok {
+				if fields := relationshipDiff(ov.Relationships[l.index], r, old, next); len(fields) > 0 {
 					changed = append(changed, relationshipChange(Changed, r, fields))
 				}
 			} else {

@@ -180,8 +180,12 @@ type parser struct {
 	budget int  // values left to read; at 0 the file is refused
 }
 
-// add records a mistake, up to MaxErrors.
+// add records a mistake, up to MaxErrors, and none once the file holds
+// too many values: what follows was read in part.
 func (p *parser) add(w where, field, format string, args ...any) {
+	if p.budget < 0 {
+		return
+	}
 	if len(p.errs) == MaxErrors {
 		p.full = true
 		return
@@ -205,13 +209,13 @@ func (p *parser) problems(w where, before int, ps ...problem) {
 // stopped reports whether the file is refused whatever follows.
 func (p *parser) stopped() bool { return p.full || p.budget < 0 }
 
-// read counts a value read; it reports false, once, when the file holds
-// more than MaxValues.
+// read counts a value read; it reports false when the file holds more
+// than MaxValues, and refuses the file.
 func (p *parser) read() bool {
-	p.budget--
-	if p.budget == -1 {
+	if p.budget == 0 {
 		p.add(where{}, "", "the file holds more than %d values, its aliases expanded; write it without aliases or split it", MaxValues)
 	}
+	p.budget--
 	return p.budget >= 0
 }
 

@@ -3,137 +3,191 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-
-	"go.yaml.in/yaml/v3"
 )
 
 // YAML prints the schema as a schema file, with every id: Parse and Apply
 // read it back, on an empty schema, as the same schema, and on this one as
 // no change. A kind is a block, each of its elements one line.
 func (s Schema) YAML() []byte {
-	root := mapping(0, kv("version", str(Version)))
-	generics, nodes := sequence(0), sequence(0)
-	for _, k := range s.Kinds() {
-		if k.Generic {
-			generics.Content = append(generics.Content, kindNode(k))
-		} else {
-			nodes.Content = append(nodes.Content, kindNode(k))
+	var b bytes.Buffer
+	b.WriteString("version: \"1.0\"\n")
+	for _, generic := range []bool{true, false} {
+		heading := "nodes:\n"
+		if generic {
+			heading = "generics:\n"
+		}
+		for _, k := range s.Kinds() {
+			if k.Generic == generic {
+				b.WriteString(heading)
+				heading = ""
+				writeKind(&b, k)
+			}
 		}
 	}
-	if len(generics.Content) > 0 {
-		add(root, "generics", generics)
-	}
-	if len(nodes.Content) > 0 {
-		add(root, "nodes", nodes)
-	}
-	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(root); err != nil {
-		// The nodes hold strings and JSON values, which YAML always
-		// writes.
-		panic("schema: unable to write YAML: " + err.Error())
-	}
-	enc.Close()
 	return b.Bytes()
 }
 
-// kindNode is a kind as a YAML mapping.
-func kindNode(k Kind) *yaml.Node {
-	m := mapping(0, kv("id", str(k.ID)), kv("name", str(k.Name)), kv("namespace", str(k.Namespace)))
+// writeKind writes a kind as an item of generics: or nodes:.
+func writeKind(b *bytes.Buffer, k Kind) {
+	b.WriteString("  - id: " + scalar(k.ID) + "\n    name: " + scalar(k.Name) + "\n    namespace: " + scalar(k.Namespace) + "\n")
 	if len(k.InheritFrom) > 0 {
-		add(m, "inherit_from", stringList(yaml.FlowStyle, k.InheritFrom))
+		b.WriteString("    inherit_from: " + flowList(k.InheritFrom) + "\n")
 	}
 	if k.DisplayLabel != "" {
-		add(m, "display_label", str(k.DisplayLabel))
+		b.WriteString("    display_label: " + scalar(k.DisplayLabel) + "\n")
 	}
 	if len(k.Attributes) > 0 {
-		as := sequence(0)
+		b.WriteString("    attributes:\n")
 		for _, a := range k.Attributes {
-			n := mapping(yaml.FlowStyle, kv("id", str(a.ID)), kv("name", str(a.Name)), kv("kind", str(string(a.Kind))))
+			b.WriteString("      - {id: " + scalar(a.ID) + ", name: " + scalar(a.Name) + ", kind: " + scalar(string(a.Kind)))
 			if a.Optional {
-				add(n, "optional", boolean(true))
+				b.WriteString(", optional: true")
 			}
 			if a.Unique {
-				add(n, "unique", boolean(true))
+				b.WriteString(", unique: true")
 			}
 			if len(a.Choices) > 0 {
-				cs := sequence(yaml.FlowStyle)
-				for _, c := range a.Choices {
-					cs.Content = append(cs.Content, mapping(yaml.FlowStyle, kv("name", str(c))))
+				b.WriteString(", choices: [")
+				for i, c := range a.Choices {
+					if i > 0 {
+						b.WriteString(", ")
+					}
+					b.WriteString("{name: " + scalar(c) + "}")
 				}
-				add(n, "choices", cs)
+				b.WriteString("]")
 			}
 			if a.DefaultValue != "" {
-				add(n, "default_value", valueNode(a.DefaultValue))
+				b.WriteString(", default_value: ")
+				writeValue(b, a.DefaultValue)
 			}
-			as.Content = append(as.Content, n)
+			b.WriteString("}\n")
 		}
-		add(m, "attributes", as)
 	}
 	if len(k.Relationships) > 0 {
-		rs := sequence(0)
+		b.WriteString("    relationships:\n")
 		for _, r := range k.Relationships {
-			n := mapping(yaml.FlowStyle, kv("id", str(r.ID)), kv("name", str(r.Name)), kv("peer", str(r.Peer)),
-				kv("cardinality", str(string(r.Cardinality))))
+			b.WriteString("      - {id: " + scalar(r.ID) + ", name: " + scalar(r.Name) + ", peer: " + scalar(r.Peer) + ", cardinality: " + scalar(string(r.Cardinality)))
 			if !r.Optional {
-				add(n, "optional", boolean(false))
+				b.WriteString(", optional: false")
 			}
-			rs.Content = append(rs.Content, n)
+			b.WriteString("}\n")
 		}
-		add(m, "relationships", rs)
 	}
 	if len(k.UniquenessConstraints) > 0 {
-		cs := sequence(0)
+		b.WriteString("    uniqueness_constraints:\n")
 		for _, c := range k.UniquenessConstraints {
-			cs.Content = append(cs.Content, stringList(yaml.FlowStyle, c))
+			b.WriteString("      - " + flowList(c) + "\n")
 		}
-		add(m, "uniqueness_constraints", cs)
 	}
-	return m
 }
 
-// valueNode is a default value, canonical JSON, as a YAML flow value.
-func valueNode(text string) *yaml.Node {
+// writeValue writes a default value, canonical JSON, as YAML flow.
+func writeValue(b *bytes.Buffer, text string) {
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
 		panic("schema: a default value is not JSON: " + text)
 	}
-	return goNode(v)
+	var write func(v any)
+	write = func(v any) {
+		switch v := v.(type) {
+		case string:
+			b.WriteString(scalar(v))
+		case json.Number:
+			b.WriteString(string(v))
+		case bool:
+			b.WriteString(strconv.FormatBool(v))
+		case []any:
+			b.WriteString("[")
+			for i, item := range v {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				write(item)
+			}
+			b.WriteString("]")
+		case map[string]any:
+			b.WriteString("{")
+			for i, k := range slices.Sorted(maps.Keys(v)) {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString(scalar(k) + ": ")
+				write(v[k])
+			}
+			b.WriteString("}")
+		default:
+			b.WriteString("null")
+		}
+	}
+	write(v)
 }
 
-func goNode(v any) *yaml.Node {
-	switch v := v.(type) {
-	case string:
-		return str(v)
-	case json.Number:
-		return &yaml.Node{Kind: yaml.ScalarNode, Value: string(v)}
-	case bool:
-		return boolean(v)
-	case []any:
-		n := sequence(yaml.FlowStyle)
-		for _, item := range v {
-			n.Content = append(n.Content, goNode(item))
-		}
-		return n
-	case map[string]any:
-		n := mapping(yaml.FlowStyle)
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			add(n, k, goNode(v[k]))
-		}
-		return n
+// flowList writes strings as a YAML flow sequence.
+func flowList(items []string) string {
+	quoted := make([]string, len(items))
+	for i, s := range items {
+		quoted[i] = scalar(s)
 	}
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}
+	return "[" + strings.Join(quoted, ", ") + "]"
+}
+
+// plainScalar matches the strings YAML reads back unquoted as the same
+// string, in flow and block context alike: a letter, then letters, digits,
+// _, . and -.
+var plainScalar = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)
+
+// plainWords are the plain words YAML readers take for booleans or null:
+// YAML 1.2's and YAML 1.1's.
+var plainWords = []string{"true", "false", "null", "yes", "no", "on", "off", "y", "n"}
+
+// scalar writes s as a YAML scalar: plain when every YAML reader reads it
+// back as the same string, else double-quoted, what YAML cannot hold raw
+// escaped.
+func scalar(s string) string {
+	if plainScalar.MatchString(s) && !slices.Contains(plainWords, strings.ToLower(s)) {
+		return s
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteString(`\` + string(r))
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case printable(r):
+			b.WriteRune(r)
+		case r > 0xffff:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// printable reports whether YAML holds r raw in a double-quoted scalar
+// (YAML 1.2's c-printable, without the byte order mark and the line
+// breaks it folds).
+func printable(r rune) bool {
+	switch {
+	case r == 0x85, r == 0xfeff, r == 0x2028, r == 0x2029:
+		return false
+	case r >= 0x20 && r <= 0x7e, r >= 0xa0 && r <= 0xd7ff, r >= 0xe000 && r <= 0xfffd:
+		return true
+	}
+	return r >= 0x10000 && r <= 0x10ffff
 }
 
 // JSON prints the schema as a JSON schema file, with every id, which Parse
@@ -206,46 +260,4 @@ func (s Schema) JSON() []byte {
 		panic("schema: unable to write JSON: " + err.Error())
 	}
 	return b.Bytes()
-}
-
-// A field is a key and its value, for mapping.
-type field struct {
-	key   string
-	value *yaml.Node
-}
-
-func kv(key string, value *yaml.Node) field { return field{key, value} }
-
-// mapping returns a mapping of fields, in order.
-func mapping(style yaml.Style, fields ...field) *yaml.Node {
-	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: style}
-	for _, f := range fields {
-		add(m, f.key, f.value)
-	}
-	return m
-}
-
-// add appends a field to the mapping m.
-func add(m *yaml.Node, key string, value *yaml.Node) {
-	m.Content = append(m.Content, str(key), value)
-}
-
-func sequence(style yaml.Style, items ...*yaml.Node) *yaml.Node {
-	return &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: style, Content: items}
-}
-
-func stringList(style yaml.Style, items []string) *yaml.Node {
-	n := sequence(style)
-	for _, s := range items {
-		n.Content = append(n.Content, str(s))
-	}
-	return n
-}
-
-func str(s string) *yaml.Node {
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
-}
-
-func boolean(b bool) *yaml.Node {
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(b)}
 }

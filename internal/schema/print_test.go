@@ -3,6 +3,8 @@ package schema
 import (
 	"reflect"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 func TestYAMLOfTheSeedExample(t *testing.T) {
@@ -22,7 +24,7 @@ nodes:
   - id: id-5
     name: VLAN
     namespace: Ipam
-    display_label: '{{ name__value }}'
+    display_label: "{{ name__value }}"
     attributes:
       - {id: id-6, name: name, kind: Text}
       - {id: id-7, name: vlan_id, kind: Number}
@@ -100,4 +102,29 @@ func countElements(s Schema) int {
 		n += len(k.Attributes) + len(k.Relationships)
 	}
 	return n
+}
+
+// TestScalar checks that what scalar writes YAML reads back as the same
+// string, as a block value and in a flow sequence.
+func TestScalar(t *testing.T) {
+	for _, s := range []string{
+		"", "VLAN", "vlan_id", "a.b-c", "true", "Yes", "NULL", "n", "~", "1", "0x1F", "1e3", ".inf", "-", "- a", "a: b", "a #b", "#",
+		"{", "}", "[", "]", ",", "&a", "*a", "!t", "|", ">", "'", `"`, "%", "@", "`", "?", "a\nb", "\t", "\r", "\x00", "\x7f", "\u0085",
+		"\u2028", "\ufeff", "\U0001F600", "é", " a", "a ", "a b", `\`, "---", "...", "{{ name__value }}",
+	} {
+		for _, doc := range []string{"k: " + scalar(s) + "\n", "k: [" + scalar(s) + ", x]\n"} {
+			var v struct{ K any }
+			if err := yaml.Unmarshal([]byte(doc), &v); err != nil {
+				t.Errorf("scalar(%q) = %s: %v", s, scalar(s), err)
+				continue
+			}
+			got := v.K
+			if list, ok := got.([]any); ok {
+				got = list[0]
+			}
+			if got != s {
+				t.Errorf("scalar(%q) = %s, read back as %#v", s, scalar(s), got)
+			}
+		}
+	}
 }

@@ -146,13 +146,20 @@ type state struct {
 	// added.
 	kinds  []*kind
 	byName map[string]int // full name → index in kinds
-	byID   map[string]Element
+	byID   map[string]location
 	// Per kind, as kinds: the view, the attributes and relationships with
 	// the inherited ones, and for a generic the nodes that inherit from it.
 	views         []Kind
 	attributes    [][]Attribute
 	relationships [][]Relationship
 	inheritors    [][]string
+}
+
+// A location is where an id is: a kind (index in kinds) and, for an
+// attribute or a relationship, its index among the kind's own.
+type location struct {
+	kind, index int
+	typ         ElementType
 }
 
 // Kinds returns every kind, generics first, then nodes.
@@ -242,11 +249,18 @@ func (s Schema) Element(id string) (Element, bool) {
 	if s.s == nil {
 		return Element{}, false
 	}
-	e, ok := s.s.byID[id]
+	l, ok := s.s.byID[id]
 	if !ok {
 		return Element{}, false
 	}
-	e.Attribute = cloneAttribute(e.Attribute)
+	k := s.s.views[l.kind]
+	e := Element{Type: l.typ, Kind: k.FullName()}
+	switch l.typ {
+	case AttributeElement:
+		e.Attribute = cloneAttribute(k.Attributes[l.index])
+	case RelationshipElement:
+		e.Relationship = k.Relationships[l.index]
+	}
 	return e, true
 }
 
