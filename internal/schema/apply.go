@@ -1070,4 +1070,3 @@ func labelText(parts []labelPart, names map[string]string) string {
 	}
 	return b.String()
 }
-
