@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -118,30 +119,40 @@ func encodeData(data map[string]json.RawMessage) (string, error) {
 
 const objectColumns = `object_id, kind, data, deleted, branch_id, from_seq`
 
+// objectOnMainSQL reads main's live version of an object.
+const objectOnMainSQL = `SELECT ` + objectColumns + ` FROM object_versions
+	WHERE object_id = $1 AND branch_id = 1 AND to_seq IS NULL`
+
+// objectOnBranchSQL reads a branch's live version of an object, else
+// main's at the branch point: two index lookups, the second only when the
+// first finds nothing.
+const objectOnBranchSQL = `(SELECT ` + objectColumns + ` FROM object_versions
+		WHERE object_id = $1 AND branch_id = $2 AND to_seq IS NULL)
+	UNION ALL
+	(SELECT ` + objectColumns + ` FROM object_versions
+		WHERE object_id = $1 AND branch_id = 1 AND from_seq <= $3 AND (to_seq IS NULL OR to_seq > $3))
+	LIMIT 1`
+
 // Object returns the version of the object id that v shows, a deletion
-// included, or ErrNotFound when v shows none. One statement: on a branch,
-// its own live version, else main's at the branch point.
+// included, or ErrNotFound when v shows none. One statement, prepared once
+// when q is a *DB: on a branch, its own live version, else main's at the
+// branch point.
 func Object(ctx context.Context, q sqlx.QueryerContext, v View, id string) (ObjectRow, error) {
-	var o ObjectRow
-	var err error
-	if v.OnMain() {
-		o, err = getRow[objectScan](ctx, q, `SELECT `+objectColumns+` FROM object_versions
-			WHERE object_id = $1 AND branch_id = 1 AND to_seq IS NULL`, id)
-	} else {
-		o, err = getRow[objectScan](ctx, q, `(SELECT `+objectColumns+` FROM object_versions
-				WHERE object_id = $1 AND branch_id = $2 AND to_seq IS NULL)
-			UNION ALL
-			(SELECT `+objectColumns+` FROM object_versions
-				WHERE object_id = $1 AND branch_id = 1 AND from_seq <= $3 AND (to_seq IS NULL OR to_seq > $3))
-			LIMIT 1`, id, v.Branch, v.Point)
+	query, args := objectOnMainSQL, []any{id}
+	slot := func(db *DB) *atomic.Pointer[sqlx.Stmt] { return &db.objectOnMain }
+	if !v.OnMain() {
+		query, args = objectOnBranchSQL, []any{id, v.Branch, v.Point}
+		slot = func(db *DB) *atomic.Pointer[sqlx.Stmt] { return &db.objectOnBranch }
 	}
+	var s objectScan
+	err := getPrepared(ctx, q, slot, &s, query, args...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ObjectRow{}, fmt.Errorf("store: unable to find the object %s: %w", id, ErrNotFound)
 	}
 	if err != nil {
 		return ObjectRow{}, fmt.Errorf("store: unable to read the object %s: %w", id, classify(err))
 	}
-	return o, nil
+	return s.row()
 }
 
 // ObjectsByID returns the versions v shows of the objects ids, deletions

@@ -22,6 +22,9 @@ type DB struct {
 	// claim is the claim of an address (insertAllocationSQL), prepared on
 	// first use.
 	claim atomic.Pointer[sqlx.Stmt]
+	// objectOnMain and objectOnBranch are the reads of an object by id
+	// (objectOnMainSQL, objectOnBranchSQL), prepared on first use.
+	objectOnMain, objectOnBranch atomic.Pointer[sqlx.Stmt]
 }
 
 // A Tx is a transaction of a DB (see InTx).
@@ -76,8 +79,10 @@ func New(db *sqlx.DB) *DB {
 
 // Close closes the prepared statements and the pool.
 func (db *DB) Close() error {
-	if stmt := db.claim.Swap(nil); stmt != nil {
-		stmt.Close()
+	for _, slot := range []*atomic.Pointer[sqlx.Stmt]{&db.claim, &db.objectOnMain, &db.objectOnBranch} {
+		if stmt := slot.Swap(nil); stmt != nil {
+			stmt.Close()
+		}
 	}
 	return db.DB.Close()
 }
@@ -98,6 +103,20 @@ func (db *DB) prepared(ctx context.Context, slot *atomic.Pointer[sqlx.Stmt], que
 		return slot.Load(), nil
 	}
 	return stmt, nil
+}
+
+// getPrepared reads one row of query into dest: through the statement
+// prepared in slot(db) when q is a *DB, else as it is (in a transaction).
+func getPrepared(ctx context.Context, q sqlx.QueryerContext, slot func(*DB) *atomic.Pointer[sqlx.Stmt], dest any, query string, args ...any) error {
+	db, ok := q.(*DB)
+	if !ok {
+		return sqlx.GetContext(ctx, q, dest, query, args...)
+	}
+	stmt, err := db.prepared(ctx, slot(db), query)
+	if err != nil {
+		return err
+	}
+	return stmt.GetContext(ctx, dest, args...)
 }
 
 // dialer bounds how long a connection attempt may take, so that a database
