@@ -1001,15 +1001,13 @@ func (a *applier) freeze() Schema {
 		for _, id := range k.inherit {
 			v.InheritFrom = append(v.InheritFrom, names[id])
 		}
-		v.Attributes = make([]Attribute, len(k.attributes))
 		for j, at := range k.attributes {
-			v.Attributes[j] = Attribute{ID: at.id, Name: at.name, Kind: at.kind, Optional: at.optional, Unique: at.unique,
-				Choices: slices.Clone(at.choices), DefaultValue: at.defaultValue, DeclaredBy: full}
+			v.Attributes = append(v.Attributes, Attribute{ID: at.id, Name: at.name, Kind: at.kind, Optional: at.optional, Unique: at.unique,
+				Choices: slices.Clone(at.choices), DefaultValue: at.defaultValue, DeclaredBy: full})
 			st.byID[at.id] = location{kind: i, index: j, typ: AttributeElement}
 		}
-		v.Relationships = make([]Relationship, len(k.relationships))
 		for j, r := range k.relationships {
-			v.Relationships[j] = Relationship{ID: r.id, Name: r.name, Peer: names[r.peer], Cardinality: r.cardinality, Optional: r.optional, DeclaredBy: full}
+			v.Relationships = append(v.Relationships, Relationship{ID: r.id, Name: r.name, Peer: names[r.peer], Cardinality: r.cardinality, Optional: r.optional, DeclaredBy: full})
 			st.byID[r.id] = location{kind: i, index: j, typ: RelationshipElement}
 		}
 		for _, c := range k.constraints {

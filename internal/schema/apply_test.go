@@ -104,6 +104,9 @@ func TestApplyInheritance(t *testing.T) {
 			t.Errorf("Inheritors(%s) = %v, want %v", generic, got, want)
 		}
 	}
+	if port, _ := s.Kind("DcimPort"); !reflect.DeepEqual(port, Kind{ID: "id-9", Namespace: "Dcim", Name: "Port", InheritFrom: []string{"BaseTagged"}}) {
+		t.Errorf("Kind(DcimPort) = %#v", port)
+	}
 	k, _ := s.Kind("DcimInterface")
 	if !slices.Equal(k.InheritFrom, []string{"DcimEndpoint", "BaseTagged"}) || len(k.Attributes) != 1 || k.DisplayLabel != "{{ name__value }} ({{ mtu__value }})" {
 		t.Errorf("Kind(DcimInterface) = %+v", k)

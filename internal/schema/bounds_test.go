@@ -9,10 +9,14 @@ import (
 	"time"
 )
 
-// bounded runs f and fails when it takes longer than d or allocates more
-// than mib MiB.
+// slowdown multiplies the time bounds: the race detector sets it.
+var slowdown time.Duration = 1
+
+// bounded runs f and fails when it takes longer than d (times slowdown) or
+// allocates more than mib MiB.
 func bounded(t *testing.T, d time.Duration, mib uint64, f func()) {
 	t.Helper()
+	d *= slowdown
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)

@@ -542,11 +542,12 @@ func (p *parser) kindNames(w where, field string, n *yaml.Node) []string {
 	out := make([]string, 0, len(items))
 	for i, item := range items {
 		f := fmt.Sprintf("%s[%d]", field, i)
-		name := p.str(w, field, item)
-		if name == "" {
-			continue
-		}
+		before := len(p.errs)
+		name := p.item(w, field, f, item)
 		switch pr, bad := fullNameProblem(f, name); {
+		case len(p.errs) > before:
+		case name == "":
+			p.add(w, field, "%s is empty; name a generic such as DcimEndpoint", f)
 		case bad:
 			p.add(w, field, "%s", pr.message)
 		case slices.Contains(out, name):
@@ -572,7 +573,7 @@ func (p *parser) choices(w where, n *yaml.Node) []string {
 			continue
 		}
 		fields := p.fields(w, item, choiceFields, "a choice")
-		if name := p.str(w, "choices", fields["name"]); name != "" {
+		if name := p.item(w, "choices", fmt.Sprintf("choices[%d].name", i), fields["name"]); name != "" {
 			out = append(out, name)
 		} else if isNull(fields["name"]) {
 			p.add(w, "choices", "choices[%d] has no name; write {name: user}", i)
@@ -603,7 +604,7 @@ func (p *parser) constraints(w where, n *yaml.Node, generic bool) [][]string {
 	out := make([][]string, 0, len(items))
 	var places []int // each constraint's index in the file
 	for i, item := range items {
-		paths := p.list(w, field, item, `a list of relationships and attribute paths such as ["site", "vlan_id__value"]`)
+		paths := p.listAt(w, field, fmt.Sprintf("uniqueness_constraints[%d]", i), item, `a list of relationships and attribute paths such as ["site", "vlan_id__value"]`)
 		if item.Kind != yaml.SequenceNode {
 			continue
 		}
@@ -617,12 +618,13 @@ func (p *parser) constraints(w where, n *yaml.Node, generic bool) [][]string {
 		}
 		var constraint []string
 		for j, path := range paths {
-			s := p.str(w, field, path)
-			if s == "" {
-				continue
-			}
+			before := len(p.errs)
+			s := p.item(w, field, fmt.Sprintf("uniqueness_constraints[%d][%d]", i, j), path)
 			name, _, ok := constraintPath(s)
 			switch {
+			case len(p.errs) > before:
+			case s == "":
+				p.add(w, field, "uniqueness_constraints[%d][%d] is empty; name a relationship such as site or an attribute's path such as vlan_id__value", i, j)
 			case !ok:
 				p.add(w, field, "uniqueness_constraints[%d][%d] %s is not a relationship's name such as site or an attribute's path such as vlan_id__value", i, j, quote(s))
 			case slices.ContainsFunc(constraint, func(c string) bool { n, _, _ := constraintPath(c); return n == name }):
@@ -753,11 +755,17 @@ func scalarValue(n *yaml.Node) (any, string) {
 // list returns the items of the list n, nil when n is missing or not a
 // list (refused). what describes the list in hints.
 func (p *parser) list(w where, field string, n *yaml.Node, what string) []*yaml.Node {
+	return p.listAt(w, field, field, n, what)
+}
+
+// listAt is list for a list that is an item of field, written label in
+// messages.
+func (p *parser) listAt(w where, field, label string, n *yaml.Node, what string) []*yaml.Node {
 	switch {
 	case isNull(n):
 		return nil
 	case n.Kind != yaml.SequenceNode:
-		p.add(w, field, "%s must be %s, got %s", field, what, describe(n))
+		p.add(w, field, "%s must be %s, got %s", label, what, describe(n))
 		return nil
 	}
 	out := make([]*yaml.Node, 0, len(n.Content))
@@ -795,15 +803,21 @@ func (p *parser) fields(w where, n *yaml.Node, known []string, what string) map[
 
 // str returns the string n holds; "" when n is missing, null or refused.
 func (p *parser) str(w where, field string, n *yaml.Node) string {
+	return p.item(w, field, field, n)
+}
+
+// item returns the string n, an item of field written label in messages
+// (inherit_from[2]), holds; "" when n is missing, null or refused.
+func (p *parser) item(w where, field, label string, n *yaml.Node) string {
 	switch {
 	case isNull(n):
 		return ""
 	case n.Kind == yaml.ScalarNode && n.Tag == "!!str":
 		return n.Value
 	case n.Kind == yaml.ScalarNode:
-		p.add(w, field, "%s must be a string; quote it: %s", field, quote(n.Value))
+		p.add(w, field, "%s must be a string; quote it: %s", label, quote(n.Value))
 	default:
-		p.add(w, field, "%s must be a string, got %s", field, describe(n))
+		p.add(w, field, "%s must be a string, got %s", label, describe(n))
 	}
 	return ""
 }

@@ -157,14 +157,19 @@ func TestParseRefuses(t *testing.T) {
 				"\n" + `f.yaml: IpamVLAN.d: choices[1] "x" is given twice` +
 				"\n" + `f.yaml: IpamVLAN.d: choices[2] "x y" is not a choice's name: letters, digits, _, - and ., starting with a letter or a digit, up to 64 characters` +
 				"\n" + `f.yaml: IpamVLAN.e: default_value "y" is not one of the choices x`},
+		{"a choice's name that is a number", vlan("{name: a, kind: Dropdown, choices: [{name: 5}]}"),
+			`f.yaml: IpamVLAN.a: choices[0].name must be a string; quote it: "5"`},
 		{"relationships", nodes(`{name: VLAN, namespace: Ipam, relationships: [{name: a}, {name: b, peer: site}, {name: c, peer: LocationSite, cardinality: two}, {name: d, peer: LocationSite, optional: 0}]}`),
 			"f.yaml: IpamVLAN.a: peer is required: the full name of a node or a generic, such as LocationSite" +
 				"\n" + `f.yaml: IpamVLAN.b: peer "site" is not a kind's full name, its namespace then its name, such as LocationSite` +
 				"\n" + `f.yaml: IpamVLAN.c: cardinality "two" is not one of one, many` +
 				"\n" + `f.yaml: IpamVLAN.d: optional must be true or false, got "0"`},
-		{"inherit_from", nodes("{name: VLAN, namespace: Ipam, inherit_from: [Endpoint, DcimEndpoint, DcimEndpoint]}", "{name: Site, namespace: Location, inherit_from: DcimEndpoint}"),
+		{"inherit_from", nodes("{name: VLAN, namespace: Ipam, inherit_from: [Endpoint, DcimEndpoint, DcimEndpoint, ~, &a '', 5]}", "{name: Site, namespace: Location, inherit_from: DcimEndpoint}"),
 			`f.yaml: IpamVLAN: inherit_from[0] "Endpoint" is not a kind's full name, its namespace then its name, such as LocationSite` +
 				"\n" + `f.yaml: IpamVLAN: inherit_from[2] "DcimEndpoint" is given twice` +
+				"\nf.yaml: IpamVLAN: inherit_from[3] is empty; name a generic such as DcimEndpoint" +
+				"\nf.yaml: IpamVLAN: inherit_from[4] is empty; name a generic such as DcimEndpoint" +
+				"\n" + `f.yaml: IpamVLAN: inherit_from[5] must be a string; quote it: "5"` +
 				"\nf.yaml: LocationSite: inherit_from must be a list of generics such as [DcimEndpoint], got \"DcimEndpoint\""},
 		{"display labels", nodes(`{name: A, namespace: Ipam, display_label: "{{ name }}"}`, `{name: B, namespace: Ipam, display_label: "{{ name__value | upper }}"}`,
 			`{name: C, namespace: Ipam, display_label: "{{ name__value"}`, `{name: D, namespace: Ipam, display_label: "{% if x %}"}`, `{name: E, namespace: Ipam, display_label: "a }} b"}`),
@@ -173,12 +178,13 @@ func TestParseRefuses(t *testing.T) {
 				"\n" + `f.yaml: IpamC: display_label "{{ name__value" has a {{ without its }}` +
 				"\n" + `f.yaml: IpamD: display_label "{% if x %}" holds a template tag; write text and placeholders such as {{ name__value }} only` +
 				"\n" + `f.yaml: IpamE: display_label "a }} b" has a }} without its {{`},
-		{"uniqueness constraints", nodes(`{name: VLAN, namespace: Ipam, uniqueness_constraints: [[], [site, site], [site__name__value], [vlan_id__value, site], [site, vlan_id__value], site]}`),
+		{"uniqueness constraints", nodes(`{name: VLAN, namespace: Ipam, uniqueness_constraints: [[], [site, site], [site__name__value], [vlan_id__value, site], [site, vlan_id__value], site, [site, ~]]}`),
 			"f.yaml: IpamVLAN: uniqueness_constraints[0] is empty; name relationships and attribute paths such as [site, vlan_id__value]" +
 				"\nf.yaml: IpamVLAN: uniqueness_constraints[1] names site twice" +
 				"\n" + `f.yaml: IpamVLAN: uniqueness_constraints[2][0] "site__name__value" is not a relationship's name such as site or an attribute's path such as vlan_id__value` +
 				"\nf.yaml: IpamVLAN: uniqueness_constraints[4] is uniqueness_constraints[3] again" +
-				"\n" + `f.yaml: IpamVLAN: uniqueness_constraints must be a list of relationships and attribute paths such as ["site", "vlan_id__value"], got "site"`},
+				"\n" + `f.yaml: IpamVLAN: uniqueness_constraints[5] must be a list of relationships and attribute paths such as ["site", "vlan_id__value"], got "site"` +
+				"\nf.yaml: IpamVLAN: uniqueness_constraints[6][1] is empty; name a relationship such as site or an attribute's path such as vlan_id__value"},
 		{"constraints on a generic", generics([]string{"{name: Endpoint, namespace: Dcim, uniqueness_constraints: [[name__value]]}"}),
 			"f.yaml: DcimEndpoint: uniqueness_constraints are declared on nodes; a generic has none"},
 	}
