@@ -384,3 +384,43 @@ func TestTenantsSeeNothing(t *testing.T) {
 		t.Fatalf("%d sites", n)
 	}
 }
+
+// TestEveryChangeAudited: each change is one audit entry naming its
+// branch; a refused one leaves none.
+func TestEveryChangeAudited(t *testing.T) {
+	svc, db, _ := newService(t)
+	ctx := t.Context()
+	load(t, svc, Main, vlans)
+	a := site(t, svc, Main, "site-a")
+	newBranch(t, svc, "b1")
+	e := create(t, svc, "b1", "DcimInterface", map[string]any{"name": "eth0"}, nil)
+	v := create(t, svc, "b1", "IpamVLAN", map[string]any{"name": "v", "vlan_id": 1}, map[string][]string{"site": {a.ID}, "endpoints": {e.ID}})
+	update(t, svc, "b1", v.ID, map[string]any{"vlan_id": 2}, nil)
+	if _, err := svc.DeleteObject(ctx, operator, "b1", e.ID); err != nil { // clears v's endpoints
+		t.Fatal(err)
+	}
+	if got := read(t, svc, "b1", v.ID); len(got.Relationships["endpoints"]) != 0 {
+		t.Fatalf("the deleted endpoint is still pointed at: %+v", got)
+	}
+	if _, err := svc.CreateObject(ctx, operator, "b1", "LocationSite", ObjectInput{Attributes: map[string]any{"name": "site-a"}}); err == nil {
+		t.Fatal("a duplicate was created")
+	}
+	for _, op := range []func() (Branch, error){
+		func() (Branch, error) { return svc.RebaseBranch(ctx, operator, "b1") },
+		func() (Branch, error) { return svc.MergeBranch(ctx, operator, "b1") },
+		func() (Branch, error) { return svc.DeleteBranch(ctx, operator, "b1") },
+	} {
+		if _, err := op(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var entries []string
+	if err := db.Select(&entries, `SELECT action || ' ' || object_kind || ' ' || branch FROM audit_log ORDER BY id`); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"load Schema main", "create LocationSite main", "create Branch b1", "create DcimInterface b1", "create IpamVLAN b1",
+		"update IpamVLAN b1", "delete DcimInterface b1", "rebase Branch b1", "merge Branch main", "delete Branch b1"}
+	if !slices.Equal(entries, want) {
+		t.Fatalf("audit log:\n%q\nwant\n%q", entries, want)
+	}
+}

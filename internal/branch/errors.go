@@ -139,7 +139,8 @@ type ReferenceConflict struct {
 	Peer                string
 }
 
-// An InvalidObject is an object the merged schema refuses.
+// An InvalidObject is an object the merged schema refuses; Object is ""
+// when the message names the objects (or the schema itself is at fault).
 type InvalidObject struct {
 	Object, Kind, Field string
 	Message             string
@@ -173,7 +174,11 @@ func (e *MergeError) Error() string {
 		fmt.Fprintf(&b, " %s %s: %s points at %s, which would be gone;", c.Kind, c.Object, c.Field, c.Peer)
 	}
 	for _, c := range e.Invalid {
-		fmt.Fprintf(&b, " %s %s: %s;", c.Kind, c.Object, c.Message)
+		if c.Object == "" {
+			fmt.Fprintf(&b, " %s;", c.Message)
+		} else {
+			fmt.Fprintf(&b, " %s %s: %s;", c.Kind, c.Object, c.Message)
+		}
 	}
 	return strings.TrimSuffix(b.String(), ";")
 }

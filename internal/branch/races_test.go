@@ -30,7 +30,7 @@ nodes:
 
 // proxiedService opens a service on dbURL whose statements pass through a
 // proxy, and returns both; it follows notifications directly.
-func proxiedService(t *testing.T, dbURL string) (*Service, *pgtest.Proxy) {
+func proxiedService(t testing.TB, dbURL string) (*Service, *pgtest.Proxy) {
 	t.Helper()
 	proxy, through := pgtest.NewProxy(t, dbURL)
 	db, err := store.Open(context.Background(), through)
