@@ -295,7 +295,7 @@ func (s *Service) CreateObject(ctx context.Context, actor auth.Actor, branch, ki
 	if !actor.IsOperator() {
 		return Object{}, notFound("branch %s", branch)
 	}
-	peers, err := inputPeers(in)
+	in, peers, err := normalized(in)
 	if err != nil {
 		return Object{}, err
 	}
@@ -330,7 +330,7 @@ func (s *Service) UpdateObject(ctx context.Context, actor auth.Actor, branch, id
 	if !ok {
 		return Object{}, notFound("object %s on branch %s", id, branch)
 	}
-	peers, err := inputPeers(in)
+	in, peers, err := normalized(in)
 	if err != nil {
 		return Object{}, err
 	}
@@ -374,22 +374,29 @@ func (c *compiled) nodeToWrite(kind, branch string) (*nodeKind, error) {
 	return nil, notFound("kind %s on branch %s", kind, branch)
 }
 
-// inputPeers returns the peers' ids in, each written canonically, or an
-// *InvalidError for one that is no UUID.
-func inputPeers(in ObjectInput) ([]string, error) {
-	var out []string
+// normalized returns in with its peers' ids written canonically, each
+// once per relationship, in a map of its own, and every id it names; an
+// id that is no UUID is an *InvalidError.
+func normalized(in ObjectInput) (ObjectInput, []string, error) {
+	var all []string
+	rels := make(map[string][]string, len(in.Relationships))
 	for _, name := range slices.Sorted(maps.Keys(in.Relationships)) {
-		for i, id := range in.Relationships[name] {
+		ids := []string{}
+		for _, id := range in.Relationships[name] {
 			oid, ok := parseObjectID(id)
 			if !ok {
-				return nil, invalid(name, "%s: %s is not an object's id (a UUID)", name, shown(id))
+				return in, nil, invalid(name, "%s: %s is not an object's id (a UUID)", name, shown(id))
 			}
-			in.Relationships[name][i] = oid
-			out = append(out, oid)
+			if !slices.Contains(ids, oid) {
+				ids = append(ids, oid)
+			}
 		}
+		rels[name] = ids
+		all = append(all, ids...)
 	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
+	in.Relationships = rels
+	slices.Sort(all)
+	return in, slices.Compact(all), nil
 }
 
 // storeObject applies in to data (the object's values before, or the
@@ -420,7 +427,7 @@ func (s *Service) storeObject(ctx context.Context, tx *store.Tx, st *branchState
 		if !ok {
 			return Object{}, invalid(name, "%s: %s has no relationship %s", name, n.kind.FullName(), name)
 		}
-		ids := slices.Compact(slices.Clone(in.Relationships[name]))
+		ids := in.Relationships[name]
 		switch {
 		case len(ids) == 0:
 			delete(data, r.ID)
