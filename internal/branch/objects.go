@@ -601,7 +601,7 @@ func (s *Service) checkMainAtPoint(ctx context.Context, q store.Ext, st *branchS
 		}
 		docs = append(docs, doc)
 	}
-	rows, _, err := store.Objects(ctx, q, st.row.View(), store.ObjectFilter{Kinds: []string{n.kind.ID}, AnyContains: docs, FromMainOnly: true})
+	rows, err := store.HeldAtPoint(ctx, q, st.row.View(), n.kind.ID, docs)
 	if err != nil {
 		return err
 	}

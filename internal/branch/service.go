@@ -60,15 +60,19 @@ type branchState struct {
 	schema *compiled
 }
 
-// New starts the service. With cfg.URL it follows the other processes'
-// changes of schemas and branches until Close; it fails when it cannot
-// listen before ctx ends.
+// New starts the service on a migrated database, whose statements it
+// prepares. With cfg.URL it follows the other processes' changes of
+// schemas and branches until Close; it fails when it cannot listen before
+// ctx ends.
 func New(ctx context.Context, cfg Config) (*Service, error) {
 	log := cfg.Logger
 	if log == nil {
 		log = slog.Default()
 	}
 	s := &Service{db: cfg.DB, log: log, guard: cfg.Guard, stop: func() {}, branches: map[string]*branchState{}}
+	if err := store.PrepareStatements(ctx, cfg.DB); err != nil {
+		return nil, err
+	}
 	if cfg.URL == "" {
 		return s, nil
 	}

@@ -83,8 +83,10 @@ func NewProxy(t testing.TB, dbURL string) (*Proxy, string) {
 	return p, through.String()
 }
 
-// Hold holds back, before the server sees it, the next statement whose SQL
-// contains text.
+// Hold holds back, before the server runs it, the next statement whose SQL
+// contains text: a simple query, or the Bind that runs a statement parsed
+// on the connection, whether it was prepared for this run or once for
+// all.
 func (p *Proxy) Hold(text string) *Hold { return p.add(text, false) }
 
 // Statements returns how many statements ran through the proxy so far:
@@ -115,6 +117,18 @@ func (p *Proxy) add(text string, answer bool) *Hold {
 	p.mu.Lock()
 	p.holds = append(p.holds, h)
 	p.mu.Unlock()
+	return h
+}
+
+// stallHold returns a new hold of sql when the proxy stalls, else nil.
+func (p *Proxy) stallHold(sql string) *Hold {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.stall {
+		return nil
+	}
+	h := newHold(sql, false)
+	p.stalled = append(p.stalled, h)
 	return h
 }
 
@@ -221,7 +235,11 @@ func (c *proxyConn) toServer() {
 			break
 		}
 	}
-	var answer *Hold // an answer hold matched by a Parse, armed by Execute
+	var answer *Hold // an answer hold matched by a Bind, armed by Execute
+	// parsed are the texts of the statements the client prepared on this
+	// connection, by name ("" the unnamed one): a statement prepared once
+	// is run by a Bind of its name, which holds match.
+	parsed := map[string]string{}
 	for {
 		msg, err := readMessage(r, true)
 		if err != nil {
@@ -230,10 +248,28 @@ func (c *proxyConn) toServer() {
 		if msg[0] == 'Q' || msg[0] == 'E' {
 			c.proxy.statements.Add(1)
 		}
+		var text string
 		switch msg[0] {
-		case 'Q', 'P':
-			if h := c.proxy.match(statementText(msg)); h != nil {
-				if h.answer && msg[0] == 'P' {
+		case 'P':
+			name, query := parseMessage(msg)
+			parsed[name] = query
+			if h := c.proxy.stallHold(query); h != nil {
+				close(h.reached)
+				<-h.released
+			}
+		case 'Q':
+			text = statementText(msg)
+		case 'B':
+			text = parsed[bindStatement(msg)]
+		case 'E':
+			if answer != nil {
+				c.answers <- answer
+				answer = nil
+			}
+		}
+		if msg[0] == 'Q' || msg[0] == 'B' {
+			if h := c.proxy.match(text); h != nil {
+				if h.answer && msg[0] == 'B' {
 					answer = h
 				} else if h.answer {
 					c.answers <- h
@@ -241,11 +277,6 @@ func (c *proxyConn) toServer() {
 					close(h.reached)
 					<-h.released
 				}
-			}
-		case 'E':
-			if answer != nil {
-				c.answers <- answer
-				answer = nil
 			}
 		}
 		if _, err := c.server.Write(msg); err != nil {
@@ -298,17 +329,31 @@ func readMessage(r io.Reader, typed bool) ([]byte, error) {
 	return msg, err
 }
 
-// statementText returns the SQL of a Query or Parse message.
+// statementText returns the SQL of a Query message.
 func statementText(msg []byte) string {
-	body := msg[5:]
-	if msg[0] == 'P' {
-		// The statement's name, then its text.
-		if i := bytes.IndexByte(body, 0); i >= 0 {
-			body = body[i+1:]
-		}
+	text, _ := cstring(msg[5:])
+	return text
+}
+
+// parseMessage returns the name and the SQL of a Parse message.
+func parseMessage(msg []byte) (name, text string) {
+	name, rest := cstring(msg[5:])
+	text, _ = cstring(rest)
+	return name, text
+}
+
+// bindStatement returns the name of the statement a Bind message runs.
+func bindStatement(msg []byte) string {
+	_, rest := cstring(msg[5:]) // the portal
+	name, _ := cstring(rest)
+	return name
+}
+
+// cstring splits a NUL-terminated string off the front of b.
+func cstring(b []byte) (string, []byte) {
+	i := bytes.IndexByte(b, 0)
+	if i < 0 {
+		return string(b), nil
 	}
-	if i := bytes.IndexByte(body, 0); i >= 0 {
-		body = body[:i]
-	}
-	return string(body)
+	return string(b[:i]), b[i+1:]
 }

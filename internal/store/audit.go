@@ -98,7 +98,7 @@ func InTx(ctx context.Context, db *DB, fn func(tx *Tx) error) error {
 		return fmt.Errorf("store: unable to begin a transaction: %w", classify(err))
 	}
 	defer tx.Rollback()
-	if err := fn(&Tx{tx}); err != nil {
+	if err := fn(&Tx{Tx: tx, db: db}); err != nil {
 		return classify(err)
 	}
 	if err := tx.Commit(); err != nil {

@@ -67,7 +67,26 @@ func Branches(ctx context.Context, q sqlx.QueryerContext) ([]BranchRow, error) {
 
 // Branch returns the branch called name, or ErrNotFound.
 func Branch(ctx context.Context, q sqlx.QueryerContext, name string) (BranchRow, error) {
-	return branch(ctx, q, name, "")
+	return branch(ctx, q, name, branchSQL)
+}
+
+// branchSQL reads a branch by name.
+const branchSQL = `SELECT ` + branchColumns + ` FROM branches b WHERE name = $1`
+
+// lockBranchSQL reads a branch by name and locks it; with objects, it
+// locks objects of the branch too.
+func lockBranchSQL(lock BranchLock, objects bool) string {
+	if !objects {
+		return branchSQL + ` ` + string(lock)
+	}
+	// The locks are advisory, keyed by the branch's id and the object id's
+	// hash (two int4 keys: a space of their own, apart from the bigint
+	// keys of migrations and sign-in attempts). A hash shared by two
+	// objects costs a wait, never a wrong answer.
+	return branchSQL + `
+		AND (SELECT count(pg_advisory_xact_lock_shared(b.id, hashtext(o))) FROM unnest($2::text[]) o) >= 0
+		AND (SELECT count(pg_advisory_xact_lock(b.id, hashtext(o))) FROM unnest($3::text[]) o) >= 0
+		` + string(lock)
 }
 
 // A BranchLock is how a transaction holds a branch row until it ends.
@@ -101,35 +120,29 @@ type ObjectLocks struct {
 // it. One statement.
 func LockBranch(ctx context.Context, tx *Tx, name string, lock BranchLock, objects ObjectLocks) (BranchRow, error) {
 	if len(objects.Shared) == 0 && len(objects.Exclusive) == 0 {
-		return branch(ctx, tx, name, " "+string(lock))
+		return branch(ctx, tx, name, lockBranchSQL(lock, false))
 	}
-	// The locks are advisory, keyed by the branch's id and the object id's
-	// hash (two int4 keys: a space of their own, apart from the bigint
-	// keys of migrations and sign-in attempts). A hash shared by two
-	// objects costs a wait, never a wrong answer.
-	b, err := getRow[branchScan](ctx, tx, `SELECT `+branchColumns+` FROM branches b
-		WHERE name = $1
-			AND (SELECT count(pg_advisory_xact_lock_shared(b.id, hashtext(o))) FROM unnest($2::text[]) o) >= 0
-			AND (SELECT count(pg_advisory_xact_lock(b.id, hashtext(o))) FROM unnest($3::text[]) o) >= 0
-		`+string(lock), name, textArray(objects.Shared), textArray(objects.Exclusive))
+	var s branchScan
+	err := getPrepared(ctx, tx, &s, lockBranchSQL(lock, true), name, textArray(objects.Shared), textArray(objects.Exclusive))
 	if errors.Is(err, sql.ErrNoRows) {
 		return BranchRow{}, fmt.Errorf("store: unable to find the branch %s: %w", name, ErrNotFound)
 	}
 	if err != nil {
 		return BranchRow{}, fmt.Errorf("store: unable to lock the branch %s: %w", name, classify(err))
 	}
-	return b, nil
+	return s.row()
 }
 
-func branch(ctx context.Context, q sqlx.QueryerContext, name, lock string) (BranchRow, error) {
-	b, err := getRow[branchScan](ctx, q, `SELECT `+branchColumns+` FROM branches WHERE name = $1`+lock, name)
+func branch(ctx context.Context, q sqlx.QueryerContext, name, query string) (BranchRow, error) {
+	var s branchScan
+	err := getPrepared(ctx, q, &s, query, name)
 	if errors.Is(err, sql.ErrNoRows) {
 		return BranchRow{}, fmt.Errorf("store: unable to find the branch %s: %w", name, ErrNotFound)
 	}
 	if err != nil {
 		return BranchRow{}, fmt.Errorf("store: unable to read the branch %s: %w", name, classify(err))
 	}
-	return b, nil
+	return s.row()
 }
 
 // InsertBranch creates the branch name at main's head, recorded as one

@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
-	"sync/atomic"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -134,18 +132,16 @@ const objectOnBranchSQL = `(SELECT ` + objectColumns + ` FROM object_versions
 	LIMIT 1`
 
 // Object returns the version of the object id that v shows, a deletion
-// included, or ErrNotFound when v shows none. One statement, prepared once
-// when q is a *DB: on a branch, its own live version, else main's at the
-// branch point.
+// included, or ErrNotFound when v shows none. One statement, prepared
+// once: on a branch, its own live version, else main's at the branch
+// point.
 func Object(ctx context.Context, q sqlx.QueryerContext, v View, id string) (ObjectRow, error) {
 	query, args := objectOnMainSQL, []any{id}
-	slot := func(db *DB) *atomic.Pointer[sqlx.Stmt] { return &db.objectOnMain }
 	if !v.OnMain() {
 		query, args = objectOnBranchSQL, []any{id, v.Branch, v.Point}
-		slot = func(db *DB) *atomic.Pointer[sqlx.Stmt] { return &db.objectOnBranch }
 	}
 	var s objectScan
-	err := getPrepared(ctx, q, slot, &s, query, args...)
+	err := getPrepared(ctx, q, &s, query, args...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ObjectRow{}, fmt.Errorf("store: unable to find the object %s: %w", id, ErrNotFound)
 	}
@@ -155,27 +151,31 @@ func Object(ctx context.Context, q sqlx.QueryerContext, v View, id string) (Obje
 	return s.row()
 }
 
+// objectsOnMainSQL and objectsOnBranchSQL read objects by id, as Object.
+const (
+	objectsOnMainSQL = `SELECT ` + objectColumns + ` FROM object_versions
+		WHERE object_id = ANY($1::uuid[]) AND branch_id = 1 AND to_seq IS NULL ORDER BY object_id`
+	objectsOnBranchSQL = `SELECT DISTINCT ON (object_id) ` + objectColumns + ` FROM object_versions
+		WHERE object_id = ANY($1::uuid[]) AND (branch_id = $2 AND to_seq IS NULL
+			OR branch_id = 1 AND from_seq <= $3 AND (to_seq IS NULL OR to_seq > $3))
+		ORDER BY object_id, branch_id = 1`
+)
+
 // ObjectsByID returns the versions v shows of the objects ids, deletions
 // included, in id order; ids v shows no version of are left out.
 func ObjectsByID(ctx context.Context, q sqlx.QueryerContext, v View, ids []string) ([]ObjectRow, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	var rows []ObjectRow
-	var err error
-	if v.OnMain() {
-		rows, err = selectRows[objectScan](ctx, q, `SELECT `+objectColumns+` FROM object_versions
-			WHERE object_id = ANY($1::uuid[]) AND branch_id = 1 AND to_seq IS NULL ORDER BY object_id`, textArray(ids))
-	} else {
-		rows, err = selectRows[objectScan](ctx, q, `SELECT DISTINCT ON (object_id) `+objectColumns+` FROM object_versions
-			WHERE object_id = ANY($1::uuid[]) AND (branch_id = $2 AND to_seq IS NULL
-				OR branch_id = 1 AND from_seq <= $3 AND (to_seq IS NULL OR to_seq > $3))
-			ORDER BY object_id, branch_id = 1`, textArray(ids), v.Branch, v.Point)
+	query, args := objectsOnMainSQL, []any{textArray(ids)}
+	if !v.OnMain() {
+		query, args = objectsOnBranchSQL, []any{textArray(ids), v.Branch, v.Point}
 	}
-	if err != nil {
+	var scans []objectScan
+	if err := selectPrepared(ctx, q, &scans, query, args...); err != nil {
 		return nil, fmt.Errorf("store: unable to read %d objects: %w", len(ids), classify(err))
 	}
-	return rows, nil
+	return rowsOf(scans)
 }
 
 // MainObjectsAt returns main's versions of the objects ids live at the
@@ -258,15 +258,11 @@ func Objects(ctx context.Context, q sqlx.QueryerContext, v View, f ObjectFilter)
 		conds = append(conds, "o.data -> "+arg(elem)+" ?| "+arg(textArray(f.AnyOf[elem])))
 	}
 	if len(f.AnyContains) > 0 {
-		var alts []string
-		for _, c := range f.AnyContains {
-			doc, err := encodeData(c)
-			if err != nil {
-				return nil, 0, fmt.Errorf("store: unable to write a filter: %w", err)
-			}
-			alts = append(alts, "o.data @> "+arg(doc)+"::jsonb")
+		docs, err := encodeDocs(f.AnyContains)
+		if err != nil {
+			return nil, 0, err
 		}
-		conds = append(conds, "("+strings.Join(alts, " OR ")+")")
+		conds = append(conds, "o.data @> ANY("+arg(docs)+"::jsonb[])")
 	}
 	where := ""
 	for _, c := range conds {
@@ -319,6 +315,43 @@ func Objects(ctx context.Context, q sqlx.QueryerContext, v View, f ObjectFilter)
 	return rows, total, nil
 }
 
+// encodeDocs writes documents for a jsonb[] parameter.
+func encodeDocs(docs []map[string]json.RawMessage) (any, error) {
+	out := make([]string, len(docs))
+	for i, d := range docs {
+		var err error
+		if out[i], err = encodeData(d); err != nil {
+			return nil, fmt.Errorf("store: unable to write a filter: %w", err)
+		}
+	}
+	return textArray(out), nil
+}
+
+// heldAtPointSQL reads main's objects of a kind at a branch point that
+// hold one of some values at least (data @> any of the documents), and
+// that the branch does not shadow.
+const heldAtPointSQL = `SELECT ` + objectColumns + ` FROM object_versions o
+	WHERE o.branch_id = 1 AND o.kind = $2 AND o.from_seq <= $3 AND (o.to_seq IS NULL OR o.to_seq > $3) AND NOT o.deleted
+		AND o.data @> ANY($4::jsonb[])
+		AND NOT EXISTS (SELECT 1 FROM object_versions s WHERE s.object_id = o.object_id AND s.branch_id = $1 AND s.to_seq IS NULL)
+	ORDER BY o.object_id`
+
+// HeldAtPoint returns the objects of the kind (its id) of main at v's
+// branch point that v's branch does not shadow and whose data holds one of
+// docs at least (jsonb's @>): the holders, at the point, of unique values
+// a write on the branch takes. One statement, prepared once.
+func HeldAtPoint(ctx context.Context, q sqlx.QueryerContext, v View, kind string, docs []map[string]json.RawMessage) ([]ObjectRow, error) {
+	arg, err := encodeDocs(docs)
+	if err != nil {
+		return nil, err
+	}
+	var scans []objectScan
+	if err := selectPrepared(ctx, q, &scans, heldAtPointSQL, v.Branch, kind, v.Point, arg); err != nil {
+		return nil, fmt.Errorf("store: unable to read the holders of %d values at the branch point: %w", len(docs), classify(err))
+	}
+	return rowsOf(scans)
+}
+
 // sortedKeys returns m's keys in order.
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
@@ -368,6 +401,62 @@ type VersionWrite struct {
 	Audit AuditEntry
 }
 
+// writeVersionSQL is the statement of WriteVersion, on main or another
+// branch, for an object's first version there or a later one.
+func writeVersionSQL(onMain, first bool) string {
+	var written string
+	switch {
+	case onMain && first:
+		written = `written AS (
+			INSERT INTO object_versions (branch_id, object_id, kind, data, deleted, from_seq)
+			SELECT $1, $2::uuid, $3, $4::jsonb, $5, nextval('changes_seq') WHERE $15::bigint = 0
+			RETURNING from_seq
+		)`
+	case onMain:
+		// The new version is inserted once the old one is ended: it reads
+		// the change's number from the ended row.
+		written = `ended AS (
+			UPDATE object_versions SET to_seq = nextval('changes_seq')
+			WHERE object_id = $2::uuid AND branch_id = $1 AND to_seq IS NULL AND from_seq = $15
+			RETURNING to_seq
+		), written AS (
+			INSERT INTO object_versions (branch_id, object_id, kind, data, deleted, from_seq)
+			SELECT $1, $2::uuid, $3, $4::jsonb, $5, to_seq FROM ended
+			RETURNING from_seq
+		)`
+	case first:
+		written = `written AS (
+			INSERT INTO object_versions (branch_id, object_id, kind, data, deleted, from_seq)
+			SELECT $1, $2::uuid, $3, $4::jsonb, $5, nextval('changes_seq') WHERE $15::bigint = 0
+			ON CONFLICT (object_id, branch_id) WHERE to_seq IS NULL DO NOTHING
+			RETURNING from_seq
+		)`
+	default:
+		written = `written AS (
+			UPDATE object_versions SET data = $4::jsonb, deleted = $5, from_seq = nextval('changes_seq')
+			WHERE object_id = $2::uuid AND branch_id = $1 AND to_seq IS NULL AND from_seq = $15 AND kind = $3
+			RETURNING from_seq
+		)`
+	}
+	return `WITH ` + written + `, dropped AS (
+			DELETE FROM unique_values u USING written
+			WHERE u.branch_id = $1 AND u.object_id = $2::uuid AND u.constraint_id = ANY($6)
+		), added AS (
+			INSERT INTO unique_values (branch_id, constraint_id, value_hash, object_id)
+			SELECT $1, k.c, k.h, $2::uuid FROM written, unnest($7::text[], $8::bytea[]) WITH ORDINALITY k(c, h, n)
+			ORDER BY k.n
+			ON CONFLICT DO NOTHING
+			RETURNING constraint_id, value_hash
+		), audit AS (
+			INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, before, after, branch)
+			SELECT $9, $10, '', $11, $2::text, $12, $13, $14 FROM written WHERE $10 <> ''
+		)
+		SELECT from_seq,
+			ARRAY(SELECT constraint_id FROM added) AS added_constraints,
+			ARRAY(SELECT value_hash FROM added) AS added_hashes
+		FROM written`
+}
+
 // WriteVersion stores w in one statement: the version (ending the one it
 // replaces), the unique values, the audit entry. It returns the change's
 // number and the values the unique index refused (another object of the
@@ -385,63 +474,13 @@ func WriteVersion(ctx context.Context, tx *Tx, w VersionWrite) (seq int64, refus
 	}
 	args := []any{w.View.Branch, w.ID, w.Kind, data, w.Deleted, textArray(w.Drop), textArray(constraints), hashes,
 		w.Audit.Actor, w.Audit.Action, w.Audit.ObjectKind, w.Audit.Before, w.Audit.After, nullable(w.Audit.Branch), w.Prev}
-	var written string
-	switch {
-	case w.View.OnMain() && w.Prev == 0:
-		written = `written AS (
-			INSERT INTO object_versions (branch_id, object_id, kind, data, deleted, from_seq)
-			SELECT $1, $2::uuid, $3, $4::jsonb, $5, nextval('changes_seq') WHERE $15::bigint = 0
-			RETURNING from_seq
-		)`
-	case w.View.OnMain():
-		// The new version is inserted once the old one is ended: it reads
-		// the change's number from the ended row.
-		written = `ended AS (
-			UPDATE object_versions SET to_seq = nextval('changes_seq')
-			WHERE object_id = $2::uuid AND branch_id = $1 AND to_seq IS NULL AND from_seq = $15
-			RETURNING to_seq
-		), written AS (
-			INSERT INTO object_versions (branch_id, object_id, kind, data, deleted, from_seq)
-			SELECT $1, $2::uuid, $3, $4::jsonb, $5, to_seq FROM ended
-			RETURNING from_seq
-		)`
-	case w.Prev == 0:
-		written = `written AS (
-			INSERT INTO object_versions (branch_id, object_id, kind, data, deleted, from_seq)
-			SELECT $1, $2::uuid, $3, $4::jsonb, $5, nextval('changes_seq') WHERE $15::bigint = 0
-			ON CONFLICT (object_id, branch_id) WHERE to_seq IS NULL DO NOTHING
-			RETURNING from_seq
-		)`
-	default:
-		written = `written AS (
-			UPDATE object_versions SET data = $4::jsonb, deleted = $5, from_seq = nextval('changes_seq')
-			WHERE object_id = $2::uuid AND branch_id = $1 AND to_seq IS NULL AND from_seq = $15 AND kind = $3
-			RETURNING from_seq
-		)`
-	}
-	query := `WITH ` + written + `, dropped AS (
-			DELETE FROM unique_values u USING written
-			WHERE u.branch_id = $1 AND u.object_id = $2::uuid AND u.constraint_id = ANY($6)
-		), added AS (
-			INSERT INTO unique_values (branch_id, constraint_id, value_hash, object_id)
-			SELECT $1, k.c, k.h, $2::uuid FROM written, unnest($7::text[], $8::bytea[]) WITH ORDINALITY k(c, h, n)
-			ORDER BY k.n
-			ON CONFLICT DO NOTHING
-			RETURNING constraint_id, value_hash
-		), audit AS (
-			INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, before, after, branch)
-			SELECT $9, $10, '', $11, $2::text, $12, $13, $14 FROM written WHERE $10 <> ''
-		)
-		SELECT from_seq,
-			ARRAY(SELECT constraint_id FROM added) AS added_constraints,
-			ARRAY(SELECT value_hash FROM added) AS added_hashes
-		FROM written`
+	query := writeVersionSQL(w.View.OnMain(), w.Prev == 0)
 	var out struct {
 		Seq         int64          `db:"from_seq"`
 		Constraints pq.StringArray `db:"added_constraints"`
 		Hashes      pq.ByteaArray  `db:"added_hashes"`
 	}
-	err = tx.GetContext(ctx, &out, query, args...)
+	err = getPrepared(ctx, tx, &out, query, args...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil, fmt.Errorf("store: unable to write the object %s: %w", w.ID, ErrStale)
 	}

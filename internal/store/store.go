@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"fmt"
 	"net"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -22,14 +23,16 @@ type DB struct {
 	// claim is the claim of an address (insertAllocationSQL), prepared on
 	// first use.
 	claim atomic.Pointer[sqlx.Stmt]
-	// objectOnMain and objectOnBranch are the reads of an object by id
-	// (objectOnMainSQL, objectOnBranchSQL), prepared on first use.
-	objectOnMain, objectOnBranch atomic.Pointer[sqlx.Stmt]
+	// statements are the statements of branches and objects run most
+	// (reads by id, a branch locked, a version written), prepared on first
+	// use, by their text.
+	statements sync.Map // string → *sqlx.Stmt
 }
 
 // A Tx is a transaction of a DB (see InTx).
 type Tx struct {
 	*sqlx.Tx
+	db *DB
 }
 
 // An Ext runs statements: a *DB, where each is a transaction of its own, or
@@ -79,11 +82,14 @@ func New(db *sqlx.DB) *DB {
 
 // Close closes the prepared statements and the pool.
 func (db *DB) Close() error {
-	for _, slot := range []*atomic.Pointer[sqlx.Stmt]{&db.claim, &db.objectOnMain, &db.objectOnBranch} {
-		if stmt := slot.Swap(nil); stmt != nil {
-			stmt.Close()
-		}
+	if stmt := db.claim.Swap(nil); stmt != nil {
+		stmt.Close()
 	}
+	db.statements.Range(func(query, stmt any) bool {
+		db.statements.Delete(query)
+		stmt.(*sqlx.Stmt).Close()
+		return true
+	})
 	return db.DB.Close()
 }
 
@@ -105,18 +111,89 @@ func (db *DB) prepared(ctx context.Context, slot *atomic.Pointer[sqlx.Stmt], que
 	return stmt, nil
 }
 
-// getPrepared reads one row of query into dest: through the statement
-// prepared in slot(db) when q is a *DB, else as it is (in a transaction).
-func getPrepared(ctx context.Context, q sqlx.QueryerContext, slot func(*DB) *atomic.Pointer[sqlx.Stmt], dest any, query string, args ...any) error {
-	db, ok := q.(*DB)
-	if !ok {
+// statement returns query prepared on db, preparing it on first use;
+// database/sql prepares it again on each connection that runs it.
+func (db *DB) statement(ctx context.Context, query string) (*sqlx.Stmt, error) {
+	if stmt, ok := db.statements.Load(query); ok {
+		return stmt.(*sqlx.Stmt), nil
+	}
+	stmt, err := db.PreparexContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := db.statements.LoadOrStore(query, stmt); loaded {
+		stmt.Close()
+		return prev.(*sqlx.Stmt), nil
+	}
+	return stmt, nil
+}
+
+// preparedIn returns query prepared on q's database and run by q (a *DB,
+// or a *Tx of InTx), or nil: a prepared statement runs in one round trip
+// where an unprepared one with arguments takes two. A *DB prepares it on
+// first use; a *Tx uses it only when it is prepared already (see
+// PrepareStatements), as preparing needs a connection of the pool besides
+// the transaction's, which a pool busy with transactions could not give.
+func preparedIn(ctx context.Context, q sqlx.QueryerContext, query string) (*sqlx.Stmt, error) {
+	switch q := q.(type) {
+	case *DB:
+		return q.statement(ctx, query)
+	case *Tx:
+		if q.db == nil {
+			return nil, nil
+		}
+		stmt, ok := q.db.statements.Load(query)
+		if !ok {
+			return nil, nil
+		}
+		return q.StmtxContext(ctx, stmt.(*sqlx.Stmt)), nil
+	}
+	return nil, nil
+}
+
+// PrepareStatements prepares the statements that reads and writes of
+// objects and branches run most, for the transactions to use (see
+// preparedIn). Call it once the database is migrated.
+func PrepareStatements(ctx context.Context, db *DB) error {
+	queries := []string{objectOnMainSQL, objectOnBranchSQL, objectsOnMainSQL, objectsOnBranchSQL, heldAtPointSQL, branchSQL}
+	for _, lock := range []BranchLock{ShareBranch, ExclusiveBranch} {
+		queries = append(queries, lockBranchSQL(lock, false), lockBranchSQL(lock, true))
+	}
+	for _, onMain := range []bool{true, false} {
+		queries = append(queries, writeVersionSQL(onMain, true), writeVersionSQL(onMain, false))
+	}
+	for _, q := range queries {
+		if _, err := db.statement(ctx, q); err != nil {
+			return fmt.Errorf("store: unable to prepare the statements of objects: %w", classify(err))
+		}
+	}
+	return nil
+}
+
+// getPrepared reads one row of query into dest through the statement
+// prepared once (see preparedIn).
+func getPrepared(ctx context.Context, q sqlx.QueryerContext, dest any, query string, args ...any) error {
+	stmt, err := preparedIn(ctx, q, query)
+	switch {
+	case err != nil:
+		return err
+	case stmt == nil:
 		return sqlx.GetContext(ctx, q, dest, query, args...)
 	}
-	stmt, err := db.prepared(ctx, slot(db), query)
-	if err != nil {
-		return err
-	}
 	return stmt.GetContext(ctx, dest, args...)
+}
+
+// selectPrepared reads every row of query into dest through the statement
+// prepared once (see preparedIn).
+func selectPrepared(ctx context.Context, q sqlx.QueryerContext, dest any, query string, args ...any) error {
+	stmt, err := preparedIn(ctx, q, query)
+	switch {
+	case err != nil:
+		return err
+	case stmt == nil:
+		return sqlx.SelectContext(ctx, q, dest, query, args...)
+	}
+	return stmt.SelectContext(ctx, dest, args...)
 }
 
 // dialer bounds how long a connection attempt may take, so that a database
