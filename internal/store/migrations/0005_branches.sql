@@ -59,12 +59,13 @@ CREATE TABLE object_versions (
     deleted boolean NOT NULL DEFAULT false,
     from_seq bigint NOT NULL,
     to_seq bigint,
-    PRIMARY KEY (object_id, branch_id, from_seq),
+    PRIMARY KEY (branch_id, object_id, from_seq),
     CHECK (to_seq IS NULL OR branch_id = 1 AND to_seq > from_seq)
 );
 -- An object has one live version per branch: reads by id on main and a
 -- branch's own version. The primary key finds main's version at a branch
--- point (the latest from_seq at or before it).
+-- point (the latest from_seq at or before it), and a branch's versions
+-- (a merge, a rebase, a deletion of the branch).
 CREATE UNIQUE INDEX object_versions_live ON object_versions (object_id, branch_id) WHERE to_seq IS NULL;
 -- A kind's live objects on a branch (or on main), in id order.
 CREATE INDEX object_versions_kind_live ON object_versions (branch_id, kind, object_id) WHERE to_seq IS NULL;
