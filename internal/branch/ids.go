@@ -4,22 +4,53 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
+	"sync"
 	"time"
 )
 
 // newObjectID returns a new object id: a UUID of version 7, whose first 48
-// bits are the time in milliseconds, so that objects listed in id order are
-// listed about in the order they were created, and ids made together are
-// neighbours in the indexes.
+// bits are the time in milliseconds and next 12 a counter within that
+// millisecond (RFC 9562, method 1), so that the ids one process makes rise
+// in the order it makes them: objects listed in id order are listed in the
+// order they were created, and ids made together are neighbours in the
+// indexes.
 func newObjectID(now time.Time) string {
 	var u [16]byte
-	rand.Read(u[6:])
-	ms := uint64(now.UnixMilli())
+	rand.Read(u[8:])
+	ms, seq := idClock.next(uint64(now.UnixMilli()))
 	binary.BigEndian.PutUint16(u[0:2], uint16(ms>>32))
 	binary.BigEndian.PutUint32(u[2:6], uint32(ms))
-	u[6] = u[6]&0x0f | 0x70 // version 7
-	u[8] = u[8]&0x3f | 0x80 // RFC 9562 variant
+	binary.BigEndian.PutUint16(u[6:8], 0x7000|seq) // version 7
+	u[8] = u[8]&0x3f | 0x80                        // RFC 9562 variant
 	return formatUUID(u)
+}
+
+// idClock is the millisecond and counter of the last id made.
+var idClock monotonic
+
+type monotonic struct {
+	mu  sync.Mutex
+	ms  uint64
+	seq uint16
+}
+
+// next returns the millisecond and counter of a new id made at ms: ms and
+// a counter of 0 when ms is later than the last id's, else the last id's
+// millisecond and the counter after its (the next millisecond once the
+// 12-bit counter is spent), so that no id repeats or goes back when the
+// clock does.
+func (m *monotonic) next(ms uint64) (uint64, uint16) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch {
+	case ms > m.ms:
+		m.ms, m.seq = ms, 0
+	case m.seq == 0x0fff:
+		m.ms, m.seq = m.ms+1, 0
+	default:
+		m.seq++
+	}
+	return m.ms, m.seq
 }
 
 // parseObjectID returns s as an object id (a UUID written in lowercase with
