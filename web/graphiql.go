@@ -1,11 +1,13 @@
 package web
 
 import (
+	"errors"
 	"mime"
 	"net/http"
 	"strconv"
 	"strings"
 
+	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/static"
 	"pivirt.hu/ipam/views"
 )
@@ -33,11 +35,42 @@ func (s *Server) graphqlGet(w http.ResponseWriter, r *http.Request) {
 	s.requireActor(http.HandlerFunc(s.graphiql)).ServeHTTP(w, r)
 }
 
-// graphiql serves the page of the API's explorer.
+// graphiql serves the page of the API's explorer, on main (/graphql) or
+// on the branch the path names (/graphql/<branch>): the page posts there.
+// A branch that does not exist, or that the user may not see (tenants see
+// main only), is the 404 page.
 func (s *Server) graphiql(w http.ResponseWriter, r *http.Request) {
-	s.render(w, r, http.StatusOK, views.GraphiQL(views.GraphiQLProps{
-		Asset: s.assets.URL, Integrity: static.GraphiQLIntegrity, DefaultQuery: graphiqlDefaultQuery,
-	}))
+	actor, _ := actorFrom(r.Context())
+	name, url := r.PathValue("branch"), "/graphql"
+	if name != "" {
+		url += "/" + name
+	}
+	props := views.GraphiQLProps{Asset: s.assets.URL, Integrity: static.GraphiQLIntegrity, URL: url, DefaultQuery: graphiqlDefaultQuery}
+	if name != "" && name != branch.Main {
+		_, err := s.branches.Branch(r.Context(), actor, name)
+		if errors.Is(err, branch.ErrNotFound) {
+			s.notFound(w, r)
+			return
+		}
+		if err != nil {
+			s.serverError(w, r, err)
+			return
+		}
+		props.Branch, props.DefaultQuery = name, graphiqlBranchQuery(name)
+	}
+	s.render(w, r, http.StatusOK, views.GraphiQL(props))
+}
+
+// graphiqlBranchQuery is the query GraphiQL opens with on a branch.
+func graphiqlBranchQuery(name string) string {
+	return `# The GraphQL API of PiVirt IPAM on the branch ` + name + `.
+# The Docs pane lists every query and mutation, those of the kinds of
+# the branch's schema among them; Ctrl-Enter runs.
+{
+  Branch(name: ` + strconv.Quote(name) + `) { name branched_from has_schema_changes }
+  schema { kinds { kind generic } }
+}
+`
 }
 
 // acceptsHTML reads an Accept header: text/html is accepted when listed

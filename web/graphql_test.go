@@ -25,7 +25,7 @@ func TestGraphQLRequestID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := newServer(Config{Auth: users, IPAM: testIPAM(t, db), Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	s, err := newServer(Config{Auth: users, IPAM: testIPAM(t, db), Branches: testBranches(t, db), Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,10 +11,13 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /static/{path...}", s.assets)
 	mux.Handle("GET /login", s.withSession(http.HandlerFunc(s.loginForm)))
 	mux.Handle("POST /login", s.withSession(http.HandlerFunc(s.login)))
-	// A bearer token or the console's session (see authenticate).
-	// GET from a browser: GraphiQL, signed in with the session.
-	mux.Handle("GET /graphql", s.withSession(http.HandlerFunc(s.graphqlGet)))
-	mux.Handle("POST /graphql", s.withSession(s.graphql))
+	// A bearer token or the console's session (see authenticate), on
+	// main or on the branch named. GET from a browser: GraphiQL, signed in
+	// with the session.
+	for _, path := range []string{"/graphql", "/graphql/{branch...}"} {
+		mux.Handle("GET "+path, s.withSession(http.HandlerFunc(s.graphqlGet)))
+		mux.Handle("POST "+path, s.withSession(s.graphql))
+	}
 
 	// The VPC page's forms, each named by its action field.
 	vpcForms := s.vpcForms(map[string]vpcForm{

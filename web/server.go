@@ -15,6 +15,7 @@ import (
 	"github.com/alexedwards/scs/v2"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/graphql"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/static"
@@ -24,6 +25,9 @@ import (
 // Config is what the server needs.
 type Config struct {
 	IPAM *ipam.Service
+	// Branches holds the branches, the schema of kinds and the objects of
+	// kinds, which the API serves per branch (/graphql/<branch>).
+	Branches *branch.Service
 	// Auth tells who signs in, and keeps the console's sessions.
 	Auth    *auth.Service
 	Logger  *slog.Logger
@@ -41,6 +45,7 @@ type Config struct {
 // Server answers the console's and the API's requests.
 type Server struct {
 	ipam     *ipam.Service
+	branches *branch.Service
 	auth     *auth.Service
 	log      *slog.Logger
 	version  string
@@ -66,16 +71,16 @@ func newServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.IPAM == nil || cfg.Auth == nil {
-		return nil, errors.New("web: Config.IPAM and Config.Auth are required")
+	if cfg.IPAM == nil || cfg.Branches == nil || cfg.Auth == nil {
+		return nil, errors.New("web: Config.IPAM, Config.Branches and Config.Auth are required")
 	}
-	s := &Server{ipam: cfg.IPAM, auth: cfg.Auth, log: cfg.Logger, version: cfg.Version, assets: assets,
+	s := &Server{ipam: cfg.IPAM, branches: cfg.Branches, auth: cfg.Auth, log: cfg.Logger, version: cfg.Version, assets: assets,
 		trustedProxies: cfg.TrustedProxies}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
 	s.sessions = s.newSessions(cfg.SecureCookies)
-	if s.graphql, err = graphql.NewHandler(s.ipam, s.authenticate, s.log, graphql.WithRequestID(requestID)); err != nil {
+	if s.graphql, err = graphql.NewHandler(s.ipam, s.branches, s.authenticate, s.log, graphql.WithRequestID(requestID)); err != nil {
 		return nil, err
 	}
 	if !assets.Has(previewWasm) {

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/branch"
+	"pivirt.hu/ipam/internal/graphql"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/store"
@@ -43,7 +45,7 @@ func realAssets(t *testing.T) *Assets {
 func newHandler(t *testing.T) http.Handler {
 	t.Helper()
 	db := pgtest.NewDB(t)
-	h, err := New(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Logger: quietLogger, Version: "test"})
+	h, err := New(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Branches: testBranches(t, db), Logger: quietLogger, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,6 +65,18 @@ func testIPAM(t *testing.T, db *store.DB) *ipam.Service {
 	}
 	t.Cleanup(svc.Close)
 	return svc
+}
+
+// testBranches returns a branch service on db, guarded as ipam serve's
+// is.
+func testBranches(tb testing.TB, db *store.DB) *branch.Service {
+	tb.Helper()
+	branches, err := branch.New(tb.Context(), branch.Config{DB: db, Logger: quietLogger, Guard: branch.SchemaGuard(graphql.CheckSchema)})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(branches.Close)
+	return branches
 }
 
 // do serves one request through h and returns the recorded response.

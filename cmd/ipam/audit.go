@@ -20,8 +20,9 @@ const auditUsage = `Usage:
   ipam audit [--since DURATION|TIME] [--namespace NS] [--limit N]
 
 Prints the newest entries of the audit log, oldest first, one line each:
-time (UTC), actor, action, kind, namespace/name, and what changed (+ made,
-- gone, field: old→new). --since takes a duration back from now (90m, 24h,
+time (UTC), actor, branch (- for the changes of IP addresses, which have
+none), action, kind, namespace/name, and what changed (+ made, - gone,
+field: old→new). --since takes a duration back from now (90m, 24h,
 7d), an RFC 3339 time or a date (2006-01-02, local time); --namespace an
 exact namespace or a pattern such as acme/*.`
 
@@ -58,7 +59,8 @@ func audit(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 		filter.Since = t
 	}
 
-	return dbf.withServices(logger, false, func(ctx context.Context, svc *ipam.Service, _ *auth.Service) error {
+	return dbf.withServices(logger, false, func(ctx context.Context, svcs *services) error {
+		svc := svcs.ipam
 		entries, err := svc.AuditLog(ctx, auth.System, filter)
 		if err != nil {
 			return err
@@ -66,7 +68,11 @@ func audit(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 		slices.Reverse(entries)
 		w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 		for _, e := range entries {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s", e.At.UTC().Format(time.RFC3339), e.Actor, e.Action, e.Kind, e.Object())
+			branch := e.Branch
+			if branch == "" {
+				branch = "-"
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s", e.At.UTC().Format(time.RFC3339), e.Actor, branch, e.Action, e.Kind, e.Object())
 			if change := e.Change(); change != "" {
 				fmt.Fprint(w, "\t"+change)
 			}

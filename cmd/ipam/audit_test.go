@@ -13,7 +13,7 @@ import (
 )
 
 // auditLine is one entry as ipam audit prints it.
-var auditLine = regexp.MustCompile(`^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ) +(\S+) +(\S+) +(\S+) +(\S+)(?: +(.*))?$`)
+var auditLine = regexp.MustCompile(`^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ) +(\S+) +(\S+) +(\S+) +(\S+) +(\S+)(?: +(.*))?$`)
 
 // TestAuditCommand makes changes through the services and prints them
 // back with ipam audit and its filters.
@@ -53,7 +53,8 @@ func TestAuditCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Each line: time, actor, action, kind, object, change.
+	// Each line: time, actor, branch (- for all of these), action, kind,
+	// object, change.
 	all := [][6]string{
 		{"op", "create", "IPAMPool", "public-zone-a", "+ cidr=203.0.113.0/24 gateway=203.0.113.1 kind=public name=public-zone-a uid=", " zone=zone-a"},
 		{"acme", "allocate", "IPAllocation", "public-zone-a-203-0-113-2", "+ address=203.0.113.2 owner={kind=VPC name=router uid=", "} ownerNamespace=acme/prod pool=public-zone-a"},
@@ -94,7 +95,7 @@ func TestAuditCommand(t *testing.T) {
 			for i, line := range lines {
 				m := auditLine.FindStringSubmatch(line)
 				if m == nil {
-					t.Fatalf("line %q is not: time actor action kind object change", line)
+					t.Fatalf("line %q is not: time actor branch action kind object change", line)
 				}
 				at, err := time.Parse(time.RFC3339, m[1])
 				if err != nil || at.Before(last) || time.Since(at) > 49*time.Hour {
@@ -102,9 +103,9 @@ func TestAuditCommand(t *testing.T) {
 				}
 				last = at
 				w := tt.want[i]
-				change := m[6]
-				if m[2] != w[0] || m[3] != w[1] || m[4] != w[2] || m[5] != w[3] || !strings.HasPrefix(change, w[4]) || !strings.HasSuffix(change, w[5]) {
-					t.Errorf("line %d = %q, want %s %s %s %s %s…%s", i, line, w[0], w[1], w[2], w[3], w[4], w[5])
+				change := m[7]
+				if m[2] != w[0] || m[3] != "-" || m[4] != w[1] || m[5] != w[2] || m[6] != w[3] || !strings.HasPrefix(change, w[4]) || !strings.HasSuffix(change, w[5]) {
+					t.Errorf("line %d = %q, want %s - %s %s %s %s…%s", i, line, w[0], w[1], w[2], w[3], w[4], w[5])
 				}
 			}
 		})

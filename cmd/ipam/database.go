@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/branch"
+	"pivirt.hu/ipam/internal/graphql"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/pgembed"
 )
@@ -51,69 +53,98 @@ func defaultDataDir() string {
 	return "pivirt-ipam-data"
 }
 
+// services are the domain's services over one database.
+type services struct {
+	ipam  *ipam.Service
+	users *auth.Service
+	// branches holds the branches, the schema of kinds and the objects of
+	// kinds; every schema change it makes is one the GraphQL API serves
+	// (graphql.CheckSchema).
+	branches *branch.Service
+}
+
 // open connects to the database, starting the embedded PostgreSQL first
 // when no URL is given, applies the migrations and returns the services
-// over it: svc follows the other processes' releases and deletions when
-// listen is set. closeAll closes what open opened.
-func (d *databaseFlags) open(ctx context.Context, logger *slog.Logger, listen bool) (svc *ipam.Service, users *auth.Service, closeAll func(), err error) {
-	url := d.url
-	stopCluster := func() {}
-	if url == "" {
-		dir, err := filepath.Abs(d.dataDir)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		cluster, err := pgembed.Start(ctx, pgembed.Options{DataDir: dir, Logger: logger})
-		switch {
-		case errors.Is(err, pgembed.ErrInUse) && !d.exclusive:
-			// ipam serve runs this folder's PostgreSQL: use it, and leave
-			// it running.
-			url = pgembed.SocketURL(dir, embeddedDatabase)
-		case err != nil:
-			return nil, nil, nil, err
-		default:
-			stopCluster = func() {
-				if err := cluster.Stop(); err != nil {
-					logger.Error("stopping PostgreSQL failed", "err", err)
-				}
-			}
-			if err := ipam.CreateDatabase(ctx, cluster.URL("postgres"), embeddedDatabase); err != nil {
-				stopCluster()
-				return nil, nil, nil, err
-			}
-			url = cluster.URL(embeddedDatabase)
-		}
+// over it: they follow the other processes' releases, deletions and
+// schema changes when listen is set. closeAll closes what open opened.
+func (d *databaseFlags) open(ctx context.Context, logger *slog.Logger, listen bool) (svcs *services, closeAll func(), err error) {
+	url, stopCluster, err := d.start(ctx, logger)
+	if err != nil {
+		return nil, nil, err
 	}
 	db, err := ipam.OpenDatabase(ctx, url, logger)
 	if err != nil {
 		stopCluster()
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	cfg := ipam.Config{DB: db, Logger: logger}
+	bcfg := branch.Config{DB: db, Logger: logger, Guard: branch.SchemaGuard(graphql.CheckSchema)}
 	if listen {
-		cfg.URL = url
+		cfg.URL, bcfg.URL = url, url
 	}
-	if svc, err = ipam.New(ctx, cfg); err != nil {
+	svc, err := ipam.New(ctx, cfg)
+	if err != nil {
 		db.Close()
 		stopCluster()
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	return svc, auth.NewService(db), func() {
+	branches, err := branch.New(ctx, bcfg)
+	if err != nil {
+		svc.Close()
+		db.Close()
+		stopCluster()
+		return nil, nil, err
+	}
+	return &services{ipam: svc, users: auth.NewService(db), branches: branches}, func() {
+		branches.Close()
 		svc.Close()
 		db.Close()
 		stopCluster()
 	}, nil
 }
 
+// start returns the URL of the database: the one given, else the embedded
+// PostgreSQL's, started unless ipam serve runs it (then stopCluster does
+// nothing).
+func (d *databaseFlags) start(ctx context.Context, logger *slog.Logger) (url string, stopCluster func(), err error) {
+	stopCluster = func() {}
+	if d.url != "" {
+		return d.url, stopCluster, nil
+	}
+	dir, err := filepath.Abs(d.dataDir)
+	if err != nil {
+		return "", nil, err
+	}
+	cluster, err := pgembed.Start(ctx, pgembed.Options{DataDir: dir, Logger: logger})
+	switch {
+	case errors.Is(err, pgembed.ErrInUse) && !d.exclusive:
+		// ipam serve runs this folder's PostgreSQL: use it, and leave it
+		// running.
+		return pgembed.SocketURL(dir, embeddedDatabase), stopCluster, nil
+	case err != nil:
+		return "", nil, err
+	}
+	stopCluster = func() {
+		if err := cluster.Stop(); err != nil {
+			logger.Error("stopping PostgreSQL failed", "err", err)
+		}
+	}
+	if err := ipam.CreateDatabase(ctx, cluster.URL("postgres"), embeddedDatabase); err != nil {
+		stopCluster()
+		return "", nil, err
+	}
+	return cluster.URL(embeddedDatabase), stopCluster, nil
+}
+
 // withServices opens the services (see open) and runs fn with them, then
 // closes what it opened; SIGINT and SIGTERM cancel fn's context.
-func (d *databaseFlags) withServices(logger *slog.Logger, listen bool, fn func(ctx context.Context, svc *ipam.Service, users *auth.Service) error) error {
+func (d *databaseFlags) withServices(logger *slog.Logger, listen bool, fn func(ctx context.Context, svcs *services) error) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	svc, users, closeAll, err := d.open(ctx, logger, listen)
+	svcs, closeAll, err := d.open(ctx, logger, listen)
 	if err != nil {
 		return err
 	}
 	defer closeAll()
-	return fn(ctx, svc, users)
+	return fn(ctx, svcs)
 }

@@ -24,6 +24,9 @@ Usage:
   ipam migrate [--database-url URL] [--data-dir DIR]
   ipam apply -f FILE
   ipam get pools|allocations|vpcs [-n NAMESPACE] [-o yaml|table]
+  ipam schema load FILE... [--branch B]
+  ipam schema get [--branch B] [-o yaml|json]
+  ipam branch create|list|rebase|merge|delete NAME
   ipam audit [--since DURATION|TIME] [--namespace NS] [--limit N]
   ipam user add NAME --role operator|tenant [--namespace PATTERN]... --password-stdin
   ipam user set-password NAME --password-stdin
@@ -52,6 +55,8 @@ var commands = map[string]command{
 	"migrate": migrate,
 	"apply":   apply,
 	"get":     get,
+	"schema":  schemaCommand,
+	"branch":  branchCommand,
 	"audit":   audit,
 	"user":    userCommand,
 	"token":   tokenCommand,

@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-
-	"pivirt.hu/ipam/internal/auth"
-	"pivirt.hu/ipam/internal/ipam"
 )
 
 // migrate applies the migrations the database lacks and prints its version.
@@ -19,7 +16,8 @@ func migrate(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) 
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	return dbf.withServices(logger, false, func(ctx context.Context, svc *ipam.Service, _ *auth.Service) error {
+	return dbf.withServices(logger, false, func(ctx context.Context, svcs *services) error {
+		svc := svcs.ipam
 		h, err := svc.Health(ctx)
 		if err != nil {
 			return err

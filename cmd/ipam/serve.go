@@ -42,11 +42,12 @@ func serve(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	svc, authn, closeAll, err := dbf.open(ctx, logger, true)
+	svcs, closeAll, err := dbf.open(ctx, logger, true)
 	if err != nil {
 		return err
 	}
 	defer closeAll()
+	svc, authn := svcs.ipam, svcs.users
 	if password, created, err := authn.EnsureAdmin(ctx); err != nil {
 		return err
 	} else if created {
@@ -64,7 +65,7 @@ func serve(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 			logger.Info("loaded the demo data")
 		}
 	}
-	handler, err := web.New(web.Config{IPAM: svc, Auth: authn, Logger: logger, Version: version,
+	handler, err := web.New(web.Config{IPAM: svc, Branches: svcs.branches, Auth: authn, Logger: logger, Version: version,
 		SecureCookies: *secureCookie || !loopback(*listen), TrustedProxies: trustedProxies})
 	if err != nil {
 		return err

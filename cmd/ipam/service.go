@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 
-	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
 )
 
@@ -12,7 +11,7 @@ import (
 // other processes' changes, and runs fn with the service, then closes both;
 // SIGINT and SIGTERM cancel fn's context.
 func (d *databaseFlags) withService(logger *slog.Logger, fn func(ctx context.Context, svc *ipam.Service) error) error {
-	return d.withServices(logger, true, func(ctx context.Context, svc *ipam.Service, _ *auth.Service) error {
-		return fn(ctx, svc)
+	return d.withServices(logger, true, func(ctx context.Context, svcs *services) error {
+		return fn(ctx, svcs.ipam)
 	})
 }

@@ -7,8 +7,6 @@ import (
 	"io"
 	"log/slog"
 
-	"pivirt.hu/ipam/internal/ipam"
-
 	"pivirt.hu/ipam/internal/auth"
 )
 
@@ -37,7 +35,8 @@ func tokenCommand(args []string, _ io.Reader, stdout io.Writer, logger *slog.Log
 		return err
 	}
 
-	return dbf.withServices(logger, false, func(ctx context.Context, _ *ipam.Service, service *auth.Service) error {
+	return dbf.withServices(logger, false, func(ctx context.Context, svcs *services) error {
+		service := svcs.users
 		if args[0] == "create" {
 			token, err := service.CreateToken(ctx, auth.System, name)
 			if err != nil {

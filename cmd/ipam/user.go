@@ -10,8 +10,6 @@ import (
 	"log/slog"
 	"strings"
 
-	"pivirt.hu/ipam/internal/ipam"
-
 	"pivirt.hu/ipam/internal/auth"
 )
 
@@ -67,7 +65,8 @@ func userAdd(args []string, stdin io.Reader, stdout io.Writer, logger *slog.Logg
 		return err
 	}
 
-	return dbf.withServices(logger, false, func(ctx context.Context, _ *ipam.Service, users *auth.Service) error {
+	return dbf.withServices(logger, false, func(ctx context.Context, svcs *services) error {
+		users := svcs.users
 		if err := users.AddUser(ctx, auth.System, name, auth.Role(*role), namespaces, password); err != nil {
 			return err
 		}
@@ -96,7 +95,8 @@ func userSetPassword(args []string, stdin io.Reader, stdout io.Writer, logger *s
 		return err
 	}
 
-	return dbf.withServices(logger, false, func(ctx context.Context, _ *ipam.Service, users *auth.Service) error {
+	return dbf.withServices(logger, false, func(ctx context.Context, svcs *services) error {
+		users := svcs.users
 		if err := users.SetPassword(ctx, auth.System, name, password); err != nil {
 			return err
 		}
@@ -127,7 +127,8 @@ func userSessions(args []string, stdout io.Writer, logger *slog.Logger) error {
 		return err
 	}
 
-	return dbf.withServices(logger, false, func(ctx context.Context, _ *ipam.Service, users *auth.Service) error {
+	return dbf.withServices(logger, false, func(ctx context.Context, svcs *services) error {
+		users := svcs.users
 		if err := users.EndSessions(ctx, auth.System, name); err != nil {
 			return err
 		}
@@ -150,32 +151,40 @@ func readPassword(r io.Reader) (string, error) {
 }
 
 // parseNameAndFlags parses a command line of one NAME and flags, in any
-// order ("alice --role tenant" or "--role tenant alice"); after "--" every
-// argument is positional.
+// order ("alice --role tenant" or "--role tenant alice"), and returns NAME.
 func parseNameAndFlags(fs *flag.FlagSet, args []string) (string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return "", err
-			}
-			return "", usageError{err.Error()}
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			positional = append(positional, rest...)
-			break
-		}
-		positional = append(positional, rest[0])
-		args = rest[1:]
+	positional, err := parsePositional(fs, args)
+	if err != nil {
+		return "", err
 	}
 	if len(positional) != 1 {
 		return "", usageError{fmt.Sprintf("%s takes one NAME, got %q", fs.Name(), positional)}
 	}
 	return positional[0], nil
+}
+
+// parsePositional parses a command's flags, wherever they are among its
+// positional arguments, and returns those; after "--", every argument is
+// positional.
+func parsePositional(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageError{err.Error()}
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
 }
 
 // stringsFlag collects the values of a repeated flag.

@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/graphql"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/store"
 )
 
 // gqlResult holds the server time of GraphQL requests, each beside the
@@ -36,10 +38,15 @@ const gqlClaim = `mutation($ns: String!, $uid: String!) {
 // measureGraphQL times the GraphQL handler, called in process as an
 // operator (authentication aside): the small query and the claim
 // mutation, each alternating with the domain calls it makes.
-func measureGraphQL(ctx context.Context, cfg config, svc *ipam.Service) (gqlResult, error) {
+func measureGraphQL(ctx context.Context, cfg config, db *store.DB, svc *ipam.Service) (gqlResult, error) {
 	var out gqlResult
 	quiet := slog.New(slog.DiscardHandler)
-	h, err := graphql.NewHandler(svc, func(*http.Request) (auth.Actor, error) { return operator, nil }, quiet)
+	branches, err := branch.New(ctx, branch.Config{DB: db, Logger: quiet})
+	if err != nil {
+		return out, err
+	}
+	defer branches.Close()
+	h, err := graphql.NewHandler(svc, branches, func(*http.Request) (auth.Actor, error) { return operator, nil }, quiet)
 	if err != nil {
 		return out, err
 	}

@@ -254,7 +254,7 @@ func bench(ctx context.Context, cfg config) (*report, error) {
 		rep.page = &pr
 	}
 	if cfg.want("graphql") {
-		gr, err := measureGraphQL(ctx, cfg, svc)
+		gr, err := measureGraphQL(ctx, cfg, db, svc)
 		if err != nil {
 			return nil, fmt.Errorf("graphql: %w", err)
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/web"
 )
@@ -72,7 +73,12 @@ func page(ctx context.Context, cfg config, dsn string) (pageResult, error) {
 	out.viewLoad = figureOf(loads)
 	progress("  loading the view of a /16 with 60 000 taken: %.1f ms", out.viewLoad.P50)
 	users := auth.NewService(db)
-	h, err := web.New(web.Config{IPAM: svc, Auth: users, Logger: quiet, Version: "ipambench"})
+	branches, err := branch.New(ctx, branch.Config{DB: db, Logger: quiet})
+	if err != nil {
+		return out, err
+	}
+	defer branches.Close()
+	h, err := web.New(web.Config{IPAM: svc, Branches: branches, Auth: users, Logger: quiet, Version: "ipambench"})
 	if err != nil {
 		return out, err
 	}

@@ -105,7 +105,7 @@ func (s *Service) CreateBranch(ctx context.Context, actor auth.Actor, name strin
 		return Branch{}, err
 	}
 	var b Branch
-	err := store.InTx(ctx, s.db, func(tx *store.Tx) error {
+	err := s.inTx(ctx, func(tx *store.Tx) error {
 		// main held alone: every change of main numbered below the new
 		// branch point is committed, and none is made meanwhile.
 		if _, err := store.LockBranch(ctx, tx, Main, store.ExclusiveBranch, store.ObjectLocks{}); err != nil {
@@ -134,7 +134,7 @@ func (s *Service) DeleteBranch(ctx context.Context, actor auth.Actor, name strin
 		return Branch{}, invalid("name", "branch main is the default branch; it cannot be deleted")
 	}
 	var b Branch
-	err := store.InTx(ctx, s.db, func(tx *store.Tx) error {
+	err := s.inTx(ctx, func(tx *store.Tx) error {
 		row, err := store.LockBranch(ctx, tx, name, store.ExclusiveBranch, store.ObjectLocks{})
 		if errors.Is(err, store.ErrNotFound) {
 			return notFound("branch %s", name)

@@ -50,7 +50,7 @@ func (s *Service) integrate(ctx context.Context, actor auth.Actor, name, action 
 	}
 	var out Branch
 	var mainChanged bool
-	err := store.InTx(ctx, s.db, func(tx *store.Tx) error {
+	err := s.inTx(ctx, func(tx *store.Tx) error {
 		// The branch, then main: every merge and rebase locks in this
 		// order, and writes lock one branch only.
 		b, err := store.LockBranch(ctx, tx, name, store.ExclusiveBranch, store.ObjectLocks{})

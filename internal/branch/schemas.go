@@ -64,7 +64,7 @@ func (s *Service) LoadSchema(ctx context.Context, actor auth.Actor, branch strin
 	}
 	var changes schema.Changes
 	var branchID int64
-	err := store.InTx(ctx, s.db, func(tx *store.Tx) error {
+	err := s.inTx(ctx, func(tx *store.Tx) error {
 		row, err := store.LockBranch(ctx, tx, branch, store.ExclusiveBranch, store.ObjectLocks{})
 		if errors.Is(err, store.ErrNotFound) {
 			return notFound("branch %s", branch)

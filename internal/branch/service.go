@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"pivirt.hu/ipam/internal/store"
 )
@@ -44,6 +45,10 @@ type Service struct {
 	stop    context.CancelFunc
 	running sync.WaitGroup
 
+	// prepared is set once the statements that transactions use are
+	// prepared (see inTx).
+	prepared atomic.Bool
+
 	mu sync.Mutex
 	// branches caches each branch served: its row and its schema, by name.
 	branches map[string]*branchState
@@ -60,8 +65,10 @@ type branchState struct {
 	schema *compiled
 }
 
-// New starts the service on a migrated database, whose statements it
-// prepares. With cfg.URL it follows the other processes' changes of
+// New starts the service on a migrated database; it needs no answer from
+// the database (a process starts while it is away, and serves once it is
+// back), as the statements are prepared by the first transaction. With
+// cfg.URL it follows the other processes' changes of
 // schemas and branches until Close; it fails when it cannot listen before
 // ctx ends.
 func New(ctx context.Context, cfg Config) (*Service, error) {
@@ -70,9 +77,6 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		log = slog.Default()
 	}
 	s := &Service{db: cfg.DB, log: log, guard: cfg.Guard, stop: func() {}, branches: map[string]*branchState{}}
-	if err := store.PrepareStatements(ctx, cfg.DB); err != nil {
-		return nil, err
-	}
 	if cfg.URL == "" {
 		return s, nil
 	}
@@ -207,6 +211,19 @@ func (s *Service) readSchema(ctx context.Context, q store.Ext, row store.BranchR
 	return compile(sch), nil
 }
 
+// inTx runs fn in a transaction, having prepared the statements that
+// transactions use (store.PrepareStatements) once: a transaction cannot
+// prepare them itself, as that needs a second connection of the pool.
+func (s *Service) inTx(ctx context.Context, fn func(tx *store.Tx) error) error {
+	if !s.prepared.Load() {
+		if err := store.PrepareStatements(ctx, s.db); err != nil {
+			return err
+		}
+		s.prepared.Store(true)
+	}
+	return store.InTx(ctx, s.db, fn)
+}
+
 // maxAttempts bounds how many times a write is tried when another writer
 // changed the object it replaces meanwhile.
 const maxAttempts = 5
@@ -216,7 +233,7 @@ const maxAttempts = 5
 // as the lock found it. It tries again when fn meets store.ErrStale.
 func (s *Service) write(ctx context.Context, name string, locks store.ObjectLocks, fn func(tx *store.Tx, st *branchState) error) error {
 	for attempt := 1; ; attempt++ {
-		err := store.InTx(ctx, s.db, func(tx *store.Tx) error {
+		err := s.inTx(ctx, func(tx *store.Tx) error {
 			row, err := store.LockBranch(ctx, tx, name, store.ShareBranch, locks)
 			if errors.Is(err, store.ErrNotFound) {
 				return notFound("branch %s", name)

@@ -30,6 +30,8 @@ type codedError struct {
 	message   string
 	field     string
 	retryable bool
+	// details are more extensions: a refused merge's conflicts.
+	details map[string]any
 }
 
 func (e *codedError) Error() string { return e.message }
@@ -38,6 +40,9 @@ func (e *codedError) Error() string { return e.message }
 // retryable.
 func (e *codedError) Extensions() map[string]any {
 	m := map[string]any{"code": e.code}
+	for k, v := range e.details {
+		m[k] = v
+	}
 	if e.field != "" {
 		m["field"] = e.field
 	}
@@ -49,14 +54,23 @@ func (e *codedError) Extensions() map[string]any {
 
 // status is the HTTP status of a request refused with e before execution.
 func (e *codedError) status() int {
-	if e.code == codeUnavailable {
+	switch e.code {
+	case codeUnavailable:
 		return http.StatusServiceUnavailable
+	case string(ipam.CodeNotFound):
+		return http.StatusNotFound
 	}
 	return http.StatusInternalServerError
 }
 
 func invalidArgument(format string, args ...any) *codedError {
 	return &codedError{code: codeInvalidArgument, message: fmt.Sprintf(format, args...)}
+}
+
+// invalidField is an invalid argument of the field, which
+// extensions.field names.
+func invalidField(field, format string, args ...any) *codedError {
+	return &codedError{code: codeInvalidArgument, field: field, message: fmt.Sprintf(format, args...)}
 }
 
 // domainError turns an error of the ipam service into what the client

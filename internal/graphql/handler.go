@@ -1,11 +1,14 @@
-// Package graphql serves the GraphQL API of IPAM (SPEC §5): the schema is
+// Package graphql serves the GraphQL API (SPEC §5): the schema is
 // assembled at run time from its families (pools.go, vpcs.go,
-// allocations.go, floatingips.go) and run by the engine of the engine
-// package; every resolver calls the ipam.Service with the request's actor,
-// and the domain's errors become extensions.code here and nowhere else.
+// allocations.go, floatingips.go; branches.go and schemaofkinds.go) and
+// the part generated from the schema of kinds of the branch addressed
+// (kinds.go), and run by the engine of the engine package; every resolver
+// calls ipam.Service or branch.Service with the request's actor, and the
+// domain's errors become extensions.code here and nowhere else.
 package graphql
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -22,8 +25,10 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/graphql/engine"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/schema"
 )
 
 // Authenticate returns the actor of a request. When the request carries no
@@ -54,40 +59,42 @@ func WithRequestID(id func(context.Context) string) Option {
 	return func(h *handler) { h.requestID = id }
 }
 
-// NewHandler returns the handler of the GraphQL API over svc. Mount it at
-// /graphql: it answers POST requests with a JSON body {query, variables,
-// operationName} on whatever path it is given.
-func NewHandler(svc *ipam.Service, authenticate Authenticate, logger *slog.Logger, opts ...Option) (http.Handler, error) {
-	if svc == nil || authenticate == nil {
-		return nil, errors.New("graphql: a service and an authenticator are required")
+// NewHandler returns the handler of the GraphQL API over svc (the IPAM
+// part) and branches (the branches, the schema of kinds and the objects of
+// kinds). Mount it at /graphql and /graphql/{branch...}: it answers POST
+// requests with a JSON body {query, variables, operationName} on the branch
+// the path value "branch" names, main when there is none. An unknown
+// branch is answered 404 with the code NOT_FOUND, before the body is read.
+func NewHandler(svc *ipam.Service, branches *branch.Service, authenticate Authenticate, logger *slog.Logger, opts ...Option) (http.Handler, error) {
+	if svc == nil || branches == nil || authenticate == nil {
+		return nil, errors.New("graphql: the services and an authenticator are required")
 	}
 	if logger == nil {
 		logger = slog.Default()
 	}
-	h := &handler{schemas: &schemas{build: func() (*engine.Schema, error) { return newSchema(svc) }},
-		authenticate: authenticate, log: logger, timeout: requestTimeout}
+	ipamSchema, err := newIPAMSchema(svc)
+	if err != nil {
+		return nil, fmt.Errorf("graphql: unable to build the schema: %w", err)
+	}
+	plain, err := newOperatorSchema(svc, branches, schema.Schema{})
+	if err != nil {
+		return nil, fmt.Errorf("graphql: unable to build the schema: %w", err)
+	}
+	h := &handler{authenticate: authenticate, log: logger, timeout: requestTimeout}
+	h.schemas = &schemas{ipam: ipamSchema, plain: plain, branches: branches, log: logger, byBranch: map[string]*builtSchema{},
+		build: func(kinds schema.Schema) (*engine.Schema, error) { return newOperatorSchema(svc, branches, kinds) }}
 	for _, o := range opts {
 		o(h)
-	}
-	if err := h.Rebuild(); err != nil {
-		return nil, err
 	}
 	return h, nil
 }
 
-// Rebuild builds the schema anew and serves it from the next request on;
-// the requests already running finish with the schema they began with.
-// When the schema does not build, the current one stays.
-func (h *handler) Rebuild() error {
-	if err := h.schemas.rebuild(); err != nil {
-		return fmt.Errorf("graphql: unable to build the schema: %w", err)
-	}
-	return nil
-}
-
 // requestState is what the resolvers of one request share.
 type requestState struct {
-	actor   auth.Actor
+	actor auth.Actor
+	// branch is the branch addressed, on which the resolvers of branches,
+	// of the schema of kinds and of objects act.
+	branch  string
 	id      string
 	log     *slog.Logger
 	timeout time.Duration
@@ -144,6 +151,15 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st.actor = actor
+	if st.branch = r.PathValue("branch"); st.branch == "" {
+		st.branch = branch.Main
+	}
+	schema, err := h.schemas.forRequest(r.Context(), actor, st.branch)
+	if err != nil {
+		e := st.domainError(r.Context(), err)
+		writeJSON(w, e.status(), map[string]any{"errors": []responseError{{Message: e.message, Extensions: e.Extensions()}}})
+		return
+	}
 
 	req, status, msg := readRequest(w, r)
 	if status != http.StatusOK {
@@ -153,7 +169,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), stateKey{}, st), h.timeout)
 	defer cancel()
-	writeJSON(w, http.StatusOK, h.execute(ctx, st, req))
+	writeJSON(w, http.StatusOK, h.execute(ctx, st, schema, req))
 }
 
 // readRequest reads the body; a status other than 200 refuses it with msg.
@@ -170,7 +186,7 @@ func readRequest(w http.ResponseWriter, r *http.Request) (req request, status in
 	case err != nil:
 		return req, http.StatusBadRequest, "unable to read the body"
 	}
-	if err := json.Unmarshal(body, &req); err != nil {
+	if err := decodeRequest(body, &req); err != nil {
 		return req, http.StatusBadRequest, "the body is not a JSON object {query, variables, operationName}: " + err.Error()
 	}
 	switch {
@@ -182,9 +198,23 @@ func readRequest(w http.ResponseWriter, r *http.Request) (req request, status in
 	return req, http.StatusOK, ""
 }
 
-// execute bounds, parses, validates and runs the request against the
-// current schema. The answer's data is present only when execution began.
-func (h *handler) execute(ctx context.Context, st *requestState, req request) map[string]any {
+// decodeRequest reads the body into req, the numbers of the variables as
+// json.Numbers: a BigInt beyond 2^53 keeps every digit.
+func decodeRequest(body []byte, req *request) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(req); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("invalid data after the top-level value")
+	}
+	return nil
+}
+
+// execute bounds, parses, validates and runs the request against schema.
+// The answer's data is present only when execution began.
+func (h *handler) execute(ctx context.Context, st *requestState, schema *engine.Schema, req request) map[string]any {
 	if err := checkLimits(req.Query); err != nil {
 		return map[string]any{"errors": []responseError{{Message: err.message, Extensions: err.Extensions()}}}
 	}
@@ -192,7 +222,6 @@ func (h *handler) execute(ctx context.Context, st *requestState, req request) ma
 	if err != nil {
 		return map[string]any{"errors": requestErrors(gqlerror.List{err})}
 	}
-	schema := h.schemas.current.Load()
 	if errs := schema.Validate(doc); len(errs) > 0 {
 		return map[string]any{"errors": requestErrors(errs)}
 	}

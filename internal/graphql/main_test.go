@@ -2,6 +2,7 @@ package graphql
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/store"
@@ -50,13 +52,16 @@ func testAuthenticate(r *http.Request) (auth.Actor, error) {
 
 // env is a GraphQL handler over a service on a fresh database.
 type env struct {
-	t       *testing.T
-	db      *store.DB
-	url     string
-	svc     *ipam.Service
-	handler *handler
-	logger  *slog.Logger
-	logs    *bytes.Buffer
+	t        *testing.T
+	db       *store.DB
+	url      string
+	svc      *ipam.Service
+	branches *branch.Service
+	handler  *handler
+	logger   *slog.Logger
+	logs     *bytes.Buffer
+	// path is where requests are posted: /graphql unless at set another.
+	path string
 }
 
 func newEnv(t *testing.T) *env {
@@ -74,17 +79,38 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(svc.Close)
-	h, err := NewHandler(svc, testAuthenticate, logger)
+	branches := newBranches(t, db, url, logger)
+	h, err := NewHandler(svc, branches, testAuthenticate, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, db: db, url: url, svc: svc, handler: h.(*handler), logger: logger, logs: logs}
+	return &env{t: t, db: db, url: url, svc: svc, branches: branches, handler: h.(*handler), logger: logger, logs: logs}
+}
+
+// newBranches returns a branch service on db (which follows the other
+// processes' schema changes when url is not empty), guarded as ipam
+// serve's is.
+func newBranches(tb testing.TB, db *store.DB, url string, logger *slog.Logger) *branch.Service {
+	tb.Helper()
+	branches, err := branch.New(context.Background(), branch.Config{DB: db, URL: url, Logger: logger, Guard: branch.SchemaGuard(CheckSchema)})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(branches.Close)
+	return branches
 }
 
 // with returns e reporting to the subtest t.
 func (e *env) with(t *testing.T) *env {
 	sub := *e
 	sub.t = t
+	return &sub
+}
+
+// at returns e posting to /graphql/<branch>.
+func (e *env) at(branch string) *env {
+	sub := *e
+	sub.path = "/graphql/" + branch
 	return &sub
 }
 
@@ -120,7 +146,11 @@ func (r result) code(t *testing.T) string {
 // post sends body with the token's credentials (none when token is "").
 func (e *env) post(token, contentType string, body io.Reader) result {
 	e.t.Helper()
-	r := httptest.NewRequestWithContext(e.t.Context(), http.MethodPost, "/graphql", body)
+	path := e.path
+	if path == "" {
+		path = "/graphql"
+	}
+	r := httptest.NewRequestWithContext(e.t.Context(), http.MethodPost, path, body)
 	r.Header.Set("Content-Type", contentType)
 	if token != "" {
 		r.Header.Set("Authorization", "Bearer "+token)
@@ -128,10 +158,15 @@ func (e *env) post(token, contentType string, body io.Reader) result {
 	return e.serve(r)
 }
 
+// serve answers r as web mounts the handler: at /graphql and
+// /graphql/{branch...}.
 func (e *env) serve(r *http.Request) result {
 	e.t.Helper()
 	w := httptest.NewRecorder()
-	e.handler.ServeHTTP(w, r)
+	mux := http.NewServeMux()
+	mux.Handle("/graphql", e.handler)
+	mux.Handle("/graphql/{branch...}", e.handler)
+	mux.ServeHTTP(w, r)
 	res := result{status: w.Code, header: w.Header(), body: w.Body.Bytes()}
 	if ct := w.Header().Get("Content-Type"); ct != "application/json; charset=utf-8" {
 		e.t.Fatalf("Content-Type = %q, want JSON; body %s", ct, res.body)

@@ -52,11 +52,12 @@ func (e *env) sibling() *env {
 		e.t.Fatal(err)
 	}
 	e.t.Cleanup(svc.Close)
-	h, err := NewHandler(svc, testAuthenticate, e.logger)
+	branches := newBranches(e.t, e.db, e.url, e.logger)
+	h, err := NewHandler(svc, branches, testAuthenticate, e.logger)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	sib := *e
-	sib.svc, sib.handler = svc, h.(*handler)
+	sib.svc, sib.branches, sib.handler = svc, branches, h.(*handler)
 	return &sib
 }

@@ -3,11 +3,12 @@ package graphql
 import (
 	"context"
 	"net/netip"
-	"sync/atomic"
 	"time"
 
+	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/graphql/engine"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/schema"
 )
 
 // A family is a part of the schema: the types of one family of objects,
@@ -17,8 +18,10 @@ type family func(b *engine.Builder, svc *ipam.Service)
 // families are the parts of the schema of SPEC §5, one file each.
 var families = []family{addPools, addVPCs, addAllocations, addFloatingIPs}
 
-// newSchema builds the schema over svc from its families.
-func newSchema(svc *ipam.Service) (*engine.Schema, error) {
+// newIPAMSchema builds the schema tenants are served: the IPAM part, over
+// svc, from its families. Tenants see no branch, schema of kinds or
+// object of kinds: to them, those are absent.
+func newIPAMSchema(svc *ipam.Service) (*engine.Schema, error) {
 	b := engine.NewBuilder()
 	for _, add := range families {
 		add(b, svc)
@@ -26,24 +29,29 @@ func newSchema(svc *ipam.Service) (*engine.Schema, error) {
 	return b.Build()
 }
 
-// schemas holds the built schema. A schema is immutable once built: a
-// request reads the current one once and uses it throughout, so a schema
-// built anew (a new schema of kinds) replaces the old one at once, without
-// a restart, and no request ever sees half of one.
-type schemas struct {
-	current atomic.Pointer[engine.Schema]
-	build   func() (*engine.Schema, error)
+// newOperatorSchema builds the schema operators are served on a branch
+// whose schema of kinds is kinds: the IPAM part, the branches, the schema
+// of kinds, and the types, queries and mutations generated from kinds,
+// which act on the branch of the request through branches. A schema of
+// kinds whose names collide with the API's (CheckSchema) does not build.
+func newOperatorSchema(svc *ipam.Service, branches *branch.Service, kinds schema.Schema) (*engine.Schema, error) {
+	if err := CheckSchema(kinds); err != nil {
+		return nil, err
+	}
+	return operatorBuilder(svc, branches, kinds).Build()
 }
 
-// rebuild builds the schema anew and, when it builds, serves it; when it
-// does not, the current one stays.
-func (s *schemas) rebuild() error {
-	schema, err := s.build()
-	if err != nil {
-		return err
+// operatorBuilder assembles the parts of the schema operators are served.
+func operatorBuilder(svc *ipam.Service, branches *branch.Service, kinds schema.Schema) *engine.Builder {
+	b := engine.NewBuilder()
+	for _, add := range families {
+		add(b, svc)
 	}
-	s.current.Store(schema)
-	return nil
+	addBranches(b, branches)
+	addSchemaOfKinds(b, branches)
+	addKindsCommon(b)
+	addKinds(b, branches, kinds)
+	return b
 }
 
 // resolverFn resolves a field for the request's actor; its errors are the

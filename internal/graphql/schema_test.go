@@ -3,7 +3,6 @@ package graphql
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"go/ast"
@@ -13,10 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-
-	"pivirt.hu/ipam/internal/graphql/engine"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/schema.graphql from the schema")
@@ -280,56 +276,6 @@ func quote(s string) string {
 	enc.SetEscapeHTML(false)
 	enc.Encode(s)
 	return strings.TrimSuffix(buf.String(), "\n")
-}
-
-// TestRebuild rebuilds the schema while requests run: each request runs
-// against one whole schema, the old or the new, and a schema that does
-// not build leaves the current one serving.
-func TestRebuild(t *testing.T) {
-	e := newEnv(t)
-	e.seed()
-	before := e.handler.schemas.current.Load()
-	done := make(chan struct{})
-	failures := make(chan string, 100)
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() {
-			for {
-				select {
-				case <-done:
-					return
-				default:
-				}
-				res := e.query("acme", `{ vpcs { name subnets { name } } __type(name: "VPC") { fields { name } } }`)
-				if len(res.Errors) > 0 || !strings.Contains(string(res.Data), `"name":"main"`) {
-					failures <- string(res.body)
-				}
-			}
-		})
-	}
-	for range 20 {
-		if err := e.handler.Rebuild(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	close(done)
-	wg.Wait()
-	close(failures)
-	for f := range failures {
-		t.Errorf("a request during the rebuilds answered %s", f)
-	}
-	built := e.handler.schemas.current.Load()
-	if built == before {
-		t.Errorf("Rebuild kept the schema it began with")
-	}
-	e.handler.schemas.build = func() (*engine.Schema, error) { return nil, errors.New("a schema of kinds that does not build") }
-	if err := e.handler.Rebuild(); err == nil || !strings.Contains(err.Error(), "does not build") {
-		t.Errorf("Rebuild of a schema that does not build = %v", err)
-	}
-	if e.handler.schemas.current.Load() != built {
-		t.Errorf("a schema that does not build replaced the current one")
-	}
-	e.ok("acme", `{ vpcs { name } }`, nil)
 }
 
 // TestFunctionLength keeps every function of the package and of its

@@ -46,7 +46,7 @@ func checkUnavailable(t *testing.T, res result) {
 // reach the database is answered 503 UNAVAILABLE, retryable.
 func TestUnavailableAuthenticator(t *testing.T) {
 	e := newEnv(t)
-	h, err := NewHandler(e.svc, func(*http.Request) (auth.Actor, error) {
+	h, err := NewHandler(e.svc, e.branches, func(*http.Request) (auth.Actor, error) {
 		return auth.Actor{}, fmt.Errorf("store: unable to look up a token: %w", store.ErrUnavailable)
 	}, e.logger)
 	if err != nil {
@@ -79,7 +79,7 @@ func TestUnavailableDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(svc.Close)
-	h, err := NewHandler(svc, testAuthenticate, e.logger)
+	h, err := NewHandler(svc, newBranches(t, db, "", e.logger), testAuthenticate, e.logger)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -137,7 +137,7 @@ func valueFromAST(v *ast.Value, t *ast.Type, schema *Schema, variables map[strin
 	if def.Kind == ast.InputObject {
 		return inputObjectFromAST(v, def, schema, variables)
 	}
-	return leafFromAST(v, t.NamedType, def)
+	return leafFromAST(v, t.NamedType, def, variables)
 }
 
 // inputObjectFromAST reads an input object literal: its fields given, and
@@ -165,8 +165,11 @@ func inputObjectFromAST(v *ast.Value, def *ast.Definition, schema *Schema, varia
 	return out, nil
 }
 
-// leafFromAST reads a scalar or enum literal.
-func leafFromAST(v *ast.Value, typeName string, def *ast.Definition) (any, error) {
+// leafFromAST reads a scalar or enum literal. The literal of a scalar
+// other than the built-in ones is read as gqlparser reads values (Int an
+// int64, lists []any, objects map[string]any), with the variables it
+// names.
+func leafFromAST(v *ast.Value, typeName string, def *ast.Definition, variables map[string]any) (any, error) {
 	if def.Kind == ast.Enum {
 		if v.Kind != ast.EnumValue || def.EnumValues.ForName(v.Raw) == nil {
 			return nil, graphQLError("Value %s does not exist in %q enum.", v, def.Name)
@@ -185,7 +188,7 @@ func leafFromAST(v *ast.Value, typeName string, def *ast.Definition) (any, error
 	case typeName == "Boolean" && v.Kind == ast.BooleanValue:
 		return v.Raw == "true", nil
 	case !isBuiltinScalar(typeName):
-		return v.Value(nil)
+		return v.Value(variables)
 	}
 	return nil, fmt.Errorf("%s cannot represent %s", typeName, v)
 }
@@ -280,8 +283,12 @@ func (s *Schema) coerceInputObject(v any, def *ast.Definition) (any, error) {
 }
 
 // coerceScalar coerces a JSON value to a built-in scalar; the values of
-// other scalars are given as they are.
+// other scalars are given as they are, their numbers json.Numbers when the
+// request was decoded with them (no precision lost beyond 2^53).
 func coerceScalar(name string, v any) (any, error) {
+	if !isBuiltinScalar(name) {
+		return v, nil
+	}
 	if n, ok := v.(json.Number); ok {
 		v = n.String()
 		if f, err := n.Float64(); err == nil && name != "ID" {
@@ -319,8 +326,6 @@ func coerceScalar(name string, v any) (any, error) {
 		if b, ok := v.(bool); ok {
 			return b, nil
 		}
-	default:
-		return v, nil
 	}
 	return nil, fmt.Errorf("%s cannot represent %s", name, jsonText(v))
 }
