@@ -31,6 +31,15 @@ var importRules = []importRule{
 		},
 	},
 	{
+		dirs: []string{"internal/schema"},
+		refused: func(path string) string {
+			if standard(path) || path == "go.yaml.in/yaml/v3" {
+				return ""
+			}
+			return "the schema of kinds is pure: the standard library and YAML only, so that any edge and the browser can use it"
+		},
+	},
+	{
 		dirs: []string{"internal/ipam", "internal/branch"},
 		refused: func(path string) string {
 			for _, driver := range []string{"database/sql", "github.com/jmoiron/sqlx", "github.com/lib/pq"} {
