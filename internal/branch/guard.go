@@ -14,3 +14,20 @@ import (
 func SchemaGuard(check func(schema.Schema) error) Guard {
 	return func(_ context.Context, _ *store.Tx, c SchemaChange) error { return check(c.After) }
 }
+
+// Guards returns a Guard that asks each of guards in turn, and refuses a
+// change with the first refusal: the GraphQL API's rules and number
+// pools' together.
+func Guards(guards ...Guard) Guard {
+	return func(ctx context.Context, tx *store.Tx, c SchemaChange) error {
+		for _, g := range guards {
+			if g == nil {
+				continue
+			}
+			if err := g(ctx, tx, c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}

@@ -31,15 +31,20 @@ type Config struct {
 	// stored: an error refuses the change (number pools refuse the
 	// removal of the elements they divide their numbers by). See Guard.
 	Guard Guard
+	// Recorder, when set, is told of every change of objects' versions in
+	// its transaction (see Recorder): number pools keep the numbers
+	// objects hold on each branch.
+	Recorder Recorder
 }
 
 // Service is the domain of branches, of the schema of kinds and of the
 // objects of those kinds, over one database. Several services, in one
 // process or in many, may share the database.
 type Service struct {
-	db    *store.DB
-	log   *slog.Logger
-	guard Guard
+	db       *store.DB
+	log      *slog.Logger
+	guard    Guard
+	recorder Recorder
 
 	// stop ends the listener's goroutine; running waits for it.
 	stop    context.CancelFunc
@@ -76,7 +81,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Service{db: cfg.DB, log: log, guard: cfg.Guard, stop: func() {}, branches: map[string]*branchState{}}
+	s := &Service{db: cfg.DB, log: log, guard: cfg.Guard, recorder: cfg.Recorder, stop: func() {}, branches: map[string]*branchState{}}
 	if cfg.URL == "" {
 		return s, nil
 	}

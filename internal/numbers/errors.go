@@ -1,0 +1,43 @@
+package numbers
+
+import (
+	"fmt"
+
+	"pivirt.hu/ipam/internal/branch"
+	"pivirt.hu/ipam/internal/ipam"
+)
+
+// The errors of this package are internal/branch's (*branch.InvalidError:
+// INVALID_ARGUMENT, *branch.NotFoundError: NOT_FOUND, *branch.ConflictError:
+// CONFLICT) and *ExhaustedError (POOL_EXHAUSTED), which ipam.Classify
+// classifies for every edge; or the database's.
+
+// An ExhaustedError says that a pool has no free number in a division.
+type ExhaustedError struct {
+	Pool string
+	// Division is the division's display label; "" for a pool without a
+	// scope.
+	Division string
+}
+
+func (e *ExhaustedError) Error() string {
+	if e.Division == "" {
+		return fmt.Sprintf("pool %s has no free number", e.Pool)
+	}
+	return fmt.Sprintf("pool %s has no free number in %s", e.Pool, e.Division)
+}
+
+// Unwrap makes errors.Is(err, ipam.ErrPoolExhausted) hold.
+func (e *ExhaustedError) Unwrap() error { return ipam.ErrPoolExhausted }
+
+func invalid(field, format string, args ...any) error {
+	return &branch.InvalidError{Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+func notFound(format string, args ...any) error {
+	return &branch.NotFoundError{What: fmt.Sprintf(format, args...)}
+}
+
+func conflict(field, format string, args ...any) error {
+	return &branch.ConflictError{Field: field, Message: fmt.Sprintf(format, args...)}
+}
