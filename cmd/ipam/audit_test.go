@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/schema"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -141,6 +143,62 @@ func TestAuditCommandLine(t *testing.T) {
 		}
 		if !strings.Contains(stderr, tt.wantStderr) {
 			t.Errorf("%s wrote %q to stderr, want it to contain %q", name, stderr, tt.wantStderr)
+		}
+	}
+}
+
+// TestAuditCommandBranches: ipam audit names the branch of each change of
+// the schema of kinds, of branches and of objects, on main and on a
+// branch.
+func TestAuditCommandBranches(t *testing.T) {
+	url := pgtest.NewURL(t)
+	svc := openBranches(t, url)
+	ctx := t.Context()
+	op := auth.Actor{Name: "op", Role: auth.Operator}
+	f, err := schema.Parse("vlans.yaml", []byte(vlanSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.LoadSchema(ctx, op, branch.Main, f); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CreateBranch(ctx, op, "add-sites"); err != nil {
+		t.Fatal(err)
+	}
+	onBranch, err := svc.CreateObject(ctx, op, "add-sites", "LocationSite", branch.ObjectInput{Attributes: map[string]any{"name": "site-a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.UpdateObject(ctx, op, "add-sites", onBranch.ID, branch.ObjectInput{Attributes: map[string]any{"name": "site-b"}}); err != nil {
+		t.Fatal(err)
+	}
+	onMain, err := svc.CreateObject(ctx, op, branch.Main, "LocationSite", branch.ObjectInput{Attributes: map[string]any{"name": "site-c"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.MergeBranch(ctx, op, "add-sites"); err != nil {
+		t.Fatal(err)
+	}
+
+	// actor, branch, action, kind, object, the change's beginning.
+	want := [][6]string{
+		{"op", "main", "load", "Schema", "main", `+ ["added generic DcimEndpoint (id `},
+		{"op", "add-sites", "create", "Branch", "add-sites", "+ branched_from="},
+		{"op", "add-sites", "create", "LocationSite", onBranch.ID, "+ attributes={name=site-a} display_label=site-a id=" + onBranch.ID + " kind=LocationSite"},
+		{"op", "add-sites", "update", "LocationSite", onBranch.ID, "attributes: {name=site-a}→{name=site-b}; display_label: site-a→site-b"},
+		{"op", "main", "create", "LocationSite", onMain.ID, "+ attributes={name=site-c} display_label=site-c id=" + onMain.ID + " kind=LocationSite"},
+		{"op", "main", "merge", "Branch", "add-sites", "+ branch=add-sites "},
+	}
+	out := mustRun(t, "", nil, "audit", "--database-url", url)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("ipam audit printed %d lines, want %d:\n%s", len(lines), len(want), out)
+	}
+	for i, line := range lines {
+		m := auditLine.FindStringSubmatch(line)
+		w := want[i]
+		if m == nil || m[2] != w[0] || m[3] != w[1] || m[4] != w[2] || m[5] != w[3] || m[6] != w[4] || !strings.HasPrefix(m[7], w[5]) {
+			t.Errorf("line %d = %q, want %s %s %s %s %s %s…", i, line, w[0], w[1], w[2], w[3], w[4], w[5])
 		}
 	}
 }

@@ -31,8 +31,11 @@ type databaseFlags struct {
 	exclusive bool
 }
 
+// register adds the flags to fs. $DATABASE_URL is read when the database is
+// opened, not made the flag's default: a usage message prints defaults, and
+// the URL may hold a password.
 func (d *databaseFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&d.url, "database-url", os.Getenv("DATABASE_URL"),
+	fs.StringVar(&d.url, "database-url", "",
 		"PostgreSQL URL (default $DATABASE_URL); without one, ipam runs its own PostgreSQL in --data-dir")
 	fs.StringVar(&d.dataDir, "data-dir", defaultDataDir(), "folder of the embedded PostgreSQL")
 }
@@ -103,13 +106,16 @@ func (d *databaseFlags) open(ctx context.Context, logger *slog.Logger, listen bo
 	}, nil
 }
 
-// start returns the URL of the database: the one given, else the embedded
-// PostgreSQL's, started unless ipam serve runs it (then stopCluster does
-// nothing).
+// start returns the URL of the database: the one given (--database-url,
+// else $DATABASE_URL), else the embedded PostgreSQL's, started unless ipam
+// serve runs it (then stopCluster does nothing).
 func (d *databaseFlags) start(ctx context.Context, logger *slog.Logger) (url string, stopCluster func(), err error) {
 	stopCluster = func() {}
 	if d.url != "" {
 		return d.url, stopCluster, nil
+	}
+	if url := os.Getenv("DATABASE_URL"); url != "" {
+		return url, stopCluster, nil
 	}
 	dir, err := filepath.Abs(d.dataDir)
 	if err != nil {

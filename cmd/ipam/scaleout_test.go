@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -110,6 +112,153 @@ func TestTwoServeProcessesOneSubnet(t *testing.T) {
 	for i, want := range pool.Space(req).NextN(candidates.Set{}, len(taken)) {
 		if taken[i] != want.String() {
 			t.Fatalf("the %d-th taken address is %s, want %s: not the lowest candidates", i, taken[i], want)
+		}
+	}
+}
+
+// gqlError is an error of a GraphQL answer.
+type gqlError struct {
+	Message    string `json:"message"`
+	Extensions struct {
+		Code string `json:"code"`
+	} `json:"extensions"`
+}
+
+// gqlAnswer posts a GraphQL operation with a bearer token and returns its
+// data and errors; it fails the test only when there is no answer, or
+// one other than 200 with JSON.
+func gqlAnswer(t *testing.T, base, token, query string, vars map[string]any) (map[string]any, []gqlError) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/graphql", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		t.Error(err)
+		return nil, nil
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Data   map[string]any `json:"data"`
+		Errors []gqlError     `json:"errors"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("POST /graphql %.60s: status %d, %v", query, resp.StatusCode, err)
+	}
+	return out.Data, out.Errors
+}
+
+// operatorToken adds an operator and returns a token of theirs.
+func operatorToken(t *testing.T, env []string) string {
+	t.Helper()
+	mustRun(t, "a long operator password\n", env, "user", "add", "op", "--role", "operator", "--password-stdin")
+	return strings.TrimSpace(mustRun(t, "", env, "token", "create", "op"))
+}
+
+// TestTwoServeProcessesSchemaOfKinds runs two ipam serve processes on one
+// database: a schema loaded with ipam schema load while both run is served
+// by both within seconds, and creates racing through both for one unique
+// value, of a unique attribute or of a uniqueness constraint, make one
+// object, every other answer being CONFLICT.
+func TestTwoServeProcessesSchemaOfKinds(t *testing.T) {
+	url := pgtest.NewURL(t)
+	env := []string{"DATABASE_URL=" + url}
+	token := operatorToken(t, env)
+	var bases []string
+	for range 2 {
+		p := start(t, env, "serve", "--listen", "127.0.0.1:0")
+		bases = append(bases, p.waitServing(t))
+	}
+	const mutations = `{ __type(name: "Mutation") { fields { name } } }`
+	serves := func(base, mutation string) bool {
+		data := gql(t, base, token, mutations, nil)
+		typ, _ := data["__type"].(map[string]any)
+		fields, _ := typ["fields"].([]any)
+		for _, f := range fields {
+			if f, _ := f.(map[string]any); f["name"] == mutation {
+				return true
+			}
+		}
+		return false
+	}
+	for _, base := range bases {
+		if serves(base, "IpamVLANCreate") {
+			t.Fatalf("%s serves IpamVLANCreate before any schema is loaded", base)
+		}
+	}
+
+	mustRun(t, "", env, "schema", "load", writeFile(t, t.TempDir(), "vlans.yaml", vlanSchema))
+	loaded := time.Now()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	for _, base := range bases {
+		if !waitFor(ctx, func() bool { return serves(base, "IpamVLANCreate") }) {
+			t.Fatalf("%s does not serve IpamVLANCreate %v after ipam schema load", base, time.Since(loaded).Round(time.Millisecond))
+		}
+	}
+	t.Logf("both processes serve the schema loaded %v after ipam schema load", time.Since(loaded).Round(time.Millisecond))
+
+	// race has every client create, at once, through both processes, an
+	// object of the same values for the constraint, with the mutation
+	// field; it wants one object made and every other create refused.
+	const clients = 16
+	race := func(field, mutation string, vars func(i int) map[string]any, constraint string) (id string) {
+		t.Helper()
+		ids := make([]string, clients)
+		errs := make([][]gqlError, clients)
+		begin := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := range clients {
+			wg.Go(func() {
+				<-begin
+				data, e := gqlAnswer(t, bases[i%2], token, mutation, vars(i))
+				errs[i] = e
+				res, _ := data[field].(map[string]any)
+				if obj, _ := res["object"].(map[string]any); res["ok"] == true {
+					ids[i], _ = obj["id"].(string)
+				}
+			})
+		}
+		close(begin)
+		wg.Wait()
+		want := "Violates uniqueness constraint '" + constraint + "'"
+		for i := range clients {
+			switch {
+			case ids[i] != "" && len(errs[i]) == 0:
+				if id != "" {
+					t.Errorf("%s made two objects: %s and %s", field, id, ids[i])
+				}
+				id = ids[i]
+			case len(errs[i]) != 1 || errs[i][0].Extensions.Code != "CONFLICT" || !strings.Contains(errs[i][0].Message, want):
+				t.Errorf("%s answered %+v, want one error CONFLICT: %s…", field, errs[i], want)
+			}
+		}
+		if id == "" {
+			t.Errorf("%s made no object among %d", field, clients)
+		}
+		return id
+	}
+	count := func(base, query string) float64 {
+		t.Helper()
+		data := gql(t, base, token, query, nil)
+		for _, v := range data {
+			c, _ := v.(map[string]any)["count"].(float64)
+			return c
+		}
+		return -1
+	}
+
+	site := race("LocationSiteCreate", `mutation($name: String!) { LocationSiteCreate(data: {name: {value: $name}}) { ok object { id } } }`,
+		func(int) map[string]any { return map[string]any{"name": "site-a"} }, "name")
+	race("IpamVLANCreate", `mutation($site: ID!, $name: String!) { IpamVLANCreate(data: {name: {value: $name}, vlan_id: {value: 100}, site: {id: $site}}) { ok object { id } } }`,
+		func(i int) map[string]any { return map[string]any{"site": site, "name": fmt.Sprintf("users-%d", i)} }, "site-vlan_id")
+	for _, base := range bases {
+		if n := count(base, `{ LocationSite(name__value: "site-a") { count } }`); n != 1 {
+			t.Errorf("%s counts %v sites named site-a, want 1", base, n)
+		}
+		if n := count(base, fmt.Sprintf(`{ IpamVLAN(site__ids: [%q]) { count } }`, site)); n != 1 {
+			t.Errorf("%s counts %v VLANs of site-a, want 1", base, n)
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
+	"strings"
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/branch"
@@ -62,7 +64,7 @@ func schemaLoad(args []string, stdin io.Reader, stdout io.Writer, logger *slog.L
 	return dbf.withServices(logger, false, func(ctx context.Context, svcs *services) error {
 		changes, err := svcs.branches.LoadSchema(ctx, auth.System, *branchName, files...)
 		if err != nil {
-			return err
+			return nameRefusedFiles(err, files)
 		}
 		counts := map[schema.Op]int{}
 		for _, c := range changes {
@@ -101,6 +103,47 @@ func readSchemaFiles(paths []string, stdin io.Reader) ([]schema.File, error) {
 	}
 	return files, errors.Join(errs...)
 }
+
+// nameRefusedFiles names the files of a load refused for the branch's
+// objects. The domain, which is given files without knowing where they came
+// from, writes such a refusal as the one of the file "schema" (the name
+// GraphQL's schemaLoad gives its text): "schema: IpamVLAN.role cannot be
+// made required: …". Here the files are named instead: those that write
+// the kind refused, else every file loaded. Refusals of the files
+// themselves already name theirs.
+func nameRefusedFiles(err error, files []schema.File) error {
+	var refusal *branch.InvalidError
+	if !errors.As(err, &refusal) || refusal.Field != "schema" || errors.As(err, new(schema.Errors)) {
+		return err
+	}
+	rest, ok := strings.CutPrefix(refusal.Message, "schema: ")
+	if !ok {
+		return err
+	}
+	kind, _, _ := strings.Cut(strings.TrimPrefix(rest, "the kind "), " ")
+	kind, _, _ = strings.Cut(kind, ".")
+	kind = strings.TrimSuffix(kind, ":")
+	var named, all []string
+	for _, f := range files {
+		all = append(all, f.Name)
+		if slices.ContainsFunc(f.Kinds, func(k schema.KindSpec) bool { return k.Namespace+k.Name == kind }) {
+			named = append(named, f.Name)
+		}
+	}
+	if len(named) == 0 {
+		named = all
+	}
+	return fileRefusal{msg: strings.Join(named, ", ") + ": " + rest, err: err}
+}
+
+// fileRefusal is a refusal of the domain with the files named.
+type fileRefusal struct {
+	msg string
+	err error
+}
+
+func (e fileRefusal) Error() string { return e.msg }
+func (e fileRefusal) Unwrap() error { return e.err }
 
 func schemaGet(args []string, stdout io.Writer, logger *slog.Logger) error {
 	fs := flag.NewFlagSet("schema get", flag.ContinueOnError)
