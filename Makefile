@@ -74,6 +74,7 @@ test-wasm:
 ## $(go env GOCACHE)/fuzz, and failures to the package's testdata/fuzz.
 FUZZ_TARGETS := internal/candidates:FuzzSpace internal/candidates:FuzzSetBuilder internal/candidates:FuzzFreePrefixes \
 	internal/candidates:FuzzParsePool internal/candidates:FuzzParseRangeList \
+	internal/candidates:FuzzNumberPool internal/candidates:FuzzParseNumberList \
 	internal/manifest:FuzzParse internal/schema:FuzzParse internal/graphql:FuzzGraphQL web:FuzzConsoleForms web:FuzzSafeNext
 fuzz: $(WASM)
 	for entry in $(FUZZ_TARGETS); do \

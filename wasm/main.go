@@ -1,11 +1,12 @@
 //go:build js && wasm
 
 // Command wasm is the browser's copy of the candidate enumerator. Loaded by
-// static/wasm/wasm_exec.js, it defines two global functions:
+// static/wasm/wasm_exec.js, it defines these global functions:
 //
 //	ipamPreview(json: string, takenRanges?: string): string
 //	ipamPreviewSubnet(json: string): string
 //	ipamPredictClaim(claims: string, json: string): string
+//	ipamNextNumber(json: string, takenRanges?: string): string
 //
 // ipamPreview takes a candidates.PreviewInput as JSON and returns a
 // candidates.PreviewOutput as JSON, exactly as the server computes it. The
@@ -25,6 +26,13 @@
 // JSON: the address or prefix the claim will get, or why it gets none, in
 // the server's words. The claims are parsed once and reused while the page
 // passes the same string.
+//
+// ipamNextNumber takes a candidates.NumberPreviewInput as JSON (a number
+// pool's ranges, the numbers taken in one division, how many to show) and
+// returns a candidates.NumberPreviewOutput as JSON: the number the next
+// claim in that division gets, the next ones in order, or, when none is
+// free, the server's message; and the figures. Like ipamPreview, it takes
+// the compact taken list ("1-4000,4010") apart too, parsed once.
 package main
 
 import (
@@ -40,6 +48,13 @@ var (
 	lastList js.Value
 	lastSet  candidates.Set
 	parsed   bool
+)
+
+// The last taken list of ipamNextNumber parsed, and its set.
+var (
+	lastNumberList js.Value
+	lastNumberSet  candidates.NumberSet
+	numbersParsed  bool
 )
 
 // The last claims parsed: their parsed form, or the answer to every
@@ -63,7 +78,7 @@ func main() {
 		if !parsed || !args[1].Equal(lastList) {
 			set, err := candidates.ParseRangeList("takenRanges", args[1].String())
 			if err != nil {
-				return string(candidates.PreviewJSON(withList(in, args[1].String())))
+				return string(candidates.PreviewJSON(withList(in, args[1].String(), func(pi *candidates.PreviewInput) *string { return &pi.TakenRanges })))
 			}
 			lastList, lastSet, parsed = args[1], set, true
 		}
@@ -93,21 +108,38 @@ func main() {
 		}
 		return string(claims.PredictJSON([]byte(args[1].String())))
 	}))
+	js.Global().Set("ipamNextNumber", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		if len(args) == 0 || args[0].Type() != js.TypeString {
+			return string(candidates.NumberPreviewJSON(nil))
+		}
+		in := []byte(args[0].String())
+		if len(args) < 2 || args[1].Type() != js.TypeString {
+			return string(candidates.NumberPreviewJSON(in))
+		}
+		if !numbersParsed || !args[1].Equal(lastNumberList) {
+			set, err := candidates.ParseNumberList("takenRanges", args[1].String())
+			if err != nil {
+				return string(candidates.NumberPreviewJSON(withList(in, args[1].String(), func(ni *candidates.NumberPreviewInput) *string { return &ni.TakenRanges })))
+			}
+			lastNumberList, lastNumberSet, numbersParsed = args[1], set, true
+		}
+		return string(candidates.NumberPreviewJSONWithTaken(in, lastNumberSet))
+	}))
 	select {}
 }
 
-// withList puts list into the input's takenRanges, so that its mistakes are
-// reported as PreviewJSON reports them.
-func withList(in []byte, list string) []byte {
-	var pi candidates.PreviewInput
-	if json.Unmarshal(in, &pi) != nil {
+// withList puts list into the takenRanges of the input, an In written as
+// JSON, so that its mistakes are reported as the input's own.
+func withList[In any](in []byte, list string, takenRanges func(*In) *string) []byte {
+	var v In
+	if json.Unmarshal(in, &v) != nil {
 		return in
 	}
-	if pi.TakenRanges != "" {
-		list = pi.TakenRanges + "," + list
+	if tr := takenRanges(&v); *tr != "" {
+		list = *tr + "," + list
 	}
-	pi.TakenRanges = list
-	b, err := json.Marshal(pi)
+	*takenRanges(&v) = list
+	b, err := json.Marshal(v)
 	if err != nil {
 		return in
 	}

@@ -1,10 +1,11 @@
 // Loads the preview module in node as a page does and times the page's
 // call, JSON.parse(ipamPreview(JSON.stringify(input), takenRanges)), for
-// each input (takenRanges only when the input has one).
+// each input (takenRanges only when the input has one; another function
+// of the module, such as ipamNextNumber, when the input names it).
 // Usage: node harness.js WASM_EXEC_JS PREVIEW_WASM < task.json, where the
-// task is {"inputs": [{"name": …, "input": {…}, "takenRanges": "…"}],
-// "warmup": n, "calls": n}; prints {name: {"first": ms of the first call,
-// "ms": [per call], "answer": last answer}}.
+// task is {"inputs": [{"name": …, "function": "ipamPreview", "input": {…},
+// "takenRanges": "…"}], "warmup": n, "calls": n}; prints {name: {"first":
+// ms of the first call, "ms": [per call], "answer": last answer}}.
 "use strict";
 
 const fs = require("fs");
@@ -23,10 +24,10 @@ WebAssembly.instantiate(fs.readFileSync(process.argv[3]), go.importObject).then(
 	go.run(result.instance);
 	const task = JSON.parse(fs.readFileSync(0, "utf8"));
 	const out = {};
-	for (const { name, input, takenRanges } of task.inputs) {
+	for (const { name, function: fn = "ipamPreview", input, takenRanges } of task.inputs) {
 		const call = takenRanges === undefined
-			? () => JSON.parse(globalThis.ipamPreview(JSON.stringify(input)))
-			: () => JSON.parse(globalThis.ipamPreview(JSON.stringify(input), takenRanges));
+			? () => JSON.parse(globalThis[fn](JSON.stringify(input)))
+			: () => JSON.parse(globalThis[fn](JSON.stringify(input), takenRanges));
 		const first = performance.now();
 		let answer = call();
 		const firstMs = performance.now() - first;

@@ -103,3 +103,79 @@ func BenchmarkFreePrefixes(b *testing.B) {
 		}
 	}
 }
+
+// A numberBenchCase is a number pool and the numbers taken in a division.
+type numberBenchCase struct {
+	name  string
+	pool  NumberPool
+	taken NumberSet
+}
+
+// numberBenchCases are a VLAN division (the numbers 1 to 4 094) with 4 000
+// taken, as one run from the lowest and spread in 95 runs around 94 free
+// numbers; a pool of 2³² numbers with a million taken, every other number
+// from 0; and 1 024 ranges of 4 numbers, all full but the one tried last.
+func numberBenchCases(b *testing.B) []numberBenchCase {
+	var lowest, sparse, full NumberSetBuilder
+	for n := range int64(4000) {
+		lowest.Add(n + 1)
+	}
+	for n := range int64(1_000_000) {
+		sparse.Add(2 * n)
+	}
+	many := make([]NumberRange, MaxNumberRanges)
+	for i := range many {
+		many[i] = NumberRange{Start: int64(10 * i), End: int64(10*i + 3), Weight: 2}
+		if i < MaxNumberRanges-1 {
+			for n := many[i].Start; n <= many[i].End; n++ {
+				full.Add(n)
+			}
+		}
+	}
+	many[0].Weight = 1
+	vlans := mustNumberPool(b, NumberRange{1, 4094, 1})
+	return []numberBenchCase{
+		{"vlan/taken=4000-lowest", vlans, lowest.Set()},
+		{"vlan/taken=4000-spread", vlans, spreadTaken(4094, 4000)},
+		{"2^32/taken=1000000-spread", mustNumberPool(b, NumberRange{0, 1<<32 - 1, 1}), sparse.Set()},
+		{"ranges=1024/full-but-last", mustNumberPool(b, many...), full.Set()},
+	}
+}
+
+// BenchmarkNumberFirst chooses the next number of a division: what a claim
+// from a number pool computes, and the browser's preview.
+func BenchmarkNumberFirst(b *testing.B) {
+	for _, c := range numberBenchCases(b) {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				c.pool.First(c.taken)
+			}
+		})
+	}
+}
+
+// BenchmarkNumberNext8 asks for the next 8 numbers: what a claim that
+// loses races tries, and the preview shows.
+func BenchmarkNumberNext8(b *testing.B) {
+	for _, c := range numberBenchCases(b) {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				c.pool.NextN(c.taken, 8)
+			}
+		})
+	}
+}
+
+// BenchmarkNumberUsed counts the taken numbers of each range: the figures.
+func BenchmarkNumberUsed(b *testing.B) {
+	for _, c := range numberBenchCases(b) {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				c.pool.Used(c.taken)
+			}
+		})
+	}
+}

@@ -1,8 +1,9 @@
-// Package candidates decides which addresses of a pool can be handed out.
+// Package candidates decides which addresses of a pool, and which numbers
+// of a number pool, can be handed out.
 //
 // It is the one enumerator of PiVirt IPAM: the server's allocator, the
 // GraphQL preview and the browser preview (compiled to WebAssembly) all call
-// it, so they agree on every address. It does no I/O and imports only the
+// it, so they agree on every address and number. It does no I/O and imports only the
 // standard library.
 //
 // The candidates of a pool are every host address of its prefix in
@@ -15,4 +16,12 @@
 //
 // Sets of addresses are kept as sorted ranges, so that a fragmented /16
 // costs kilobytes, and iterating candidates allocates nothing per address.
+//
+// A number pool (VLAN IDs and the like) is a list of ranges of whole
+// numbers with weights (NumberPool). Its numbers are handed out range by
+// range, by descending weight and, between ranges of one weight, in the
+// order given; within a range, the lowest number not taken first. The
+// numbers taken in one division of the pool are kept as sorted runs too
+// (NumberSet, NumberSetBuilder), so that choosing the next number costs a
+// binary search per range, whatever the size of the pool.
 package candidates

@@ -2,6 +2,7 @@ package candidates
 
 import (
 	"fmt"
+	"math"
 	"net/netip"
 	"slices"
 	"strings"
@@ -373,6 +374,187 @@ func FuzzParseRangeList(f *testing.F) {
 		}
 		if errGot == nil && fmt.Sprint(got.Ranges()) != fmt.Sprint(want.Ranges()) {
 			t.Fatalf("ParseRangeList(%q) = %v, ParseRanges = %v", list, got.Ranges(), want.Ranges())
+		}
+	})
+}
+
+// FuzzNumberPool checks the number enumerator against a brute-force model:
+// the ranges of a small pool are validated pair by pair, and their numbers
+// walked one by one in the order of the ranges' weights; the pool must
+// agree on its validity, the free numbers and their order, the first, the
+// next n, the size and each range's count of taken numbers. The taken set
+// is built by adds and removes, some at the ends of int64, and must agree
+// with the model too, and print in a form that parses back to itself.
+func FuzzNumberPool(f *testing.F) {
+	f.Add(uint8(0), int64(0), []byte{100, 31, 0, 0, 9, 2}, []byte{0, 104, 0, 105, 1, 104, 2, 0}, uint8(5))
+	f.Add(uint8(1), int64(0), []byte{0, 3, 1, 10, 3, 1, 20, 3, 2}, []byte{0, 4, 0, 5, 0, 6, 0, 7}, uint8(9))
+	f.Add(uint8(2), int64(0), []byte{200, 31, 0, 240, 40, 0}, []byte{2, 1, 2, 2, 0, 250}, uint8(3))
+	f.Add(uint8(3), int64(0), []byte{0, 1, 0, 2, 0, 0}, []byte{2, 3, 0, 4, 1, 4}, uint8(2))
+	f.Add(uint8(4), int64(0), []byte{10, 5, 0, 12, 255, 0, 30, 2, 255}, []byte{}, uint8(1))
+	f.Add(uint8(0), int64(1)<<40, []byte{0, 20, 1, 20, 20, 1, 50, 0, 0}, []byte{0, 24, 0, 25, 0, 44}, uint8(7))
+	f.Fuzz(func(t *testing.T, where uint8, baseIn int64, rangesIn, takenIn []byte, nIn uint8) {
+		base := [...]int64{0, -128, MaxNumber - 255, MinNumber, MaxNumber - 100}[where%5]
+		if where >= 5 {
+			base = baseIn / 4 // far from the ends of int64, so base+255 cannot wrap
+		}
+		var ranges []NumberRange
+		for i := 0; i+2 < len(rangesIn) && len(ranges) < 8; i += 3 {
+			start := base + int64(rangesIn[i])
+			end := start + int64(rangesIn[i+1]%32)
+			if rangesIn[i+1] >= 250 {
+				end = start - 1 - int64(rangesIn[i+1]-250)
+			}
+			weight := 1 + int(rangesIn[i+2]%3)
+			if rangesIn[i+2] == 255 {
+				weight = 0
+			}
+			ranges = append(ranges, NumberRange{start, end, weight})
+		}
+
+		var b NumberSetBuilder
+		taken := map[int64]bool{}
+		extremes := []int64{math.MinInt64, math.MinInt64 + 1, math.MaxInt64 - 1, math.MaxInt64, MinNumber, MaxNumber}
+		for i := 0; i+1 < len(takenIn) && i < 2*256; i += 2 {
+			n := base + int64(takenIn[i+1]) - 4
+			switch takenIn[i] % 4 {
+			case 0, 1:
+				b.Add(n)
+				taken[n] = true
+			case 2:
+				b.Remove(n)
+				delete(taken, n)
+			case 3:
+				e := extremes[int(takenIn[i+1])%len(extremes)]
+				if takenIn[i+1] >= 128 {
+					b.Remove(e)
+					delete(taken, e)
+				} else {
+					b.Add(e)
+					taken[e] = true
+				}
+			}
+		}
+		set := b.Set()
+		spans := set.spans
+		for i := 1; i < len(spans); i++ {
+			if touches(spans[i-1].hi, spans[i].lo) {
+				t.Fatalf("taken runs %v and %v overlap or touch", spans[i-1], spans[i])
+			}
+		}
+		var takenList []int64
+		for n := range taken {
+			takenList = append(takenList, n)
+		}
+		if got, want := set.String(), NumberSetOf(takenList...).String(); got != want {
+			t.Fatalf("taken set built by adds and removes = %s, want %s", got, want)
+		}
+		for _, n := range append(extremes, base-5, base-4, base+251, base+252) {
+			if set.Contains(n) != taken[n] {
+				t.Fatalf("taken set %s: Contains(%d) = %v, want %v", set, n, !taken[n], taken[n])
+			}
+		}
+		reparsed, err := ParseNumberList("taken", set.String())
+		if err != nil || reparsed.String() != set.String() {
+			t.Fatalf("ParseNumberList(%q) = %s, %v; want the same set", set.String(), reparsed, err)
+		}
+
+		valid := len(ranges) > 0
+		for i, r := range ranges {
+			if r.Start < MinNumber || r.End > MaxNumber || r.Start > r.End || r.Weight < 1 {
+				valid = false
+			}
+			for _, o := range ranges[:i] {
+				if max(r.Start, o.Start) <= min(r.End, o.End) && r.Start <= r.End && o.Start <= o.End {
+					valid = false
+				}
+			}
+		}
+		p, err := ParseNumberPool(ranges)
+		checkFieldErrors(t, err)
+		if (err == nil) != valid {
+			t.Fatalf("ParseNumberPool(%v) error %v, want valid %v", ranges, err, valid)
+		}
+		if !valid {
+			return
+		}
+
+		order := make([]NumberRange, len(ranges))
+		copy(order, ranges)
+		slices.SortStableFunc(order, func(x, y NumberRange) int { return y.Weight - x.Weight })
+		var model []int64
+		var size int64
+		for _, r := range order {
+			for n := r.Start; n <= r.End; n++ {
+				size++
+				if !taken[n] {
+					model = append(model, n)
+				}
+			}
+		}
+		var got []int64
+		it := p.Iter(set)
+		for n, ok := it.Next(); ok; n, ok = it.Next() {
+			got = append(got, n)
+			if len(got) > len(model) {
+				break
+			}
+		}
+		if !slices.Equal(got, model) {
+			t.Fatalf("free numbers of %v taken %s:\n got %v\nwant %v", ranges, set, got, model)
+		}
+		first, ok := p.First(set)
+		if ok != (len(model) > 0) || ok && first != model[0] {
+			t.Errorf("First() = %d %v, want the first of %v", first, ok, model)
+		}
+		n := int(nIn % 12)
+		if got, want := p.NextN(set, n), model[:min(n, len(model))]; !slices.Equal(got, want) {
+			t.Errorf("NextN(%d) = %v, want %v", n, got, want)
+		}
+		if p.Size() != size || p.Free(set) != int64(len(model)) {
+			t.Errorf("Size(), Free() = %d, %d; want %d, %d", p.Size(), p.Free(set), size, len(model))
+		}
+		used := p.Used(set)
+		for i, r := range ranges {
+			var want int64
+			for n := r.Start; n <= r.End; n++ {
+				if taken[n] {
+					want++
+				}
+			}
+			if used[i] != want {
+				t.Errorf("Used()[%d] (%s) = %d, want %d", i, r, used[i], want)
+			}
+		}
+	})
+}
+
+// FuzzParseNumberList feeds arbitrary text to the parser of compact number
+// lists: it never panics, every message names its field, and a list it
+// accepts holds both ends of each entry and prints in a form that parses
+// back to the same set.
+func FuzzParseNumberList(f *testing.F) {
+	f.Add("1-4000,4010")
+	f.Add(" -5 - -1 ,7,+3")
+	f.Add("9-3,x,,1.5,1-")
+	f.Add("-9223372036854775808-9223372036854775807")
+	f.Add("9223372036854775808,--1")
+	f.Fuzz(func(t *testing.T, list string) {
+		s, err := ParseNumberList("taken", list)
+		checkFieldErrors(t, err)
+		if err != nil {
+			return
+		}
+		if list != "" {
+			for entry := range strings.SplitSeq(list, ",") {
+				lo, hi, problem := parseNumberRun(entry)
+				if problem != "" || !s.Contains(lo) || !s.Contains(hi) {
+					t.Fatalf("ParseNumberList(%q) = %s: entry %q (%d-%d, %q) is not in it", list, s, entry, lo, hi, problem)
+				}
+			}
+		}
+		again, err := ParseNumberList("taken", s.String())
+		if err != nil || again.String() != s.String() {
+			t.Fatalf("ParseNumberList(%q) = %s, which parses back as %s, %v", list, s, again, err)
 		}
 	})
 }

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strings"
+	"time"
+
+	"pivirt.hu/ipam/internal/candidates"
+)
+
+// numbersPreviewResult is what the module's next number cost, in each way
+// of passing the taken numbers.
+type numbersPreviewResult struct {
+	forms    []previewForm
+	taken    int // numbers taken of the division's 4 094
+	runCount int // runs they make
+}
+
+// numbersPreviewKey is the form numbers_preview_ms_p50 reports: the taken
+// numbers as the compact takenRanges string in the JSON, read on every
+// call (a page that switches between divisions passes another list each
+// time, which the module cannot keep). A JSON list of 4 000 numbers is
+// measured too: encoding/json reads it about 50 times slower.
+const numbersPreviewKey = "field"
+
+// keyForm returns the form numbers_preview_ms_p50 reports.
+func (p numbersPreviewResult) keyForm() previewForm {
+	i := slices.IndexFunc(p.forms, func(f previewForm) bool { return f.key == numbersPreviewKey })
+	return p.forms[i]
+}
+
+// numbersPreview times, in node, the page's call
+// JSON.parse(ipamNextNumber(JSON.stringify(input), takenRanges)) for a
+// VLAN division (one range, 1-4094) with 4 000 numbers taken, spread so
+// that the 94 free ones split them into 95 runs: the taken numbers as a
+// JSON list in the input, as one takenRanges string in it, and as that
+// string passed beside it, which the module parses once and keeps. Each
+// answer is compared with the Go package's.
+func numbersPreview(ctx context.Context, cfg config, m *wasmModule) (numbersPreviewResult, error) {
+	const size, count = 4094, 4000
+	var b candidates.NumberSetBuilder
+	var taken []int64
+	next := int64(1)
+	for i := range int64(size - count) {
+		hole := (i + 1) * size / (size - count + 1)
+		for ; next < hole; next++ {
+			b.Add(next)
+			taken = append(taken, next)
+		}
+		next = hole + 1
+	}
+	for ; next <= size; next++ {
+		b.Add(next)
+		taken = append(taken, next)
+	}
+	list := b.Set().String()
+	out := numbersPreviewResult{taken: len(taken), runCount: strings.Count(list, ",") + 1}
+	ranges := []map[string]int64{{"start": 1, "end": size}}
+	type namedInput struct {
+		Name        string         `json:"name"`
+		Function    string         `json:"function"`
+		Input       map[string]any `json:"input"`
+		TakenRanges *string        `json:"takenRanges,omitempty"`
+	}
+	inputs := []namedInput{
+		{Name: "list", Function: "ipamNextNumber", Input: map[string]any{"ranges": ranges, "taken": taken}},
+		{Name: "field", Function: "ipamNextNumber", Input: map[string]any{"ranges": ranges, "takenRanges": list}},
+		{Name: "apart", Function: "ipamNextNumber", Input: map[string]any{"ranges": ranges}, TakenRanges: &list},
+	}
+	out.forms = []previewForm{
+		{key: "list", name: "`taken` as a JSON list of numbers"},
+		{key: "field", name: "`takenRanges`, one string in the JSON"},
+		{key: "apart", name: "`takenRanges` passed beside the JSON, parsed once"},
+	}
+	for i, in := range inputs {
+		j, _ := json.Marshal(in.Input)
+		out.forms[i].bytes = len(j)
+		if in.TakenRanges != nil {
+			out.forms[i].bytes += len(*in.TakenRanges)
+		}
+	}
+	// The Go package's answer, which the module's must equal.
+	wantJSON, _ := json.Marshal(inputs[0].Input)
+	var want candidates.NumberPreviewOutput
+	if err := json.Unmarshal(candidates.NumberPreviewJSON(wantJSON), &want); err != nil || want.First == nil {
+		return out, fmt.Errorf("the Go package found no next number (%v)", err)
+	}
+	task, _ := json.Marshal(map[string]any{"inputs": inputs, "warmup": 3, "calls": cfg.previewCalls})
+	runs := map[string][]run{}
+	firsts := map[string][]float64{}
+	for r := range cfg.runs {
+		cmd := exec.CommandContext(ctx, m.node, m.harness, m.execJS, m.wasm)
+		cmd.Stdin = bytes.NewReader(task)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		b, err := cmd.Output()
+		if err != nil {
+			return out, fmt.Errorf("node %s: %v\n%s", m.harness, err, stderr.String())
+		}
+		var answers map[string]struct {
+			First  float64                        `json:"first"`
+			Ms     []float64                      `json:"ms"`
+			Answer candidates.NumberPreviewOutput `json:"answer"`
+		}
+		if err := json.Unmarshal(b, &answers); err != nil {
+			return out, fmt.Errorf("reading node's answer: %v: %.300s", err, b)
+		}
+		for _, in := range inputs {
+			a := answers[in.Name]
+			if !a.Answer.Valid || a.Answer.First == nil || *a.Answer.First != *want.First || a.Answer.Free != want.Free {
+				return out, fmt.Errorf("the WASM module (%s) answered %+v, want the next number %d of %d free", in.Name, a.Answer, *want.First, want.Free)
+			}
+			rr := run{ops: len(a.Ms)}
+			for _, v := range a.Ms {
+				rr.lat = append(rr.lat, time.Duration(v*float64(time.Millisecond)))
+			}
+			runs[in.Name] = append(runs[in.Name], rr)
+			firsts[in.Name] = append(firsts[in.Name], a.First)
+			progress("  run %d, %s: p50 %.3f ms, p99 %.3f ms per call (first call %.2f ms)", r+1, in.Name, rr.stats().p50, rr.stats().p99, a.First)
+		}
+	}
+	for i := range out.forms {
+		k := out.forms[i].key
+		out.forms[i].f, out.forms[i].firstMs = figureOf(runs[k]), median(firsts[k])
+	}
+	return out, nil
+}
