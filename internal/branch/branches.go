@@ -143,6 +143,9 @@ func (s *Service) DeleteBranch(ctx context.Context, actor auth.Actor, name strin
 			return err
 		}
 		b = branchOf(row)
+		if err := s.record(ctx, tx, ObjectsChange{Branch: b, Actor: actor.Name, Deleted: true}); err != nil {
+			return err
+		}
 		if err := store.DeleteBranch(ctx, tx, row.ID); err != nil {
 			return err
 		}

@@ -283,6 +283,10 @@ func (in *integration) merge(seq int64) error {
 	if err := store.ApplyToMain(ctx, tx, seq, in.changed); err != nil {
 		return err
 	}
+	if err := in.s.record(ctx, tx, ObjectsChange{Branch: branchOf(in.main), Schema: in.merged.schema, Actor: in.actor.Name, Seq: seq,
+		Versions: versionsOf(in.changed)}); err != nil {
+		return err
+	}
 	if err := in.replaceUniqueValues(store.MainBranchID, in.changed); err != nil || !in.refusal.empty() {
 		return err
 	}
@@ -306,6 +310,9 @@ func (in *integration) merge(seq int64) error {
 		return err
 	}
 	in.branch = row
+	if err := in.s.record(ctx, tx, ObjectsChange{Branch: branchOf(row), Schema: in.merged.schema, Actor: in.actor.Name, Seq: seq, Emptied: true}); err != nil {
+		return err
+	}
 	return store.InsertAudit(ctx, tx, store.AuditEntry{Actor: in.actor.Name, Action: "merge", ObjectKind: "Branch", ObjectName: row.Name,
 		After: store.JSON(in.record()), Branch: Main})
 }
@@ -339,6 +346,10 @@ func (in *integration) rebase(seq int64) error {
 		return err
 	}
 	if err := in.checkMainAtHead(); err != nil || !in.refusal.empty() {
+		return err
+	}
+	if err := in.s.record(ctx, tx, ObjectsChange{Branch: branchOf(row), Schema: in.merged.schema, Actor: in.actor.Name, Seq: seq,
+		Versions: versionsOf(in.changed), Dropped: in.same, Rebased: true}); err != nil {
 		return err
 	}
 	if own {

@@ -544,12 +544,13 @@ func (s *Service) writeVersion(ctx context.Context, tx *store.Tx, st *branchStat
 			return err
 		}
 	}
-	_, refused, err := store.WriteVersion(ctx, tx, w)
+	seq, refused, err := store.WriteVersion(ctx, tx, w)
 	if err != nil {
 		return err
 	}
 	if len(refused) == 0 {
-		return nil
+		return s.record(ctx, tx, ObjectsChange{Branch: branchOf(st.row), Schema: st.schema.schema, Actor: w.Audit.Actor, Seq: seq,
+			Versions: []Version{{ID: w.ID, Kind: w.Kind, Data: w.Data, Deleted: w.Deleted}}})
 	}
 	holders, err := store.UniqueHolders(ctx, tx, st.row.ID, refused[:1])
 	if err != nil {

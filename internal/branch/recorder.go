@@ -40,6 +40,8 @@ type ObjectsChange struct {
 	// merge made them main's (Versions is then empty, and the branch
 	// point moved to the merge).
 	Emptied bool
+	// Rebased says that the branch point moved to Seq (a rebase).
+	Rebased bool
 	// Deleted says that the branch is about to be deleted, with every
 	// version it has, in this transaction.
 	Deleted bool

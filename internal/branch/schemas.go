@@ -217,7 +217,11 @@ func (s *Service) migrateKind(ctx context.Context, tx *store.Tx, st *branchState
 			if r.BranchID == st.row.ID {
 				prev = r.FromSeq
 			}
-			if _, _, err := store.WriteVersion(ctx, tx, store.VersionWrite{View: view, ID: r.ID, Kind: r.Kind, Data: r.Data, Prev: prev}); err != nil {
+			seq, _, err := store.WriteVersion(ctx, tx, store.VersionWrite{View: view, ID: r.ID, Kind: r.Kind, Data: r.Data, Prev: prev})
+			if err != nil {
+				return err
+			}
+			if err := s.record(ctx, tx, ObjectsChange{Branch: branchOf(st.row), Schema: next.schema, Seq: seq, Versions: versionsOf(rows[i : i+1])}); err != nil {
 				return err
 			}
 		}

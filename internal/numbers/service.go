@@ -2,49 +2,127 @@ package numbers
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"log/slog"
+	"sync"
+	"sync/atomic"
 
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/store"
 )
 
+// channel is where the database tells every process of numbers freed and
+// of pools changed or deleted (migration 0006).
+const channel = "ipam_numbers"
+
 // Config is what the service needs.
 type Config struct {
 	DB *store.DB
-	// URL is the database's URL, for the connection that follows the
-	// other processes' releases and changes of pools. Without it the
+	// URL is the database's URL, for the connections that follow the
+	// other processes: their releases and changes of pools, and (for the
+	// branch service) their changes of schemas and branches. Without it the
 	// service assumes it is the only one on the database (tests of a single
-	// process): its views then learn of releases elsewhere from nothing.
+	// process).
 	URL    string
 	Logger *slog.Logger
-	// Branches is the service of branches and objects, built with Guard
-	// among its guards and Record as its recorder (branch.Config).
-	Branches *branch.Service
+	// Branch configures the service of branches and objects that New
+	// starts (its DB, URL and Logger are the service's): its Guard, if any,
+	// is asked first, then the pools'; its Recorder is the pools'.
+	Branch branch.Config
 }
 
-// Service is the domain of number pools over one database. Several
-// services, in one process or in many, may share the database.
+// Service is the domain of number pools over one database, with the
+// service of branches and objects it keeps its records of (Branches).
+// Several services, in one process or in many, may share the database.
 type Service struct {
 	db       *store.DB
 	log      *slog.Logger
 	branches *branch.Service
+	views    *views
+
+	// stop ends the listener's goroutine; running waits for it.
+	stop    context.CancelFunc
+	running sync.WaitGroup
+
+	// prepared is set once the statements of claims and records are
+	// prepared for the transactions.
+	prepared atomic.Bool
 }
 
-// errNotYet is returned by what is still being written.
-var errNotYet = errors.New("numbers: not written yet")
-
-// New starts the service on a migrated database. With cfg.URL it follows
-// the other processes' releases and changes of pools until Close; it fails
-// when it cannot listen before ctx ends.
+// New starts the service on a migrated database, and the service of
+// branches and objects, built from cfg.Branch with the pools' schema guard
+// (Guard) after cfg.Branch.Guard and the pools' recorder, so that every
+// change of objects and of the schema of kinds keeps the pools' records
+// right. With cfg.URL both follow the other processes until Close; New
+// fails when they cannot listen before ctx ends.
 func New(ctx context.Context, cfg Config) (*Service, error) {
 	log := cfg.Logger
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{db: cfg.DB, log: log, branches: cfg.Branches}, nil
+	s := &Service{db: cfg.DB, log: log, stop: func() {}}
+	s.views = newViews(s)
+	bcfg := cfg.Branch
+	bcfg.DB, bcfg.URL, bcfg.Logger = cfg.DB, cfg.URL, log
+	bcfg.Guard = branch.Guards(bcfg.Guard, s.guard)
+	bcfg.Recorder = s.record
+	branches, err := branch.New(ctx, bcfg)
+	if err != nil {
+		return nil, err
+	}
+	s.branches = branches
+	if cfg.URL == "" {
+		return s, nil
+	}
+	l, err := store.Listen(ctx, cfg.URL, []string{channel}, func(ev store.ListenerEvent, err error) {
+		switch ev {
+		case store.ListenerConnected, store.ListenerReconnected:
+			// What was loaded before this moment may have missed releases.
+			s.views.forgetAll()
+		case store.ListenerDisconnected, store.ListenerConnectionAttemptFailed:
+			log.Warn("The connection that follows number pools failed; their views will be reloaded on reconnection", slog.Any("error", err))
+		}
+	})
+	if err != nil {
+		branches.Close()
+		return nil, fmt.Errorf("numbers: unable to follow the number pools: %w", err)
+	}
+	lctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	s.stop = stop
+	s.running.Go(func() { l.Run(lctx, s.views.notified) })
+	return s, nil
 }
 
-// Close stops following the other processes and returns once the
-// listener's connection is closed.
-func (s *Service) Close() {}
+// Branches returns the service of branches and objects that New started:
+// write objects through it (or through CreateObject and UpdateObject, for
+// from_pool), and the pools' records follow.
+func (s *Service) Branches() *branch.Service { return s.branches }
+
+// Close stops following the other processes, and closes the branch
+// service.
+func (s *Service) Close() {
+	s.stop()
+	s.running.Wait()
+	s.branches.Close()
+}
+
+// inTx runs fn in a transaction, having prepared the statements of claims
+// and records once (a transaction cannot prepare them itself).
+func (s *Service) inTx(ctx context.Context, fn func(tx *store.Tx) error) error {
+	if err := s.prepare(ctx); err != nil {
+		return err
+	}
+	return store.InTx(ctx, s.db, fn)
+}
+
+// prepare prepares the statements of claims and records once.
+func (s *Service) prepare(ctx context.Context) error {
+	if s.prepared.Load() {
+		return nil
+	}
+	if err := store.PrepareNumberStatements(ctx, s.db); err != nil {
+		return err
+	}
+	s.prepared.Store(true)
+	return nil
+}

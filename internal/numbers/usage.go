@@ -1,9 +1,20 @@
 package numbers
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/branch"
+	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/schema"
+	"pivirt.hu/ipam/internal/store"
 )
 
 // Figures are the usage of a pool, a division or a range: Size numbers in
@@ -105,8 +116,8 @@ type RangeUtilization struct {
 // held in two divisions counts once), as InfrahubResourcePoolUtilization
 // answers it.
 type PoolUtilization struct {
-	// Count is how many numbers the pool's ranges hold that are held.
-	Count int64
+	// Count is how many ranges the pool has: one edge each.
+	Count int
 	// Utilization counts every branch; UtilizationDefaultBranch main's
 	// objects only; UtilizationBranches the other branches' only.
 	Utilization, UtilizationDefaultBranch, UtilizationBranches float64
@@ -131,38 +142,308 @@ type AllocatedPage struct {
 	Nodes []AllocatedNode
 }
 
-// Divisions returns the divisions of the pool id that hold a number on a
-// branch at least, most used first, ties by display label (the seed's
-// InfrahubNumberPoolDivisions); figures count every branch.
+// RangeKind is the kind InfrahubResourcePoolUtilization gives a pool's
+// ranges.
+const RangeKind = "CoreNumberPoolRange"
+
+// Divisions returns the divisions of the pool id where a branch shows an
+// object holding a number, most used first, ties by display label (the
+// seed's InfrahubNumberPoolDivisions); the figures count every branch. A
+// pool without a scope has one division, without entries, once a number
+// is held.
 func (s *Service) Divisions(ctx context.Context, actor auth.Actor, poolID string) (DivisionList, error) {
-	return DivisionList{}, errNotYet
+	row, _, err := s.poolRow(ctx, actor, poolID)
+	if err != nil {
+		return DivisionList{}, err
+	}
+	st, err := newPoolState(row)
+	if err != nil {
+		return DivisionList{}, err
+	}
+	held, err := store.NumberDivisions(ctx, s.db, row.ID)
+	if err != nil {
+		return DivisionList{}, err
+	}
+	main, err := s.branches.Schema(ctx, branch.Main)
+	if err != nil {
+		return DivisionList{}, err
+	}
+	l := s.newLabeler(ctx, actor, main, row)
+	for _, d := range held {
+		l.want(d.Division)
+	}
+	if err := l.resolve(); err != nil {
+		return DivisionList{}, err
+	}
+	out := DivisionList{Count: len(held), Divisions: make([]Division, len(held))}
+	for i, d := range held {
+		out.Divisions[i] = l.division(d.Division)
+		out.Divisions[i].Figures, _ = figures(st.space, candidates.NumberSetOf(d.Numbers...))
+	}
+	slices.SortStableFunc(out.Divisions, func(a, b Division) int {
+		return cmp.Or(cmp.Compare(b.Figures.Used, a.Figures.Used), cmp.Compare(a.DisplayLabel, b.DisplayLabel))
+	})
+	return out, nil
+}
+
+// figures returns the figures of taken in space, and each range's, in
+// the order given.
+func figures(space candidates.NumberPool, taken candidates.NumberSet) (Figures, []Figures) {
+	perRange := space.Used(taken)
+	ranges := space.Ranges()
+	each := make([]Figures, len(ranges))
+	var used int64
+	for i, r := range ranges {
+		each[i] = figuresOf(r.End-r.Start+1, perRange[i])
+		used += perRange[i]
+	}
+	return figuresOf(space.Size(), used), each
+}
+
+func figuresOf(size, used int64) Figures {
+	f := Figures{Size: size, Used: used}
+	if size > 0 {
+		f.Utilization = 100 * float64(used) / float64(size)
+	}
+	return f
 }
 
 // Utilization returns the figures of one division of the pool id, and of
-// each range in it. On a scoped pool the division gives a value for every
-// scope element; on a pool without a scope, none. The refusals are
-// *branch.InvalidErrors in the words of issue 12.
+// each range in it, counting every branch. On a scoped pool the division
+// gives a value for every scope element; on a pool without a scope, none.
+// The refusals are *branch.InvalidErrors in the words of issue 12.
 func (s *Service) Utilization(ctx context.Context, actor auth.Actor, poolID string, division []EntryInput) (Usage, error) {
-	return Usage{}, errNotYet
+	row, _, err := s.poolRow(ctx, actor, poolID)
+	if err != nil {
+		return Usage{}, err
+	}
+	main, err := s.branches.Schema(ctx, branch.Main)
+	if err != nil {
+		return Usage{}, err
+	}
+	values, err := divisionInput(main, row, division, true)
+	if err != nil {
+		return Usage{}, err
+	}
+	key := make([]json.RawMessage, len(row.Scope))
+	for i := range key {
+		key[i] = values[i]
+	}
+	st, err := newPoolState(row)
+	if err != nil {
+		return Usage{}, err
+	}
+	nums, err := store.ShownNumbers(ctx, s.db, row.ID, divisionKey(key))
+	if err != nil {
+		return Usage{}, err
+	}
+	total, each := figures(st.space, candidates.NumberSetOf(nums...))
+	out := Usage{Figures: total, Ranges: make([]RangeUsage, len(each))}
+	for i, f := range each {
+		out.Ranges[i] = RangeUsage{Range: Range(row.Ranges[i]), Figures: f}
+	}
+	return out, nil
+}
+
+// divisionInput reads a division given by path and value against the
+// pool's scope, into the values by the index of their element: all of
+// them when whole is set.
+func divisionInput(main schema.Schema, row store.NumberPoolRow, in []EntryInput, whole bool) (map[int]json.RawMessage, error) {
+	if len(row.Scope) == 0 {
+		if len(in) > 0 {
+			return nil, invalid("division", "pool %s has no allocation scope; give no division", row.Name)
+		}
+		return nil, nil
+	}
+	n := namesIn(main, row)
+	out := map[int]json.RawMessage{}
+	for _, e := range in {
+		i := slices.Index(n.scope, e.Path)
+		if i < 0 {
+			return nil, invalid("division", "%q is not a scope element of pool %s", e.Path, row.Name)
+		}
+		if _, twice := out[i]; twice {
+			return nil, invalid("division", "the division entry %q is given twice", e.Path)
+		}
+		v, err := entryValue(main, row.Scope[i], e)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	if whole {
+		for i, name := range n.scope {
+			if _, ok := out[i]; !ok {
+				return nil, invalid("division", "pool %s divides its numbers by %s; the division has no value for %s", row.Name, strings.Join(n.scope, ", "), name)
+			}
+		}
+	}
+	return out, nil
+}
+
+// entryValue is the value of e, an entry of the scope element id, as
+// objects hold it (canonical JSON).
+func entryValue(main schema.Schema, id string, e EntryInput) (json.RawMessage, error) {
+	el, _ := main.Element(id)
+	switch {
+	case el.Type == schema.RelationshipElement:
+		if oid, ok := parseID(e.Value); ok {
+			return canonical(oid)
+		}
+		return canonical(e.Value)
+	case el.Attribute.Kind == schema.Number:
+		n, err := strconv.ParseInt(e.Value, 10, 64)
+		if err != nil {
+			return nil, invalid("division", "the division entry %q takes a whole number, not %q", e.Path, e.Value)
+		}
+		return canonical(n)
+	case el.Attribute.Kind == schema.Boolean:
+		b, err := strconv.ParseBool(e.Value)
+		if err != nil {
+			return nil, invalid("division", "the division entry %q takes true or false, not %q", e.Path, e.Value)
+		}
+		return canonical(b)
+	}
+	return canonical(e.Value)
 }
 
 // Allocations returns a page of the numbers held in the divisions of the
 // pool id that match division (some of the scope elements, or none for
-// every division), ascending, on every branch, limit at most
+// every division), ascending, on every branch (each holder once, on the
+// first branch that shows it: main, then by name), limit at most
 // (branch.MaxPage when 0) from offset on, and how many there are.
 func (s *Service) Allocations(ctx context.Context, actor auth.Actor, poolID string, division []EntryInput, limit, offset int) (AllocationPage, error) {
-	return AllocationPage{}, errNotYet
+	row, _, err := s.poolRow(ctx, actor, poolID)
+	if err != nil {
+		return AllocationPage{}, err
+	}
+	if limit, err = page(limit, offset); err != nil {
+		return AllocationPage{}, err
+	}
+	main, err := s.branches.Schema(ctx, branch.Main)
+	if err != nil {
+		return AllocationPage{}, err
+	}
+	match, err := divisionInput(main, row, division, false)
+	if err != nil {
+		return AllocationPage{}, err
+	}
+	held, count, err := store.HeldNumbers(ctx, s.db, row.ID, match, limit, offset)
+	if err != nil {
+		return AllocationPage{}, err
+	}
+	holders, err := s.holders(ctx, actor, row, held)
+	if err != nil {
+		return AllocationPage{}, err
+	}
+	l := s.newLabeler(ctx, actor, main, row)
+	for _, h := range held {
+		l.want(h.Division)
+	}
+	if err := l.resolve(); err != nil {
+		return AllocationPage{}, err
+	}
+	out := AllocationPage{Count: count, Allocations: make([]Allocation, len(held))}
+	for i, h := range held {
+		out.Allocations[i] = Allocation{Value: h.Number, Branch: h.Branch, Holder: holders[i], Division: l.division(h.Division).Entries,
+			Identifier: h.Identifier}
+	}
+	return out, nil
+}
+
+// page checks a page's bounds and returns its limit (branch.MaxPage for 0).
+func page(limit, offset int) (int, error) {
+	switch {
+	case limit < 0 || limit > branch.MaxPage:
+		return 0, invalid("limit", "limit must be from 1 to %d, got %d", branch.MaxPage, limit)
+	case offset < 0:
+		return 0, invalid("offset", "offset must be 0 or more, got %d", offset)
+	case limit == 0:
+		return branch.MaxPage, nil
+	}
+	return limit, nil
+}
+
+// holders returns the holder of each of held, read on its branch (its
+// id alone when the branch no longer shows it).
+func (s *Service) holders(ctx context.Context, actor auth.Actor, row store.NumberPoolRow, held []store.HeldNumber) ([]Holder, error) {
+	byBranch := map[string][]string{}
+	for _, h := range held {
+		byBranch[h.Branch] = append(byBranch[h.Branch], h.Object)
+	}
+	found := map[[2]string]Holder{}
+	for _, b := range slices.Sorted(maps.Keys(byBranch)) {
+		sch, err := s.branches.Schema(ctx, b)
+		if err != nil {
+			return nil, err
+		}
+		kind, ok := sch.Element(row.KindID)
+		if !ok {
+			continue
+		}
+		for chunk := range slices.Chunk(byBranch[b], branch.MaxPage) {
+			pg, err := s.branches.Objects(ctx, actor, b, kind.Kind, branch.Filter{IDs: chunk}, branch.MaxPage, 0)
+			if err != nil {
+				return nil, err
+			}
+			for _, o := range pg.Objects {
+				found[[2]string{b, o.ID}] = Holder{ID: o.ID, Kind: o.Kind, DisplayLabel: o.DisplayLabel}
+			}
+		}
+	}
+	out := make([]Holder, len(held))
+	for i, h := range held {
+		o, ok := found[[2]string{h.Branch, h.Object}]
+		if !ok {
+			o = Holder{ID: h.Object, DisplayLabel: h.Object}
+		}
+		out[i] = o
+	}
+	return out, nil
 }
 
 // ResourcePoolUtilization returns the figures of the whole pool id, its
-// scope ignored, as Infrahub's InfrahubResourcePoolUtilization.
+// scope ignored (a number held in two divisions counts once), as
+// Infrahub's InfrahubResourcePoolUtilization: every branch, main alone,
+// and the other branches (what main does not show).
 func (s *Service) ResourcePoolUtilization(ctx context.Context, actor auth.Actor, poolID string) (PoolUtilization, error) {
-	return PoolUtilization{}, errNotYet
+	row, _, err := s.poolRow(ctx, actor, poolID)
+	if err != nil {
+		return PoolUtilization{}, err
+	}
+	st, err := newPoolState(row)
+	if err != nil {
+		return PoolUtilization{}, err
+	}
+	shares, err := store.NumberShares(ctx, s.db, row.ID)
+	if err != nil {
+		return PoolUtilization{}, err
+	}
+	all, each := figures(st.space, candidates.NumberSetOf(slices.Concat(shares.Main, shares.Branches)...))
+	onMain, _ := figures(st.space, candidates.NumberSetOf(shares.Main...))
+	onBranches, _ := figures(st.space, candidates.NumberSetOf(shares.Branches...))
+	out := PoolUtilization{Count: len(row.Ranges), Utilization: all.Utilization, UtilizationDefaultBranch: onMain.Utilization,
+		UtilizationBranches: onBranches.Utilization, Ranges: make([]RangeUtilization, len(row.Ranges))}
+	for i, r := range row.Ranges {
+		out.Ranges[i] = RangeUtilization{ID: fmt.Sprintf("%s-%d", row.ID, i+1), DisplayLabel: fmt.Sprintf("%d-%d", r.Start, r.End),
+			Kind: RangeKind, Weight: r.Weight, Utilization: each[i].Utilization}
+	}
+	return out, nil
 }
 
 // ResourcePoolAllocated returns a page of every number held of the pool
-// id, on every branch, ascending, its scope ignored, as Infrahub's
-// InfrahubResourcePoolAllocated; resourceID is ignored for number pools.
+// id, its scope ignored, as Infrahub's InfrahubResourcePoolAllocated (the
+// holders of Allocations, without a division); resourceID is ignored for
+// number pools.
 func (s *Service) ResourcePoolAllocated(ctx context.Context, actor auth.Actor, poolID, resourceID string, limit, offset int) (AllocatedPage, error) {
-	return AllocatedPage{}, errNotYet
+	a, err := s.Allocations(ctx, actor, poolID, nil, limit, offset)
+	if err != nil {
+		return AllocatedPage{}, err
+	}
+	out := AllocatedPage{Count: a.Count, Nodes: make([]AllocatedNode, len(a.Allocations))}
+	for i, x := range a.Allocations {
+		out.Nodes[i] = AllocatedNode{ID: x.Holder.ID, DisplayLabel: x.Holder.DisplayLabel, Kind: x.Holder.Kind, Branch: x.Branch,
+			Identifier: x.Identifier, Value: x.Value}
+	}
+	return out, nil
 }

@@ -1,0 +1,795 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+)
+
+// The rows of number pools (migration 0006, docs/numbers.md): pools, the
+// numbers allocated from them (the arbiter of claims), and the numbers the
+// branches' objects hold.
+
+// A NumberRange is a range of a number pool, both ends included.
+type NumberRange struct {
+	Start  int64 `json:"start"`
+	End    int64 `json:"end"`
+	Weight int   `json:"weight"`
+}
+
+// A NumberPoolRow is a row of number_pools.
+type NumberPoolRow struct {
+	ID          string
+	Name        string
+	Description string
+	// KindID and AttributeID are the stable ids of the pool's kind and of
+	// the Number attribute it allocates; Scope those of its scope
+	// elements, in order.
+	KindID      string
+	AttributeID string
+	Scope       []string
+	Ranges      []NumberRange
+	// Revision counts the row's changes.
+	Revision  int64
+	CreatedAt time.Time
+	CreatedBy string
+}
+
+type numberPoolScan struct {
+	ID          string         `db:"id"`
+	Name        string         `db:"name"`
+	Description string         `db:"description"`
+	KindID      string         `db:"kind_id"`
+	AttributeID string         `db:"attribute_id"`
+	Scope       pq.StringArray `db:"scope"`
+	Ranges      []byte         `db:"ranges"`
+	Revision    int64          `db:"revision"`
+	CreatedAt   time.Time      `db:"created_at"`
+	CreatedBy   string         `db:"created_by"`
+}
+
+func (s numberPoolScan) row() (NumberPoolRow, error) {
+	var ranges []NumberRange
+	if err := json.Unmarshal(s.Ranges, &ranges); err != nil {
+		return NumberPoolRow{}, fmt.Errorf("store: number pool %s holds ranges that cannot be read: %w", s.ID, err)
+	}
+	scope := []string(s.Scope)
+	if scope == nil {
+		scope = []string{}
+	}
+	return NumberPoolRow{ID: s.ID, Name: s.Name, Description: s.Description, KindID: s.KindID, AttributeID: s.AttributeID,
+		Scope: scope, Ranges: ranges, Revision: s.Revision, CreatedAt: s.CreatedAt, CreatedBy: s.CreatedBy}, nil
+}
+
+const numberPoolColumns = `id, name, description, kind_id, attribute_id, scope, ranges, revision, created_at, created_by`
+
+// InsertNumberPool stores a new pool with its audit entry; ErrObjectExists
+// when a pool has its name.
+func InsertNumberPool(ctx context.Context, tx *Tx, p NumberPoolRow, audit AuditEntry) (NumberPoolRow, error) {
+	ranges, err := json.Marshal(p.Ranges)
+	if err != nil {
+		return NumberPoolRow{}, fmt.Errorf("store: unable to write the ranges of number pool %s: %w", p.Name, err)
+	}
+	out, err := getRow[numberPoolScan](ctx, tx, `INSERT INTO number_pools (id, name, description, kind_id, attribute_id, scope, ranges, created_by)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING `+numberPoolColumns,
+		p.ID, p.Name, p.Description, p.KindID, p.AttributeID, textArray(p.Scope), string(ranges), p.CreatedBy)
+	if _, ok := isUniqueViolation(err); ok {
+		return NumberPoolRow{}, fmt.Errorf("store: number pool %s: %w", p.Name, ErrObjectExists)
+	}
+	if err != nil {
+		return NumberPoolRow{}, fmt.Errorf("store: unable to create the number pool %s: %w", p.Name, classify(err))
+	}
+	return out, InsertAudit(ctx, tx, audit)
+}
+
+// UpdateNumberPool sets the name, the description and the ranges of the
+// pool id, counts the change in its revision and records the audit entry;
+// ErrObjectExists when another pool has the name, ErrNotFound when there is
+// no such pool.
+func UpdateNumberPool(ctx context.Context, tx *Tx, id, name, description string, ranges []NumberRange, audit AuditEntry) (NumberPoolRow, error) {
+	doc, err := json.Marshal(ranges)
+	if err != nil {
+		return NumberPoolRow{}, fmt.Errorf("store: unable to write the ranges of number pool %s: %w", name, err)
+	}
+	out, err := getRow[numberPoolScan](ctx, tx, `UPDATE number_pools SET name = $2, description = $3, ranges = $4, revision = revision + 1
+		WHERE id = $1 RETURNING `+numberPoolColumns, id, name, description, string(doc))
+	if _, ok := isUniqueViolation(err); ok {
+		return NumberPoolRow{}, fmt.Errorf("store: number pool %s: %w", name, ErrObjectExists)
+	}
+	if err != nil {
+		return NumberPoolRow{}, found(err, "number pool")
+	}
+	return out, InsertAudit(ctx, tx, audit)
+}
+
+// DeleteNumberPool deletes the pool id with its allocations and holdings,
+// and records the audit entry; ErrNotFound when there is no such pool.
+func DeleteNumberPool(ctx context.Context, tx *Tx, id string, audit AuditEntry) error {
+	res, err := tx.ExecContext(ctx, `DELETE FROM number_pools WHERE id = $1`, id)
+	if err != nil {
+		return fmt.Errorf("store: unable to delete the number pool %s: %w", id, classify(err))
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("store: number pool %s: %w", id, ErrNotFound)
+	}
+	return InsertAudit(ctx, tx, audit)
+}
+
+// NumberPool returns the pool id, or ErrNotFound.
+func NumberPool(ctx context.Context, q sqlx.QueryerContext, id string) (NumberPoolRow, error) {
+	p, err := getRow[numberPoolScan](ctx, q, `SELECT `+numberPoolColumns+` FROM number_pools WHERE id = $1`, id)
+	return p, found(err, "number pool")
+}
+
+// LockNumberPool returns the pool id locked by tx until it ends (an
+// update), or ErrNotFound.
+func LockNumberPool(ctx context.Context, tx *Tx, id string) (NumberPoolRow, error) {
+	p, err := getRow[numberPoolScan](ctx, tx, `SELECT `+numberPoolColumns+` FROM number_pools WHERE id = $1 FOR UPDATE`, id)
+	return p, found(err, "number pool")
+}
+
+// A NumberPoolFilter narrows NumberPools.
+type NumberPoolFilter struct {
+	IDs           []string // these pools only, when not nil
+	Name          string   // the pool of that name, when not ""
+	Limit, Offset int      // Limit 0: all
+}
+
+// NumberPools returns the pools f keeps, by name, and how many it keeps.
+func NumberPools(ctx context.Context, q sqlx.QueryerContext, f NumberPoolFilter) ([]NumberPoolRow, int, error) {
+	var scans []struct {
+		numberPoolScan
+		Total int `db:"total"`
+	}
+	limit := any(nil)
+	if f.Limit > 0 {
+		limit = f.Limit
+	}
+	err := sqlx.SelectContext(ctx, q, &scans, `SELECT `+numberPoolColumns+`, count(*) OVER () AS total FROM number_pools
+		WHERE ($1::text[] IS NULL OR id::text = ANY($1)) AND ($2 = '' OR name = $2)
+		ORDER BY name LIMIT $3 OFFSET $4`, nullableArray(f.IDs), f.Name, limit, f.Offset)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: unable to list the number pools: %w", classify(err))
+	}
+	out := make([]NumberPoolRow, len(scans))
+	total := 0
+	for i, s := range scans {
+		p, err := s.row()
+		if err != nil {
+			return nil, 0, err
+		}
+		out[i], total = p, s.Total
+	}
+	if len(scans) == 0 && f.Offset > 0 {
+		_, n, err := NumberPools(ctx, q, NumberPoolFilter{IDs: f.IDs, Name: f.Name, Limit: 1})
+		return out, n, err
+	}
+	return out, total, nil
+}
+
+// nullableArray is ss as a text[] parameter, nil as NULL.
+func nullableArray(ss []string) any {
+	if ss == nil {
+		return nil
+	}
+	return pq.StringArray(ss)
+}
+
+// LockAllBranches locks every branch alone until tx ends, the others by
+// id, then main (the order merges lock in), and returns them; it locks the
+// branches created meanwhile too. While tx holds them, no object is
+// written on any branch.
+func LockAllBranches(ctx context.Context, tx *Tx) ([]BranchRow, error) {
+	seen := -1
+	for {
+		rows, err := selectRows[branchScan](ctx, tx, `SELECT `+branchColumns+` FROM branches ORDER BY id = 1, id FOR UPDATE`)
+		if err != nil {
+			return nil, fmt.Errorf("store: unable to lock the branches: %w", classify(err))
+		}
+		if len(rows) == seen {
+			return rows, nil
+		}
+		seen = len(rows)
+	}
+}
+
+// A NumberKey is a number of a division of a pool. Division is the JSON
+// list of the division's values, written canonically.
+type NumberKey struct {
+	Pool     string
+	Division json.RawMessage
+	Number   int64
+}
+
+// A HoldingRow is a row of number_holdings: what a branch shows an object
+// to hold in a pool. Division is nil (and Number 0) when the branch's
+// version of the object holds no number.
+type HoldingRow struct {
+	Pool     string
+	Branch   int64
+	Object   string
+	Division json.RawMessage
+	Number   int64
+	FromSeq  int64
+	// ToSeq ends one of main's holdings that a branch still sees; 0 while
+	// it is live.
+	ToSeq int64
+}
+
+// Holds reports whether the row holds a number.
+func (h HoldingRow) Holds() bool { return h.Division != nil }
+
+// NumberRecords returns the pools of the kinds (stable ids: a node and
+// the generics it inherits from) and the live holdings the branch has of
+// the objects in them: what a change of those objects replaces. One
+// statement, prepared once.
+func NumberRecords(ctx context.Context, tx *Tx, kinds []string, branchID int64, objects []string) ([]NumberPoolRow, []HoldingRow, error) {
+	var scans []struct {
+		numberPoolScan
+		Live []byte `db:"live"`
+	}
+	if err := selectPrepared(ctx, tx, &scans, numberRecordsSQL, textArray(kinds), branchID, textArray(objects)); err != nil {
+		return nil, nil, fmt.Errorf("store: unable to read the number pools of %d kinds: %w", len(kinds), classify(err))
+	}
+	var pools []NumberPoolRow
+	var live []HoldingRow
+	for _, s := range scans {
+		p, err := s.row()
+		if err != nil {
+			return nil, nil, err
+		}
+		pools = append(pools, p)
+		var rows []struct {
+			Object   string          `json:"object_id"`
+			Division json.RawMessage `json:"division"`
+			Number   *int64          `json:"number"`
+			FromSeq  int64           `json:"from_seq"`
+		}
+		if err := json.Unmarshal(s.Live, &rows); err != nil {
+			return nil, nil, fmt.Errorf("store: the holdings of number pool %s cannot be read: %w", p.ID, err)
+		}
+		for _, r := range rows {
+			h := HoldingRow{Pool: p.ID, Branch: branchID, Object: r.Object, FromSeq: r.FromSeq}
+			if r.Number != nil {
+				if h.Division, err = Canonical(r.Division); err != nil {
+					return nil, nil, fmt.Errorf("store: a holding of number pool %s cannot be read: %w", p.ID, err)
+				}
+				h.Number = *r.Number
+			}
+			live = append(live, h)
+		}
+	}
+	return pools, live, nil
+}
+
+const numberRecordsSQL = `SELECT ` + numberPoolColumns + `,
+		(SELECT coalesce(jsonb_agg(jsonb_build_object('object_id', h.object_id, 'division', h.division, 'number', h.number, 'from_seq', h.from_seq)), '[]')
+			FROM number_holdings h
+			WHERE h.pool_id = p.id AND h.branch_id = $2 AND h.object_id = ANY($3::uuid[]) AND h.to_seq IS NULL) AS live
+	FROM number_pools p WHERE p.kind_id = ANY($1) ORDER BY p.id`
+
+// A HoldingsWrite replaces holdings of one branch at a change.
+type HoldingsWrite struct {
+	Branch int64
+	// Seq is the change's number: the new rows' from_seq, and the to_seq of
+	// the rows of main it ends.
+	Seq int64
+	// Replace are live rows replaced (named by their pool, object and
+	// from_seq): on main, a row that a branch sees at its branch point is
+	// ended at Seq, the others are deleted; on another branch, deleted.
+	Replace []HoldingRow
+	// Insert are the new live rows, at Seq.
+	Insert []HoldingRow
+}
+
+// WriteHoldings applies w in one statement and returns the numbers of the
+// rows it deleted: those it may have freed.
+func WriteHoldings(ctx context.Context, tx *Tx, w HoldingsWrite) ([]NumberKey, error) {
+	if len(w.Replace)+len(w.Insert) == 0 {
+		return nil, nil
+	}
+	oldPools, oldObjects, oldFrom := holdingKeys(w.Replace)
+	insPools, insObjects, insDivisions, insNumbers := make([]string, len(w.Insert)), make([]string, len(w.Insert)), make([]sql.NullString, len(w.Insert)), make([]sql.NullInt64, len(w.Insert))
+	for i, h := range w.Insert {
+		insPools[i], insObjects[i] = h.Pool, h.Object
+		if h.Holds() {
+			insDivisions[i] = sql.NullString{String: string(h.Division), Valid: true}
+			insNumbers[i] = sql.NullInt64{Int64: h.Number, Valid: true}
+		}
+	}
+	var scans []numberKeyScan
+	err := sqlx.SelectContext(ctx, tx, &scans, `WITH old AS (
+			SELECT h.pool_id, h.object_id, h.from_seq,
+				h.branch_id = 1 AND EXISTS (SELECT 1 FROM branches b WHERE b.id <> 1 AND b.branched_from >= h.from_seq) AS seen
+			FROM number_holdings h JOIN unnest($3::uuid[], $4::uuid[], $5::bigint[]) k(p, o, f)
+				ON h.pool_id = k.p AND h.branch_id = $1 AND h.object_id = k.o AND h.from_seq = k.f AND h.to_seq IS NULL
+		), ended AS (
+			UPDATE number_holdings h SET to_seq = $2 FROM old
+			WHERE old.seen AND h.pool_id = old.pool_id AND h.branch_id = $1 AND h.object_id = old.object_id AND h.from_seq = old.from_seq
+			RETURNING 1
+		), deleted AS (
+			DELETE FROM number_holdings h USING old
+			WHERE NOT old.seen AND h.pool_id = old.pool_id AND h.branch_id = $1 AND h.object_id = old.object_id AND h.from_seq = old.from_seq
+			RETURNING h.pool_id, h.division, h.number
+		), inserted AS (
+			INSERT INTO number_holdings (pool_id, branch_id, object_id, division, number, from_seq)
+			SELECT k.p, $1, k.o, k.d, k.n, $2 FROM unnest($6::uuid[], $7::uuid[], $8::jsonb[], $9::bigint[]) k(p, o, d, n)
+			-- after the rows it replaces are ended and deleted
+			WHERE (SELECT count(*) FROM ended) + (SELECT count(*) FROM deleted) >= 0
+		)
+		SELECT DISTINCT pool_id, division, number FROM deleted WHERE number IS NOT NULL`,
+		w.Branch, w.Seq, oldPools, oldObjects, oldFrom, textArray(insPools), textArray(insObjects), nullStrings(insDivisions), nullInts(insNumbers))
+	if err != nil {
+		return nil, fmt.Errorf("store: unable to record the numbers of %d objects: %w", len(w.Insert), classify(err))
+	}
+	return numberKeys(scans)
+}
+
+// holdingKeys splits rows into the arrays that name them.
+func holdingKeys(rows []HoldingRow) (pools, objects any, from pq.Int64Array) {
+	ps, os := make([]string, len(rows)), make([]string, len(rows))
+	from = make(pq.Int64Array, len(rows))
+	for i, h := range rows {
+		ps[i], os[i], from[i] = h.Pool, h.Object, h.FromSeq
+	}
+	return textArray(ps), textArray(os), from
+}
+
+// nullStrings is a text[] (or jsonb[]) parameter whose invalid items are
+// NULL.
+func nullStrings(ss []sql.NullString) any {
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		if !s.Valid {
+			parts[i] = "NULL"
+			continue
+		}
+		parts[i] = `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s.String) + `"`
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}
+
+// nullInts is a bigint[] parameter whose invalid items are NULL.
+func nullInts(ns []sql.NullInt64) any {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		if !n.Valid {
+			parts[i] = "NULL"
+			continue
+		}
+		parts[i] = strconv.FormatInt(n.Int64, 10)
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}
+
+type numberKeyScan struct {
+	Pool     string `db:"pool_id"`
+	Division []byte `db:"division"`
+	Number   int64  `db:"number"`
+}
+
+func numberKeys(scans []numberKeyScan) ([]NumberKey, error) {
+	out := make([]NumberKey, len(scans))
+	for i, s := range scans {
+		d, err := Canonical(s.Division)
+		if err != nil {
+			return nil, fmt.Errorf("store: a division of number pool %s cannot be read: %w", s.Pool, err)
+		}
+		out[i] = NumberKey{Pool: s.Pool, Division: d, Number: s.Number}
+	}
+	return out, nil
+}
+
+// DropHoldings deletes the live holdings the branch has of the objects
+// (all of them when objects is nil), then main's ended holdings that no
+// branch sees any more (as if branch gone were gone already, when not 0),
+// and returns the numbers of the rows deleted: those it may have freed.
+func DropHoldings(ctx context.Context, tx *Tx, branchID int64, objects []string, gone int64) ([]NumberKey, error) {
+	var scans []numberKeyScan
+	err := tx.SelectContext(ctx, &scans, `WITH mine AS (
+			DELETE FROM number_holdings h
+			WHERE $1::integer <> 1 AND h.branch_id = $1 AND ($2::uuid[] IS NULL OR h.object_id = ANY($2::uuid[]))
+			RETURNING h.pool_id, h.division, h.number
+		), unseen AS (
+			DELETE FROM number_holdings h
+			WHERE h.to_seq IS NOT NULL AND NOT EXISTS (SELECT 1 FROM branches b
+				WHERE b.id <> 1 AND b.id <> $3 AND b.branched_from >= h.from_seq AND b.branched_from < h.to_seq)
+			RETURNING h.pool_id, h.division, h.number
+		)
+		SELECT DISTINCT pool_id, division, number FROM (SELECT * FROM mine UNION ALL SELECT * FROM unseen) g WHERE number IS NOT NULL`,
+		branchID, nullableArray(objects), gone)
+	if err != nil {
+		return nil, fmt.Errorf("store: unable to drop the holdings of branch %d: %w", branchID, classify(err))
+	}
+	return numberKeys(scans)
+}
+
+// InsertHoldings stores rows as they are (their from_seq and to_seq): the
+// holdings a new pool finds.
+func InsertHoldings(ctx context.Context, tx *Tx, rows []HoldingRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	pools, branches, objects := make([]string, len(rows)), make(pq.Int64Array, len(rows)), make([]string, len(rows))
+	divisions, numbers := make([]sql.NullString, len(rows)), make([]sql.NullInt64, len(rows))
+	from, to := make(pq.Int64Array, len(rows)), make([]sql.NullInt64, len(rows))
+	for i, h := range rows {
+		pools[i], branches[i], objects[i], from[i] = h.Pool, h.Branch, h.Object, h.FromSeq
+		if h.Holds() {
+			divisions[i] = sql.NullString{String: string(h.Division), Valid: true}
+			numbers[i] = sql.NullInt64{Int64: h.Number, Valid: true}
+		}
+		if h.ToSeq != 0 {
+			to[i] = sql.NullInt64{Int64: h.ToSeq, Valid: true}
+		}
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO number_holdings (pool_id, branch_id, object_id, division, number, from_seq, to_seq)
+		SELECT * FROM unnest($1::uuid[], $2::integer[], $3::uuid[], $4::jsonb[], $5::bigint[], $6::bigint[], $7::bigint[])`,
+		textArray(pools), branches, textArray(objects), nullStrings(divisions), nullInts(numbers), from, nullInts(to))
+	if err != nil {
+		return fmt.Errorf("store: unable to record %d holdings: %w", len(rows), classify(err))
+	}
+	return nil
+}
+
+// A KindVersion is a version of an object with the change that ended it
+// (0 while it is live).
+type KindVersion struct {
+	ObjectRow
+	ToSeq int64
+}
+
+// KindVersions returns the versions of objects of the kinds (stable ids)
+// that a branch shows: every branch's live versions (deletions included),
+// and main's ended versions that a branch sees at its branch point.
+func KindVersions(ctx context.Context, q sqlx.QueryerContext, kinds []string) ([]KindVersion, error) {
+	var scans []struct {
+		objectScan
+		ToSeq sql.NullInt64 `db:"to_seq"`
+	}
+	err := sqlx.SelectContext(ctx, q, &scans, `SELECT `+objectColumns+`, to_seq FROM object_versions o
+		WHERE o.kind = ANY($1) AND (o.to_seq IS NULL OR o.branch_id = 1 AND EXISTS (SELECT 1 FROM branches b
+			WHERE b.id <> 1 AND b.branched_from >= o.from_seq AND b.branched_from < o.to_seq))
+		ORDER BY o.branch_id, o.object_id, o.from_seq`, textArray(kinds))
+	if err != nil {
+		return nil, fmt.Errorf("store: unable to read the objects of %d kinds: %w", len(kinds), classify(err))
+	}
+	out := make([]KindVersion, len(scans))
+	for i, s := range scans {
+		r, err := s.row()
+		if err != nil {
+			return nil, err
+		}
+		out[i] = KindVersion{ObjectRow: r, ToSeq: s.ToSeq.Int64}
+	}
+	return out, nil
+}
+
+// A NumberClaim is a number claimed from a pool in a division.
+type NumberClaim struct {
+	NumberKey
+	// Revision is the pool's revision the candidate was computed from.
+	Revision   int64
+	Identifier string
+	Object     string
+	Branch     string
+	Actor      string
+	// PoolName names the pool in the audit entry.
+	PoolName string
+}
+
+// claimNumberSQL inserts an allocation, unless the pool changed or an
+// object holds the number in the division, and records it in the audit
+// log.
+const claimNumberSQL = `WITH a AS (
+		INSERT INTO number_allocations (pool_id, division, number, identifier, object_id, branch, created_by)
+		SELECT $1, $2::jsonb, $3, $4, $5, $6, $7 FROM number_pools p
+		WHERE p.id = $1 AND p.revision = $8
+			AND NOT EXISTS (SELECT 1 FROM number_holdings h WHERE h.pool_id = $1 AND h.division = $2::jsonb AND h.number = $3)
+		ON CONFLICT DO NOTHING
+		RETURNING *
+	), audit AS (
+		INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, after, branch)
+		SELECT created_by, 'allocate', '', 'CoreNumberPool', $9, jsonb_build_object('pool', $9::text, 'pool_id', pool_id,
+			'division', division, 'number', number, 'identifier', identifier, 'object', object_id), branch
+		FROM a
+	)
+	SELECT number FROM a`
+
+// ClaimNumber allocates c's number to c's identifier, with its audit
+// entry, in one statement: no lock, the primary key decides. When the
+// number or the identifier is taken in the division, an object holds the
+// number there, or the pool is no longer at c's revision, nothing is
+// stored and the error wraps ErrObjectExists (NumberClaimConflict says
+// which).
+func ClaimNumber(ctx context.Context, q sqlx.QueryerContext, c NumberClaim) error {
+	var n int64
+	err := getPrepared(ctx, q, &n, claimNumberSQL, c.Pool, string(c.Division), c.Number, c.Identifier, c.Object, c.Branch, c.Actor, c.Revision, c.PoolName)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("store: number %d of pool %s: %w", c.Number, c.Pool, ErrObjectExists)
+	case err != nil:
+		return fmt.Errorf("store: unable to claim the number %d of pool %s: %w", c.Number, c.Pool, classify(err))
+	}
+	return nil
+}
+
+// A NumberConflict is what stood in the way of a claim.
+type NumberConflict struct {
+	// Revision is the pool's revision; 0 when the pool is gone.
+	Revision int64
+	// Identified is the number allocated to the claim's identifier in the
+	// division, when there is one.
+	Identified *int64
+	// Taken says whether the number is allocated, or held, in the
+	// division.
+	Taken bool
+}
+
+// NumberClaimConflict reads, in one statement, what stands in the way of
+// claiming the number of key under the identifier.
+func NumberClaimConflict(ctx context.Context, q sqlx.QueryerContext, key NumberKey, identifier string) (NumberConflict, error) {
+	var s struct {
+		Revision   sql.NullInt64 `db:"revision"`
+		Identified sql.NullInt64 `db:"identified"`
+		Taken      bool          `db:"taken"`
+	}
+	err := getPrepared(ctx, q, &s, numberConflictSQL, key.Pool, string(key.Division), key.Number, identifier)
+	if err != nil {
+		return NumberConflict{}, fmt.Errorf("store: unable to read what holds number %d of pool %s: %w", key.Number, key.Pool, classify(err))
+	}
+	c := NumberConflict{Revision: s.Revision.Int64, Taken: s.Taken}
+	if s.Identified.Valid {
+		c.Identified = &s.Identified.Int64
+	}
+	return c, nil
+}
+
+const numberConflictSQL = `SELECT (SELECT revision FROM number_pools WHERE id = $1) AS revision,
+		(SELECT number FROM number_allocations WHERE pool_id = $1 AND division = $2::jsonb AND identifier = $4) AS identified,
+		EXISTS (SELECT 1 FROM number_allocations WHERE pool_id = $1 AND division = $2::jsonb AND number = $3)
+			OR EXISTS (SELECT 1 FROM number_holdings WHERE pool_id = $1 AND division = $2::jsonb AND number = $3) AS taken`
+
+// ReleaseNumbers deletes the allocations of keys whose number no
+// holding holds any more in the division, records each in the audit log
+// (a "release" by actor on branch) and returns them.
+func ReleaseNumbers(ctx context.Context, tx *Tx, keys []NumberKey, actor, branch string) ([]NumberKey, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	pools, divisions, numbers := make([]string, len(keys)), make([]string, len(keys)), make(pq.Int64Array, len(keys))
+	for i, k := range keys {
+		pools[i], divisions[i], numbers[i] = k.Pool, string(k.Division), k.Number
+	}
+	var scans []numberKeyScan
+	err := tx.SelectContext(ctx, &scans, `WITH gone AS (
+			DELETE FROM number_allocations a USING unnest($1::uuid[], $2::jsonb[], $3::bigint[]) k(p, d, n)
+			WHERE a.pool_id = k.p AND a.division = k.d AND a.number = k.n
+				AND NOT EXISTS (SELECT 1 FROM number_holdings h WHERE h.pool_id = a.pool_id AND h.division = a.division AND h.number = a.number)
+			RETURNING a.*
+		), audit AS (
+			INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, before, branch)
+			SELECT $4, 'release', '', 'CoreNumberPool', p.name, jsonb_build_object('pool', p.name, 'pool_id', p.id,
+				'division', g.division, 'number', g.number, 'identifier', g.identifier, 'object', g.object_id, 'allocated_on', g.branch), $5
+			FROM gone g JOIN number_pools p ON p.id = g.pool_id
+		)
+		SELECT pool_id, division, number FROM gone`, textArray(pools), textArray(divisions), numbers, actor, nullable(branch))
+	if err != nil {
+		return nil, fmt.Errorf("store: unable to release %d numbers: %w", len(keys), classify(err))
+	}
+	return numberKeys(scans)
+}
+
+// ReleaseIdentified deletes the allocation of key if the identifier holds
+// it, whoever holds the number, and records it in the audit log: a
+// number given up for another (value: null with from_pool). It reports
+// whether it deleted one.
+func ReleaseIdentified(ctx context.Context, tx *Tx, key NumberKey, identifier, actor, branch string) (bool, error) {
+	var n int
+	err := tx.GetContext(ctx, &n, `WITH gone AS (
+			DELETE FROM number_allocations a
+			WHERE a.pool_id = $1 AND a.division = $2::jsonb AND a.number = $3 AND a.identifier = $4
+			RETURNING a.*
+		), audit AS (
+			INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, before, branch)
+			SELECT $5, 'release', '', 'CoreNumberPool', p.name, jsonb_build_object('pool', p.name, 'pool_id', p.id,
+				'division', g.division, 'number', g.number, 'identifier', g.identifier, 'object', g.object_id, 'allocated_on', g.branch), $6
+			FROM gone g JOIN number_pools p ON p.id = g.pool_id
+		)
+		SELECT count(*) FROM gone`, key.Pool, string(key.Division), key.Number, identifier, actor, nullable(branch))
+	if err != nil {
+		return false, fmt.Errorf("store: unable to release number %d of pool %s: %w", key.Number, key.Pool, classify(err))
+	}
+	return n > 0, nil
+}
+
+// TakenNumbers returns the numbers of the division of the pool that are
+// allocated or held, ascending.
+func TakenNumbers(ctx context.Context, q sqlx.QueryerContext, pool string, division json.RawMessage) ([]int64, error) {
+	var out []int64
+	if err := selectPrepared(ctx, q, &out, takenNumbersSQL, pool, string(division)); err != nil {
+		return nil, fmt.Errorf("store: unable to read the taken numbers of pool %s: %w", pool, classify(err))
+	}
+	return out, nil
+}
+
+const takenNumbersSQL = `SELECT number FROM number_allocations WHERE pool_id = $1 AND division = $2::jsonb
+	UNION SELECT number FROM number_holdings WHERE pool_id = $1 AND division = $2::jsonb AND number IS NOT NULL
+	ORDER BY number`
+
+// PrepareNumberStatements prepares the statements of claims and of the
+// records of objects' numbers, for the transactions to use (see
+// PrepareStatements).
+func PrepareNumberStatements(ctx context.Context, db *DB) error {
+	for _, q := range []string{numberRecordsSQL, claimNumberSQL, numberConflictSQL, takenNumbersSQL} {
+		if _, err := db.statement(ctx, q); err != nil {
+			return fmt.Errorf("store: unable to prepare the statements of number pools: %w", classify(err))
+		}
+	}
+	return nil
+}
+
+// shownSQL is what the branches show of a pool's holdings ($1): every
+// branch's live rows, on that branch, and main's ended rows on each branch
+// that sees them at its branch point and has no row of its own for the
+// object.
+const shownSQL = `shown AS (
+		SELECT h.object_id, h.division, h.number, h.branch_id AS shown_on
+		FROM number_holdings h WHERE h.pool_id = $1 AND h.number IS NOT NULL AND h.to_seq IS NULL
+		UNION ALL
+		SELECT h.object_id, h.division, h.number, b.id
+		FROM number_holdings h JOIN branches b ON b.id <> 1 AND h.from_seq <= b.branched_from AND b.branched_from < h.to_seq
+		WHERE h.pool_id = $1 AND h.branch_id = 1 AND h.number IS NOT NULL AND h.to_seq IS NOT NULL
+			AND NOT EXISTS (SELECT 1 FROM number_holdings s WHERE s.pool_id = h.pool_id AND s.branch_id = b.id AND s.object_id = h.object_id AND s.to_seq IS NULL)
+	)`
+
+// DivisionNumbers are the numbers shown in one division.
+type DivisionNumbers struct {
+	Division json.RawMessage
+	Numbers  []int64 // ascending, each once
+}
+
+// NumberDivisions returns the divisions of the pool where a branch shows
+// an object holding a number, with those numbers.
+func NumberDivisions(ctx context.Context, q sqlx.QueryerContext, pool string) ([]DivisionNumbers, error) {
+	var scans []struct {
+		Division []byte        `db:"division"`
+		Numbers  pq.Int64Array `db:"numbers"`
+	}
+	err := sqlx.SelectContext(ctx, q, &scans, `WITH `+shownSQL+`
+		SELECT division, array_agg(DISTINCT number ORDER BY number) AS numbers FROM shown GROUP BY division`, pool)
+	if err != nil {
+		return nil, fmt.Errorf("store: unable to read the divisions of pool %s: %w", pool, classify(err))
+	}
+	out := make([]DivisionNumbers, len(scans))
+	for i, s := range scans {
+		d, err := Canonical(s.Division)
+		if err != nil {
+			return nil, fmt.Errorf("store: a division of pool %s cannot be read: %w", pool, err)
+		}
+		out[i] = DivisionNumbers{Division: d, Numbers: s.Numbers}
+	}
+	return out, nil
+}
+
+// ShownNumbers returns the numbers a branch shows an object holding in
+// the division of the pool (every division when division is nil),
+// ascending, each once.
+func ShownNumbers(ctx context.Context, q sqlx.QueryerContext, pool string, division json.RawMessage) ([]int64, error) {
+	var out []int64
+	var d any
+	if division != nil {
+		d = string(division)
+	}
+	err := sqlx.SelectContext(ctx, q, &out, `WITH `+shownSQL+`
+		SELECT DISTINCT number FROM shown WHERE $2::jsonb IS NULL OR division = $2::jsonb ORDER BY number`, pool, d)
+	if err != nil {
+		return nil, fmt.Errorf("store: unable to read the numbers of pool %s: %w", pool, classify(err))
+	}
+	return out, nil
+}
+
+// BranchShares are the numbers of a pool shown on main, and those shown on
+// other branches only.
+type BranchShares struct {
+	Main, Branches []int64
+}
+
+// NumberShares returns the numbers of the pool that main shows, and those
+// that only other branches show, each ascending.
+func NumberShares(ctx context.Context, q sqlx.QueryerContext, pool string) (BranchShares, error) {
+	var scans []struct {
+		Number int64 `db:"number"`
+		OnMain bool  `db:"on_main"`
+	}
+	err := sqlx.SelectContext(ctx, q, &scans, `WITH `+shownSQL+`
+		SELECT number, bool_or(shown_on = 1) AS on_main FROM shown GROUP BY number ORDER BY number`, pool)
+	if err != nil {
+		return BranchShares{}, fmt.Errorf("store: unable to read the numbers of pool %s: %w", pool, classify(err))
+	}
+	var out BranchShares
+	for _, s := range scans {
+		if s.OnMain {
+			out.Main = append(out.Main, s.Number)
+		} else {
+			out.Branches = append(out.Branches, s.Number)
+		}
+	}
+	return out, nil
+}
+
+// A HeldNumber is a number a branch shows an object holding.
+type HeldNumber struct {
+	Number   int64
+	Division json.RawMessage
+	Object   string
+	// Branch is the name of the first branch (main first, then by name)
+	// that shows it.
+	Branch string
+	// Identifier is the allocation's, when the object holds the number
+	// from the pool; "" otherwise.
+	Identifier string
+}
+
+// HeldNumbers returns a page of the numbers of the pool held in the
+// divisions whose values at the positions of match are those given
+// (canonical JSON; every division when match is empty), ascending by
+// number, then object, each holding once, and how many there are.
+func HeldNumbers(ctx context.Context, q sqlx.QueryerContext, pool string, match map[int]json.RawMessage, limit, offset int) ([]HeldNumber, int, error) {
+	args := []any{pool}
+	where := ""
+	for _, i := range slices.Sorted(maps.Keys(match)) {
+		args = append(args, string(match[i]))
+		where += fmt.Sprintf(" AND s.division -> %d = $%d::jsonb", i, len(args))
+	}
+	lim := "ALL"
+	if limit > 0 {
+		args = append(args, limit)
+		lim = "$" + strconv.Itoa(len(args))
+	}
+	args = append(args, offset)
+	var scans []struct {
+		Number     int64          `db:"number"`
+		Division   []byte         `db:"division"`
+		Object     string         `db:"object_id"`
+		Branch     string         `db:"branch"`
+		Identifier sql.NullString `db:"identifier"`
+		Total      int            `db:"total"`
+	}
+	err := sqlx.SelectContext(ctx, q, &scans, `WITH `+shownSQL+`, one AS (
+			SELECT DISTINCT ON (s.number, s.object_id, s.division) s.number, s.division, s.object_id, b.name AS branch
+			FROM shown s JOIN branches b ON b.id = s.shown_on
+			WHERE true`+where+`
+			ORDER BY s.number, s.object_id, s.division, b.id <> 1, b.name
+		)
+		SELECT one.number, one.division, one.object_id, one.branch, a.identifier, count(*) OVER () AS total
+		FROM one LEFT JOIN number_allocations a ON a.pool_id = $1 AND a.division = one.division AND a.number = one.number AND a.object_id = one.object_id
+		ORDER BY one.number, one.object_id, one.division LIMIT `+lim+` OFFSET $`+strconv.Itoa(len(args)), args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: unable to list the numbers of pool %s: %w", pool, classify(err))
+	}
+	out := make([]HeldNumber, len(scans))
+	total := 0
+	for i, s := range scans {
+		d, err := Canonical(s.Division)
+		if err != nil {
+			return nil, 0, fmt.Errorf("store: a division of pool %s cannot be read: %w", pool, err)
+		}
+		out[i], total = HeldNumber{Number: s.Number, Division: d, Object: s.Object, Branch: s.Branch, Identifier: s.Identifier.String}, s.Total
+	}
+	if len(scans) == 0 && offset > 0 {
+		_, n, err := HeldNumbers(ctx, q, pool, match, 1, 0)
+		return out, n, err
+	}
+	return out, total, nil
+}
