@@ -1,0 +1,159 @@
+package numbers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"pivirt.hu/ipam/internal/branch"
+)
+
+// claimAll runs n claims at once from the pool in the site, spread over
+// the services, and returns the numbers they got.
+func claimAll(t *testing.T, envs []*env, pool, site string, n int) []int64 {
+	t.Helper()
+	var mu sync.Mutex
+	var got []int64
+	var wg sync.WaitGroup
+	endpoint := envs[0].endpoint()
+	for i := range n {
+		e := envs[i%len(envs)]
+		wg.Go(func() {
+			in := branch.ObjectInput{Attributes: map[string]any{"name": fmt.Sprintf("v%d", i), "role": "user"},
+				Relationships: map[string][]string{"site": {site}, "endpoints": {endpoint}}}
+			o, err := e.svc.CreateObject(t.Context(), operator, branch.Main, "IpamVLAN", in, []FromPool{{Attribute: "vlan_id", Pool: pool}})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			got = append(got, o.Attributes["vlan_id"].(int64))
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return sorted(got)
+}
+
+// lowest is 1..n.
+func lowest(n int) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = int64(i + 1)
+	}
+	return out
+}
+
+// TestConcurrentClaimsOneDivision: 32 claims at once in one division of one
+// service get exactly the 32 lowest numbers, none twice.
+func TestConcurrentClaimsOneDivision(t *testing.T) {
+	e := newEnv(t)
+	a := e.site(branch.Main, "site-a")
+	p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 4094}}, "site")
+	if got := claimAll(t, []*env{e}, p.ID, a.ID, 32); !slices.Equal(got, lowest(32)) {
+		t.Fatalf("got %v, want 1..32 once each", got)
+	}
+}
+
+// TestConcurrentClaimsAcrossDivisions: 8 claims at once in each of 8 sites
+// get 1..8 in every site.
+func TestConcurrentClaimsAcrossDivisions(t *testing.T) {
+	e := newEnv(t)
+	p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 4094}}, "site")
+	sites := make([]string, 8)
+	for i := range sites {
+		sites[i] = e.site(branch.Main, fmt.Sprintf("site-%d", i)).ID
+	}
+	results := make([][]int64, len(sites))
+	var wg sync.WaitGroup
+	for i, s := range sites {
+		wg.Go(func() { results[i] = claimAll(t, []*env{e}, p.ID, s, 8) })
+	}
+	wg.Wait()
+	for i, got := range results {
+		if !slices.Equal(got, lowest(8)) {
+			t.Errorf("site %d got %v, want 1..8", i, got)
+		}
+	}
+}
+
+// TestConcurrentClaimsTwoServices: two services on one database, as two
+// processes, each with its own view, claim 16 numbers each at once in one
+// division: 32 numbers, the lowest, none twice.
+func TestConcurrentClaimsTwoServices(t *testing.T) {
+	e := newEnv(t)
+	other := openEnv(t, e.url)
+	a := e.site(branch.Main, "site-a")
+	p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 4094}}, "site")
+	if got := claimAll(t, []*env{e, other}, p.ID, a.ID, 32); !slices.Equal(got, lowest(32)) {
+		t.Fatalf("got %v, want 1..32 once each", got)
+	}
+	// Each service's view learnt of the other's claims from conflicts:
+	// the next claims go on from 33.
+	if got := claimAll(t, []*env{other, e}, p.ID, a.ID, 4); !slices.Equal(got, []int64{33, 34, 35, 36}) {
+		t.Fatalf("then got %v, want 33..36", got)
+	}
+}
+
+// TestDivisionsNeverWait: while a claim in site A holds its transaction
+// open, a claim in site B of another service (which knows nothing of it)
+// goes through; one in site A waits for the first, then takes the next
+// number.
+func TestDivisionsNeverWait(t *testing.T) {
+	e := newEnv(t)
+	other := openEnv(t, e.url)
+	ctx := t.Context()
+	a, b := e.site(branch.Main, "site-a"), e.site(branch.Main, "site-b")
+	p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 4094}}, "site")
+	claimed, release := make(chan struct{}), make(chan struct{})
+	c := e.svc.Claims(operator, []FromPool{{Attribute: "vlan_id", Pool: p.ID}})
+	in := e.vlanInput("held", a.ID, "user", nil)
+	in.Hook = func(ctx context.Context, w *branch.Write) error {
+		if err := c.Hook(ctx, w); err != nil {
+			return err
+		}
+		close(claimed)
+		<-release
+		return nil
+	}
+	held := make(chan error, 1)
+	go func() {
+		_, err := e.branches.CreateObject(ctx, operator, branch.Main, "IpamVLAN", in)
+		c.Settle(err)
+		held <- err
+	}()
+	<-claimed
+	done := make(chan int64, 1)
+	go func() {
+		_, n := other.fromPool(branch.Main, p.ID, "site-b", b.ID, "user")
+		done <- n
+	}()
+	select {
+	case n := <-done:
+		if n != 1 {
+			t.Errorf("site B got %d, want 1", n)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a claim in site B waited for one in site A")
+	}
+	waiting := make(chan int64, 1)
+	go func() {
+		_, n := other.fromPool(branch.Main, p.ID, "site-a", a.ID, "user")
+		waiting <- n
+	}()
+	select {
+	case n := <-waiting:
+		t.Fatalf("a claim in site A got %d while the first one was open", n)
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(release)
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	if n := <-waiting; n != 2 {
+		t.Fatalf("the second claim in site A got %d, want 2", n)
+	}
+}
