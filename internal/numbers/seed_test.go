@@ -176,8 +176,8 @@ func TestMoves(t *testing.T) {
 	ctx := t.Context()
 	a, b := e.site(branch.Main, "site-a"), e.site(branch.Main, "site-b")
 	p := e.pool("moves", []Range{{Start: 100, End: 199}}, "site")
-	v, _ := e.fromPool(branch.Main, p.ID, "mover", a.ID, "user")   // A 100
-	e.fromPool(branch.Main, p.ID, "stays", b.ID, "user")            // B 100
+	v, _ := e.fromPool(branch.Main, p.ID, "mover", a.ID, "user") // A 100
+	e.fromPool(branch.Main, p.ID, "stays", b.ID, "user")         // B 100
 	moved, err := e.branches.UpdateObject(ctx, operator, branch.Main, v.ID, branch.ObjectInput{Relationships: map[string][]string{"site": {b.ID}}})
 	if err != nil || moved.Attributes["vlan_id"] != int64(100) {
 		t.Fatalf("moved: %v, %v; want 100 kept", moved.Attributes, err)
