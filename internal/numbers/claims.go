@@ -314,9 +314,6 @@ const maxVanished = 8
 // CreateObject creates an object as branch.Service.CreateObject does,
 // filling the attributes of from from their pools (see Claims.Hook).
 func (s *Service) CreateObject(ctx context.Context, actor auth.Actor, branchName, kind string, in branch.ObjectInput, from []FromPool) (branch.Object, error) {
-	if err := s.prepare(ctx); err != nil {
-		return branch.Object{}, err
-	}
 	c := s.Claims(actor, from)
 	in.Hook = c.Hook
 	o, err := s.branches.CreateObject(ctx, actor, branchName, kind, in)
@@ -327,9 +324,6 @@ func (s *Service) CreateObject(ctx context.Context, actor auth.Actor, branchName
 // UpdateObject updates an object as branch.Service.UpdateObject does,
 // filling the attributes of from from their pools (see Claims.Hook).
 func (s *Service) UpdateObject(ctx context.Context, actor auth.Actor, branchName, id string, in branch.ObjectInput, from []FromPool) (branch.Object, error) {
-	if err := s.prepare(ctx); err != nil {
-		return branch.Object{}, err
-	}
 	c := s.Claims(actor, from)
 	in.Hook = c.Hook
 	o, err := s.branches.UpdateObject(ctx, actor, branchName, id, in)

@@ -140,7 +140,7 @@ func (s *Service) CreatePool(ctx context.Context, actor auth.Actor, in PoolInput
 		return Pool{}, err
 	}
 	var out Pool
-	err = s.inTx(ctx, func(tx *store.Tx) error {
+	err = store.InTx(ctx, s.db, func(tx *store.Tx) error {
 		branches, err := store.LockAllBranches(ctx, tx)
 		if err != nil {
 			return err
@@ -360,7 +360,7 @@ func (s *Service) UpdatePool(ctx context.Context, actor auth.Actor, id string, i
 		return Pool{}, err
 	}
 	var out Pool
-	err = s.inTx(ctx, func(tx *store.Tx) error {
+	err = store.InTx(ctx, s.db, func(tx *store.Tx) error {
 		row, err := store.LockNumberPool(ctx, tx, pid)
 		if errors.Is(err, store.ErrNotFound) {
 			return notFound("number pool %s", id)
@@ -423,7 +423,7 @@ func (s *Service) DeletePool(ctx context.Context, actor auth.Actor, id string) (
 	if err != nil {
 		return Pool{}, err
 	}
-	err = s.inTx(ctx, func(tx *store.Tx) error {
+	err = store.InTx(ctx, s.db, func(tx *store.Tx) error {
 		err := store.DeleteNumberPool(ctx, tx, p.ID, store.AuditEntry{Actor: actor.Name, Action: "delete", ObjectKind: PoolKind,
 			ObjectName: p.Name, Before: store.JSON(p)})
 		if errors.Is(err, store.ErrNotFound) {

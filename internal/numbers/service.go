@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/store"
@@ -43,10 +42,6 @@ type Service struct {
 	// stop ends the listener's goroutine; running waits for it.
 	stop    context.CancelFunc
 	running sync.WaitGroup
-
-	// prepared is set once the statements of claims and records are
-	// prepared for the transactions.
-	prepared atomic.Bool
 }
 
 // New starts the service on a migrated database, and the service of
@@ -104,25 +99,4 @@ func (s *Service) Close() {
 	s.stop()
 	s.running.Wait()
 	s.branches.Close()
-}
-
-// inTx runs fn in a transaction, having prepared the statements of claims
-// and records once (a transaction cannot prepare them itself).
-func (s *Service) inTx(ctx context.Context, fn func(tx *store.Tx) error) error {
-	if err := s.prepare(ctx); err != nil {
-		return err
-	}
-	return store.InTx(ctx, s.db, fn)
-}
-
-// prepare prepares the statements of claims and records once.
-func (s *Service) prepare(ctx context.Context) error {
-	if s.prepared.Load() {
-		return nil
-	}
-	if err := store.PrepareNumberStatements(ctx, s.db); err != nil {
-		return err
-	}
-	s.prepared.Store(true)
-	return nil
 }

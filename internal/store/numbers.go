@@ -627,17 +627,10 @@ const takenNumbersSQL = `SELECT number FROM number_allocations WHERE pool_id = $
 	UNION SELECT number FROM number_holdings WHERE pool_id = $1 AND division = $2::jsonb AND number IS NOT NULL
 	ORDER BY number`
 
-// PrepareNumberStatements prepares the statements of claims and of the
-// records of objects' numbers, for the transactions to use (see
-// PrepareStatements).
-func PrepareNumberStatements(ctx context.Context, db *DB) error {
-	for _, q := range []string{numberRecordsSQL, claimNumberSQL, numberConflictSQL, takenNumbersSQL} {
-		if _, err := db.statement(ctx, q); err != nil {
-			return fmt.Errorf("store: unable to prepare the statements of number pools: %w", classify(err))
-		}
-	}
-	return nil
-}
+// numberStatements are the statements of number pools that run in the
+// transactions of objects' writes: the records of their numbers and the
+// claims (see PrepareStatements).
+var numberStatements = []string{numberRecordsSQL, claimNumberSQL, numberConflictSQL, takenNumbersSQL}
 
 // shownSQL is what the branches show of a pool's holdings ($1): every
 // branch's live rows, on that branch, and main's ended rows on each branch

@@ -156,6 +156,7 @@ func preparedIn(ctx context.Context, q sqlx.QueryerContext, query string) (*sqlx
 // preparedIn). Call it once the database is migrated.
 func PrepareStatements(ctx context.Context, db *DB) error {
 	queries := []string{objectOnMainSQL, objectOnBranchSQL, objectsOnMainSQL, objectsOnBranchSQL, heldAtPointSQL, branchSQL}
+	queries = append(queries, numberStatements...)
 	for _, lock := range []BranchLock{ShareBranch, ExclusiveBranch} {
 		queries = append(queries, lockBranchSQL(lock, false), lockBranchSQL(lock, true))
 	}
