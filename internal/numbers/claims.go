@@ -250,6 +250,10 @@ func (c *Claims) allocate(ctx context.Context, w *branch.Write, p *poolState, di
 		if err == nil {
 			return number, nil
 		}
+		if errors.Is(err, store.ErrNotFound) {
+			c.s.views.forgetPool(p.row.ID)
+			return 0, notFound("number pool %s", p.row.ID)
+		}
 		if !errors.Is(err, store.ErrObjectExists) {
 			return 0, err
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"pivirt.hu/ipam/internal/branch"
+	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/ipam"
 )
 
@@ -20,12 +21,9 @@ type ExhaustedError struct {
 	Division string
 }
 
-func (e *ExhaustedError) Error() string {
-	if e.Division == "" {
-		return fmt.Sprintf("pool %s has no free number", e.Pool)
-	}
-	return fmt.Sprintf("pool %s has no free number in %s", e.Pool, e.Division)
-}
+// Error says it in the words the browser's previews use
+// (candidates.NoFreeNumber).
+func (e *ExhaustedError) Error() string { return candidates.NoFreeNumber(e.Pool, e.Division) }
 
 // Unwrap makes errors.Is(err, ipam.ErrPoolExhausted) hold.
 func (e *ExhaustedError) Unwrap() error { return ipam.ErrPoolExhausted }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"pivirt.hu/ipam/internal/branch"
+	"pivirt.hu/ipam/internal/store"
 )
 
 // TestGenericPool: a pool of a generic allocates to the objects of the
@@ -102,5 +103,44 @@ func TestFollowedAcrossServices(t *testing.T) {
 	}
 	if _, n := e.fromPool(branch.Main, p.ID, "v5", a.ID, "user"); n != 50 {
 		t.Fatalf("got %d after the ranges changed, want 50", n)
+	}
+}
+
+// TestPoolDeletedWhileClaiming: a claim that meets a pool being deleted
+// waits for the deletion, then is refused: the pool is not found.
+func TestPoolDeletedWhileClaiming(t *testing.T) {
+	e := newEnv(t)
+	ctx := t.Context()
+	a := e.site(branch.Main, "site-a")
+	p := e.pool("doomed", []Range{{Start: 1, End: 10}}, "site")
+	e.fromPool(branch.Main, p.ID, "v1", a.ID, "user")
+	deleting, release := make(chan struct{}), make(chan struct{})
+	deleted := make(chan error, 1)
+	go func() {
+		deleted <- store.InTx(ctx, e.db, func(tx *store.Tx) error {
+			if err := store.DeleteNumberPool(ctx, tx, p.ID, store.AuditEntry{Actor: "op", Action: "delete", ObjectKind: PoolKind, ObjectName: p.Name}); err != nil {
+				return err
+			}
+			close(deleting)
+			<-release
+			return nil
+		})
+	}()
+	<-deleting
+	claimed := make(chan error, 1)
+	go func() {
+		_, err := e.svc.CreateObject(ctx, operator, branch.Main, "IpamVLAN", e.vlanInput("v2", a.ID, "user", nil), []FromPool{{Attribute: "vlan_id", Pool: p.ID}})
+		claimed <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	close(release)
+	if err := <-deleted; err != nil {
+		t.Fatal(err)
+	}
+	refusal(t, <-claimed, branch.ErrNotFound, "number pool "+p.ID+" not found")
+	// A write that records numbers while the pool goes is tried again
+	// without it.
+	if _, err := e.branches.CreateObject(ctx, operator, branch.Main, "IpamVLAN", e.vlanInput("v3", a.ID, "user", 7)); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -293,7 +293,8 @@ type HoldingsWrite struct {
 }
 
 // WriteHoldings applies w in one statement and returns the numbers of the
-// rows it deleted: those it may have freed.
+// rows it deleted: those it may have freed. ErrStale: a pool was deleted
+// meanwhile, the write of the objects is to be tried again.
 func WriteHoldings(ctx context.Context, tx *Tx, w HoldingsWrite) ([]NumberKey, error) {
 	if len(w.Replace)+len(w.Insert) == 0 {
 		return nil, nil
@@ -329,6 +330,11 @@ func WriteHoldings(ctx context.Context, tx *Tx, w HoldingsWrite) ([]NumberKey, e
 		)
 		SELECT DISTINCT pool_id, division, number FROM deleted WHERE number IS NOT NULL`,
 		w.Branch, w.Seq, oldPools, oldObjects, oldFrom, textArray(insPools), textArray(insObjects), nullStrings(insDivisions), nullInts(insNumbers))
+	if isForeignKeyViolation(err) {
+		// A pool was deleted while the write waited for its row: the write
+		// is to be tried again, without it.
+		return nil, fmt.Errorf("store: a number pool of %d objects is gone: %w", len(w.Insert), ErrStale)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to record the numbers of %d objects: %w", len(w.Insert), classify(err))
 	}
@@ -511,13 +517,17 @@ const claimNumberSQL = `WITH a AS (
 // number or the identifier is taken in the division, an object holds the
 // number there, or the pool is no longer at c's revision, nothing is
 // stored and the error wraps ErrObjectExists (NumberClaimConflict says
-// which).
+// which); ErrNotFound when the pool was deleted meanwhile (the
+// transaction is then aborted).
 func ClaimNumber(ctx context.Context, q sqlx.QueryerContext, c NumberClaim) error {
 	var n int64
 	err := getPrepared(ctx, q, &n, claimNumberSQL, c.Pool, string(c.Division), c.Number, c.Identifier, c.Object, c.Branch, c.Actor, c.Revision, c.PoolName)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return fmt.Errorf("store: number %d of pool %s: %w", c.Number, c.Pool, ErrObjectExists)
+	case isForeignKeyViolation(err):
+		// The pool was deleted while the claim waited for its row.
+		return fmt.Errorf("store: number pool %s: %w", c.Pool, ErrNotFound)
 	case err != nil:
 		return fmt.Errorf("store: unable to claim the number %d of pool %s: %w", c.Number, c.Pool, classify(err))
 	}
