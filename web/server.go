@@ -18,6 +18,7 @@ import (
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/graphql"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/static"
 	"pivirt.hu/ipam/views"
 )
@@ -26,8 +27,12 @@ import (
 type Config struct {
 	IPAM *ipam.Service
 	// Branches holds the branches, the schema of kinds and the objects of
-	// kinds, which the API serves per branch (/graphql/<branch>).
+	// kinds, which the API serves per branch (/graphql/<branch>); with
+	// Numbers, leave it nil: it is Numbers.Branches().
 	Branches *branch.Service
+	// Numbers, when set, holds the number pools, which the API serves to
+	// operators (CoreNumberPool, from_pool, the pools' usage).
+	Numbers *numbers.Service
 	// Auth tells who signs in, and keeps the console's sessions.
 	Auth    *auth.Service
 	Logger  *slog.Logger
@@ -71,8 +76,11 @@ func newServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Numbers != nil && cfg.Branches == nil {
+		cfg.Branches = cfg.Numbers.Branches()
+	}
 	if cfg.IPAM == nil || cfg.Branches == nil || cfg.Auth == nil {
-		return nil, errors.New("web: Config.IPAM, Config.Branches and Config.Auth are required")
+		return nil, errors.New("web: Config.IPAM, Config.Branches (or Config.Numbers) and Config.Auth are required")
 	}
 	s := &Server{ipam: cfg.IPAM, branches: cfg.Branches, auth: cfg.Auth, log: cfg.Logger, version: cfg.Version, assets: assets,
 		trustedProxies: cfg.TrustedProxies}
@@ -80,7 +88,11 @@ func newServer(cfg Config) (*Server, error) {
 		s.log = slog.Default()
 	}
 	s.sessions = s.newSessions(cfg.SecureCookies)
-	if s.graphql, err = graphql.NewHandler(s.ipam, s.branches, s.authenticate, s.log, graphql.WithRequestID(requestID)); err != nil {
+	opts := []graphql.Option{graphql.WithRequestID(requestID)}
+	if cfg.Numbers != nil {
+		opts = append(opts, graphql.WithNumbers(cfg.Numbers))
+	}
+	if s.graphql, err = graphql.NewHandler(s.ipam, s.branches, s.authenticate, s.log, opts...); err != nil {
 		return nil, err
 	}
 	if !assets.Has(previewWasm) {

@@ -14,6 +14,7 @@ import (
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/graphql"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/pgembed"
 )
 
@@ -62,8 +63,11 @@ type services struct {
 	users *auth.Service
 	// branches holds the branches, the schema of kinds and the objects of
 	// kinds; every schema change it makes is one the GraphQL API serves
-	// (graphql.CheckSchema).
+	// (graphql.CheckSchema) and the number pools allow, and every change
+	// of objects is recorded by the pools. It is numbers.Branches().
 	branches *branch.Service
+	// numbers holds the number pools.
+	numbers *numbers.Service
 }
 
 // open connects to the database, starting the embedded PostgreSQL first
@@ -81,9 +85,9 @@ func (d *databaseFlags) open(ctx context.Context, logger *slog.Logger, listen bo
 		return nil, nil, err
 	}
 	cfg := ipam.Config{DB: db, Logger: logger}
-	bcfg := branch.Config{DB: db, Logger: logger, Guard: branch.SchemaGuard(graphql.CheckSchema)}
+	ncfg := numbers.Config{DB: db, Logger: logger, Branch: branch.Config{Guard: branch.SchemaGuard(graphql.CheckSchema)}}
 	if listen {
-		cfg.URL, bcfg.URL = url, url
+		cfg.URL, ncfg.URL = url, url
 	}
 	svc, err := ipam.New(ctx, cfg)
 	if err != nil {
@@ -91,15 +95,15 @@ func (d *databaseFlags) open(ctx context.Context, logger *slog.Logger, listen bo
 		stopCluster()
 		return nil, nil, err
 	}
-	branches, err := branch.New(ctx, bcfg)
+	pools, err := numbers.New(ctx, ncfg)
 	if err != nil {
 		svc.Close()
 		db.Close()
 		stopCluster()
 		return nil, nil, err
 	}
-	return &services{ipam: svc, users: auth.NewService(db), branches: branches}, func() {
-		branches.Close()
+	return &services{ipam: svc, users: auth.NewService(db), branches: pools.Branches(), numbers: pools}, func() {
+		pools.Close()
 		svc.Close()
 		db.Close()
 		stopCluster()

@@ -65,7 +65,7 @@ func serve(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 			logger.Info("loaded the demo data")
 		}
 	}
-	handler, err := web.New(web.Config{IPAM: svc, Branches: svcs.branches, Auth: authn, Logger: logger, Version: version,
+	handler, err := web.New(web.Config{IPAM: svc, Numbers: svcs.numbers, Auth: authn, Logger: logger, Version: version,
 		SecureCookies: *secureCookie || !loopback(*listen), TrustedProxies: trustedProxies})
 	if err != nil {
 		return err

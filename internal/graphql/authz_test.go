@@ -161,7 +161,7 @@ func newAuthzEnv(t *testing.T) *authzEnv {
 		t.Fatal(err)
 	}
 	users := auth.NewService(e.db)
-	h, err := NewHandler(e.svc, e.branches, tokenAuthenticate(users), e.logger)
+	h, err := NewHandler(e.svc, e.branches, tokenAuthenticate(users), e.logger, WithNumbers(e.pools))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -157,12 +157,12 @@ func newFuzzEnv(tb testing.TB) *env {
 	if err := fuzzData(context.Background(), svc); err != nil {
 		tb.Fatal(err)
 	}
-	branches := newBranches(tb, db, url, logger)
-	h, err := NewHandler(svc, branches, testAuthenticate, logger)
+	pools := newPools(tb, db, url, logger)
+	h, err := NewHandler(svc, pools.Branches(), testAuthenticate, logger, WithNumbers(pools))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &env{db: db, url: url, svc: svc, branches: branches, handler: h.(*handler), logger: logger, logs: logs}
+	return &env{db: db, url: url, svc: svc, branches: pools.Branches(), pools: pools, handler: h.(*handler), logger: logger, logs: logs}
 }
 
 // requestBody is the body of a request of query and variables: the

@@ -1,10 +1,11 @@
 // Package graphql serves the GraphQL API (SPEC §5): the schema is
 // assembled at run time from its families (pools.go, vpcs.go,
-// allocations.go, floatingips.go; branches.go and schemaofkinds.go) and
-// the part generated from the schema of kinds of the branch addressed
-// (kinds.go), and run by the engine of the engine package; every resolver
-// calls ipam.Service or branch.Service with the request's actor, and the
-// domain's errors become extensions.code here and nowhere else.
+// allocations.go, floatingips.go; branches.go, schemaofkinds.go and the
+// number pools' numberpools.go) and the part generated from the schema of
+// kinds of the branch addressed (kinds.go), and run by the engine of the
+// engine package; every resolver calls ipam.Service, branch.Service or
+// numbers.Service with the request's actor, and the domain's errors become
+// extensions.code here and nowhere else.
 package graphql
 
 import (
@@ -28,6 +29,7 @@ import (
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/graphql/engine"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/schema"
 )
 
@@ -46,6 +48,8 @@ type handler struct {
 	log          *slog.Logger
 	timeout      time.Duration
 	requestID    func(context.Context) string
+	// pools serves the number pools; nil when the API has none.
+	pools *numbers.Service
 }
 
 // An Option sets up the handler.
@@ -57,6 +61,16 @@ type Option func(*handler)
 // errors. Without it, or when it returns "", the handler makes one.
 func WithRequestID(id func(context.Context) string) Option {
 	return func(h *handler) { h.requestID = id }
+}
+
+// WithNumbers serves the number pools of pools to operators: the kind
+// CoreNumberPool with its query and mutations, from_pool on the inputs of
+// Number attributes, and the queries of pools' usage
+// (InfrahubNumberPoolDivisions and the rest). The handler's branches must
+// be pools.Branches(), which keeps the pools' records of every change.
+// Without it, the API has no number pools.
+func WithNumbers(pools *numbers.Service) Option {
+	return func(h *handler) { h.pools = pools }
 }
 
 // NewHandler returns the handler of the GraphQL API over svc (the IPAM
@@ -72,20 +86,22 @@ func NewHandler(svc *ipam.Service, branches *branch.Service, authenticate Authen
 	if logger == nil {
 		logger = slog.Default()
 	}
+	h := &handler{authenticate: authenticate, log: logger, timeout: requestTimeout}
+	for _, o := range opts {
+		o(h)
+	}
 	ipamSchema, err := newIPAMSchema(svc)
 	if err != nil {
 		return nil, fmt.Errorf("graphql: unable to build the schema: %w", err)
 	}
-	plain, err := newOperatorSchema(svc, branches, schema.Schema{})
+	plain, err := newOperatorSchema(svc, branches, h.pools, schema.Schema{})
 	if err != nil {
 		return nil, fmt.Errorf("graphql: unable to build the schema: %w", err)
 	}
-	h := &handler{authenticate: authenticate, log: logger, timeout: requestTimeout}
 	h.schemas = &schemas{ipam: ipamSchema, plain: plain, branches: branches, log: logger, byBranch: map[string]*builtSchema{},
-		build: func(kinds schema.Schema) (*engine.Schema, error) { return newOperatorSchema(svc, branches, kinds) }}
-	for _, o := range opts {
-		o(h)
-	}
+		build: func(kinds schema.Schema) (*engine.Schema, error) {
+			return newOperatorSchema(svc, branches, h.pools, kinds)
+		}}
 	return h, nil
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/graphql/engine"
+	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/schema"
 )
 
@@ -62,8 +63,9 @@ func filterable(k schema.AttributeKind) bool {
 	return false
 }
 
-// kindsCommonTypes are the types every schema of kinds uses.
-func kindsCommonTypes() string {
+// kindsCommonTypes are the types every schema of kinds uses; with pools,
+// a Number attribute's inputs take from_pool.
+func kindsCommonTypes(pools bool) string {
 	var b strings.Builder
 	b.WriteString(`
 "A whole number of 64 bits, signed: the value of a Number attribute. Written as a JSON number, which JavaScript reads exactly up to 2^53."
@@ -82,22 +84,39 @@ input DeleteInput {
 	id: ID!
 }
 `)
+	if pools {
+		b.WriteString(`
+"The number pool a Number attribute takes its value from (from_pool): the pool's lowest free number in the object's division, as the write leaves the object."
+input GenericPoolInput {
+	"The pool's id."
+	id: ID!
+	"Names the request: asking again under it, in the same division, gives the same number. By default the object's id."
+	identifier: String
+}
+`)
+	}
 	for _, k := range attributeKindOrder {
 		t := attributeTypes[k]
+		fromPool := map[string]string{}
+		if pools && k == schema.Number {
+			fromPool["Create"] = "\t" + gqlString("A pool to take the value from, when value is not given.") + "\n\tfrom_pool: GenericPoolInput\n"
+			fromPool["Update"] = "\t" + gqlString("A pool to take the value from: an object that holds a number keeps it; with value: null, it is given the lowest free number of its division as the update leaves it, and its old number is freed.") + "\n\tfrom_pool: GenericPoolInput\n"
+		}
 		fmt.Fprintf(&b, "\n%s\ntype %s {\n\t%s\n\tvalue: %s\n}\n", gqlString(fmt.Sprintf("The value of a %s attribute: %s.", k, t.what)),
 			t.name, gqlString("Null when the object holds none."), t.value)
-		fmt.Fprintf(&b, "\n%s\ninput %sCreate {\n\tvalue: %s\n}\n", gqlString(fmt.Sprintf("The value of a %s attribute of a new object. Without one, the attribute takes its default value, if it has one.", k)),
-			t.name, t.value)
-		fmt.Fprintf(&b, "\n%s\ninput %sUpdate {\n\tvalue: %s\n}\n", gqlString(fmt.Sprintf("A new value of a %s attribute; null removes an optional attribute's value.", k)),
-			t.name, t.value)
+		fmt.Fprintf(&b, "\n%s\ninput %sCreate {\n\tvalue: %s\n%s}\n", gqlString(fmt.Sprintf("The value of a %s attribute of a new object. Without one, the attribute takes its default value, if it has one.", k)),
+			t.name, t.value, fromPool["Create"])
+		fmt.Fprintf(&b, "\n%s\ninput %sUpdate {\n\tvalue: %s\n%s}\n", gqlString(fmt.Sprintf("A new value of a %s attribute; null removes an optional attribute's value.", k)),
+			t.name, t.value, fromPool["Update"])
 	}
 	return b.String()
 }
 
 // addKindsCommon adds the types every schema of kinds uses, with the
-// resolvers of the attributes' values.
-func addKindsCommon(b *engine.Builder) {
-	b.Types("kinds", kindsCommonTypes())
+// resolvers of the attributes' values; with pools, a Number attribute's
+// inputs take from_pool.
+func addKindsCommon(b *engine.Builder, pools bool) {
+	b.Types("kinds", kindsCommonTypes(pools))
 	for _, t := range attributeTypes {
 		properties(b, t.name, map[string]func(attributeValue) any{"value": func(v attributeValue) any { return v.value }})
 	}
@@ -112,7 +131,10 @@ type attributeValue struct{ value any }
 type kindsPart struct {
 	b        *engine.Builder
 	branches *branch.Service
-	kinds    schema.Schema
+	// pools fills the attributes given from_pool; nil when the API serves
+	// no number pools.
+	pools *numbers.Service
+	kinds schema.Schema
 	// implements lists, for each node, the generics it inherits from,
 	// directly or not.
 	implements map[string][]string
@@ -120,9 +142,9 @@ type kindsPart struct {
 
 // addKinds adds the types, queries and mutations of the kinds of the
 // schema, with their resolvers, which call branches on the branch of the
-// request.
-func addKinds(b *engine.Builder, branches *branch.Service, kinds schema.Schema) {
-	p := &kindsPart{b: b, branches: branches, kinds: kinds, implements: map[string][]string{}}
+// request, and pools for the values asked from a pool.
+func addKinds(b *engine.Builder, branches *branch.Service, pools *numbers.Service, kinds schema.Schema) {
+	p := &kindsPart{b: b, branches: branches, pools: pools, kinds: kinds, implements: map[string][]string{}}
 	all := kinds.Kinds()
 	for _, k := range all {
 		if k.Generic {

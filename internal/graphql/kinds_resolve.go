@@ -8,6 +8,7 @@ import (
 
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/graphql/engine"
+	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/schema"
 )
 
@@ -154,9 +155,18 @@ func (p *kindsPart) addMutations(k schema.Kind) {
 	}
 }
 
+// create creates an object of the kind name; the values asked from a pool
+// are claimed in the write's transaction.
 func (p *kindsPart) create(name string, in inputShape) engine.Resolver {
 	return resolve(func(ctx context.Context, st *requestState, prm engine.Params) (any, error) {
-		o, err := p.branches.CreateObject(ctx, st.actor, st.branch, name, in.read(objectArg(prm.Args, "data")))
+		values, from := in.read(objectArg(prm.Args, "data"))
+		var o branch.Object
+		var err error
+		if len(from) > 0 {
+			o, err = p.pools.CreateObject(ctx, st.actor, st.branch, name, values, from)
+		} else {
+			o, err = p.branches.CreateObject(ctx, st.actor, st.branch, name, values)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -164,6 +174,8 @@ func (p *kindsPart) create(name string, in inputShape) engine.Resolver {
 	})
 }
 
+// update changes an object of the kind name; the values asked from a pool
+// are claimed in the write's transaction.
 func (p *kindsPart) update(name string, in inputShape) engine.Resolver {
 	return resolve(func(ctx context.Context, st *requestState, prm engine.Params) (any, error) {
 		data := objectArg(prm.Args, "data")
@@ -171,7 +183,14 @@ func (p *kindsPart) update(name string, in inputShape) engine.Resolver {
 		if _, err := p.objectOf(ctx, st, name, id); err != nil {
 			return nil, err
 		}
-		o, err := p.branches.UpdateObject(ctx, st.actor, st.branch, id, in.read(data))
+		values, from := in.read(data)
+		var o branch.Object
+		var err error
+		if len(from) > 0 {
+			o, err = p.pools.UpdateObject(ctx, st.actor, st.branch, id, values, from)
+		} else {
+			o, err = p.branches.UpdateObject(ctx, st.actor, st.branch, id, values)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -211,12 +230,16 @@ type inputShape struct {
 	attributes, relationships []string
 }
 
-// read turns the input of a create or an update into what it sets: an
-// attribute given {value} takes the value (null removes it); given null,
-// it is removed; given {} or not at all, it stays. A relationship given
-// {id} or [{id}] takes those peers, given null none.
-func (s inputShape) read(data map[string]any) branch.ObjectInput {
+// read turns the input of a create or an update into what it sets, and
+// the values it asks from pools: an attribute given {value} takes the
+// value (null removes it); given null, it is removed; given {} or not at
+// all, it stays. A Number attribute given {from_pool} asks the pool for a
+// value, which the hook gives when the write leaves it none: {value: null,
+// from_pool} drops the number it holds for one of the pool's. A
+// relationship given {id} or [{id}] takes those peers, given null none.
+func (s inputShape) read(data map[string]any) (branch.ObjectInput, []numbers.FromPool) {
 	in := branch.ObjectInput{Attributes: map[string]any{}, Relationships: map[string][]string{}}
+	var from []numbers.FromPool
 	for _, name := range s.attributes {
 		v, given := data[name]
 		if !given {
@@ -230,13 +253,16 @@ func (s inputShape) read(data map[string]any) branch.ObjectInput {
 		if value, ok := m["value"]; ok {
 			in.Attributes[name] = plainJSON(value)
 		}
+		if pool := objectArg(m, "from_pool"); pool != nil {
+			from = append(from, numbers.FromPool{Attribute: name, Pool: stringArg(pool, "id"), Identifier: stringArg(pool, "identifier")})
+		}
 	}
 	for _, name := range s.relationships {
 		if v, given := data[name]; given {
 			in.Relationships[name] = peerIDs(v)
 		}
 	}
-	return in
+	return in, from
 }
 
 // peerIDs reads the ids of {id} or [{id}]; null is none.

@@ -15,6 +15,7 @@ import (
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/store"
 )
@@ -57,6 +58,7 @@ type env struct {
 	url      string
 	svc      *ipam.Service
 	branches *branch.Service
+	pools    *numbers.Service
 	handler  *handler
 	logger   *slog.Logger
 	logs     *bytes.Buffer
@@ -79,25 +81,26 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(svc.Close)
-	branches := newBranches(t, db, url, logger)
-	h, err := NewHandler(svc, branches, testAuthenticate, logger)
+	pools := newPools(t, db, url, logger)
+	h, err := NewHandler(svc, pools.Branches(), testAuthenticate, logger, WithNumbers(pools))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, db: db, url: url, svc: svc, branches: branches, handler: h.(*handler), logger: logger, logs: logs}
+	return &env{t: t, db: db, url: url, svc: svc, branches: pools.Branches(), pools: pools, handler: h.(*handler), logger: logger, logs: logs}
 }
 
-// newBranches returns a branch service on db (which follows the other
-// processes' schema changes when url is not empty), guarded as ipam
-// serve's is.
-func newBranches(tb testing.TB, db *store.DB, url string, logger *slog.Logger) *branch.Service {
+// newPools returns the service of number pools on db with its service of
+// branches and objects (which follow the other processes when url is not
+// empty), guarded as ipam serve's are.
+func newPools(tb testing.TB, db *store.DB, url string, logger *slog.Logger) *numbers.Service {
 	tb.Helper()
-	branches, err := branch.New(context.Background(), branch.Config{DB: db, URL: url, Logger: logger, Guard: branch.SchemaGuard(CheckSchema)})
+	pools, err := numbers.New(context.Background(), numbers.Config{DB: db, URL: url, Logger: logger,
+		Branch: branch.Config{Guard: branch.SchemaGuard(CheckSchema)}})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(branches.Close)
-	return branches
+	tb.Cleanup(pools.Close)
+	return pools
 }
 
 // with returns e reporting to the subtest t.

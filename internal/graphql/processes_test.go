@@ -52,12 +52,12 @@ func (e *env) sibling() *env {
 		e.t.Fatal(err)
 	}
 	e.t.Cleanup(svc.Close)
-	branches := newBranches(e.t, e.db, e.url, e.logger)
-	h, err := NewHandler(svc, branches, testAuthenticate, e.logger)
+	pools := newPools(e.t, e.db, e.url, e.logger)
+	h, err := NewHandler(svc, pools.Branches(), testAuthenticate, e.logger, WithNumbers(pools))
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	sib := *e
-	sib.svc, sib.branches, sib.handler = svc, branches, h.(*handler)
+	sib.svc, sib.branches, sib.pools, sib.handler = svc, pools.Branches(), pools, h.(*handler)
 	return &sib
 }

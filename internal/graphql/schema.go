@@ -8,6 +8,7 @@ import (
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/graphql/engine"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/schema"
 )
 
@@ -31,26 +32,31 @@ func newIPAMSchema(svc *ipam.Service) (*engine.Schema, error) {
 
 // newOperatorSchema builds the schema operators are served on a branch
 // whose schema of kinds is kinds: the IPAM part, the branches, the schema
-// of kinds, and the types, queries and mutations generated from kinds,
-// which act on the branch of the request through branches. A schema of
-// kinds whose names collide with the API's (CheckSchema) does not build.
-func newOperatorSchema(svc *ipam.Service, branches *branch.Service, kinds schema.Schema) (*engine.Schema, error) {
+// of kinds, the number pools when pools is not nil, and the types, queries
+// and mutations generated from kinds, which act on the branch of the
+// request through branches (and pools, for from_pool). A schema of kinds
+// whose names collide with the API's (CheckSchema) does not build.
+func newOperatorSchema(svc *ipam.Service, branches *branch.Service, pools *numbers.Service, kinds schema.Schema) (*engine.Schema, error) {
 	if err := CheckSchema(kinds); err != nil {
 		return nil, err
 	}
-	return operatorBuilder(svc, branches, kinds).Build()
+	return operatorBuilder(svc, branches, pools, kinds).Build()
 }
 
-// operatorBuilder assembles the parts of the schema operators are served.
-func operatorBuilder(svc *ipam.Service, branches *branch.Service, kinds schema.Schema) *engine.Builder {
+// operatorBuilder assembles the parts of the schema operators are served;
+// the number pools' when pools is not nil.
+func operatorBuilder(svc *ipam.Service, branches *branch.Service, pools *numbers.Service, kinds schema.Schema) *engine.Builder {
 	b := engine.NewBuilder()
 	for _, add := range families {
 		add(b, svc)
 	}
 	addBranches(b, branches)
 	addSchemaOfKinds(b, branches)
-	addKindsCommon(b)
-	addKinds(b, branches, kinds)
+	addKindsCommon(b, pools != nil)
+	if pools != nil {
+		addNumberPools(b, pools)
+	}
+	addKinds(b, branches, pools, kinds)
 	return b
 }
 

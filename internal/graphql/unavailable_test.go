@@ -79,7 +79,8 @@ func TestUnavailableDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(svc.Close)
-	h, err := NewHandler(svc, newBranches(t, db, "", e.logger), testAuthenticate, e.logger)
+	pools := newPools(t, db, "", e.logger)
+	h, err := NewHandler(svc, pools.Branches(), testAuthenticate, e.logger, WithNumbers(pools))
 	if err != nil {
 		t.Fatal(err)
 	}
