@@ -1,0 +1,72 @@
+package numbers
+
+import (
+	"context"
+	"testing"
+
+	"pivirt.hu/ipam/internal/branch"
+	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/store"
+)
+
+// TestStatementsPerClaim counts what number pools add to a write of an
+// object (docs/numbers.md, "What it costs"): the records' read for a kind
+// without pools, the records' write when what the object holds changes,
+// one INSERT for a claim.
+func TestStatementsPerClaim(t *testing.T) {
+	e := newEnv(t)
+	ctx := t.Context()
+	a := e.site(branch.Main, "site-a")
+	endpoint := e.endpoint()
+	p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 4094}}, "site")
+	proxy, through := pgtest.NewProxy(t, e.url)
+	db, err := store.Open(context.Background(), through)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := New(context.Background(), Config{DB: db, URL: e.url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		svc.Close()
+		db.Close()
+	})
+	vlan := func(name string, n any) branch.ObjectInput {
+		in := branch.ObjectInput{Attributes: map[string]any{"name": name, "role": "user"}, Relationships: map[string][]string{"site": {a.ID}, "endpoints": {endpoint}}}
+		if n != nil {
+			in.Attributes["vlan_id"] = n
+		}
+		return in
+	}
+	// Warm up: the schema, the pool and the division's view are read once.
+	if _, err := svc.CreateObject(ctx, operator, branch.Main, "IpamVLAN", vlan("warm", nil), []FromPool{{Attribute: "vlan_id", Pool: p.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	statements := func(what string, want int64, op func() error) {
+		t.Helper()
+		before := proxy.Statements()
+		if err := op(); err != nil {
+			t.Fatal(err)
+		}
+		if got := proxy.Statements() - before; got != want {
+			t.Errorf("%s: %d statements, want %d", what, got, want)
+		}
+	}
+	// BEGIN, the branch locked, the version, COMMIT; the records' read.
+	statements("a site's creation", 5, func() error {
+		_, err := svc.Branches().CreateObject(ctx, operator, branch.Main, "LocationSite", branch.ObjectInput{Attributes: map[string]any{"name": "s"}})
+		return err
+	})
+	// BEGIN, the branch and peers locked, the peers read, the version,
+	// COMMIT; the records' read and write.
+	statements("a VLAN with a number given", 7, func() error {
+		_, err := svc.Branches().CreateObject(ctx, operator, branch.Main, "IpamVLAN", vlan("given", 4000))
+		return err
+	})
+	// The same, and the claim's INSERT.
+	statements("a VLAN from the pool", 8, func() error {
+		_, err := svc.CreateObject(ctx, operator, branch.Main, "IpamVLAN", vlan("claimed", nil), []FromPool{{Attribute: "vlan_id", Pool: p.ID}})
+		return err
+	})
+}
