@@ -25,9 +25,6 @@ type Range struct {
 	Weight int   `json:"weight"`
 }
 
-// Size is how many numbers r holds.
-func (r Range) Size() int64 { return r.End - r.Start + 1 }
-
 // A ScopeElement is an attribute or a relationship of a pool's kind that
 // divides its numbers.
 type ScopeElement struct {
