@@ -4,9 +4,14 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/branch"
+	"pivirt.hu/ipam/internal/graphql"
+	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/pgtest"
 )
 
@@ -44,4 +49,37 @@ func TestGraphQLRequestID(t *testing.T) {
 	}
 	checkLogged(t, logs, "graphql request failed", id, "database is closed")
 	checkLogged(t, logs, "request", id, "")
+}
+
+// TestGraphQLNumberPools checks that a server given Config.Numbers, and no
+// Config.Branches (Numbers gives it), serves the number pools to
+// operators.
+func TestGraphQLNumberPools(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDB(t)
+	users := auth.NewService(db)
+	if err := users.AddUser(t.Context(), auth.System, "op", auth.Operator, nil, "a password of the operator"); err != nil {
+		t.Fatal(err)
+	}
+	token, err := users.CreateToken(t.Context(), auth.System, "op")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pools, err := numbers.New(t.Context(), numbers.Config{DB: db, Logger: quietLogger, Branch: branch.Config{Guard: branch.SchemaGuard(graphql.CheckSchema)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pools.Close)
+	h, err := New(Config{Auth: users, IPAM: testIPAM(t, db), Numbers: pools, Logger: quietLogger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequestWithContext(t.Context(), http.MethodPost, "/graphql", strings.NewReader(`{"query": "{ CoreNumberPool { count } }"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if got, want := strings.TrimSpace(rec.Body.String()), `{"data":{"CoreNumberPool":{"count":0}}}`; rec.Code != http.StatusOK || got != want {
+		t.Errorf("POST /graphql answered %d %s, want 200 %s", rec.Code, got, want)
+	}
 }
