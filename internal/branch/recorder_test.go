@@ -156,6 +156,16 @@ func TestRecorder(t *testing.T) {
 	if changes := r.take(); len(changes) != 1 || !changes[0].Versions[0].Deleted || changes[0].Versions[0].ID != v.ID {
 		t.Fatalf("the deletion: %+v", changes)
 	}
+	// Deleting a peer: the objects that lose it, then the deletion.
+	eth := create(t, svc, Main, "DcimInterface", map[string]any{"name": "eth0"}, nil)
+	x := create(t, svc, Main, "IpamVLAN", map[string]any{"name": "x", "vlan_id": 7}, map[string][]string{"site": {a.ID}, "endpoints": {eth.ID}})
+	r.take()
+	if _, err := svc.DeleteObject(ctx, operator, Main, eth.ID); err != nil {
+		t.Fatal(err)
+	}
+	if changes := r.take(); len(changes) != 2 || changes[0].Versions[0].ID != x.ID || changes[1].Versions[0].ID != eth.ID || !changes[1].Versions[0].Deleted {
+		t.Fatalf("the deletion of a peer: %+v", changes)
+	}
 	if _, err := svc.DeleteBranch(ctx, operator, "b1"); err != nil {
 		t.Fatal(err)
 	}
