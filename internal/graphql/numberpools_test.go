@@ -385,6 +385,44 @@ func TestNumberPoolMoves(t *testing.T) {
 	}
 }
 
+// TestNumberPoolIdentifier asks a pool under an identifier: asking again
+// under it, in the same division, gives the same number, which
+// InfrahubResourcePoolAllocated shows with the identifier; a number taken
+// without one is under the object's id.
+func TestNumberPoolIdentifier(t *testing.T) {
+	e := newEnv(t)
+	e.load(vlanSchema)
+	siteA, siteB := e.site("site-a"), e.site("site-b")
+	pool := e.createPool(`{name: {value: "per site"}, node: {value: "IpamVLAN"}, node_attribute: {value: "vlan_id"}, start_range: {value: 100}, end_range: {value: 199}, allocation_scope: {value: ["site"]}}`)
+	keyed := func(name, site string) string {
+		return `name: {value: "` + name + `"}, site: {id: "` + site + `"}, vlan_id: {from_pool: {id: "` + pool + `", identifier: "uplink"}}`
+	}
+	x, n := e.vlan(keyed("x", siteA))
+	if n != 100 {
+		t.Errorf("x was given %d, want 100", n)
+	}
+	z, _ := e.vlan(fromPool(pool, "z", siteA))
+	if _, n := e.vlan(keyed("y", siteA)); n != 100 {
+		t.Errorf("asked again under the identifier uplink, site-a gave %d, want x's 100", n)
+	}
+	if _, n := e.vlan(keyed("b", siteB)); n != 100 {
+		t.Errorf("asked under the identifier uplink in site-b, the pool gave %d, want 100", n)
+	}
+	var allocated struct {
+		InfrahubResourcePoolAllocated struct {
+			Edges []struct{ Node allocatedNode }
+		}
+	}
+	e.ok("op", `{ InfrahubResourcePoolAllocated(pool_id: "`+pool+`") { edges { node { id identifier } } } }`, &allocated)
+	identifiers := map[string]string{}
+	for _, edge := range allocated.InfrahubResourcePoolAllocated.Edges {
+		identifiers[edge.Node.ID] = deref(edge.Node.Identifier)
+	}
+	if identifiers[x] != "uplink" || identifiers[z] != z {
+		t.Errorf("InfrahubResourcePoolAllocated shows the identifiers %v, want uplink for x %s, its id for z %s", identifiers, x, z)
+	}
+}
+
 // TestNumberPoolKind creates, lists, changes and deletes pools through the
 // built-in kind CoreNumberPool, the same on every branch, and checks the
 // refusals of the edge and of the domain by their codes.
@@ -729,6 +767,24 @@ func TestNumberPoolBranches(t *testing.T) {
 			// On move, w holds 101 in site-a: main's next number there is 102.
 			if _, n := e.vlan(fromPool(pool, "x", siteA)); n != 102 {
 				t.Errorf("main's site-a gave %d, want 102 (100 is v's, 101 w's on the branch move)", n)
+			}
+			// Each number counts in the division of each branch that shows
+			// it there: site-a holds v's 100, w's 101 on move and x's 102;
+			// site-b w's 101 on main and its 100 on renumber.
+			var divisions struct {
+				InfrahubNumberPoolDivisions struct {
+					Divisions []struct {
+						DisplayLabel string `json:"display_label"`
+						Figures      figures
+					}
+				}
+			}
+			e.ok("op", `{ InfrahubNumberPoolDivisions(pool_id: "`+pool+`") { divisions { display_label figures { size used utilization } } } }`, &divisions)
+			if d := divisions.InfrahubNumberPoolDivisions.Divisions; len(d) != 2 || d[0].DisplayLabel != "site-a" || d[1].DisplayLabel != "site-b" {
+				t.Errorf("InfrahubNumberPoolDivisions answered %+v, want site-a, then site-b", d)
+			} else {
+				d[0].Figures.check(t, "site-a", 100, 3)
+				d[1].Figures.check(t, "site-b", 100, 2)
 			}
 			e.branchMutation("Merge", "renumber")
 			if constrained {
