@@ -30,7 +30,7 @@ func TestReservedOnEveryBranch(t *testing.T) {
 	e := newEnv(t)
 	a := e.site(branch.Main, "site-a")
 	e.endpoint()
-	p := e.pool("VLAN IDs per site", []Range{{Start: 100, End: 199}}, "site")
+	p := e.pool("VLAN IDs per site", []Range{{Start: 100, End: 199, Weight: 1}}, "site")
 	e.newBranch("b1")
 	e.newBranch("b2")
 	for _, step := range []struct {
@@ -66,7 +66,7 @@ func TestCountedPerBranch(t *testing.T) {
 	e := newEnv(t)
 	ctx := t.Context()
 	a, b := e.site(branch.Main, "site-a"), e.site(branch.Main, "site-b")
-	p := e.pool("VLAN IDs per site", []Range{{Start: 100, End: 199}}, "site")
+	p := e.pool("VLAN IDs per site", []Range{{Start: 100, End: 199, Weight: 1}}, "site")
 	v, _ := e.fromPool(branch.Main, p.ID, "v", a.ID, "user")
 	e.newBranch("b1")
 	if _, err := e.branches.UpdateObject(ctx, operator, "b1", v.ID, branch.ObjectInput{Relationships: map[string][]string{"site": {b.ID}}}); err != nil {
@@ -102,7 +102,7 @@ func TestBranchDeletionFrees(t *testing.T) {
 	ctx := t.Context()
 	a := e.site(branch.Main, "site-a")
 	e.endpoint()
-	p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 99}}, "site")
+	p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 99, Weight: 1}}, "site")
 	e.fromPool(branch.Main, p.ID, "main", a.ID, "user") // 1
 	e.newBranch("b1")
 	e.fromPool("b1", p.ID, "b1-a", a.ID, "user") // 2
@@ -126,7 +126,7 @@ func TestMainHistory(t *testing.T) {
 	e := newEnv(t)
 	ctx := t.Context()
 	a := e.site(branch.Main, "site-a")
-	p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 99}}, "site")
+	p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 99, Weight: 1}}, "site")
 	v, _ := e.fromPool(branch.Main, p.ID, "old", a.ID, "user") // 1
 	e.newBranch("b1")
 	if _, err := e.branches.DeleteObject(ctx, operator, branch.Main, v.ID); err != nil {
@@ -166,7 +166,7 @@ func TestMergeAndRebase(t *testing.T) {
 	ctx := t.Context()
 	a, b := e.site(branch.Main, "site-a"), e.site(branch.Main, "site-b")
 	e.endpoint()
-	p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 99}}, "site")
+	p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 99, Weight: 1}}, "site")
 	v, _ := e.fromPool(branch.Main, p.ID, "v", a.ID, "user") // A 1
 	e.newBranch("b1")
 	e.fromPool("b1", p.ID, "w", a.ID, "user") // A 2

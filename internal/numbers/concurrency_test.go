@@ -52,7 +52,7 @@ func lowest(n int) []int64 {
 func TestConcurrentClaimsOneDivision(t *testing.T) {
 	e := newEnv(t)
 	a := e.site(branch.Main, "site-a")
-	p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 4094}}, "site")
+	p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 4094, Weight: 1}}, "site")
 	if got := claimAll(t, []*env{e}, p.ID, a.ID, 32); !slices.Equal(got, lowest(32)) {
 		t.Fatalf("got %v, want 1..32 once each", got)
 	}
@@ -62,7 +62,7 @@ func TestConcurrentClaimsOneDivision(t *testing.T) {
 // get 1..8 in every site.
 func TestConcurrentClaimsAcrossDivisions(t *testing.T) {
 	e := newEnv(t)
-	p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 4094}}, "site")
+	p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 4094, Weight: 1}}, "site")
 	sites := make([]string, 8)
 	for i := range sites {
 		sites[i] = e.site(branch.Main, fmt.Sprintf("site-%d", i)).ID
@@ -87,7 +87,7 @@ func TestConcurrentClaimsTwoServices(t *testing.T) {
 	e := newEnv(t)
 	other := openEnv(t, e.url)
 	a := e.site(branch.Main, "site-a")
-	p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 4094}}, "site")
+	p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 4094, Weight: 1}}, "site")
 	if got := claimAll(t, []*env{e, other}, p.ID, a.ID, 32); !slices.Equal(got, lowest(32)) {
 		t.Fatalf("got %v, want 1..32 once each", got)
 	}
@@ -107,7 +107,7 @@ func TestDivisionsNeverWait(t *testing.T) {
 	other := openEnv(t, e.url)
 	ctx := t.Context()
 	a, b := e.site(branch.Main, "site-a"), e.site(branch.Main, "site-b")
-	p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 4094}}, "site")
+	p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 4094, Weight: 1}}, "site")
 	claimed, release := make(chan struct{}), make(chan struct{})
 	c := e.svc.Claims(operator, []FromPool{{Attribute: "vlan_id", Pool: p.ID}})
 	in := e.vlanInput("held", a.ID, "user", nil)

@@ -40,7 +40,7 @@ func TestSchemaGuards(t *testing.T) {
 	if _, err := e.branches.CreateBranch(ctx, operator, "b1"); err != nil {
 		t.Fatal(err)
 	}
-	p := e.pool("VLAN IDs per site", []Range{{Start: 100, End: 199}}, "site", "role")
+	p := e.pool("VLAN IDs per site", []Range{{Start: 100, End: 199, Weight: 1}}, "site", "role")
 	vlanID, ids := e.elementIDs(branch.Main, "IpamVLAN")
 	vlan := func(body string) string {
 		return "version: \"1.0\"\nnodes:\n  - name: VLAN\n    namespace: Ipam\n" + body

@@ -75,7 +75,7 @@ type PoolInput struct {
 	// branch's schema; NodeAttribute a Number attribute of it.
 	Node          string
 	NodeAttribute string
-	// Ranges are at least one range; a Weight of 0 is 1.
+	// Ranges are at least one range, each of weight 1 or more.
 	Ranges []Range
 	// AllocationScope names attributes and relationships of Node; none
 	// for a pool without a scope.
@@ -180,15 +180,13 @@ func checkName(name string) error {
 	return nil
 }
 
-// parseRanges checks a pool's ranges with the enumerator (a weight of 0
-// is the default), and returns them as the store keeps them.
+// parseRanges checks a pool's ranges with the enumerator (a weight is 1 or
+// more: the API's default is 1, a 0 was written by the client and is
+// refused), and returns them as the store keeps them.
 func parseRanges(in []Range) ([]store.NumberRange, error) {
 	rs := make([]candidates.NumberRange, len(in))
 	out := make([]store.NumberRange, len(in))
 	for i, r := range in {
-		if r.Weight == 0 {
-			r.Weight = candidates.DefaultWeight
-		}
 		rs[i] = candidates.NumberRange{Start: r.Start, End: r.End, Weight: r.Weight}
 		out[i] = store.NumberRange{Start: r.Start, End: r.End, Weight: r.Weight}
 	}

@@ -14,7 +14,7 @@ func TestQueries(t *testing.T) {
 	e := newEnv(t)
 	ctx := t.Context()
 	a, b, c := e.site(branch.Main, "site-a"), e.site(branch.Main, "site-b"), e.site(branch.Main, "site-c")
-	p := e.pool("VLAN IDs per site and role", []Range{{Start: 100, End: 103, Weight: 2}, {Start: 1, End: 4}}, "site", "role")
+	p := e.pool("VLAN IDs per site and role", []Range{{Start: 100, End: 103, Weight: 2}, {Start: 1, End: 4, Weight: 1}}, "site", "role")
 	for _, v := range []struct{ site, role string }{{b.ID, "user"}, {a.ID, "voice"}, {a.ID, "user"}, {a.ID, "user"}, {c.ID, "user"}, {a.ID, "user"}, {a.ID, "user"}, {a.ID, "user"}} {
 		e.fromPool(branch.Main, p.ID, "v", v.site, v.role)
 	}
@@ -58,7 +58,7 @@ func TestQueries(t *testing.T) {
 	// A pool without a scope: one division without entries, once a number
 	// is held; the VLANs' numbers (1 among them) were recorded at its
 	// creation.
-	plain, err := e.svc.CreatePool(ctx, operator, PoolInput{Name: "levels", Node: "IpamVLAN", NodeAttribute: "level", Ranges: []Range{{Start: 2, End: 9}}})
+	plain, err := e.svc.CreatePool(ctx, operator, PoolInput{Name: "levels", Node: "IpamVLAN", NodeAttribute: "level", Ranges: []Range{{Start: 2, End: 9, Weight: 1}}})
 	if err != nil {
 		t.Fatal(err)
 	}

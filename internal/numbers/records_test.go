@@ -14,7 +14,7 @@ func TestGenericPool(t *testing.T) {
 	e := newEnv(t)
 	ctx := t.Context()
 	p, err := e.svc.CreatePool(ctx, operator, PoolInput{Name: "VNIs per fabric", Node: "DcimEndpoint", NodeAttribute: "vni",
-		Ranges: []Range{{Start: 5000, End: 5999}}, AllocationScope: []string{"fabric"}})
+		Ranges: []Range{{Start: 5000, End: 5999, Weight: 1}}, AllocationScope: []string{"fabric"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestPoolFindsWhatBranchesHold(t *testing.T) {
 	if _, err := e.branches.UpdateObject(ctx, operator, branch.Main, v.ID, branch.ObjectInput{Attributes: map[string]any{"vlan_id": 104}}); err != nil {
 		t.Fatal(err)
 	}
-	p := e.pool("late", []Range{{Start: 100, End: 110}}, "site")
+	p := e.pool("late", []Range{{Start: 100, End: 110, Weight: 1}}, "site")
 	// Taken: 100 (b1 sees main's old version), 101 (b1's), 104 (main).
 	for _, want := range []int64{102, 103, 105} {
 		if _, n := e.fromPool(branch.Main, p.ID, "new", a.ID, "user"); n != want {
@@ -69,7 +69,7 @@ func TestFollowedAcrossServices(t *testing.T) {
 	other := openEnv(t, e.url)
 	ctx := t.Context()
 	a := e.site(branch.Main, "site-a")
-	p := e.pool("followed", []Range{{Start: 1, End: 10}}, "site")
+	p := e.pool("followed", []Range{{Start: 1, End: 10, Weight: 1}}, "site")
 	v, _ := e.fromPool(branch.Main, p.ID, "v1", a.ID, "user")
 	e.fromPool(branch.Main, p.ID, "v2", a.ID, "user")
 	if _, n := other.fromPool(branch.Main, p.ID, "v3", a.ID, "user"); n != 3 {
@@ -98,7 +98,7 @@ func TestFollowedAcrossServices(t *testing.T) {
 	if _, n := e.fromPool(branch.Main, p.ID, "v4", a.ID, "user"); n != 1 {
 		t.Fatalf("got %d after the release elsewhere, want 1", n)
 	}
-	if _, err := other.svc.UpdatePool(ctx, operator, p.ID, PoolUpdate{Ranges: []Range{{Start: 50, End: 60}}}); err != nil {
+	if _, err := other.svc.UpdatePool(ctx, operator, p.ID, PoolUpdate{Ranges: []Range{{Start: 50, End: 60, Weight: 1}}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, n := e.fromPool(branch.Main, p.ID, "v5", a.ID, "user"); n != 50 {
@@ -112,7 +112,7 @@ func TestPoolDeletedWhileClaiming(t *testing.T) {
 	e := newEnv(t)
 	ctx := t.Context()
 	a := e.site(branch.Main, "site-a")
-	p := e.pool("doomed", []Range{{Start: 1, End: 10}}, "site")
+	p := e.pool("doomed", []Range{{Start: 1, End: 10, Weight: 1}}, "site")
 	e.fromPool(branch.Main, p.ID, "v1", a.ID, "user")
 	deleting, release := make(chan struct{}), make(chan struct{})
 	deleted := make(chan error, 1)

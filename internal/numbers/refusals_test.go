@@ -31,7 +31,7 @@ func TestScopeRefusals(t *testing.T) {
 		{"IpamVLAN", "tenant_id", []string{"site"}, `IpamVLAN.tenant_id is unique; a globally unique number cannot be allocated per division`},
 	} {
 		_, err := e.svc.CreatePool(t.Context(), operator, PoolInput{Name: "p", Node: tt.node, NodeAttribute: tt.attribute,
-			Ranges: []Range{{Start: 1, End: 10}}, AllocationScope: tt.scope})
+			Ranges: []Range{{Start: 1, End: 10, Weight: 1}}, AllocationScope: tt.scope})
 		refusal(t, err, branch.ErrInvalid, tt.msg)
 		if r := ipam.Classify(err); r.Code != ipam.CodeInvalidArgument || r.Field != "allocation_scope" {
 			t.Errorf("%v: classified %+v", tt.scope, r)
@@ -44,7 +44,7 @@ func TestScopeRefusals(t *testing.T) {
 		{Name: "inherited", Node: "DcimInterface", NodeAttribute: "speed", AllocationScope: []string{"fabric", "rack"}},
 		{Name: "unique", Node: "IpamVLAN", NodeAttribute: "tenant_id"},
 	} {
-		in.Ranges = []Range{{Start: 1, End: 10}}
+		in.Ranges = []Range{{Start: 1, End: 10, Weight: 1}}
 		if _, err := e.svc.CreatePool(t.Context(), operator, in); err != nil {
 			t.Errorf("CreatePool(%s): %v", in.Name, err)
 		}
@@ -55,7 +55,7 @@ func TestScopeRefusals(t *testing.T) {
 func TestPoolRefusals(t *testing.T) {
 	e := newEnv(t)
 	ctx := t.Context()
-	p := e.pool("VLAN IDs per site", []Range{{Start: 100, End: 199}}, "site")
+	p := e.pool("VLAN IDs per site", []Range{{Start: 100, End: 199, Weight: 1}}, "site")
 	for _, tt := range []struct {
 		in   PoolInput
 		want error
@@ -66,13 +66,15 @@ func TestPoolRefusals(t *testing.T) {
 		{PoolInput{Name: "x", Node: "IpamVLAN", NodeAttribute: "name"}, branch.ErrInvalid, "node_attribute: IpamVLAN.name is of kind Text; a number pool allocates a Number attribute"},
 		{PoolInput{Name: "", Node: "IpamVLAN", NodeAttribute: "vlan_id"}, branch.ErrInvalid, "name is required, such as VLAN IDs per site"},
 		{PoolInput{Name: "VLAN IDs per site", Node: "IpamVLAN", NodeAttribute: "vlan_id"}, branch.ErrConflict, "a number pool named VLAN IDs per site exists"},
-		{PoolInput{Name: "x", Node: "IpamVLAN", NodeAttribute: "vlan_id", Ranges: []Range{{Start: 100, End: 199}, {Start: 150, End: 250}}},
+		{PoolInput{Name: "x", Node: "IpamVLAN", NodeAttribute: "vlan_id", Ranges: []Range{{Start: 100, End: 199, Weight: 1}, {Start: 150, End: 250, Weight: 1}}},
 			branch.ErrInvalid, "ranges 100-199 and 150-250 overlap"},
+		{PoolInput{Name: "x", Node: "IpamVLAN", NodeAttribute: "vlan_id", Ranges: []Range{{Start: 1, End: 10, Weight: 1}, {Start: 20, End: 30}}},
+			branch.ErrInvalid, "ranges[1].weight 0 is less than 1; a range's weight is 1 or more (1 when not given)"},
 		{PoolInput{Name: "x", Node: "IpamVLAN", NodeAttribute: "vlan_id", Ranges: []Range{}}, branch.ErrInvalid,
 			"ranges is empty; a number pool needs at least one start-end range"},
 	} {
 		if tt.in.Ranges == nil {
-			tt.in.Ranges = []Range{{Start: 1, End: 10}}
+			tt.in.Ranges = []Range{{Start: 1, End: 10, Weight: 1}}
 		}
 		_, err := e.svc.CreatePool(ctx, operator, tt.in)
 		refusal(t, err, tt.want, tt.msg)
@@ -88,7 +90,7 @@ func TestPoolRefusals(t *testing.T) {
 		t.Fatalf("UpdatePool = %+v, %v", got, err)
 	}
 	// Operators only: tenants see no pool.
-	if _, err := e.svc.CreatePool(ctx, acme, PoolInput{Name: "t", Node: "IpamVLAN", NodeAttribute: "vlan_id", Ranges: []Range{{Start: 1, End: 2}}}); !errors.Is(err, branch.ErrNotFound) {
+	if _, err := e.svc.CreatePool(ctx, acme, PoolInput{Name: "t", Node: "IpamVLAN", NodeAttribute: "vlan_id", Ranges: []Range{{Start: 1, End: 2, Weight: 1}}}); !errors.Is(err, branch.ErrNotFound) {
 		t.Errorf("a tenant's CreatePool: %v", err)
 	}
 	if pg, err := e.svc.Pools(ctx, acme, PoolFilter{}, 0, 0); err != nil || pg.Count != 0 {
@@ -120,8 +122,8 @@ nodes:
     attributes:
       - {name: area, kind: Text, default_value: north}
 `)
-	p := e.pool("VLAN IDs per area", []Range{{Start: 1, End: 10}}, "site", "area")
-	other, err := e.svc.CreatePool(ctx, operator, PoolInput{Name: "speeds", Node: "DcimInterface", NodeAttribute: "speed", Ranges: []Range{{Start: 1, End: 9}}})
+	p := e.pool("VLAN IDs per area", []Range{{Start: 1, End: 10, Weight: 1}}, "site", "area")
+	other, err := e.svc.CreatePool(ctx, operator, PoolInput{Name: "speeds", Node: "DcimInterface", NodeAttribute: "speed", Ranges: []Range{{Start: 1, End: 9, Weight: 1}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,8 +145,8 @@ func TestDivisionRefusals(t *testing.T) {
 	e := newEnv(t)
 	ctx := t.Context()
 	a := e.site(branch.Main, "site-a")
-	scoped := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 10}}, "site", "role")
-	plain := e.pool("VLAN IDs", []Range{{Start: 1, End: 10}})
+	scoped := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 10, Weight: 1}}, "site", "role")
+	plain := e.pool("VLAN IDs", []Range{{Start: 1, End: 10, Weight: 1}})
 	for _, tt := range []struct {
 		pool     string
 		division []EntryInput

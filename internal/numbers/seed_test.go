@@ -17,7 +17,7 @@ import (
 func TestSitesShareNumbers(t *testing.T) {
 	e := newEnv(t)
 	a, b := e.site(branch.Main, "site-a"), e.site(branch.Main, "site-b")
-	p := e.pool("VLAN IDs per site", []Range{{Start: 100, End: 199}}, "site")
+	p := e.pool("VLAN IDs per site", []Range{{Start: 100, End: 199, Weight: 1}}, "site")
 	want := []struct {
 		name, site string
 		n          int64
@@ -34,7 +34,7 @@ func TestSitesShareNumbers(t *testing.T) {
 func TestScopeBySiteAndRole(t *testing.T) {
 	e := newEnv(t)
 	a := e.site(branch.Main, "site-a")
-	p := e.pool("VLAN IDs per site and role", []Range{{Start: 100, End: 199}}, "site", "role")
+	p := e.pool("VLAN IDs per site and role", []Range{{Start: 100, End: 199, Weight: 1}}, "site", "role")
 	for _, w := range []struct {
 		name, role string
 		n          int64
@@ -62,7 +62,7 @@ func TestScopeBySiteAndRole(t *testing.T) {
 func TestWeights(t *testing.T) {
 	e := newEnv(t)
 	a := e.site(branch.Main, "site-a")
-	p := e.pool("weighted", []Range{{Start: 100, End: 101, Weight: 10}, {Start: 1000, End: 1001}, {Start: 10, End: 10}, {Start: 2000, End: 2000, Weight: 10}}, "site")
+	p := e.pool("weighted", []Range{{Start: 100, End: 101, Weight: 10}, {Start: 1000, End: 1001, Weight: 1}, {Start: 10, End: 10, Weight: 1}, {Start: 2000, End: 2000, Weight: 10}}, "site")
 	if p.Ranges[1].Weight != 1 {
 		t.Errorf("a range without weight has weight %d, want 1", p.Ranges[1].Weight)
 	}
@@ -85,8 +85,8 @@ func TestWeights(t *testing.T) {
 func TestExhausted(t *testing.T) {
 	e := newEnv(t)
 	a := e.site(branch.Main, "site-a")
-	scoped := e.pool("tiny", []Range{{Start: 1, End: 2}}, "site", "role")
-	plain := e.pool("tiny unscoped", []Range{{Start: 5, End: 5}})
+	scoped := e.pool("tiny", []Range{{Start: 1, End: 2, Weight: 1}}, "site", "role")
+	plain := e.pool("tiny unscoped", []Range{{Start: 5, End: 5, Weight: 1}})
 	e.fromPool(branch.Main, scoped.ID, "v1", a.ID, "user")
 	e.fromPool(branch.Main, scoped.ID, "v2", a.ID, "user")
 	e.fromPool(branch.Main, plain.ID, "v3", a.ID, "user")
@@ -112,7 +112,7 @@ func TestExhausted(t *testing.T) {
 func TestIdentifier(t *testing.T) {
 	e := newEnv(t)
 	a := e.site(branch.Main, "site-a")
-	p := e.pool("ids", []Range{{Start: 1, End: 100}}, "site")
+	p := e.pool("ids", []Range{{Start: 1, End: 100, Weight: 1}}, "site")
 	req := []FromPool{{Attribute: "vlan_id", Pool: p.ID, Identifier: "vlan-users"}}
 	v1, err := e.svc.CreateObject(t.Context(), operator, branch.Main, "IpamVLAN", e.vlanInput("users", a.ID, "user", nil), req)
 	if err != nil {
@@ -140,7 +140,7 @@ func TestGivenNumbers(t *testing.T) {
 	e := newEnv(t)
 	a, b := e.site(branch.Main, "site-a"), e.site(branch.Main, "site-b")
 	e.given(branch.Main, "before", a.ID, "user", 100)
-	p := e.pool("given", []Range{{Start: 100, End: 110}}, "site")
+	p := e.pool("given", []Range{{Start: 100, End: 110, Weight: 1}}, "site")
 	e.given(branch.Main, "dup-1", a.ID, "user", 101)
 	e.given(branch.Main, "dup-2", a.ID, "user", 101)
 	e.given(branch.Main, "outside", a.ID, "user", 5000)
@@ -175,7 +175,7 @@ func TestMoves(t *testing.T) {
 	e := newEnv(t)
 	ctx := t.Context()
 	a, b := e.site(branch.Main, "site-a"), e.site(branch.Main, "site-b")
-	p := e.pool("moves", []Range{{Start: 100, End: 199}}, "site")
+	p := e.pool("moves", []Range{{Start: 100, End: 199, Weight: 1}}, "site")
 	v, _ := e.fromPool(branch.Main, p.ID, "mover", a.ID, "user") // A 100
 	e.fromPool(branch.Main, p.ID, "stays", b.ID, "user")         // B 100
 	moved, err := e.branches.UpdateObject(ctx, operator, branch.Main, v.ID, branch.ObjectInput{Relationships: map[string][]string{"site": {b.ID}}})
@@ -208,7 +208,7 @@ func TestDeletionFrees(t *testing.T) {
 	e := newEnv(t)
 	ctx := t.Context()
 	a := e.site(branch.Main, "site-a")
-	p := e.pool("deletions", []Range{{Start: 1, End: 10}}, "site")
+	p := e.pool("deletions", []Range{{Start: 1, End: 10, Weight: 1}}, "site")
 	v1, _ := e.fromPool(branch.Main, p.ID, "v1", a.ID, "user")
 	e.fromPool(branch.Main, p.ID, "v2", a.ID, "user")
 	if _, err := e.branches.DeleteObject(ctx, operator, branch.Main, v1.ID); err != nil {
@@ -261,7 +261,7 @@ func TestDeletionFrees(t *testing.T) {
 func TestPoolDeleted(t *testing.T) {
 	e := newEnv(t)
 	a := e.site(branch.Main, "site-a")
-	p := e.pool("gone", []Range{{Start: 1, End: 10}}, "site")
+	p := e.pool("gone", []Range{{Start: 1, End: 10, Weight: 1}}, "site")
 	v, _ := e.fromPool(branch.Main, p.ID, "v1", a.ID, "user")
 	if _, err := e.svc.DeletePool(t.Context(), operator, p.ID); err != nil {
 		t.Fatal(err)

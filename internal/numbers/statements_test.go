@@ -18,7 +18,7 @@ func TestStatementsPerClaim(t *testing.T) {
 	ctx := t.Context()
 	a := e.site(branch.Main, "site-a")
 	endpoint := e.endpoint()
-	p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 4094}}, "site")
+	p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 4094, Weight: 1}}, "site")
 	proxy, through := pgtest.NewProxy(t, e.url)
 	db, err := store.Open(context.Background(), through)
 	if err != nil {
