@@ -542,6 +542,11 @@ func TestNumberPoolKind(t *testing.T) {
 			t.Errorf("%s\nrefused %q, want %q", tt.query, err.Message, tt.message)
 		}
 	}
+	// The pools' names are the API's own: no kind takes them.
+	err := e.fails("op", codeInvalidArgument, schemaLoad, "schema", "version: \"1.0\"\nnodes:\n  - {name: PoolRange, namespace: Number, attributes: [{name: name, kind: Text}]}\n")
+	if want := "NumberPoolRange: the GraphQL API would name the type of its objects NumberPoolRange, which is already a type of the API's own; rename the kind"; !strings.HasPrefix(err.Message, want) {
+		t.Errorf("a kind NumberPoolRange was refused %q, want %q…", err.Message, want)
+	}
 	// Tenants are served no number pools.
 	for _, q := range []string{`{ CoreNumberPool { count } }`, `{ InfrahubNumberPoolDivisions(pool_id: "` + other + `") { count } }`,
 		`mutation { CoreNumberPoolDelete(data: {id: "` + other + `"}) { ok } }`} {
