@@ -38,6 +38,14 @@ func (s *Server) routes() http.Handler {
 		"GET /vpcs/{path...}":  s.vpcShow,
 		"POST /vpcs/{path...}": vpcForms,
 		"GET /audit":           s.auditList,
+
+		// Branches, schema and objects of kinds (issue 13).
+		"GET /branches":         s.branchList,
+		"POST /branches":        s.branchCreate,
+		"POST /branches/merge":  s.branchMerge,
+		"POST /branches/rebase": s.branchRebase,
+		"POST /branches/delete": s.branchDelete,
+
 		// Any other path: the 404 page.
 		"GET /": s.notFound,
 	}

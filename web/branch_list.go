@@ -1,0 +1,63 @@
+package web
+
+import (
+	"context"
+	"net/http"
+
+	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/views"
+)
+
+// branchesPath is the branches page's path.
+const branchesPath = "/branches"
+
+// branchList answers GET /branches: every branch with its state, and the
+// forms that create, rebase, merge and delete them (operators; tenants get
+// the 404 page).
+func (s *Server) branchList(w http.ResponseWriter, r *http.Request) {
+	actor, _ := actorFrom(r.Context())
+	if !actor.IsOperator() {
+		s.notFound(w, r)
+		return
+	}
+	p := views.BranchesPageProps{}
+	var f views.Flash
+	if s.popFlash(r.Context(), branchesPath, &f) {
+		p.Flash = &f
+	}
+	s.renderBranches(w, r, actor, http.StatusOK, p)
+}
+
+// renderBranches renders the branches page, p given its rows and frame.
+func (s *Server) renderBranches(w http.ResponseWriter, r *http.Request, actor auth.Actor, status int, p views.BranchesPageProps) {
+	rows, err := s.branchRows(r.Context(), actor)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	p.Shell, p.Branches = s.shell(r, "Branches"), rows
+	s.render(w, r, status, views.BranchesPage(p))
+}
+
+// branchRows are the branches as the branches page lists them.
+func (s *Server) branchRows(ctx context.Context, actor auth.Actor) ([]views.BranchRow, error) {
+	all, err := s.branches.Branches(ctx, actor)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]views.BranchRow, len(all))
+	for i, b := range all {
+		rows[i] = views.BranchRow{Name: b.Name, IsDefault: b.IsDefault, BranchedFrom: b.BranchedFrom, Point: b.Point,
+			OwnSchema: b.OwnSchema, CreatedBy: b.CreatedBy}
+	}
+	return rows, nil
+}
+
+// branchDone leads back to the branches page, which says message once.
+func (s *Server) branchDone(w http.ResponseWriter, r *http.Request, message string) {
+	if err := s.putFlash(r.Context(), branchesPath, views.Flash{Message: message}); err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	http.Redirect(w, r, branchesPath, http.StatusSeeOther)
+}
