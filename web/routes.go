@@ -45,6 +45,16 @@ func (s *Server) routes() http.Handler {
 		"POST /branches/merge":  s.branchMerge,
 		"POST /branches/rebase": s.branchRebase,
 		"POST /branches/delete": s.branchDelete,
+		"GET /schema":           s.schemaShow,
+		"POST /schema":          s.schemaLoad,
+
+		// Resource Managers: every pool; number pools (issue 13).
+		"GET /resource-managers":           s.resourceManagerList,
+		"GET /resource-managers/new":       s.numberPoolNew,
+		"POST /resource-managers":          s.numberPoolCreate,
+		"GET /resource-managers/{id}":      s.numberPoolShow,
+		"GET /resource-managers/{id}/edit": s.numberPoolEdit,
+		"POST /resource-managers/{id}":     s.numberPoolUpdate,
 
 		// Any other path: the 404 page.
 		"GET /": s.notFound,

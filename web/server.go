@@ -51,6 +51,8 @@ type Config struct {
 type Server struct {
 	ipam     *ipam.Service
 	branches *branch.Service
+	// numbers holds the number pools; nil when Config.Numbers is.
+	numbers  *numbers.Service
 	auth     *auth.Service
 	log      *slog.Logger
 	version  string
@@ -82,7 +84,7 @@ func newServer(cfg Config) (*Server, error) {
 	if cfg.IPAM == nil || cfg.Branches == nil || cfg.Auth == nil {
 		return nil, errors.New("web: Config.IPAM, Config.Branches (or Config.Numbers) and Config.Auth are required")
 	}
-	s := &Server{ipam: cfg.IPAM, branches: cfg.Branches, auth: cfg.Auth, log: cfg.Logger, version: cfg.Version, assets: assets,
+	s := &Server{ipam: cfg.IPAM, branches: cfg.Branches, numbers: cfg.Numbers, auth: cfg.Auth, log: cfg.Logger, version: cfg.Version, assets: assets,
 		trustedProxies: cfg.TrustedProxies}
 	if s.log == nil {
 		s.log = slog.Default()

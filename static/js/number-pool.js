@@ -1,0 +1,39 @@
+// The number pool form's preview: loads the WebAssembly build of the
+// number enumerator once, then shows the pool's size and the numbers it
+// gives first, in order, on every keystroke without a request. htmx swaps
+// the form when the kind or the rows change; the preview follows it.
+"use strict";
+
+(() => {
+	const root = document.querySelector("[data-number-preview]");
+	if (!root) {
+		return;
+	}
+	const out = (id) => root.querySelector(`[data-testid="${id}"]`);
+	// shown is how many numbers the order lists.
+	const shown = 12;
+
+	function update() {
+		const rows = [...root.querySelectorAll("[data-range-row]")];
+		const value = (row, id) => row.querySelector(`[data-testid="${id}"]`).value.trim();
+		const ranges = rows.map((row) => ({
+			start: Number(value(row, "range-start")),
+			end: Number(value(row, "range-end")),
+			weight: value(row, "range-weight") === "" ? 1 : Number(value(row, "range-weight")),
+		}));
+		const answer = JSON.parse(globalThis.ipamNextNumber(JSON.stringify({ ranges, next: shown })));
+		out("preview-error").textContent = (answer.errors || []).map((e) => e.message).join("\n");
+		out("preview-size").textContent = answer.errors ? "" : answer.size.toLocaleString("en");
+		const next = answer.next || [];
+		out("preview-order").textContent = next.join(", ") + (answer.size > next.length ? ", …" : "");
+	}
+
+	globalThis.ipamReady(root.dataset.wasm).then(() => {
+		root.addEventListener("input", update);
+		root.addEventListener("htmx:afterSwap", update);
+		update();
+		root.dataset.ready = "true";
+	}).catch((err) => {
+		out("preview-error").textContent = `The preview could not start: ${err}`;
+	});
+})();
