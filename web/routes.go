@@ -40,13 +40,18 @@ func (s *Server) routes() http.Handler {
 		"GET /audit":           s.auditList,
 
 		// Branches, schema and objects of kinds (issue 13).
-		"GET /branches":         s.branchList,
-		"POST /branches":        s.branchCreate,
-		"POST /branches/merge":  s.branchMerge,
-		"POST /branches/rebase": s.branchRebase,
-		"POST /branches/delete": s.branchDelete,
-		"GET /schema":           s.schemaShow,
-		"POST /schema":          s.schemaLoad,
+		"GET /branches":                 s.branchList,
+		"POST /branches":                s.branchCreate,
+		"POST /branches/merge":          s.branchMerge,
+		"POST /branches/rebase":         s.branchRebase,
+		"POST /branches/delete":         s.branchDelete,
+		"GET /schema":                   s.schemaShow,
+		"POST /schema":                  s.schemaLoad,
+		"GET /objects/{kind}":           s.objectList,
+		"GET /objects/{kind}/new":       s.objectNew,
+		"POST /objects/{kind}":          s.objectCreate,
+		"GET /objects/{kind}/{id}/edit": s.objectEdit,
+		"POST /objects/{kind}/{id}":     s.objectUpdate,
 
 		// Resource Managers: every pool; number pools (issue 13).
 		"GET /resource-managers":           s.resourceManagerList,

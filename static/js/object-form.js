@@ -1,0 +1,67 @@
+// The object form's "From pool" tabs show the number the object will get,
+// computed in the browser by the WebAssembly enumerator (ipamNextNumber)
+// from the pool's ranges and the numbers taken in the object's division,
+// which the page carries; it is computed again, without a request, when
+// the pool or a scope element (the site) changes. The prediction is sent
+// along, so that the server's answer can say when it gave another one.
+"use strict";
+
+(() => {
+	const dataElement = document.getElementById("object-pool-data");
+	const form = document.querySelector("form[data-testid=form-object]");
+	if (!dataElement || !form) {
+		return;
+	}
+	const pools = JSON.parse(dataElement.dataset.pools);
+
+	// The value of a scope element as a division names it: a peer's id, an
+	// attribute's value as text.
+	const valueOf = (name) => {
+		const input = form.elements[name];
+		if (!input) {
+			return "";
+		}
+		if (input.type === "checkbox") {
+			return input.checked ? "true" : "false";
+		}
+		return input.value.trim();
+	};
+
+	const update = () => {
+		for (const field of form.querySelectorAll("[data-pool-field]")) {
+			const name = field.dataset.poolField;
+			const output = field.querySelector("[data-testid=predicted-number]");
+			const error = field.querySelector("[data-testid=prediction-error]");
+			const predicted = form.elements[`${name}__predicted`];
+			const pool = pools.find((p) => p.id === form.elements[`${name}__pool`].value);
+			let got = "";
+			let why = "";
+			const values = pool ? pool.scope.map(valueOf) : [];
+			if (!pool) {
+				why = "";
+			} else if (values.some((v) => v === "")) {
+				why = `choose ${pool.scope.filter((e, i) => values[i] === "").join(", ")} first`;
+			} else {
+				const division = pool.divisions.find((d) => d.values.every((v, i) => v === values[i]));
+				const request = { ranges: pool.ranges, pool: pool.name, division: division ? division.label : "" };
+				const answer = JSON.parse(globalThis.ipamNextNumber(JSON.stringify(request), division ? division.taken : ""));
+				got = answer.first === undefined ? "" : String(answer.first);
+				why = answer.noFree || (answer.errors || []).map((e) => e.message).join("; ");
+			}
+			output.textContent = got;
+			error.textContent = why;
+			predicted.value = got;
+		}
+	};
+
+	globalThis.ipamReady(dataElement.dataset.wasm).then(() => {
+		form.addEventListener("input", update);
+		form.addEventListener("change", update);
+		update();
+		form.dataset.ready = "true";
+	}).catch((err) => {
+		for (const element of form.querySelectorAll("[data-testid=prediction-error]")) {
+			element.textContent = `The prediction could not start: ${err}`;
+		}
+	});
+})();

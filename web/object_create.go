@@ -1,0 +1,212 @@
+package web
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"pivirt.hu/ipam/internal/branch"
+	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/numbers"
+	"pivirt.hu/ipam/internal/schema"
+	"pivirt.hu/ipam/views"
+)
+
+// objectCreate answers POST /objects/{kind}: creates an object of the kind
+// on the branch from the form, numbers from pools as the form chose, and
+// leads to its form, which says what it got; or shows the form again
+// with each refusal by its field.
+func (s *Server) objectCreate(w http.ResponseWriter, r *http.Request) {
+	s.objectSave(w, r, "")
+}
+
+// objectSave creates (id "") or updates the object id from the form.
+func (s *Server) objectSave(w http.ResponseWriter, r *http.Request, id string) {
+	actor, _ := actorFrom(r.Context())
+	if !actor.IsOperator() {
+		s.notFound(w, r)
+		return
+	}
+	if !readForm(w, r) {
+		return
+	}
+	kp, ok := s.kindPageOf(w, r, func(kind string) string {
+		if id == "" {
+			return "New " + kind
+		}
+		return "Edit " + kind
+	})
+	if !ok {
+		return
+	}
+	if kp.kind.Generic {
+		s.notFound(w, r)
+		return
+	}
+	kind := kp.kind.FullName()
+	in, from, errs := objectInput(r, kp.schema, kind, id != "")
+	var o branch.Object
+	var err error
+	if len(errs) == 0 {
+		switch {
+		case id == "" && s.numbers != nil:
+			o, err = s.numbers.CreateObject(r.Context(), actor, kp.branch, kind, in, from)
+		case id == "":
+			o, err = s.branches.CreateObject(r.Context(), actor, kp.branch, kind, in)
+		case s.numbers != nil:
+			o, err = s.numbers.UpdateObject(r.Context(), actor, kp.branch, id, in, from)
+		default:
+			o, err = s.branches.UpdateObject(r.Context(), actor, kp.branch, id, in)
+		}
+		if err == nil {
+			s.objectSaved(w, r, kp.branch, o, id == "", from)
+			return
+		}
+	}
+	var formError string
+	if err != nil {
+		switch refusal := ipam.Classify(err); refusal.Code {
+		case ipam.CodeNotFound:
+			s.notFound(w, r)
+			return
+		case ipam.CodeInvalidArgument, ipam.CodeConflict, ipam.CodePoolExhausted:
+			if field := fieldOf(refusal.Field); field != "" && kp.hasField(field) {
+				errs = map[string]string{field: refusal.Message}
+			} else {
+				formError = refusal.Message
+			}
+		default:
+			s.serverError(w, r, err)
+			return
+		}
+	}
+	p, perr := s.objectFormProps(r.Context(), actor, kp, nil)
+	if perr != nil {
+		s.serverError(w, r, perr)
+		return
+	}
+	p.ID, p.Error = id, formError
+	keepInput(r, &p, errs)
+	s.render(w, r, http.StatusUnprocessableEntity, views.ObjectFormPage(p))
+}
+
+// objectSaved leads to the object's form, which says what the save gave.
+func (s *Server) objectSaved(w http.ResponseWriter, r *http.Request, branchName string, o branch.Object, created bool, from []numbers.FromPool) {
+	verb := "Saved"
+	if created {
+		verb = "Created"
+	}
+	saved := views.ObjectSaved{Message: fmt.Sprintf("%s %s %s on %s.", verb, o.Kind, o.DisplayLabel, branchName)}
+	for _, f := range from {
+		saved.Numbers = append(saved.Numbers, views.NumberGiven{Attribute: f.Attribute, Number: formatValue(o.Attributes[f.Attribute]),
+			Predicted: formValue(r, f.Attribute+"__predicted")})
+	}
+	href := objectHref(o.Kind, o.ID, branchName)
+	if err := s.putFlash(r.Context(), href, saved); err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	http.Redirect(w, r, href, http.StatusSeeOther)
+}
+
+// hasField reports whether the form has a field of the name.
+func (kp kindPage) hasField(name string) bool {
+	_, isAttr := kp.schema.Attribute(kp.kind.FullName(), name)
+	rel, isRel := kp.schema.Relationship(kp.kind.FullName(), name)
+	return isAttr || isRel && rel.Cardinality == schema.One
+}
+
+// fieldOf is the form field of a refusal's field: "vlan_id" of
+// "vlan_id", "vlan_id.from_pool" or "site__ids".
+func fieldOf(field string) string {
+	name, _, _ := strings.Cut(field, ".")
+	name, _, _ = strings.Cut(name, "__")
+	return name
+}
+
+// keepInput puts what was typed back into the form's fields, with errs by
+// field.
+func keepInput(r *http.Request, p *views.ObjectFormPageProps, errs map[string]string) {
+	for i := range p.Fields {
+		f := &p.Fields[i]
+		f.Value, f.Error = r.PostFormValue(f.Name), errs[f.Name]
+		if len(f.Pools) > 0 {
+			f.FromPool, f.Pool = r.PostFormValue(f.Name+"__mode") == "pool", r.PostFormValue(f.Name+"__pool")
+		}
+	}
+}
+
+// objectInput reads the object form of the kind: the input, the numbers
+// asked from pools, and the mistakes by field. On an update, an empty
+// field removes the value; on a create it is left out, so that the
+// default applies.
+func objectInput(r *http.Request, sc schema.Schema, kind string, update bool) (branch.ObjectInput, []numbers.FromPool, map[string]string) {
+	in := branch.ObjectInput{Attributes: map[string]any{}, Relationships: map[string][]string{}}
+	var from []numbers.FromPool
+	errs := map[string]string{}
+	for _, a := range sc.Attributes(kind) {
+		if a.Kind == schema.Number && r.PostFormValue(a.Name+"__mode") == "pool" {
+			from = append(from, numbers.FromPool{Attribute: a.Name, Pool: r.PostFormValue(a.Name + "__pool")})
+			if update {
+				in.Attributes[a.Name] = nil
+			}
+			continue
+		}
+		raw := r.PostFormValue(a.Name)
+		if a.Kind == schema.Boolean {
+			in.Attributes[a.Name] = raw == "true"
+			continue
+		}
+		if strings.TrimSpace(raw) == "" {
+			if update {
+				in.Attributes[a.Name] = nil
+			}
+			continue
+		}
+		v, msg := parseValue(a, raw)
+		if msg != "" {
+			errs[a.Name] = msg
+			continue
+		}
+		in.Attributes[a.Name] = v
+	}
+	for _, rel := range sc.Relationships(kind) {
+		if rel.Cardinality != schema.One {
+			continue
+		}
+		if peer := r.PostFormValue(rel.Name); peer != "" {
+			in.Relationships[rel.Name] = []string{peer}
+		} else if update {
+			in.Relationships[rel.Name] = []string{}
+		}
+	}
+	return in, from, errs
+}
+
+// parseValue reads what an input of the attribute holds, or says why it
+// cannot.
+func parseValue(a schema.Attribute, raw string) (any, string) {
+	switch a.Kind {
+	case schema.Number:
+		n, err := strconv.ParseInt(strings.TrimSpace(raw), 10, 64)
+		if err != nil {
+			return nil, fmt.Sprintf("%s: %q is not a whole number", a.Name, raw)
+		}
+		return n, ""
+	case schema.List, schema.JSON, schema.Any:
+		d := json.NewDecoder(strings.NewReader(raw))
+		d.UseNumber()
+		var v any
+		if err := d.Decode(&v); err != nil || d.More() {
+			return nil, fmt.Sprintf("%s: not valid JSON: %v", a.Name, cmp.Or(err, fmt.Errorf("more than one value")))
+		}
+		if _, ok := v.([]any); a.Kind == schema.List && !ok {
+			return nil, a.Name + ": a List takes a JSON array, such as [\"a\", \"b\"]"
+		}
+		return v, ""
+	}
+	return raw, ""
+}
