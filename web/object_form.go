@@ -192,7 +192,6 @@ type formPool struct {
 // NumberSet's compact form ("1-4000,4010").
 type formDivision struct {
 	Values []string `json:"values"`
-	Label  string   `json:"label"`
 	Taken  string   `json:"taken"`
 }
 
@@ -208,18 +207,15 @@ func (s *Server) poolsJSON(ctx context.Context, actor auth.Actor, pools map[stri
 			}
 			taken := map[string][]int64{}
 			var order []string
-			labels := map[string][]string{}
 			for offset := 0; ; offset += branch.MaxPage {
 				page, err := s.numbers.Allocations(ctx, actor, p.ID, nil, branch.MaxPage, offset)
 				if err != nil {
 					return "", err
 				}
 				for _, a := range page.Allocations {
-					values, names := divisionValues(fp.Scope, a.Division)
-					key := strings.Join(values, "\x00")
+					key := strings.Join(divisionValues(fp.Scope, a.Division), "\x00")
 					if _, ok := taken[key]; !ok {
 						order = append(order, key)
-						labels[key] = names
 					}
 					taken[key] = append(taken[key], a.Value)
 				}
@@ -232,8 +228,7 @@ func (s *Server) poolsJSON(ctx context.Context, actor auth.Actor, pools map[stri
 				if key != "" || len(fp.Scope) > 0 {
 					values = strings.Split(key, "\x00")
 				}
-				fp.Divisions = append(fp.Divisions, formDivision{Values: values, Label: strings.Join(labels[key], " / "),
-					Taken: candidates.NumberSetOf(taken[key]...).String()})
+				fp.Divisions = append(fp.Divisions, formDivision{Values: values, Taken: candidates.NumberSetOf(taken[key]...).String()})
 			}
 			out = append(out, fp)
 		}
@@ -243,13 +238,13 @@ func (s *Server) poolsJSON(ctx context.Context, actor auth.Actor, pools map[stri
 }
 
 // divisionValues are the values of a division's entries in the scope's
-// order, and their display labels.
-func divisionValues(scope []string, entries []numbers.Entry) (values, labels []string) {
-	values, labels = make([]string, len(scope)), make([]string, len(scope))
+// order.
+func divisionValues(scope []string, entries []numbers.Entry) []string {
+	values := make([]string, len(scope))
 	for _, e := range entries {
 		if i := slices.Index(scope, e.Path); i >= 0 {
-			values[i], labels[i] = e.Value, e.DisplayLabel
+			values[i] = e.Value
 		}
 	}
-	return values, labels
+	return values
 }

@@ -27,6 +27,16 @@
 		return input.value.trim();
 	};
 
+	// How a division names a scope element's value: a peer's display
+	// label (the option chosen), else the value.
+	const labelOf = (name) => {
+		const input = form.elements[name];
+		if (input && input.selectedOptions && input.selectedOptions.length > 0) {
+			return input.selectedOptions[0].textContent.trim();
+		}
+		return valueOf(name);
+	};
+
 	const update = () => {
 		for (const field of form.querySelectorAll("[data-pool-field]")) {
 			const name = field.dataset.poolField;
@@ -38,12 +48,12 @@
 			let why = "";
 			const values = pool ? pool.scope.map(valueOf) : [];
 			if (!pool) {
-				why = "";
+				why = "choose a pool";
 			} else if (values.some((v) => v === "")) {
 				why = `choose ${pool.scope.filter((e, i) => values[i] === "").join(", ")} first`;
 			} else {
 				const division = pool.divisions.find((d) => d.values.every((v, i) => v === values[i]));
-				const request = { ranges: pool.ranges, pool: pool.name, division: division ? division.label : "" };
+				const request = { ranges: pool.ranges, pool: pool.name, division: pool.scope.map(labelOf).join(" / ") };
 				const answer = JSON.parse(globalThis.ipamNextNumber(JSON.stringify(request), division ? division.taken : ""));
 				got = answer.first === undefined ? "" : String(answer.first);
 				why = answer.noFree || (answer.errors || []).map((e) => e.message).join("; ");
