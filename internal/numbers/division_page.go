@@ -11,6 +11,7 @@ import (
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/schema"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -34,9 +35,11 @@ type DivisionQuery struct {
 
 // DivisionPage returns a page of the divisions of the pool id that hold a
 // number, as Divisions lists them, searched and sorted as q asks, and how
-// many match in all. The peers' labels are read for the page's divisions
-// only, unless the search or the order needs every division's: a pool's
-// page costs about the same with 10 divisions as with 10 000.
+// many match in all. By usage without a search, the database orders and
+// pages them and only the page's peers are labelled: a pool's first page
+// costs about the same with 10 divisions as with 10 000. A search, or an
+// order by an element, reads every division (and, for a relationship,
+// every peer's label).
 func (s *Service) DivisionPage(ctx context.Context, actor auth.Actor, poolID string, q DivisionQuery) (DivisionList, error) {
 	row, _, err := s.poolRow(ctx, actor, poolID)
 	if err != nil {
@@ -59,6 +62,9 @@ func (s *Service) DivisionPage(ctx context.Context, actor auth.Actor, poolID str
 	st, err := newPoolState(row)
 	if err != nil {
 		return DivisionList{}, err
+	}
+	if q.Search == "" && sortBy < 0 {
+		return s.divisionsByUsage(ctx, actor, main, row, st.space.Size(), q.Reverse, limit, q.Offset)
 	}
 	held, err := store.NumberDivisions(ctx, s.db, row.ID)
 	if err != nil {
@@ -134,6 +140,29 @@ func (s *Service) DivisionPage(ctx context.Context, actor auth.Actor, poolID str
 	for i, it := range pageItems {
 		out.Divisions[i] = l.division(it.key)
 		out.Divisions[i].Figures = figuresOf(st.space.Size(), it.used)
+	}
+	return out, nil
+}
+
+// divisionsByUsage is DivisionPage by usage without a search: the
+// database counts, orders and pages the divisions, and the page's alone
+// are labelled.
+func (s *Service) divisionsByUsage(ctx context.Context, actor auth.Actor, main schema.Schema, row store.NumberPoolRow, size int64, leastFirst bool, limit, offset int) (DivisionList, error) {
+	rows, total, err := store.DivisionsByUsage(ctx, s.db, row.ID, row.Ranges, leastFirst, limit, offset)
+	if err != nil {
+		return DivisionList{}, err
+	}
+	l := s.newLabeler(ctx, actor, main, row)
+	for _, d := range rows {
+		l.want(d.Division)
+	}
+	if err := l.resolve(); err != nil {
+		return DivisionList{}, err
+	}
+	out := DivisionList{Count: total, Divisions: make([]Division, len(rows))}
+	for i, d := range rows {
+		out.Divisions[i] = l.division(d.Division)
+		out.Divisions[i].Figures = figuresOf(size, d.Used)
 	}
 	return out, nil
 }

@@ -43,6 +43,7 @@ func TestDivisionPage(t *testing.T) {
 		{DivisionQuery{}, 4, []string{"site-c / user 3", "site-a / user 2"}},
 		{DivisionQuery{Limit: 2}, 4, []string{"site-c / user 3", "site-a / user 2"}},
 		{DivisionQuery{Limit: 2, Offset: 3}, 4, nil},
+		{DivisionQuery{Limit: 2, Offset: 10}, 4, nil},
 		{DivisionQuery{Sort: "site", Limit: 4}, 4, []string{"site-a / user 2", "site-a / voice 1", "site-b / user 1", "site-c / user 3"}},
 		{DivisionQuery{Sort: "site", Reverse: true, Limit: 1}, 4, []string{"site-c / user 3"}},
 		{DivisionQuery{Sort: "role", Reverse: true, Limit: 1}, 4, []string{"site-a / voice 1"}},
@@ -57,6 +58,13 @@ func TestDivisionPage(t *testing.T) {
 			// The first two: the others tie.
 			got = got[:min(2, len(got))]
 		}
+		if tt.q.Offset == 10 {
+			// Past the last page: none, the count all the same.
+			if count != 4 || len(got) != 0 {
+				t.Errorf("DivisionPage(%+v) = %d %q, want 4 and none", tt.q, count, got)
+			}
+			continue
+		}
 		if tt.q.Offset == 3 {
 			// The last of four by usage: site-a / voice or site-b / user,
 			// both 1, by their values.
@@ -68,6 +76,12 @@ func TestDivisionPage(t *testing.T) {
 		if count != tt.count || !slices.Equal(got, tt.want) {
 			t.Errorf("DivisionPage(%+v) = %d %q, want %d %q", tt.q, count, got, tt.count, tt.want)
 		}
+	}
+	// A number given outside the ranges: its division is listed, used 0,
+	// last by usage, first the other way.
+	e.given(branch.Main, "outside", b.ID, "voice", 500)
+	if count, got := labels(DivisionQuery{Reverse: true, Limit: 1}); count != 5 || !slices.Equal(got, []string{"site-b / voice 0"}) {
+		t.Errorf("least used first = %d %q, want 5 [site-b / voice 0]", count, got)
 	}
 	_, err := e.svc.DivisionPage(ctx, operator, p.ID, DivisionQuery{Sort: "name"})
 	refusal(t, err, branch.ErrInvalid, `"name" is not a scope element of pool VLAN IDs per site and role; sort by usage or by one of them`)
