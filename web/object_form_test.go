@@ -80,6 +80,9 @@ func TestObjectForm(t *testing.T) {
 	if !tabs.has("tab-value") || !tabs.has("tab-from-pool") || !tabs.has("predicted-number") {
 		t.Fatal("vlan_id, allocated by a pool, has no Value and From pool tabs with a predicted number")
 	}
+	if !page.linksTo("/objects/IpamVLAN", false) {
+		t.Error("the form does not link to the kind's objects")
+	}
 	if _, ok := nodeAttr(tabs.all("tab-from-pool")[0], "checked"); !ok {
 		t.Error("a new object's vlan_id is not From pool by default")
 	}
