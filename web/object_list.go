@@ -73,7 +73,7 @@ func (s *Server) objectList(w http.ResponseWriter, r *http.Request) {
 	if p.Offset+objectsPerPage < p.Count {
 		p.NextHref = objectsHref(kind, kp.branch, p.Query, p.Offset+objectsPerPage)
 	}
-	s.render(w, r, http.StatusOK, views.ObjectListPage(p))
+	s.renderPage(w, r, views.ObjectListPage(p), "objects")
 }
 
 // searchObjects returns the page of the kind's objects from offset on that

@@ -47,6 +47,15 @@ func TestObjectTable(t *testing.T) {
 		t.Errorf("the second page counts %q", page.text("object-count"))
 	}
 
+	// htmx swaps the table alone on search and paging.
+	res := do(t, c.h, http.MethodGet, "/objects/IpamVLAN?q=vlan-1", http.Header{"Cookie": c.op["Cookie"], "Hx-Request": {"true"}, "Hx-Target": {"objects"}})
+	if fragment := parseHTML(string(readBody(t, res))); res.StatusCode != http.StatusOK || fragment.has("page-title") || fragment.text("object-count") != "1–10 of 10" {
+		t.Errorf("the htmx search answers %d, page title %v, count %q", res.StatusCode, fragment.has("page-title"), fragment.text("object-count"))
+	}
+	if q := page.all("object-q"); len(q) != 1 || attrOf(q[0], "hx-get") != "/objects/IpamVLAN" || attrOf(q[0], "hx-target") != "#objects" {
+		t.Error("the search box does not swap the table with htmx")
+	}
+
 	// Search: by label or value, paginated too.
 	_, body = c.get(t, "/objects/IpamVLAN?q=VLAN-1", c.op)
 	page = parseHTML(body)
