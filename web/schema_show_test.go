@@ -24,6 +24,9 @@ func TestSchemaPage(t *testing.T) {
 	if status != http.StatusOK || !page.has("branch-select") || !page.has("form-schema-load") {
 		t.Fatalf("GET /schema = %d, branch-select %v, form-schema-load %v", status, page.has("branch-select"), page.has("form-schema-load"))
 	}
+	if len(page.scripts("/static/js/branch-select.")) != 1 || attrOf(page.all("branch-select")[0], "action") != "/schema" {
+		t.Error("the branch selector does not reload /schema, with its script")
+	}
 	if _, selected := options(page.all("branch-select-input")[0]); selected != "main" {
 		t.Errorf("the branch selector shows %q, want main", selected)
 	}
