@@ -12,6 +12,8 @@ import (
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/numbers"
+
+	"golang.org/x/net/html"
 )
 
 // predicted computes what the page's script does: the pool's next number
@@ -158,6 +160,22 @@ func TestObjectForm(t *testing.T) {
 	if status != http.StatusSeeOther || page.text("flash") != "Saved IpamVLAN users-a2 on main." || attrOf(page.all("input-vlan_id")[0], "value") != "150" ||
 		page.text("input-tags") != `["x"]` {
 		t.Errorf("saving = %d %q", status, page.text("flash"))
+	}
+
+	// On a branch: the form keeps it, the object is the branch's alone.
+	if _, err := c.branches.CreateBranch(t.Context(), auth.System, "b"); err != nil {
+		t.Fatal(err)
+	}
+	_, body = c.get(t, "/objects/IpamVLAN/new?branch=b", c.op)
+	if hidden := parseHTML(body).in("form-object").elements(func(n *html.Node) bool { return attrOf(n, "name") == "branch" }); len(hidden) != 1 || attrOf(hidden[0], "value") != "b" {
+		t.Error("the form on branch b does not post its branch")
+	}
+	status, location, page = create(url.Values{"branch": {"b"}, "name": {"on-b"}, "site": {siteB}, "vlan_id__mode": {"value"}, "vlan_id": {"42"}})
+	if status != http.StatusSeeOther || !strings.HasSuffix(location, "/edit?branch=b") || page.text("flash") != "Created IpamVLAN on-b on b." {
+		t.Errorf("creating on b = %d %s %q", status, location, page.text("flash"))
+	}
+	if _, body := c.get(t, "/objects/IpamVLAN?q=on-b", c.op); parseHTML(body).text("object-count") != "No object" {
+		t.Error("main shows the object created on b")
 	}
 
 	for _, target := range []string{"/objects/Nope/new", "/objects/IpamVLAN/" + siteA + "/edit", "/objects/IpamVLAN/nope/edit"} {
