@@ -16,7 +16,15 @@
 	function update() {
 		const rows = [...root.querySelectorAll("[data-range-row]")];
 		const value = (row, id) => row.querySelector(`[data-testid="${id}"]`).value.trim();
-		const ranges = rows.map((row) => ({
+		// Rows left empty are not ranges, as the server reads them.
+		const typed = rows.filter((row) => value(row, "range-start") !== "" || value(row, "range-end") !== "");
+		if (typed.length === 0) {
+			out("preview-error").textContent = "";
+			out("preview-size").textContent = "";
+			out("preview-order").textContent = "";
+			return;
+		}
+		const ranges = typed.map((row) => ({
 			start: Number(value(row, "range-start")),
 			end: Number(value(row, "range-end")),
 			weight: value(row, "range-weight") === "" ? 1 : Number(value(row, "range-weight")),
@@ -30,7 +38,8 @@
 
 	globalThis.ipamReady(root.dataset.wasm).then(() => {
 		root.addEventListener("input", update);
-		root.addEventListener("htmx:afterSwap", update);
+		// htmx:load: a step swapped in a new form.
+		document.addEventListener("htmx:load", update);
 		update();
 		root.dataset.ready = "true";
 	}).catch((err) => {
