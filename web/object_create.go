@@ -68,11 +68,17 @@ func (s *Server) objectSave(w http.ResponseWriter, r *http.Request, id string) {
 	}
 	var formError string
 	if err != nil {
-		switch refusal := ipam.Classify(err); refusal.Code {
-		case ipam.CodeNotFound:
-			s.notFound(w, r)
-			return
-		case ipam.CodeInvalidArgument, ipam.CodeConflict, ipam.CodePoolExhausted:
+		refusal := ipam.Classify(err)
+		if refusal.Code == ipam.CodeNotFound && id != "" {
+			// The object gone is the page's 404; a peer or a pool not
+			// found, the form's refusal.
+			if _, err := s.branches.Object(r.Context(), actor, kp.branch, id); err != nil {
+				s.failed(w, r, err)
+				return
+			}
+		}
+		switch refusal.Code {
+		case ipam.CodeInvalidArgument, ipam.CodeConflict, ipam.CodePoolExhausted, ipam.CodeNotFound:
 			if field := fieldOf(refusal.Field); field != "" && kp.hasField(field) {
 				errs = map[string]string{field: refusal.Message}
 			} else {

@@ -148,6 +148,17 @@ func TestObjectForm(t *testing.T) {
 		t.Errorf("a duplicate VLAN = %d %q %q", status, page.text("error-site"), page.text("form-error"))
 	}
 
+	// A pool or a peer that does not exist: the form says so.
+	for _, form := range []url.Values{
+		{"name": {"x"}, "site": {siteA}, "vlan_id__mode": {"pool"}, "vlan_id__pool": {"nope"}},
+		{"name": {"x"}, "site": {"01a22f15-0000-7000-8000-000000000000"}, "vlan_id__mode": {"value"}, "vlan_id": {"5"}},
+	} {
+		status, _, body = c.post(t, "/objects/IpamVLAN", form, c.op)
+		if page := parseHTML(body); status != http.StatusUnprocessableEntity || !strings.Contains(page.text("form-error")+page.text("error-site"), "not found") {
+			t.Errorf("%v = %d %q", form, status, page.text("form-error"))
+		}
+	}
+
 	// Edit: the object's values, Value tab by default; saved in place.
 	editHref := location
 	_, body = c.get(t, editHref, c.op)
@@ -182,6 +193,9 @@ func TestObjectForm(t *testing.T) {
 		if status, _ := c.get(t, target, c.op); status != http.StatusNotFound {
 			t.Errorf("GET %s = %d, want 404", target, status)
 		}
+	}
+	if status, _, _ := c.post(t, "/objects/IpamVLAN/01a22f15-0000-7000-8000-000000000000", url.Values{"name": {"x"}}, c.op); status != http.StatusNotFound {
+		t.Errorf("saving an object that does not exist = %d, want 404", status)
 	}
 	c.notFoundFor(t, http.MethodGet, "/objects/IpamVLAN/new")
 	c.notFoundFor(t, http.MethodGet, editHref)
