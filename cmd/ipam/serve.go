@@ -54,7 +54,7 @@ func serve(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 		fmt.Fprintf(stdout, "Created the operator %q with password %s (shown once; change it with ipam user set-password %[1]s --password-stdin)\n", auth.AdminName, password)
 	}
 	if *loadDemo {
-		logins, loaded, err := demo.Load(ctx, svc, authn)
+		logins, loaded, err := demo.Load(ctx, svc, authn, svcs.numbers)
 		if err != nil {
 			return err
 		}

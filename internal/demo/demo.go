@@ -1,7 +1,8 @@
 // Package demo loads a small example into an empty installation, so that a
 // newcomer running `make run` sees a living console: two public pools in
 // two zones, tenants acme and globex with VPCs, subnets, VMs, nodes and
-// floating IPs.
+// floating IPs; and the second seed's example (numbers.go): sites, VLANs
+// numbered per site from a scoped pool, and a branch with pending changes.
 package demo
 
 import (
@@ -11,6 +12,7 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/numbers"
 )
 
 // A Login is a demo user and its password, printed once when loaded.
@@ -19,20 +21,29 @@ type Login struct {
 }
 
 // Load loads the example unless it was loaded before (in this database,
-// by any process). loaded is false when there was nothing to do.
-func Load(ctx context.Context, svc *ipam.Service, users *auth.Service) (logins []Login, loaded bool, err error) {
+// by any process): the IP part and the number part each once, so that a
+// database loaded before number pools existed gets the number part.
+// loaded is false when there was nothing to do.
+func Load(ctx context.Context, svc *ipam.Service, users *auth.Service, nums *numbers.Service) (logins []Login, loaded bool, err error) {
 	first, err := svc.SetOnce(ctx, auth.System, "demo", map[string]bool{"loaded": true})
 	if err != nil {
 		return nil, false, fmt.Errorf("demo: unable to record the demo: %w", err)
 	}
-	if !first {
-		return nil, false, nil
+	if first {
+		if logins, err = load(ctx, svc, users); err != nil {
+			return nil, true, fmt.Errorf("demo: loading the example failed halfway: %w", err)
+		}
 	}
-	logins, err = load(ctx, svc, users)
+	firstNumbers, err := svc.SetOnce(ctx, auth.System, "demo-numbers", map[string]bool{"loaded": true})
 	if err != nil {
-		return nil, true, fmt.Errorf("demo: loading the example failed halfway: %w", err)
+		return logins, first, fmt.Errorf("demo: unable to record the demo: %w", err)
 	}
-	return logins, true, nil
+	if firstNumbers {
+		if err := loadNumbers(ctx, nums); err != nil {
+			return logins, true, fmt.Errorf("demo: loading the number pools' example failed halfway: %w", err)
+		}
+	}
+	return logins, first || firstNumbers, nil
 }
 
 func load(ctx context.Context, svc *ipam.Service, users *auth.Service) ([]Login, error) {

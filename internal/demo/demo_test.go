@@ -6,6 +6,7 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/store"
 )
@@ -25,9 +26,14 @@ func TestLoadOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer svc.Close()
+	nums, err := numbers.New(ctx, numbers.Config{DB: db, URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nums.Close()
 	users := auth.NewService(db)
 
-	logins, loaded, err := Load(ctx, svc, users)
+	logins, loaded, err := Load(ctx, svc, users, nums)
 	if err != nil || !loaded {
 		t.Fatalf("Load = %v, %v", loaded, err)
 	}
@@ -60,7 +66,80 @@ func TestLoadOnce(t *testing.T) {
 		t.Errorf("demo holds %+v", counts)
 	}
 
-	if _, loaded, err := Load(ctx, svc, users); err != nil || loaded {
+	checkNumbers(t, nums)
+
+	if _, loaded, err := Load(ctx, svc, users, nums); err != nil || loaded {
 		t.Errorf("second Load = %v, %v; want nothing done", loaded, err)
+	}
+}
+
+// TestLoadNumbersOnAnOlderDemo loads the number pools' example into a
+// database whose IP example was loaded before number pools existed: the
+// number part is loaded, the IP part left alone.
+func TestLoadNumbersOnAnOlderDemo(t *testing.T) {
+	ctx := t.Context()
+	url := pgtest.NewURL(t)
+	db, err := store.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	svc, err := ipam.New(ctx, ipam.Config{DB: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	nums, err := numbers.New(ctx, numbers.Config{DB: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nums.Close()
+	if _, err := svc.SetOnce(ctx, auth.System, "demo", map[string]bool{"loaded": true}); err != nil {
+		t.Fatal(err)
+	}
+	logins, loaded, err := Load(ctx, svc, auth.NewService(db), nums)
+	if err != nil || !loaded || len(logins) != 0 {
+		t.Fatalf("Load = %v, %v, %v; want the number part only", logins, loaded, err)
+	}
+	checkNumbers(t, nums)
+}
+
+// checkNumbers checks the number pools' example: the pool scoped by site,
+// both sites holding 100 on main, and the branch's VLAN counted in site-a
+// with its pending number.
+func checkNumbers(t *testing.T, nums *numbers.Service) {
+	t.Helper()
+	ctx := t.Context()
+	pools, err := nums.Pools(ctx, auth.System, numbers.PoolFilter{}, 10, 0)
+	if err != nil || len(pools.Pools) != 1 || pools.Pools[0].Name != DemoPool {
+		t.Fatalf("pools %+v, %v; want %s", pools, err, DemoPool)
+	}
+	divisions, err := nums.Divisions(ctx, auth.System, pools.Pools[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := map[string]int64{}
+	for _, d := range divisions.Divisions {
+		used[d.DisplayLabel] = d.Figures.Used
+	}
+	if len(used) != 2 || used["site-a"] != 4 || used["site-b"] != 2 {
+		t.Errorf("divisions' use %v, want site-a 4 (3 on main, 1 on the branch), site-b 2", used)
+	}
+	allocations, err := nums.Allocations(ctx, auth.System, pools.Pools[0].ID, nil, 50, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hundreds := 0
+	for _, a := range allocations.Allocations {
+		if a.Value == 100 {
+			hundreds++
+		}
+	}
+	if hundreds != 2 {
+		t.Errorf("%d VLANs hold 100, want one per site: %+v", hundreds, allocations.Allocations)
+	}
+	branches, err := nums.Branches().Branches(ctx, auth.System)
+	if err != nil || len(branches) != 2 || branches[1].Name != DemoBranch || !branches[1].OwnSchema {
+		t.Errorf("branches %+v, %v; want main and %s with its own schema", branches, err, DemoBranch)
 	}
 }
