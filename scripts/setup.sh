@@ -27,6 +27,11 @@
 #     (GRAPHQL_JS_PATH): its getIntrospectionQuery wrote
 #     internal/graphql/testdata/introspection.graphql, and its
 #     buildClientSchema checks the API's answer to it.
+#   * axe-core for the end-to-end tests' accessibility checks: npm package
+#     axe-core@4.14.1 installed into
+#       $PIVIRT_CACHE/axe-core-4.14.1/node_modules/axe-core
+#     (AXE_CORE_PATH): e2e injects its axe.min.js into every console page
+#     and fails on a serious or critical violation.
 #   Go tools need nothing here: they are go.mod tools run with `go tool`.
 #
 # Usage: scripts/setup.sh [--check | --print-env | --make-env | --help]
@@ -37,11 +42,13 @@
 #                  export PLAYWRIGHT_DRIVER_PATH=...
 #                  export CHROMIUM_PATH=/usr/bin/chromium
 #                  export GRAPHQL_JS_PATH=...
+#                  export AXE_CORE_PATH=...
 #                (for a shell: `. <(scripts/setup.sh --print-env)`).
 #   --make-env   set up as with no flag, then print the same as Make lines:
 #                  export PLAYWRIGHT_DRIVER_PATH := ...
 #                  export CHROMIUM_PATH := /usr/bin/chromium
 #                  export GRAPHQL_JS_PATH := ...
+#                  export AXE_CORE_PATH := ...
 #                for a Makefile to include, e.g.
 #                  .cache/env.mk: scripts/setup.sh
 #                  	@mkdir -p $(@D) && scripts/setup.sh --make-env > $@.tmp && mv $@.tmp $@
@@ -56,6 +63,7 @@ set -euo pipefail
 
 readonly PLAYWRIGHT_VERSION=1.52.0 # must match playwright-go v0.5200.1 in go.mod
 readonly GRAPHQL_JS_VERSION=16.15.0
+readonly AXE_CORE_VERSION=4.14.1
 readonly PG_MAJOR=15
 readonly PG_BINDIR=/usr/lib/postgresql/${PG_MAJOR}/bin
 readonly CHROMIUM_PATH=/usr/bin/chromium
@@ -67,6 +75,8 @@ PW_PKG=$PW_PREFIX/node_modules/playwright-core
 DRIVER_DIR=$CACHE/playwright-driver-$PLAYWRIGHT_VERSION
 GRAPHQL_JS_PREFIX=$CACHE/graphql-$GRAPHQL_JS_VERSION
 GRAPHQL_JS_PKG=$GRAPHQL_JS_PREFIX/node_modules/graphql
+AXE_CORE_PREFIX=$CACHE/axe-core-$AXE_CORE_VERSION
+AXE_CORE_PKG=$AXE_CORE_PREFIX/node_modules/axe-core
 
 log() { printf 'setup: %s\n' "$*" >&2; }
 die() {
@@ -142,6 +152,10 @@ driver_ok() {
 
 graphql_js_ok() {
 	has_version "$GRAPHQL_JS_PKG/package.json" "$GRAPHQL_JS_VERSION" && [[ -f $GRAPHQL_JS_PKG/index.js ]]
+}
+
+axe_core_ok() {
+	has_version "$AXE_CORE_PKG/package.json" "$AXE_CORE_VERSION" && [[ -f $AXE_CORE_PKG/axe.min.js ]]
 }
 
 # -------------------------------------------------------------- installs ----
@@ -226,6 +240,19 @@ install_graphql_js() {
 	graphql_js_ok || die "npm did not install graphql $GRAPHQL_JS_VERSION in $GRAPHQL_JS_PKG"
 }
 
+install_axe_core() {
+	mkdir -p "$CACHE"
+	exec 9>"$CACHE/.setup.lock"
+	command -v flock >/dev/null && flock 9
+	axe_core_ok && return 0
+	log "installing npm axe-core@$AXE_CORE_VERSION into $AXE_CORE_PREFIX"
+	rm -rf "$AXE_CORE_PREFIX"
+	mkdir -p "$AXE_CORE_PREFIX"
+	npm install --no-audit --no-fund --no-update-notifier --save-exact --ignore-scripts \
+		--prefix "$AXE_CORE_PREFIX" "axe-core@$AXE_CORE_VERSION" >&2
+	axe_core_ok || die "npm did not install axe-core $AXE_CORE_VERSION in $AXE_CORE_PKG"
+}
+
 # ------------------------------------------------------------------ main ----
 
 mapfile -t debs < <(missing_debs)
@@ -244,6 +271,10 @@ if [[ $mode == check ]]; then
 		log "missing graphql-js $GRAPHQL_JS_VERSION in $GRAPHQL_JS_PKG"
 		rc=1
 	fi
+	if ! axe_core_ok; then
+		log "missing axe-core $AXE_CORE_VERSION in $AXE_CORE_PKG"
+		rc=1
+	fi
 	exit "$rc"
 fi
 
@@ -258,16 +289,19 @@ fi
 
 driver_ok || install_driver
 graphql_js_ok || install_graphql_js
+axe_core_ok || install_axe_core
 
 case $mode in
 print-env)
 	printf 'export PLAYWRIGHT_DRIVER_PATH=%q\n' "$DRIVER_DIR"
 	printf 'export CHROMIUM_PATH=%q\n' "$CHROMIUM_PATH"
 	printf 'export GRAPHQL_JS_PATH=%q\n' "$GRAPHQL_JS_PKG"
+	printf 'export AXE_CORE_PATH=%q\n' "$AXE_CORE_PKG"
 	;;
 make-env)
 	printf 'export PLAYWRIGHT_DRIVER_PATH := %s\n' "$DRIVER_DIR"
 	printf 'export CHROMIUM_PATH := %s\n' "$CHROMIUM_PATH"
 	printf 'export GRAPHQL_JS_PATH := %s\n' "$GRAPHQL_JS_PKG"
+	printf 'export AXE_CORE_PATH := %s\n' "$AXE_CORE_PKG"
 	;;
 esac
