@@ -71,14 +71,15 @@ func (s *Service) DivisionPage(ctx context.Context, actor auth.Actor, poolID str
 		return DivisionList{}, err
 	}
 	type item struct {
-		key    json.RawMessage
-		values []json.RawMessage
-		used   int64
-		div    Division
+		key  json.RawMessage
+		used int64
+		div  Division
+		// sortKey is the entry sorted by, read once.
+		sortKey entryKey
 	}
 	items := make([]item, len(held))
 	for i, d := range held {
-		items[i] = item{key: d.Division, values: divisionValues(d.Division)}
+		items[i] = item{key: d.Division}
 		for _, n := range st.space.Used(candidates.NumberSetOf(d.Numbers...)) {
 			items[i].used += n
 		}
@@ -108,18 +109,16 @@ func (s *Service) DivisionPage(ctx context.Context, actor auth.Actor, poolID str
 		})
 	}
 	byValues := func(a, b item) int { return cmp.Compare(string(a.key), string(b.key)) }
-	var order func(a, b item) int
-	switch {
-	case sortBy < 0:
-		order = func(a, b item) int { return cmp.Or(cmp.Compare(b.used, a.used), byValues(a, b)) }
-	case labelAll:
-		order = func(a, b item) int {
-			return cmp.Or(compareEntries(a.div.Entries[sortBy].DisplayLabel, b.div.Entries[sortBy].DisplayLabel), byValues(a, b))
+	order := func(a, b item) int { return cmp.Or(cmp.Compare(b.used, a.used), byValues(a, b)) }
+	if sortBy >= 0 {
+		for i, it := range items {
+			if labelAll {
+				items[i].sortKey = keyOf(it.div.Entries[sortBy].DisplayLabel)
+			} else if values := divisionValues(it.key); sortBy < len(values) {
+				items[i].sortKey = keyOf(entryText(values[sortBy]))
+			}
 		}
-	default:
-		order = func(a, b item) int {
-			return cmp.Or(compareEntries(entryText(a.values[sortBy]), entryText(b.values[sortBy])), byValues(a, b))
-		}
+		order = func(a, b item) int { return cmp.Or(a.sortKey.compare(b.sortKey), byValues(a, b)) }
 	}
 	if q.Reverse {
 		forward := order
@@ -167,13 +166,23 @@ func (s *Service) divisionsByUsage(ctx context.Context, actor auth.Actor, main s
 	return out, nil
 }
 
-// compareEntries orders two entries' texts: as numbers when both are
-// whole numbers, otherwise as text, case ignored first.
-func compareEntries(a, b string) int {
-	x, errX := strconv.ParseInt(a, 10, 64)
-	y, errY := strconv.ParseInt(b, 10, 64)
-	if errX == nil && errY == nil {
-		return cmp.Compare(x, y)
+// An entryKey is an entry's text as divisions are sorted by it: as
+// numbers when both are whole numbers, otherwise as text, case ignored
+// first.
+type entryKey struct {
+	text, lower string
+	n           int64
+	isNumber    bool
+}
+
+func keyOf(text string) entryKey {
+	n, err := strconv.ParseInt(text, 10, 64)
+	return entryKey{text: text, lower: strings.ToLower(text), n: n, isNumber: err == nil}
+}
+
+func (a entryKey) compare(b entryKey) int {
+	if a.isNumber && b.isNumber {
+		return cmp.Compare(a.n, b.n)
 	}
-	return cmp.Or(cmp.Compare(strings.ToLower(a), strings.ToLower(b)), cmp.Compare(a, b))
+	return cmp.Or(cmp.Compare(a.lower, b.lower), cmp.Compare(a.text, b.text))
 }
