@@ -621,7 +621,7 @@ func previewOutput(p previewOutputProps) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, "</p><dl class=\"figures\"><dt>Usable addresses</dt><dd data-testid=\"preview-count\"></dd><dt>First</dt><dd data-testid=\"preview-first\"></dd><dt>Last</dt><dd data-testid=\"preview-last\"></dd></dl><div class=\"addrmap\" data-testid=\"address-map\" aria-label=\"Address map\"></div><div class=\"legend\"><span><i class=\"s-f\"></i>free</span> <span><i class=\"s-n\"></i>network / broadcast</span> <span><i class=\"s-g\"></i>gateway</span> <span><i class=\"s-x\"></i>excluded</span></div></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, "</p><dl class=\"figures\"><dt>Usable addresses</dt><dd data-testid=\"preview-count\"></dd><dt>First</dt><dd data-testid=\"preview-first\"></dd><dt>Last</dt><dd data-testid=\"preview-last\"></dd></dl><div class=\"addrmap\" data-testid=\"address-map\" role=\"img\" aria-label=\"Address map\"></div><div class=\"legend\"><span><i class=\"s-f\"></i>free</span> <span><i class=\"s-n\"></i>network / broadcast</span> <span><i class=\"s-g\"></i>gateway</span> <span><i class=\"s-x\"></i>excluded</span></div></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
