@@ -61,6 +61,12 @@ func setup() (func(), error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("PLAYWRIGHT_DRIVER_PATH is not set: run the tests with make test, or eval \"$(scripts/setup.sh --print-env)\" first")
 	}
+	axe, err := os.ReadFile(filepath.Join(os.Getenv("AXE_CORE_PATH"), "axe.min.js"))
+	if os.Getenv("AXE_CORE_PATH") == "" || err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("axe-core is not installed (AXE_CORE_PATH=%q): run the tests with make test, or eval \"$(scripts/setup.sh --print-env)\" first", os.Getenv("AXE_CORE_PATH"))
+	}
+	axeSource = string(axe)
 	chromium := os.Getenv("CHROMIUM_PATH")
 	if chromium == "" {
 		chromium = "/usr/bin/chromium"
