@@ -318,3 +318,43 @@ func renderNode(n *html.Node) string {
 	html.Render(&b, n)
 	return b.String()
 }
+
+// TestNumberPoolPagers: the allocation scopes and a division's numbers
+// are paged, 50 a page.
+func TestNumberPoolPagers(t *testing.T) {
+	c := newKindsConsole(t)
+	p := c.vlanPool(t, "VLAN IDs per site", []numbers.Range{{Start: 1, End: 4094, Weight: 1}}, "site")
+	var first string
+	for i := range 55 {
+		site := c.site(t, branch.Main, fmt.Sprintf("site-%02d", i))
+		if i == 0 {
+			first = site
+		}
+		c.fromPool(t, p.ID, fmt.Sprint("v", i), site)
+	}
+	for i := range 51 {
+		c.fromPool(t, p.ID, fmt.Sprint("more", i), first)
+	}
+	href := "/resource-managers/" + p.ID
+	scopes := c.page(t, href).in("allocation-scopes")
+	if n := len(scopes.testIDs("division-")); n != 50 || scopes.has("previous-page") || !strings.HasPrefix(scopes.text("scope-count"), "55 allocation scopes") {
+		t.Fatalf("first page: %d rows, %q", n, scopes.text("scope-count"))
+	}
+	// Most used first: site-00, with 52 numbers.
+	if got := scopes.testIDs("division-")[0]; got != "division-site-00" {
+		t.Errorf("first row = %s", got)
+	}
+	second := c.page(t, attrOf(scopes.all("next-page")[0], "href")).in("allocation-scopes")
+	if n := len(second.testIDs("division-")); n != 5 || second.has("next-page") || !second.has("previous-page") {
+		t.Errorf("second page: %d rows", n)
+	}
+	key, _ := json.Marshal([]string{first})
+	division := c.page(t, href+"?division="+url.QueryEscape(string(key))).in("division-numbers")
+	if n := len(division.testIDs("number-")); n != 50 || division.text("division-number-count") != "52 numbers" || !division.has("numbers-next-page") {
+		t.Fatalf("site-00's first page: %d numbers, %q", n, division.text("division-number-count"))
+	}
+	rest := c.page(t, attrOf(division.all("numbers-next-page")[0], "href")).in("division-numbers")
+	if got := rest.testIDs("number-"); !slices.Equal(got, []string{"number-51", "number-52"}) || !rest.has("numbers-previous-page") {
+		t.Errorf("site-00's second page: %q", got)
+	}
+}
