@@ -19,25 +19,36 @@ import (
 	"pivirt.hu/ipam/internal/store"
 )
 
-// childEnv, when set, makes this binary a claiming process of the
+// childEnv, when set, makes this binary a claiming process of a
 // two-process measurement: it holds a childTask as JSON.
 const childEnv = "IPAMBENCH_CHILD"
 
 type childTask struct {
-	URL       string `json:"url"`
-	Namespace string `json:"namespace"`
+	URL string `json:"url"`
+	// Namespace is the namespace of the VPC whose subnet the process
+	// claims addresses in; or, when Pool is set, the process creates VLANs
+	// of the site Site with their number from the pool Pool.
+	Namespace string `json:"namespace,omitempty"`
+	Pool      string `json:"pool,omitempty"`
+	Site      string `json:"site,omitempty"`
 	First     int    `json:"first"`
 	Count     int    `json:"count"`
 	Workers   int    `json:"workers"`
 }
 
 type childResult struct {
-	LatencyNs  []int64  `json:"latency_ns"`
+	LatencyNs []int64 `json:"latency_ns"`
+	// Owners are the claims' owners (the VLANs' ids for numbers), Values
+	// what each got: an address, or a number in decimal.
 	Owners     []string `json:"owners"`
-	Addresses  []string `json:"addresses"`
+	Values     []string `json:"values"`
 	Statements int64    `json:"statements"`
 	Error      string   `json:"error,omitempty"`
 }
+
+// A childClaim makes one claim for id and returns its owner, what it got
+// and how long it took.
+type childClaim func(id string) (owner, value string, d time.Duration, err error)
 
 // runChild is a process of its own, like a second ipam serve: its own
 // connection pool, its own views, its own release notifications. It says
@@ -67,22 +78,17 @@ func child(t childTask) (childResult, error) {
 		return childResult{}, err
 	}
 	defer db.Close()
-	svc, err := ipam.New(ctx, ipam.Config{DB: db, URL: t.URL, Logger: slog.New(slog.DiscardHandler)})
+	claim, stop, err := childClaims(ctx, t, db)
 	if err != nil {
 		return childResult{}, err
 	}
-	defer svc.Close()
-	s := subnet{ns: t.Namespace}
-	// A serving process has its view loaded and its connections open.
-	if _, err := svc.Preview(ctx, operator, t.Namespace, "vpc-net", benchCIDR, nil, 1); err != nil {
-		return childResult{}, err
-	}
+	defer stop()
 	warmPool(ctx, db, t.Workers)
 	fmt.Println("ready")
 	if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
 		return childResult{}, err
 	}
-	res := childResult{LatencyNs: make([]int64, t.Count), Owners: make([]string, t.Count), Addresses: make([]string, t.Count)}
+	res := childResult{LatencyNs: make([]int64, t.Count), Owners: make([]string, t.Count), Values: make([]string, t.Count)}
 	stmts0 := statements.Load()
 	var next atomic.Int64
 	var firstErr error
@@ -95,14 +101,13 @@ func child(t childTask) (childResult, error) {
 				if i >= t.Count {
 					return
 				}
-				id := fmt.Sprintf("p-%d", t.First+i)
-				a, d, err := s.attach(ctx, svc, id)
+				owner, v, d, err := claim(fmt.Sprintf("p-%d", t.First+i))
 				if err != nil {
 					once.Do(func() { firstErr = err })
 					next.Store(int64(t.Count))
 					return
 				}
-				res.LatencyNs[i], res.Owners[i], res.Addresses[i] = int64(d), id, a.String()
+				res.LatencyNs[i], res.Owners[i], res.Values[i] = int64(d), owner, v
 			}
 		})
 	}
@@ -111,14 +116,107 @@ func child(t childTask) (childResult, error) {
 	return res, firstErr
 }
 
+// childClaims starts the service the process claims through, as ipam
+// serve would, with what its claims need loaded (a serving process has
+// its views loaded and its connections open), and returns the claim and
+// what stops the service.
+func childClaims(ctx context.Context, t childTask, db *store.DB) (childClaim, func(), error) {
+	if t.Pool != "" {
+		return numberChildClaims(ctx, t, db)
+	}
+	svc, err := ipam.New(ctx, ipam.Config{DB: db, URL: t.URL, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return nil, nil, err
+	}
+	s := subnet{ns: t.Namespace}
+	if _, err := svc.Preview(ctx, operator, t.Namespace, "vpc-net", benchCIDR, nil, 1); err != nil {
+		svc.Close()
+		return nil, nil, err
+	}
+	return func(id string) (string, string, time.Duration, error) {
+		a, d, err := s.attach(ctx, svc, id)
+		return id, a.String(), d, err
+	}, svc.Close, nil
+}
+
+// runChildren starts a process of this binary for each task, waits until
+// each is ready, tells them all to go at once and returns their results
+// and the wall time from the signal to the last result.
+func runChildren(ctx context.Context, tasks []childTask) ([]childResult, time.Duration, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, 0, err
+	}
+	type proc struct {
+		cmd    *exec.Cmd
+		stdin  io.WriteCloser
+		stdout *bufio.Reader
+	}
+	var procs []proc
+	kill := func() {
+		for _, p := range procs {
+			p.cmd.Process.Kill()
+			p.cmd.Wait()
+		}
+	}
+	for _, t := range tasks {
+		spec, _ := json.Marshal(t)
+		cmd := exec.CommandContext(ctx, self)
+		cmd.Env = append(os.Environ(), childEnv+"="+string(spec))
+		cmd.Stderr = os.Stderr
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			kill()
+			return nil, 0, err
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			kill()
+			return nil, 0, err
+		}
+		if err := cmd.Start(); err != nil {
+			kill()
+			return nil, 0, err
+		}
+		procs = append(procs, proc{cmd, stdin, bufio.NewReader(stdout)})
+	}
+	for _, p := range procs {
+		line, err := p.stdout.ReadString('\n')
+		if err != nil || line != "ready\n" {
+			kill()
+			return nil, 0, fmt.Errorf("a claiming process did not start: %q %v", line, err)
+		}
+	}
+	start := time.Now()
+	for _, p := range procs {
+		io.WriteString(p.stdin, "go\n")
+	}
+	results := make([]childResult, len(procs))
+	errs := make([]error, len(procs))
+	var wg sync.WaitGroup
+	for i, p := range procs {
+		wg.Go(func() {
+			errs[i] = json.NewDecoder(p.stdout).Decode(&results[i])
+			if errs[i] == nil && results[i].Error != "" {
+				errs[i] = errors.New(results[i].Error)
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	for _, p := range procs {
+		p.stdin.Close()
+		if err := p.cmd.Wait(); err != nil && errors.Join(errs...) == nil {
+			errs = append(errs, fmt.Errorf("a claiming process: %w", err))
+		}
+	}
+	return results, elapsed, errors.Join(errs...)
+}
+
 // twoProcesses measures two processes of eight clients each, claiming on
 // one fresh subnet at once, and checks the subnet holds exactly the lowest
 // candidates afterwards.
 func twoProcesses(ctx context.Context, cfg config, url string, svc *ipam.Service, db *store.DB, out *oursResult) error {
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
 	var runs []run
 	var stmts int64
 	out.twoProcLowest = true
@@ -128,70 +226,12 @@ func twoProcesses(ctx context.Context, cfg config, url string, svc *ipam.Service
 		if err != nil {
 			return err
 		}
-		type proc struct {
-			cmd    *exec.Cmd
-			stdin  io.WriteCloser
-			stdout *bufio.Reader
-		}
-		var procs []proc
-		kill := func() {
-			for _, p := range procs {
-				p.cmd.Process.Kill()
-				p.cmd.Wait()
-			}
-		}
+		var tasks []childTask
 		for p := range 2 {
-			spec, _ := json.Marshal(childTask{URL: url, Namespace: s.ns, First: p * per, Count: per, Workers: 8})
-			cmd := exec.CommandContext(ctx, self)
-			cmd.Env = append(os.Environ(), childEnv+"="+string(spec))
-			cmd.Stderr = os.Stderr
-			stdin, err := cmd.StdinPipe()
-			if err != nil {
-				kill()
-				return err
-			}
-			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				kill()
-				return err
-			}
-			if err := cmd.Start(); err != nil {
-				kill()
-				return err
-			}
-			procs = append(procs, proc{cmd, stdin, bufio.NewReader(stdout)})
+			tasks = append(tasks, childTask{URL: url, Namespace: s.ns, First: p * per, Count: per, Workers: 8})
 		}
-		for _, p := range procs {
-			line, err := p.stdout.ReadString('\n')
-			if err != nil || line != "ready\n" {
-				kill()
-				return fmt.Errorf("a claiming process did not start: %q %v", line, err)
-			}
-		}
-		start := time.Now()
-		for _, p := range procs {
-			io.WriteString(p.stdin, "go\n")
-		}
-		results := make([]childResult, len(procs))
-		errs := make([]error, len(procs))
-		var wg sync.WaitGroup
-		for i, p := range procs {
-			wg.Go(func() {
-				errs[i] = json.NewDecoder(p.stdout).Decode(&results[i])
-				if errs[i] == nil && results[i].Error != "" {
-					errs[i] = errors.New(results[i].Error)
-				}
-			})
-		}
-		wg.Wait()
-		elapsed := time.Since(start)
-		for _, p := range procs {
-			p.stdin.Close()
-			if err := p.cmd.Wait(); err != nil && errors.Join(errs...) == nil {
-				errs = append(errs, fmt.Errorf("a claiming process: %w", err))
-			}
-		}
-		if err := errors.Join(errs...); err != nil {
+		results, elapsed, err := runChildren(ctx, tasks)
+		if err != nil {
 			return err
 		}
 		l := newLedger()
@@ -200,7 +240,7 @@ func twoProcesses(ctx context.Context, cfg config, url string, svc *ipam.Service
 			stmts += res.Statements
 			for i, ns := range res.LatencyNs {
 				rr.lat = append(rr.lat, time.Duration(ns))
-				l.add(res.Owners[i], netip.MustParseAddr(res.Addresses[i]))
+				l.add(res.Owners[i], netip.MustParseAddr(res.Values[i]))
 			}
 		}
 		rr.ops = len(rr.lat)

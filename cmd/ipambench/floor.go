@@ -57,42 +57,57 @@ func floor(ctx context.Context, db *store.DB, n, clients int) (run, error) {
 // machine in the same state: a burst of load elsewhere slows both alike.
 // With one client and n slices, single operations alternate.
 func alternate(n, clients, slices int, a, b func() (time.Duration, error)) (ra, rb run, err error) {
+	runs, err := alternateClients(n, clients, slices, anyClient(a), anyClient(b))
+	return runs[0], runs[1], err
+}
+
+// alternateClients is alternate for any number of operations, each told
+// which client runs it; it returns one run per operation, in their order.
+func alternateClients(n, clients, slices int, ops ...func(client int) (time.Duration, error)) ([]run, error) {
+	runs := make([]run, len(ops))
 	for k := range slices {
 		m := n/slices + min(1, max(0, n%slices-k))
-		for i, op := range []func() (time.Duration, error){a, b} {
-			r, err := concurrently(m, clients, op)
+		for i, op := range ops {
+			r, err := byClient(m, clients, op)
 			if err != nil {
-				return ra, rb, err
+				return runs, err
 			}
-			acc := &ra
-			if i == 1 {
-				acc = &rb
-			}
-			acc.lat = append(acc.lat, r.lat...)
-			acc.elapsed += r.elapsed
-			acc.ops += r.ops
+			runs[i].lat = append(runs[i].lat, r.lat...)
+			runs[i].elapsed += r.elapsed
+			runs[i].ops += r.ops
 		}
 	}
-	return ra, rb, nil
+	return runs, nil
+}
+
+// anyClient is op for a client that need not know which it is.
+func anyClient(op func() (time.Duration, error)) func(int) (time.Duration, error) {
+	return func(int) (time.Duration, error) { return op() }
 }
 
 // concurrently runs op n times from clients goroutines and collects the
 // latencies; the first error stops the run.
 func concurrently(n, clients int, op func() (time.Duration, error)) (run, error) {
+	return byClient(n, clients, anyClient(op))
+}
+
+// byClient is concurrently with op told which client (0 to clients-1)
+// runs it, so that each client can keep to its own division.
+func byClient(n, clients int, op func(client int) (time.Duration, error)) (run, error) {
 	var next atomic.Int64
 	lat := make([]time.Duration, n)
 	var firstErr error
 	var errOnce sync.Once
 	var wg sync.WaitGroup
 	start := time.Now()
-	for range clients {
+	for c := range clients {
 		wg.Go(func() {
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= n {
 					return
 				}
-				d, err := op()
+				d, err := op(c)
 				if err != nil {
 					errOnce.Do(func() { firstErr = err })
 					next.Store(int64(n))

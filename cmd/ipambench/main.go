@@ -1,7 +1,9 @@
 // Command ipambench measures PiVirt IPAM's claims against the floor (a bare
 // single-row INSERT commit) and against github.com/metal-stack/go-ipam on
-// one PostgreSQL, together with the in-browser preview and the console's
-// pool page, and prints a Markdown table of the figures and their ratios.
+// one PostgreSQL, together with the in-browser preview, the console's
+// pool page and number pools' allocations (against the same creates with a
+// number given, and against a pool locked for each allocation), and prints
+// a Markdown table of the figures and their ratios.
 //
 //	cd cmd/ipambench && go run . [--quick] [--json] [--database-url URL]
 //
@@ -51,9 +53,13 @@ type config struct {
 	previewCalls int // per run
 	pageN        int // pages per run
 	gqlN         int // GraphQL requests per run and kind, and as many direct calls
+
+	numbersSeqN     int // VLANs per run and fill level, from the pool and as many given
+	numbers16N      int // VLANs per run, 16 clients, for each of the three measurements
+	numbersTwoProcN int // VLANs per run, both processes together
 }
 
-var scenarios = []string{"floor", "seq", "conc16", "twoproc", "churn", "page", "graphql", "goipam", "preview"}
+var scenarios = []string{"floor", "seq", "conc16", "twoproc", "churn", "page", "graphql", "numbers", "goipam", "preview"}
 
 func (c config) want(s string) bool { return c.only == nil || c.only[s] }
 
@@ -67,7 +73,7 @@ func parseFlags(args []string) (config, error) {
 	only := fs.String("only", "", "comma-separated measurements to run, of "+strings.Join(scenarios, ","))
 	fs.StringVar(&c.cpuprofile, "cpuprofile", "", "write a CPU profile of this process (the product's side of every claim) to this file")
 	fs.BoolVar(&c.keep, "keep", false, "keep the database until Ctrl-C after the run, and print its URL (for EXPLAIN)")
-	fs.BoolVar(&c.check, "check", false, "exit with status 3 when a target of issue 5 does not hold")
+	fs.BoolVar(&c.check, "check", false, "exit with status 3 when a target does not hold")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -88,11 +94,13 @@ func parseFlags(args []string) (config, error) {
 		c.floorN, c.floor16N, c.seqN, c.concN, c.twoProcN, c.churnN = 300, 1600, 100, 1600, 1600, 300
 		c.goipamSeqN, c.goipam20kN, c.goipamWindow = 30, 10, 3*time.Second
 		c.previewCalls, c.pageN, c.gqlN = 20, 20, 200
+		c.numbersSeqN, c.numbers16N, c.numbersTwoProcN = 50, 480, 480
 	} else {
 		c.runs = cmp(c.runs, 5)
 		c.floorN, c.floor16N, c.seqN, c.concN, c.twoProcN, c.churnN = 1000, 8000, 120, 8000, 8000, 1500
 		c.goipamSeqN, c.goipam20kN, c.goipamWindow = 100, 30, 10*time.Second
 		c.previewCalls, c.pageN, c.gqlN = 50, 50, 500
+		c.numbersSeqN, c.numbers16N, c.numbersTwoProcN = 120, 1600, 1600
 	}
 	if c.runs < 1 || c.runs*c.seqN >= 655 {
 		return c, fmt.Errorf("--runs %d: between 1 and %d (a 99 %% full /16 has 655 free addresses)", c.runs, 654/c.seqN)
@@ -137,7 +145,7 @@ func main() {
 	rep.print(os.Stdout, cfg)
 	switch {
 	case rep.broken():
-		fmt.Fprintln(os.Stderr, "ipambench: an address was handed out twice, or a claim did not get the lowest free candidate")
+		fmt.Fprintln(os.Stderr, "ipambench: an address or a number was handed out twice, or a claim did not get the lowest free one")
 		os.Exit(4)
 	case cfg.check && !rep.targetsHold():
 		os.Exit(3)
@@ -259,6 +267,13 @@ func bench(ctx context.Context, cfg config) (*report, error) {
 			return nil, fmt.Errorf("graphql: %w", err)
 		}
 		rep.graphql = &gr
+	}
+	if cfg.want("numbers") {
+		nr := &numbersResult{}
+		if err := measureNumbers(ctx, cfg, db, d.url, quiet, nr); err != nil {
+			return nil, fmt.Errorf("number pools: %w", err)
+		}
+		rep.numbers = nr
 	}
 	var gi *goipamResult
 	if cfg.want("goipam") {

@@ -24,6 +24,7 @@ type report struct {
 	numbersPreview        *numbersPreviewResult
 	page                  *pageResult
 	graphql               *gqlResult
+	numbers               *numbersResult
 }
 
 // machine describes the machine in a few words.
@@ -91,7 +92,7 @@ func cpuBusy(d time.Duration) float64 {
 	return 100 * float64(b1-b0) / float64(t1-t0)
 }
 
-// A target of issue 5 and whether it holds.
+// A target of an issue and whether it holds.
 type target struct {
 	name, measured string
 	holds          bool
@@ -183,7 +184,24 @@ func (r *report) pageRatio() (float64, bool) {
 	return ratio(r.page.large.P50, r.page.small.P50), true
 }
 
+// fromPoolRatio is the worst, over the fill levels, of a from_pool
+// create's p50 over the same create's with the number given.
+func (r *report) fromPoolRatio() (worst float64, worstPct int, ok bool) {
+	if r.numbers == nil {
+		return 0, 0, false
+	}
+	for _, lvl := range numberFills {
+		if q, found := r.numbers.fromPoolRatio[lvl.pct]; found && q >= worst {
+			worst, worstPct, ok = q, lvl.pct, true
+		}
+	}
+	return worst, worstPct, ok
+}
+
 func (r *report) broken() bool {
+	if n := r.numbers; n != nil && (n.duplicates > 0 || n.misses > 0 || !n.lowest) {
+		return true
+	}
 	o := r.ours
 	if o == nil {
 		return false
@@ -224,6 +242,19 @@ func (r *report) targets() []target {
 	}
 	if q, ok := r.pageRatio(); ok {
 		ts = append(ts, target{"pool page render at 60 000 allocations ≤ 2 × the render at 100", fmt.Sprintf("%.2f ×", q), q <= 2})
+	}
+	if n := r.numbers; n != nil {
+		w, pct, _ := r.fromPoolRatio()
+		ts = append(ts,
+			target{"a VLAN created with from_pool: p50 ≤ 1.5 × the same create with the number given, in a division of 4 094 0 %, 50 % and 99 % full (issue 12)",
+				fmt.Sprintf("%.2f × at worst (%d %% full)", w, pct), w <= 1.5},
+			target{"16 clients, each in its own division of one pool: throughput ≥ 4 × a pool whose allocations wait for a lock of its row (issue 12)",
+				fmt.Sprintf("%.2f ×", n.lockRatio), n.lockRatio >= 4},
+			target{"16 clients in one division: throughput ≥ 0.5 × 16 clients in 16 divisions (issue 12)",
+				fmt.Sprintf("%.2f ×", n.oneRatio), n.oneRatio >= 0.5},
+			target{"number pools: 0 numbers held twice in a division, in every measurement and by 2 processes × 8 clients in one division (issue 12)",
+				fmt.Sprintf("%d; every division exactly its lowest numbers: %s; from_pool creates not given the lowest free number: %d", n.duplicates, yes(n.lowest), n.misses),
+				n.duplicates == 0 && n.lowest && n.misses == 0})
 	}
 	return ts
 }
@@ -339,10 +370,26 @@ func (r *report) print(w io.Writer, cfg config) {
 		row("GraphQL: a claim mutation (attachInterface), server time", "1", g.claim, "",
 			fmt.Sprintf("p50 **%.2f ×** the same claim without GraphQL (%s, alternating with the requests)", g.claimRatio, msf(g.claimDirect.P50)))
 	}
+	if n := r.numbers; n != nil {
+		for _, lvl := range numberFills {
+			f := n.fromPool[lvl.pct]
+			note := fmt.Sprintf("p50 **%.2f ×** the same create with the number given (%s, %.2f statements, alternating with the creates); %d creates a run",
+				n.fromPoolRatio[lvl.pct], msf(n.given[lvl.pct].P50), n.givenStmts[lvl.pct], f.Ops)
+			row(fmt.Sprintf("numbers: a VLAN with `from_pool`, its site's division %d %% full (%d of 4 094)", lvl.pct, n.taken[lvl.pct]), "1", f, stm(n.fromPoolStmts[lvl.pct]), note)
+		}
+		row("numbers: VLANs from the pool, each client in its own division (site)", "16", n.divisions16, "",
+			fmt.Sprintf("throughput **%.2f ×** the pool-lock reference's (alternating with it); %d creates a run", n.lockRatio, n.divisions16.Ops))
+		row("reference: the pool's row locked (`SELECT … FOR UPDATE`), the lowest free number by SQL, the VLAN written, each client in its own division", "16", n.poolLock16, "",
+			fmt.Sprintf("%d creates a run", n.poolLock16.Ops))
+		row("numbers: VLANs from the pool, all clients in one division", "16", n.oneDivision16, "",
+			fmt.Sprintf("throughput **%.2f ×** 16 clients in 16 divisions' (alternating with them); p99 %.1f × p50; %d creates a run", n.oneRatio, ratio(n.oneDivision16.P99, n.oneDivision16.P50), n.oneDivision16.Ops))
+		row("numbers: 2 processes × 8 clients in one division", "16", n.twoProc, stm(n.twoProcStmts),
+			fmt.Sprintf("every division exactly its lowest numbers: %s; numbers held twice: %d; %d creates a run", yes(n.lowest), n.duplicates, n.twoProc.Ops))
+	}
 	ts := r.targets()
 	if len(ts) > 0 {
 		held := 0
-		fmt.Fprintln(w, "\n| target (issue 5) | measured | holds |")
+		fmt.Fprintln(w, "\n| target | measured | holds |")
 		fmt.Fprintln(w, "|---|---|---|")
 		for _, t := range ts {
 			fmt.Fprintf(w, "| %s | %s | %s |\n", t.name, t.measured, yes(t.holds))
@@ -443,6 +490,22 @@ func (r *report) json() map[string]any {
 	if g := r.graphql; g != nil {
 		m["graphql_query_ms_p50"], m["graphql_query_direct_ms_p50"], m["graphql_query_p50_ratio_to_direct"] = round(g.query.P50), round(g.queryDirect.P50), round(g.queryRatio)
 		m["graphql_claim_ms_p50"], m["graphql_claim_direct_ms_p50"], m["graphql_claim_p50_ratio_to_direct"] = round(g.claim.P50), round(g.claimDirect.P50), round(g.claimRatio)
+	}
+	w, _, ok = r.fromPoolRatio()
+	put("numbers_from_pool_p50_ratio_max", w, ok)
+	m["numbers_divisions16_vs_pool_lock"], m["numbers_one_division16_vs_divisions16"], m["numbers_duplicates"] = nil, nil, nil
+	if n := r.numbers; n != nil {
+		m["numbers_divisions16_vs_pool_lock"], m["numbers_one_division16_vs_divisions16"] = round(n.lockRatio), round(n.oneRatio)
+		m["numbers_duplicates"], m["numbers_lowest"], m["numbers_from_pool_misses"] = n.duplicates, n.lowest, n.misses
+		for pct, f := range n.fromPool {
+			k := fmt.Sprintf("numbers_from_pool_%d_", pct)
+			m[k+"p50_ms"], m[k+"p99_ms"], m[k+"statements"] = round(f.P50), round(f.P99), round(n.fromPoolStmts[pct])
+			m[k+"p50_ratio"], m[k+"given_p50_ms"], m[k+"given_statements"] = round(n.fromPoolRatio[pct]), round(n.given[pct].P50), round(n.givenStmts[pct])
+		}
+		for k, f := range map[string]figure{"divisions16": n.divisions16, "pool_lock16": n.poolLock16, "one_division16": n.oneDivision16, "two_process": n.twoProc} {
+			m["numbers_"+k+"_per_s"], m["numbers_"+k+"_p50_ms"], m["numbers_"+k+"_p99_ms"] = round(f.PerSec), round(f.P50), round(f.P99)
+		}
+		m["numbers_two_process_statements"] = round(n.twoProcStmts)
 	}
 	m["targets_hold"] = r.targetsHold()
 	return m
