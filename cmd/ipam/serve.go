@@ -30,7 +30,7 @@ const shutdownGrace = 35 * time.Second
 func serve(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on")
-	loadDemo := fs.Bool("demo", false, "load the example data (public pools, tenants acme and globex with VPCs) once")
+	loadDemo := fs.Bool("demo", false, "load the example data (public pools, tenants acme and globex with VPCs; sites, VLANs numbered per site from a pool, a branch) once")
 	secureCookie := fs.Bool("secure-cookie", false, "mark the session cookie Secure even on a loopback --listen (behind a TLS proxy on the same host)")
 	var trustedProxies prefixesFlag
 	fs.Var(&trustedProxies, "trusted-proxy", "a `CIDR` (or address) of proxies whose X-Forwarded-For names the client, for the limit of failed sign-ins (repeatable)")
