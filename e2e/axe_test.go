@@ -102,7 +102,7 @@ func TestAccessibilityOfTheIPPages(t *testing.T) {
 
 	tenant := newPage(t)
 	signIn(t, tenant, srv.URL, "acme", password)
-	for _, path := range []string{"/vpcs", "/vpcs/acme/prod/main", "/vpcs/acme/prod?tab=subnets", "/vpcs/globex/dev/lab"} {
+	for _, path := range []string{"/vpcs", "/vpcs/acme/prod/main", "/vpcs/acme/prod?tab=subnets"} {
 		visit(t, tenant, srv.URL, path)
 	}
 }

@@ -138,8 +138,8 @@ func createVLAN(t *testing.T, page playwright.Page, base, branch, name string, a
 // TestOperatorAllocatesVLANsPerSite walks an operator through issue 13:
 // a branch, a schema change loaded on it, a number pool scoped by site,
 // VLANs of two sites from it as the page predicted, the pool's allocation
-// scopes sorted and opened, the branch merged, and a merge refused with
-// its conflicts. axe-core checks every page on the way.
+// scopes sorted, searched and opened, the branch merged, and a merge
+// refused with its conflict. axe-core checks every page on the way.
 func TestOperatorAllocatesVLANsPerSite(t *testing.T) {
 	srv := startServer(t)
 	page := newPage(t)
@@ -205,12 +205,17 @@ func TestOperatorAllocatesVLANsPerSite(t *testing.T) {
 	if got, want := testIDs(t, page, testID("scoped-by")+" input[type=checkbox]"), []string{"scope-name", "scope-site"}; !slices.Equal(got, want) {
 		t.Errorf("Scoped by offers %v, want %v", got, want)
 	}
-	fill(t, page, form+" input[name=name]", "VLAN IDs per site")
 	fill(t, page, testID("range-row-0")+" "+testID("range-start"), "100")
 	fill(t, page, testID("range-row-0")+" "+testID("range-end"), "199")
 	click(t, page, testID("scope-site"))
 	waitForText(t, page, "preview-size", "100")
 	checkAccessibility(t, page, "/resource-managers/new, filled")
+	click(t, page, testID("create-number-pool"))
+	if err := playwright.NewPlaywrightAssertions(5000).Locator(page.Locator(testID("error-name"))).ToHaveText(regexp.MustCompile(".")); err != nil {
+		t.Fatalf("a pool without a name is not refused by its field: %v", err)
+	}
+	checkAccessibility(t, page, "/resource-managers/new, refused")
+	fill(t, page, form+" input[name=name]", "VLAN IDs per site")
 	click(t, page, testID("create-number-pool"))
 	if err := page.Locator(testID("allocation-scopes")).WaitFor(); err != nil {
 		t.Fatalf("creating the pool does not lead to its allocation scopes: %v", err)
@@ -296,19 +301,15 @@ func TestOperatorAllocatesVLANsPerSite(t *testing.T) {
 		t.Errorf("after the merge main lists %d VLANs, want 3", n)
 	}
 
-	// Two merges refused: the branch rename changes the name of users-a,
-	// as main does; the branch guests takes 101 in site B by hand, as main
-	// does, against the uniqueness constraint its schema change brought.
-	for _, b := range []string{"rename", "guests"} {
-		goTo(t, page, base, "/branches")
-		fill(t, page, testID("branch-name"), b)
-		click(t, page, testID("form-create-branch")+" button[type=submit]")
-		if err := page.Locator(testID("branch-" + b)).WaitFor(); err != nil {
-			t.Fatalf("the branch %s is not listed: %v", b, err)
-		}
+	// A merge refused: the branch rename changes the name of users-a,
+	// and main does too.
+	goTo(t, page, base, "/branches")
+	fill(t, page, testID("branch-name"), "rename")
+	click(t, page, testID("form-create-branch")+" button[type=submit]")
+	if err := page.Locator(testID("branch-rename")).WaitFor(); err != nil {
+		t.Fatalf("the branch rename is not listed: %v", err)
 	}
-	rename := func(on string) {
-		t.Helper()
+	for _, on := range []string{"rename", "main"} {
 		goTo(t, page, base, "/objects/IpamVLAN?branch="+on)
 		label := page.Locator(testID("object-label"), playwright.PageLocatorOptions{HasText: regexp.MustCompile(`^users-a$`)})
 		if err := label.Click(); err != nil {
@@ -320,39 +321,34 @@ func TestOperatorAllocatesVLANsPerSite(t *testing.T) {
 			t.Fatalf("renaming users-a on %s: %v", on, err)
 		}
 	}
-	addGuests := func(on string) {
-		t.Helper()
-		goTo(t, page, base, "/objects/IpamVLAN/new?branch="+on)
-		fill(t, page, testID("input-name"), "guests-b-"+on)
-		choose(t, page, testID("input-site"), "site-b")
-		click(t, page, testID("tab-value"))
-		fill(t, page, testID("input-vlan_id"), "101")
-		click(t, page, testID("form-object")+" button[type=submit]")
-		if err := page.Locator(testID("flash")).WaitFor(); err != nil {
-			t.Fatalf("creating guests-b on %s: %v", on, err)
-		}
+	goTo(t, page, base, "/branches")
+	click(t, page, testID("form-merge-branch")+"[data-branch=rename] button")
+	if err := page.Locator(testID("merge-conflicts")).WaitFor(); err != nil {
+		t.Fatalf("the merge of rename is not refused: %v", err)
 	}
-	rename("rename")
-	addGuests("guests")
-	rename("main")
-	addGuests("main")
-	refused := func(b, want string) {
-		t.Helper()
-		goTo(t, page, base, "/branches")
-		click(t, page, testID("form-merge-branch")+"[data-branch="+b+"] button")
-		if err := page.Locator(testID("merge-conflicts")).WaitFor(); err != nil {
-			t.Fatalf("the merge of %s is not refused: %v", b, err)
-		}
-		lines, err := page.Locator(testID("merge-conflicts") + " " + testID("merge-conflict")).AllTextContents()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(lines) != 1 || !strings.Contains(lines[0], want) {
-			t.Errorf("the refused merge of %s lists %q, want one line with %q", b, lines, want)
-		}
-		checkAccessibility(t, page, "/branches, the merge of "+b+" refused")
+	lines, err := page.Locator(testID("merge-conflicts") + " " + testID("merge-conflict")).AllTextContents()
+	if err != nil {
+		t.Fatal(err)
 	}
-	refused("rename", ": name changed on both sides")
-	refused("guests", "Violates uniqueness constraint 'site-vlan_id'")
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "IpamVLAN ") || !strings.HasSuffix(lines[0], ": name changed on both sides") {
+		t.Errorf("the refused merge lists %q, want IpamVLAN <users-a's id>: name changed on both sides", lines)
+	}
+	checkAccessibility(t, page, "/branches, merge refused")
 	screenshot(t, page, "merge-refused")
+
+	// A pool without a scope shows its ranges and numbers at once.
+	goTo(t, page, base, "/resource-managers/new")
+	choose(t, page, testID("pool-node"), "IpamVLAN")
+	if err := page.Locator(testID("scoped-by")).WaitFor(); err != nil {
+		t.Fatalf("choosing IpamVLAN does not offer Scoped by: %v", err)
+	}
+	fill(t, page, form+" input[name=name]", "VLAN IDs")
+	fill(t, page, testID("range-row-0")+" "+testID("range-start"), "2000")
+	fill(t, page, testID("range-row-0")+" "+testID("range-end"), "2099")
+	click(t, page, testID("create-number-pool"))
+	if err := page.Locator(testID("division-numbers")).WaitFor(); err != nil {
+		t.Fatalf("the page of a pool without a scope does not show its numbers: %v", err)
+	}
+	waitForText(t, page, "pool-scope", "none")
+	checkAccessibility(t, page, "a pool without a scope")
 }
