@@ -238,7 +238,11 @@ func NumberRecords(ctx context.Context, tx *Tx, kinds []string, branchID int64, 
 		numberPoolScan
 		Live []byte `db:"live"`
 	}
-	if err := selectPrepared(ctx, tx, &scans, numberRecordsSQL, textArray(kinds), branchID, textArray(objects)); err != nil {
+	kindList, err := json.Marshal(kinds)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: unable to read the number pools of %d kinds: %w", len(kinds), err)
+	}
+	if err := selectPrepared(ctx, tx, &scans, numberRecordsSQL, string(kindList), branchID, textArray(objects)); err != nil {
 		return nil, nil, fmt.Errorf("store: unable to read the number pools of %d kinds: %w", len(kinds), classify(err))
 	}
 	var pools []NumberPoolRow
@@ -272,11 +276,17 @@ func NumberRecords(ctx context.Context, tx *Tx, kinds []string, branchID int64, 
 	return pools, live, nil
 }
 
+// numberRecordsSQL takes the kinds as a JSON list ($1), not an array: the
+// planner estimates an array parameter's length at 10 and a constant's at
+// its own, so with number_pools not yet analysed (autovacuum analyses it
+// after 50 changes) the generic plan looked costlier than every custom one
+// and the statement was planned again on every write; a JSON list's
+// elements are estimated alike in both, and the generic plan is kept.
 const numberRecordsSQL = `SELECT ` + numberPoolColumns + `,
 		(SELECT coalesce(jsonb_agg(jsonb_build_object('object_id', h.object_id, 'division', h.division, 'number', h.number, 'from_seq', h.from_seq)), '[]')
 			FROM number_holdings h
 			WHERE h.pool_id = p.id AND h.branch_id = $2 AND h.object_id = ANY($3::uuid[]) AND h.to_seq IS NULL) AS live
-	FROM number_pools p WHERE p.kind_id = ANY($1) ORDER BY p.id`
+	FROM number_pools p WHERE p.kind_id IN (SELECT jsonb_array_elements_text($1::jsonb)) ORDER BY p.id`
 
 // A HoldingsWrite replaces holdings of one branch at a change.
 type HoldingsWrite struct {
@@ -309,7 +319,22 @@ func WriteHoldings(ctx context.Context, tx *Tx, w HoldingsWrite) ([]NumberKey, e
 		}
 	}
 	var scans []numberKeyScan
-	err := sqlx.SelectContext(ctx, tx, &scans, `WITH old AS (
+	err := selectPrepared(ctx, tx, &scans, writeHoldingsSQL,
+		w.Branch, w.Seq, oldPools, oldObjects, oldFrom, textArray(insPools), textArray(insObjects), nullStrings(insDivisions), nullInts(insNumbers))
+	if isForeignKeyViolation(err) {
+		// A pool was deleted while the write waited for its row: the write
+		// is to be tried again, without it.
+		return nil, fmt.Errorf("store: a number pool of %d objects is gone: %w", len(w.Insert), ErrStale)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: unable to record the numbers of %d objects: %w", len(w.Insert), classify(err))
+	}
+	return numberKeys(scans)
+}
+
+// writeHoldingsSQL ends or deletes the live rows $3-$5 name and inserts
+// the rows $6-$9 (see WriteHoldings).
+const writeHoldingsSQL = `WITH old AS (
 			SELECT h.pool_id, h.object_id, h.from_seq,
 				h.branch_id = 1 AND EXISTS (SELECT 1 FROM branches b WHERE b.id <> 1 AND b.branched_from >= h.from_seq) AS seen
 			FROM number_holdings h JOIN unnest($3::uuid[], $4::uuid[], $5::bigint[]) k(p, o, f)
@@ -328,18 +353,7 @@ func WriteHoldings(ctx context.Context, tx *Tx, w HoldingsWrite) ([]NumberKey, e
 			-- after the rows it replaces are ended and deleted
 			WHERE (SELECT count(*) FROM ended) + (SELECT count(*) FROM deleted) >= 0
 		)
-		SELECT DISTINCT pool_id, division, number FROM deleted WHERE number IS NOT NULL`,
-		w.Branch, w.Seq, oldPools, oldObjects, oldFrom, textArray(insPools), textArray(insObjects), nullStrings(insDivisions), nullInts(insNumbers))
-	if isForeignKeyViolation(err) {
-		// A pool was deleted while the write waited for its row: the write
-		// is to be tried again, without it.
-		return nil, fmt.Errorf("store: a number pool of %d objects is gone: %w", len(w.Insert), ErrStale)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("store: unable to record the numbers of %d objects: %w", len(w.Insert), classify(err))
-	}
-	return numberKeys(scans)
-}
+		SELECT DISTINCT pool_id, division, number FROM deleted WHERE number IS NOT NULL`
 
 // holdingKeys splits rows into the arrays that name them.
 func holdingKeys(rows []HoldingRow) (pools, objects any, from pq.Int64Array) {
@@ -640,7 +654,7 @@ const takenNumbersSQL = `SELECT number FROM number_allocations WHERE pool_id = $
 // numberStatements are the statements of number pools that run in the
 // transactions of objects' writes: the records of their numbers and the
 // claims (see PrepareStatements).
-var numberStatements = []string{numberRecordsSQL, claimNumberSQL, numberConflictSQL, takenNumbersSQL}
+var numberStatements = []string{numberRecordsSQL, writeHoldingsSQL, claimNumberSQL, numberConflictSQL, takenNumbersSQL}
 
 // shownSQL is what the branches show of a pool's holdings ($1): every
 // branch's live rows, on that branch, and main's ended rows on each branch
