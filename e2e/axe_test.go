@@ -77,8 +77,10 @@ func visit(t *testing.T, page playwright.Page, base, path string) {
 // TestAccessibilityOfTheIPPages runs axe-core on the console's pages of
 // IP pools and VPCs, for an operator and a tenant, and on the sign-in and
 // error pages: no violation of impact serious or critical. GraphiQL, a
-// vendored third-party page, is left out; the pages of kinds, branches
-// and number pools are checked by TestOperatorAllocatesVLANsPerSite.
+// vendored third-party page, is left out (GraphiQL 3.8.3 breaks
+// color-contrast, label and scrollable-region-focusable in its editors);
+// the pages of kinds, branches and number pools are checked by
+// TestOperatorAllocatesVLANsPerSite.
 func TestAccessibilityOfTheIPPages(t *testing.T) {
 	srv := startServer(t)
 	seed(t, srv)
@@ -87,7 +89,7 @@ func TestAccessibilityOfTheIPPages(t *testing.T) {
 	page := newPage(t)
 	visit(t, page, srv.URL, "/login")
 	signIn(t, page, srv.URL, "admin", srv.AdminPassword)
-	for _, path := range []string{"/", "/pools", "/pools/public-zone-a", "/pools/acme/prod/vpc-main",
+	for _, path := range []string{"/", "/pools", "/pools/public-zone-a", "/pools/acme/prod/vpc-main", "/pools/acme/prod/vpc-main?block=10.42.1.0%2F24",
 		"/vpcs", "/vpcs/acme/prod/main", "/vpcs/globex/dev/lab", "/audit", "/no-such-page", "/pools/new"} {
 		visit(t, page, srv.URL, path)
 	}
