@@ -146,7 +146,7 @@ func TestOperatorAllocatesVLANsPerSite(t *testing.T) {
 	signIn(t, page, srv.URL, "admin", srv.AdminPassword)
 	base := srv.URL
 
-	// Main gets the sites and VLANs, and two sites.
+	// Main gets the kinds LocationSite and IpamVLAN, and two sites.
 	visit(t, page, base, "/schema")
 	loadSchema(t, page, sitesSchema)
 	if err := page.Locator(testID("schema-kind-IpamVLAN")).WaitFor(); err != nil {
@@ -181,6 +181,9 @@ func TestOperatorAllocatesVLANsPerSite(t *testing.T) {
 	loadSchema(t, page, strings.Replace(vlanChange, "kind: Text", "kind: Texte", 1))
 	if err := page.Locator(testID("schema-errors")).WaitFor(); err != nil {
 		t.Fatalf("a schema of an unknown attribute kind is not refused: %v", err)
+	}
+	if text, _ := page.Locator(testID("schema-errors")).TextContent(); !strings.Contains(text, "Texte") {
+		t.Errorf("the schema's refusal %q does not name the kind Texte", text)
 	}
 	checkAccessibility(t, page, "/schema, refused")
 	loadSchema(t, page, vlanChange)
@@ -299,6 +302,9 @@ func TestOperatorAllocatesVLANsPerSite(t *testing.T) {
 	goTo(t, page, base, "/objects/IpamVLAN")
 	if n, _ := page.Locator(testID("object-table") + " tbody tr").Count(); n != 3 {
 		t.Errorf("after the merge main lists %d VLANs, want 3", n)
+	}
+	if n, _ := page.Locator(testID("object-table") + " " + testID("cell-description")).Count(); n != 3 {
+		t.Errorf("after the merge main's VLANs have %d descriptions, want 3: the schema change is not merged", n)
 	}
 
 	// A merge refused: the branch rename changes the name of users-a,
