@@ -282,10 +282,15 @@ func NumberRecords(ctx context.Context, tx *Tx, kinds []string, branchID int64, 
 // after 50 changes) the generic plan looked costlier than every custom one
 // and the statement was planned again on every write; a JSON list's
 // elements are estimated alike in both, and the generic plan is kept.
+// The holdings are looked up one object at a time, by the whole key of
+// number_holdings_live: a subquery per element of $3 that OFFSET 0 keeps
+// the planner from flattening. Without statistics, = ANY($3) was planned
+// as a scan of the pool's live holdings on the branch, the objects
+// filtered: a create read every holding of its pool.
 const numberRecordsSQL = `SELECT ` + numberPoolColumns + `,
 		(SELECT coalesce(jsonb_agg(jsonb_build_object('object_id', h.object_id, 'division', h.division, 'number', h.number, 'from_seq', h.from_seq)), '[]')
-			FROM number_holdings h
-			WHERE h.pool_id = p.id AND h.branch_id = $2 AND h.object_id = ANY($3::uuid[]) AND h.to_seq IS NULL) AS live
+			FROM unnest($3::uuid[]) k(o), LATERAL (SELECT * FROM number_holdings h
+				WHERE h.pool_id = p.id AND h.object_id = k.o AND h.branch_id = $2 AND h.to_seq IS NULL OFFSET 0) h) AS live
 	FROM number_pools p WHERE p.kind_id IN (SELECT jsonb_array_elements_text($1::jsonb)) ORDER BY p.id`
 
 // A HoldingsWrite replaces holdings of one branch at a change.
@@ -333,12 +338,15 @@ func WriteHoldings(ctx context.Context, tx *Tx, w HoldingsWrite) ([]NumberKey, e
 }
 
 // writeHoldingsSQL ends or deletes the live rows $3-$5 name and inserts
-// the rows $6-$9 (see WriteHoldings).
+// the rows $6-$9 (see WriteHoldings). The rows replaced are looked up one
+// at a time by their whole key, as in numberRecordsSQL: joined to the
+// arrays, without statistics, they were found by scanning every live
+// holding of the branch.
 const writeHoldingsSQL = `WITH old AS (
 			SELECT h.pool_id, h.object_id, h.from_seq,
 				h.branch_id = 1 AND EXISTS (SELECT 1 FROM branches b WHERE b.id <> 1 AND b.branched_from >= h.from_seq) AS seen
-			FROM number_holdings h JOIN unnest($3::uuid[], $4::uuid[], $5::bigint[]) k(p, o, f)
-				ON h.pool_id = k.p AND h.branch_id = $1 AND h.object_id = k.o AND h.from_seq = k.f AND h.to_seq IS NULL
+			FROM unnest($3::uuid[], $4::uuid[], $5::bigint[]) k(p, o, f), LATERAL (SELECT * FROM number_holdings h
+				WHERE h.pool_id = k.p AND h.branch_id = $1 AND h.object_id = k.o AND h.from_seq = k.f AND h.to_seq IS NULL OFFSET 0) h
 		), ended AS (
 			UPDATE number_holdings h SET to_seq = $2 FROM old
 			WHERE old.seen AND h.pool_id = old.pool_id AND h.branch_id = $1 AND h.object_id = old.object_id AND h.from_seq = old.from_seq

@@ -152,9 +152,16 @@ func Object(ctx context.Context, q sqlx.QueryerContext, v View, id string) (Obje
 }
 
 // objectsOnMainSQL and objectsOnBranchSQL read objects by id, as Object.
+// objectsOnMainSQL looks each id up in object_versions_live (a subquery
+// per id that OFFSET 0 keeps whole, main's row kept after it): without
+// statistics, = ANY($1) with branch_id = 1 was planned as a scan of
+// main's live objects in object_versions_kind_live, the ids filtered;
+// with branch_id = 1 inside the subquery, both indexes cost alike and
+// that scan was kept.
 const (
-	objectsOnMainSQL = `SELECT ` + objectColumns + ` FROM object_versions
-		WHERE object_id = ANY($1::uuid[]) AND branch_id = 1 AND to_seq IS NULL ORDER BY object_id`
+	objectsOnMainSQL = `SELECT ` + objectColumns + ` FROM (SELECT DISTINCT unnest($1::uuid[]) AS id) k,
+			LATERAL (SELECT * FROM object_versions o WHERE o.object_id = k.id AND o.to_seq IS NULL OFFSET 0) o
+		WHERE branch_id = 1 ORDER BY object_id`
 	objectsOnBranchSQL = `SELECT DISTINCT ON (object_id) ` + objectColumns + ` FROM object_versions
 		WHERE object_id = ANY($1::uuid[]) AND (branch_id = $2 AND to_seq IS NULL
 			OR branch_id = 1 AND from_seq <= $3 AND (to_seq IS NULL OR to_seq > $3))
