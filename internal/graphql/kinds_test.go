@@ -170,7 +170,7 @@ func TestExampleSchema(t *testing.T) {
 
 	query := `query { IpamVLAN(ids: ["` + vlan + `"], name__value: "users-site-a", site__ids: ["` + siteA + `"], limit: 50, offset: 0) {
 		count
-		edges { node { id display_label vlan_id { value } site { node { id } } endpoints { count edges { node { id display_label __typename } } } } }
+		edges { node { id display_label vlan_id { value } site { node { id } } endpoints {count edges {node {id display_label __typename}}} } }
 	} }`
 	res := e.query("op", query)
 	want := `{"IpamVLAN":{"count":1,"edges":[{"node":{"id":"` + vlan + `","display_label":"users-site-a","vlan_id":{"value":100},"site":{"node":{"id":"` + siteA + `"}},` +
