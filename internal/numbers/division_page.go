@@ -147,7 +147,7 @@ func (s *Service) DivisionPage(ctx context.Context, actor auth.Actor, poolID str
 // database counts, orders and pages the divisions, and the page's alone
 // are labelled.
 func (s *Service) divisionsByUsage(ctx context.Context, actor auth.Actor, main schema.Schema, row store.NumberPoolRow, size int64, leastFirst bool, limit, offset int) (DivisionList, error) {
-	rows, total, err := store.DivisionsByUsage(ctx, s.db, row.ID, row.Ranges, leastFirst, limit, offset)
+	rows, total, err := store.DivisionsByUsage(ctx, s.db, row.ID, leastFirst, limit, offset)
 	if err != nil {
 		return DivisionList{}, err
 	}

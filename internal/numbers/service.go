@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/store"
@@ -13,6 +14,11 @@ import (
 // channel is where the database tells every process of numbers freed and
 // of pools changed or deleted (migration 0006).
 const channel = "ipam_numbers"
+
+// foldEvery is how often a service that follows the other processes folds
+// the marks of every pool's divisions (store.FoldDivisionUsage), so that
+// they do not pile up where no pool's page is read.
+const foldEvery = time.Minute
 
 // Config is what the service needs.
 type Config struct {
@@ -85,7 +91,39 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	lctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	s.stop = stop
 	s.running.Go(func() { l.Run(lctx, s.views.notified) })
+	s.running.Go(func() { s.foldEvery(lctx, foldEvery) })
 	return s, nil
+}
+
+// foldEvery folds the marks of every pool's divisions each period, until
+// ctx ends.
+func (s *Service) foldEvery(ctx context.Context, period time.Duration) {
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if err := s.foldAll(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("Counting the divisions of number pools failed; the next round or page read counts them", slog.Any("error", err))
+		}
+	}
+}
+
+// foldAll folds the marks of every pool that has some.
+func (s *Service) foldAll(ctx context.Context) error {
+	ids, err := store.MarkedNumberPools(ctx, s.db)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := store.FoldDivisionUsage(ctx, s.db, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Branches returns the service of branches and objects that New started:

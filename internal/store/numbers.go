@@ -122,6 +122,10 @@ func DeleteNumberPool(ctx context.Context, tx *Tx, id string, audit AuditEntry) 
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("store: number pool %s: %w", id, ErrNotFound)
 	}
+	// The holdings deleted with the pool marked their divisions.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM number_division_dirty WHERE pool_id = $1`, id); err != nil {
+		return fmt.Errorf("store: unable to delete the number pool %s: %w", id, classify(err))
+	}
 	return InsertAudit(ctx, tx, audit)
 }
 
