@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/lib/pq"
+
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/store"
 )
@@ -32,10 +34,7 @@ func usageChecker(t *testing.T, e *env, p Pool, ranges *[]store.NumberRange) fun
 				}
 			}
 		}
-		page, total, err := store.DivisionsByUsage(ctx, e.db, p.ID, false, 1000, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		page, total := e.divisionPage(p, store.DivisionPageQuery{Entry: -1, Limit: 1000})
 		got := map[string]int64{}
 		for i, d := range page {
 			got[string(d.Division)] = d.Used
@@ -46,18 +45,57 @@ func usageChecker(t *testing.T, e *env, p Pool, ranges *[]store.NumberRange) fun
 		if !maps.Equal(got, want) || total != len(want) {
 			t.Errorf("%s: divisions by usage %v (%d in all), want %v", name, got, total, want)
 		}
-		least, _, err := store.DivisionsByUsage(ctx, e.db, p.ID, true, 1, 0)
+		least, _ := e.divisionPage(p, store.DivisionPageQuery{Entry: -1, Reverse: true, Limit: 1})
+		if len(page) > 0 && (len(least) != 1 || least[0].Used != page[len(page)-1].Used) {
+			t.Errorf("%s: least used first %v, want one of %d", name, least, page[len(page)-1].Used)
+		}
+		// The labels kept are those the divisions show now.
+		main, err := e.branches.Schema(ctx, branch.Main)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(page) > 0 && (len(least) != 1 || least[0].Used != page[len(page)-1].Used) {
-			t.Errorf("%s: least used first %v, want one of %d", name, least, page[len(page)-1].Used)
+		row := e.poolRow(p)
+		for _, d := range page {
+			var kept []string
+			if err := e.db.GetContext(ctx, (*pq.StringArray)(&kept), `SELECT labels FROM number_division_usage WHERE pool_id = $1 AND division = $2::jsonb`, p.ID, string(d.Division)); err != nil {
+				t.Fatal(err)
+			}
+			var shown []string
+			for _, en := range e.svc.division(ctx, operator, branch.Main, main, row, d.Division).Entries {
+				shown = append(shown, en.DisplayLabel)
+			}
+			if !slices.Equal(kept, shown) {
+				t.Errorf("%s: division %s keeps the labels %q, shows %q", name, d.Division, kept, shown)
+			}
 		}
 		var marks int
 		if err := e.db.GetContext(ctx, &marks, `SELECT count(*) FROM number_division_dirty WHERE pool_id = $1`, p.ID); err != nil || marks != 0 {
 			t.Errorf("%s: %d marks left after a read (%v)", name, marks, err)
 		}
 	}
+}
+
+// poolRow is the pool's row in the database.
+func (e *env) poolRow(p Pool) store.NumberPoolRow {
+	e.t.Helper()
+	row, err := store.NumberPool(e.t.Context(), e.db, p.ID)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return row
+}
+
+// divisionPage folds the pool's marks and reads a page of its divisions.
+func (e *env) divisionPage(p Pool, q store.DivisionPageQuery) ([]store.DivisionUsage, int) {
+	e.t.Helper()
+	if err := e.svc.fold(e.t.Context(), e.poolRow(p)); err != nil {
+		e.t.Fatal(err)
+	}
+	page, total, err := store.DivisionPage(e.t.Context(), e.db, p.ID, q)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return page, total
 }
 
 // TestDivisionUsageFollowsEveryChange: the usage of divisions that a
@@ -241,7 +279,14 @@ func TestDivisionUsageUnderConcurrentFolds(t *testing.T) {
 					return
 				default:
 				}
-				if _, _, err := store.DivisionsByUsage(ctx, e.db, p.ID, false, 10, 0); err != nil {
+				row, err := store.NumberPool(ctx, e.db, p.ID)
+				if err == nil {
+					err = e.svc.fold(ctx, row)
+				}
+				if err == nil {
+					_, _, err = store.DivisionPage(ctx, e.db, p.ID, store.DivisionPageQuery{Entry: -1, Limit: 10})
+				}
+				if err != nil {
 					errs <- err
 					return
 				}
@@ -282,4 +327,46 @@ func TestDivisionUsageFoldedWithoutReads(t *testing.T) {
 	ranges := []store.NumberRange{{Start: 1, End: 99, Weight: 1}}
 	usageChecker(t, e, p, &ranges)("folded by a round")
 	usageChecker(t, e, q, &ranges)("folded by a round")
+}
+
+// TestDivisionPageFollowsPeers: a pool's divisions sorted and searched by
+// their site's label follow the site's rename, a site made on a branch,
+// and a new label template, without any VLAN written.
+func TestDivisionPageFollowsPeers(t *testing.T) {
+	e := newEnv(t)
+	ctx := t.Context()
+	alpha, beta := e.site(branch.Main, "alpha"), e.site(branch.Main, "beta")
+	p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 99, Weight: 1}}, "site")
+	e.fromPool(branch.Main, p.ID, "v", alpha.ID, "user")
+	e.fromPool(branch.Main, p.ID, "w", beta.ID, "user")
+	bySite := func(name string, q DivisionQuery, want ...string) {
+		t.Helper()
+		q.Sort = "site"
+		d, err := e.svc.DivisionPage(ctx, operator, p.ID, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, x := range d.Divisions {
+			got = append(got, x.DisplayLabel)
+		}
+		if !slices.Equal(got, want) || d.Count != len(want) {
+			t.Errorf("%s: %q (%d in all), want %q", name, got, d.Count, want)
+		}
+	}
+	bySite("two sites", DivisionQuery{}, "alpha", "beta")
+	if _, err := e.branches.UpdateObject(ctx, operator, branch.Main, alpha.ID, branch.ObjectInput{Attributes: map[string]any{"name": "zulu"}}); err != nil {
+		t.Fatal(err)
+	}
+	bySite("a site renamed", DivisionQuery{}, "beta", "zulu")
+	bySite("a site renamed, searched", DivisionQuery{Search: "ZUL"}, "zulu")
+	bySite("its old name searched", DivisionQuery{Search: "alpha"})
+	e.newBranch("b1")
+	gamma := e.site("b1", "gamma")
+	e.fromPool("b1", p.ID, "x", gamma.ID, "user")
+	bySite("a site of a branch", DivisionQuery{Reverse: true}, "zulu", "gamma", "beta")
+	e.load(branch.Main, "version: '1.0'\nnodes:\n  - {name: Site, namespace: Location, display_label: 'Site {{ name__value }}', attributes: [{name: name, kind: Text, unique: true}]}\n")
+	// b1 keeps its schema: gamma keeps its label there.
+	bySite("a new label template", DivisionQuery{}, "gamma", "Site beta", "Site zulu")
+	bySite("a new label template, searched", DivisionQuery{Search: "site "}, "Site beta", "Site zulu")
 }

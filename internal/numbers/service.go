@@ -2,6 +2,7 @@ package numbers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -119,7 +120,14 @@ func (s *Service) foldAll(ctx context.Context) error {
 		return err
 	}
 	for _, id := range ids {
-		if err := store.FoldDivisionUsage(ctx, s.db, id); err != nil {
+		row, err := store.NumberPool(ctx, s.db, id)
+		if errors.Is(err, store.ErrNotFound) {
+			continue // deleted meanwhile, with its marks
+		}
+		if err == nil {
+			err = s.fold(ctx, row)
+		}
+		if err != nil {
 			return err
 		}
 	}

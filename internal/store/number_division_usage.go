@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 )
 
 // DivisionUsage is a division of a pool and how many different numbers
@@ -13,36 +15,66 @@ type DivisionUsage struct {
 	Used     int64
 }
 
-// DivisionsByUsage returns a page of the divisions of the pool where a
-// branch shows an object holding a number (as NumberDivisions), each with
-// the count of the different numbers shown in it that lie in the pool's
-// ranges, most used first (least used first when leastFirst), ties by
-// division, limit at most from offset on; and how many divisions there
-// are. It first folds the divisions marked since the last read
-// (FoldDivisionUsage), then reads the page's rows of number_division_usage
-// alone: its cost grows with the writes since the last read and the page,
-// not with the pool.
-func DivisionsByUsage(ctx context.Context, db *DB, pool string, leastFirst bool, limit, offset int) ([]DivisionUsage, int, error) {
-	if err := FoldDivisionUsage(ctx, db, pool); err != nil {
-		return nil, 0, err
+// A DivisionPageQuery asks for a page of a pool's divisions, as
+// number_division_usage holds them.
+type DivisionPageQuery struct {
+	// Search keeps the divisions one of whose labels or values holds it,
+	// case ignored; "" keeps all.
+	Search string
+	// Entry is the index in the scope of the entry to sort by its label
+	// (whole numbers first, by value, then text, case ignored first, then
+	// as written: sortKey); -1 sorts by usage, most used first. Ties by
+	// division.
+	Entry int
+	// Reverse reverses the order.
+	Reverse bool
+	Limit   int
+	Offset  int
+}
+
+// DivisionPage returns the page of the divisions of the pool that q asks
+// for, with their usage, and how many divisions match. It reads
+// number_division_usage as it is: fold the pool's marks first
+// (FoldDivisionUsage). By usage or by the first entry, without a search,
+// it reads the page's rows alone, through an index; a search, or an order
+// by another entry, reads every division's row of the pool once.
+func DivisionPage(ctx context.Context, db *DB, pool string, q DivisionPageQuery) ([]DivisionUsage, int, error) {
+	type key struct {
+		expr string
+		desc bool
 	}
-	order := "used DESC, division"
-	if leastFirst {
-		order = "used, division DESC"
+	keys := []key{{"pool_id", false}, {"used", true}, {"division", false}}
+	if q.Entry >= 0 {
+		keys = []key{{"pool_id", false}, {fmt.Sprintf(`(sort_keys[%d] COLLATE "C")`, q.Entry+1), false}, {`(division::text COLLATE "C")`, false}}
+	}
+	order := make([]string, len(keys))
+	for i, k := range keys {
+		order[i] = k.expr
+		if k.desc != q.Reverse {
+			order[i] += " DESC"
+		}
+	}
+	where, args, total := "pool_id = $1", []any{pool}, divisionTotalSQL
+	if q.Search != "" {
+		where += ` AND (EXISTS (SELECT 1 FROM unnest(labels) l WHERE strpos(lower(l), lower($2)) > 0)
+			OR EXISTS (SELECT 1 FROM jsonb_array_elements(division) v
+				WHERE strpos(lower(CASE jsonb_typeof(v) WHEN 'string' THEN v #>> '{}' ELSE v::text END), lower($2)) > 0))`
+		args, total = append(args, q.Search), "count(*) OVER ()"
 	}
 	var scans []struct {
 		Division []byte `db:"division"`
 		Used     int64  `db:"used"`
 		Total    int    `db:"total"`
 	}
-	if err := db.SelectContext(ctx, &scans, `SELECT division, used, `+divisionTotalSQL+` AS total FROM number_division_usage WHERE pool_id = $1
-		ORDER BY pool_id, `+order+` LIMIT $2 OFFSET $3`, pool, limit, offset); err != nil {
+	page := fmt.Sprintf(" LIMIT $%d OFFSET $%d", len(args)+1, len(args)+2)
+	if err := db.SelectContext(ctx, &scans, `SELECT division, used, `+total+` AS total FROM number_division_usage
+		WHERE `+where+` ORDER BY `+strings.Join(order, ", ")+page, append(args, q.Limit, q.Offset)...); err != nil {
 		return nil, 0, fmt.Errorf("store: unable to read the divisions of pool %s: %w", pool, classify(err))
 	}
-	var total int
+	var count int
 	if len(scans) > 0 {
-		total = scans[0].Total
-	} else if err := db.GetContext(ctx, &total, `SELECT `+divisionTotalSQL, pool); err != nil {
+		count = scans[0].Total
+	} else if err := db.GetContext(ctx, &count, `SELECT count(*) FROM number_division_usage WHERE `+where, args...); err != nil {
 		return nil, 0, fmt.Errorf("store: unable to count the divisions of pool %s: %w", pool, classify(err))
 	}
 	out := make([]DivisionUsage, len(scans))
@@ -53,8 +85,27 @@ func DivisionsByUsage(ctx context.Context, db *DB, pool string, leastFirst bool,
 		}
 		out[i] = DivisionUsage{Division: d, Used: s.Used}
 	}
-	return out, total, nil
+	return out, count, nil
 }
+
+// sortKey writes a division's label so that the order of the keys as bytes
+// is the page's order of the labels: whole numbers first (up to 18 digits,
+// by value: "0", then "0" for a negative number and "1" for another, then
+// the number's offset in 19 digits), then text ("1", the text in lower
+// case, "\x01", the text as written).
+func sortKey(label string) string {
+	if n, err := strconv.ParseInt(label, 10, 64); err == nil && len(strings.TrimPrefix(label, "-")) <= 18 && label == strconv.FormatInt(n, 10) {
+		if n < 0 {
+			return fmt.Sprintf("00%019d", n+1e18)
+		}
+		return fmt.Sprintf("01%019d", n)
+	}
+	return "1" + strings.ToLower(label) + "\x01" + label
+}
+
+// A DivisionLabeler returns the labels of each of the divisions of a pool,
+// in the scope's order: a peer's display label, an attribute's value.
+type DivisionLabeler func(ctx context.Context, divisions []json.RawMessage) ([][]string, error)
 
 // FoldDivisionUsage recounts the divisions of the pool that writes marked
 // in number_division_dirty since the last fold, from what the branches
@@ -65,7 +116,7 @@ func DivisionsByUsage(ctx context.Context, db *DB, pool string, leastFirst bool,
 // committed after the fold's snapshot stays for the next fold. The pool's
 // ranges are read in the same snapshot as its marks: new ranges mark every
 // division of the pool.
-func FoldDivisionUsage(ctx context.Context, db *DB, pool string) error {
+func FoldDivisionUsage(ctx context.Context, db *DB, pool string, label DivisionLabeler) error {
 	var marked bool
 	if err := db.GetContext(ctx, &marked, `SELECT EXISTS (SELECT 1 FROM number_division_dirty WHERE pool_id = $1)`, pool); err != nil {
 		return fmt.Errorf("store: unable to read the usage of pool %s: %w", pool, classify(err))
@@ -77,11 +128,41 @@ func FoldDivisionUsage(ctx context.Context, db *DB, pool string) error {
 		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('number_division_usage ' || $1, 0))`, pool); err != nil {
 			return err
 		}
-		var recounted int
-		if err := tx.GetContext(ctx, &recounted, foldDivisionUsageSQL, pool); err != nil {
+		var kept []json.RawMessage
+		if err := tx.SelectContext(ctx, &kept, foldDivisionUsageSQL, pool); err != nil {
 			return err
 		}
-		if recounted >= analyzeAfter {
+		if len(kept) > 0 {
+			labels, err := label(ctx, kept)
+			if err != nil {
+				return err
+			}
+			type labelled struct {
+				Division json.RawMessage `json:"division"`
+				Labels   []string        `json:"labels"`
+				SortKeys []string        `json:"sort_keys"`
+			}
+			rows := make([]labelled, len(kept))
+			for i, d := range kept {
+				rows[i] = labelled{Division: d, Labels: []string{}, SortKeys: []string{}}
+				if i < len(labels) {
+					for _, l := range labels[i] {
+						rows[i].Labels = append(rows[i].Labels, l)
+						rows[i].SortKeys = append(rows[i].SortKeys, sortKey(l))
+					}
+				}
+			}
+			doc, err := json.Marshal(rows)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE number_division_usage u SET labels = ARRAY(SELECT jsonb_array_elements_text(e->'labels')),
+					sort_keys = ARRAY(SELECT jsonb_array_elements_text(e->'sort_keys'))
+				FROM jsonb_array_elements($2::jsonb) e WHERE u.pool_id = $1 AND u.division = e->'division'`, pool, string(doc)); err != nil {
+				return err
+			}
+		}
+		if len(kept) >= analyzeAfter {
 			// Many rows came at once (a pool made for a kind with objects,
 			// a migration): without statistics, the page's read would sort
 			// every division of the pool instead of reading its index.
@@ -100,13 +181,14 @@ func FoldDivisionUsage(ctx context.Context, db *DB, pool string) error {
 // holds.
 const divisionTotalSQL = `coalesce((SELECT divisions FROM number_division_totals WHERE pool_id = $1), 0)`
 
-// analyzeAfter is how many divisions one fold recounts before it gathers
+// analyzeAfter is how many divisions one fold keeps before it gathers
 // the statistics of number_division_usage.
 const analyzeAfter = 1000
 
 // foldDivisionUsageSQL deletes the marks of pool $1 and recounts each
 // division they name, as shownSQL shows it: a division that shows no
-// number any more loses its row.
+// number any more loses its row. It returns the divisions it kept, to be
+// labelled.
 const foldDivisionUsageSQL = `WITH spans AS (
 		SELECT coalesce(range_agg(int8range((r->>'start')::bigint, (r->>'end')::bigint, '[]')), '{}') AS numbers
 		FROM number_pools p, jsonb_array_elements(p.ranges) r WHERE p.id = $1
@@ -139,7 +221,7 @@ const foldDivisionUsageSQL = `WITH spans AS (
 		INSERT INTO number_division_totals (pool_id, divisions) SELECT $1, change FROM counts
 		ON CONFLICT (pool_id) DO UPDATE SET divisions = number_division_totals.divisions + EXCLUDED.divisions
 	)
-	SELECT recounted FROM counts`
+	SELECT c.division FROM counted c, counts WHERE c.held > 0 AND counts.recounted >= 0`
 
 // MarkedNumberPools returns the ids of the pools that have divisions
 // marked since their last fold.

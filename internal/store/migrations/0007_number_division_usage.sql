@@ -7,17 +7,26 @@
 
 -- A division of a pool that shows at least one number (as the branches
 -- show number_holdings): held counts its different numbers, used those in
--- the pool's ranges. Exact for every division with no mark left in
+-- the pool's ranges; labels are its entries' display labels, in the
+-- scope's order (a peer's label, an attribute's value), which the page
+-- searches, and sort_keys the same labels written so that their order as
+-- bytes is the page's order (whole numbers first, by value, then text,
+-- case ignored first). Exact for every division with no mark left in
 -- number_division_dirty.
 CREATE TABLE number_division_usage (
     pool_id uuid NOT NULL REFERENCES number_pools ON DELETE CASCADE,
     division jsonb NOT NULL,
     held bigint NOT NULL CHECK (held > 0),
     used bigint NOT NULL CHECK (used >= 0 AND used <= held),
+    labels text[] NOT NULL DEFAULT '{}',
+    sort_keys text[] NOT NULL DEFAULT '{}',
     PRIMARY KEY (pool_id, division)
 );
--- A pool's divisions, most used first.
+-- A pool's divisions, most used first, and by their first entry.
 CREATE INDEX number_division_usage_order ON number_division_usage (pool_id, used DESC, division);
+CREATE INDEX number_division_usage_first_entry ON number_division_usage (pool_id, (sort_keys[1] COLLATE "C"), (division::text COLLATE "C"));
+-- The divisions an object is a peer in: its label is theirs.
+CREATE INDEX number_division_usage_peers ON number_division_usage USING gin (division);
 
 -- How many divisions of a pool number_division_usage holds; only folds
 -- write it.
@@ -93,6 +102,45 @@ $$;
 
 CREATE TRIGGER branches_moved AFTER UPDATE OF branched_from OR DELETE ON branches
     FOR EACH STATEMENT EXECUTE FUNCTION branches_mark_divisions();
+
+-- An object written or removed, on any branch, marks the divisions it is
+-- a peer in: their labels may change.
+CREATE FUNCTION object_versions_mark_divisions() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO number_division_dirty (pool_id, division)
+        SELECT u.pool_id, u.division FROM number_division_usage u
+        WHERE u.division ?| (SELECT array_agg(DISTINCT object_id::text) FROM added);
+    ELSE
+        INSERT INTO number_division_dirty (pool_id, division)
+        SELECT u.pool_id, u.division FROM number_division_usage u
+        WHERE u.division ?| (SELECT array_agg(DISTINCT object_id::text) FROM removed);
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER object_versions_added AFTER INSERT ON object_versions
+    REFERENCING NEW TABLE AS added
+    FOR EACH STATEMENT EXECUTE FUNCTION object_versions_mark_divisions();
+CREATE TRIGGER object_versions_removed AFTER DELETE ON object_versions
+    REFERENCING OLD TABLE AS removed
+    FOR EACH STATEMENT EXECUTE FUNCTION object_versions_mark_divisions();
+
+-- A new schema of kinds, on any branch, may change how peers are labelled
+-- and what the scope's elements are called: every division is marked.
+CREATE FUNCTION schema_versions_mark_divisions() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO number_division_dirty (pool_id, division)
+    SELECT pool_id, division FROM number_division_usage;
+    RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER schema_versions_added AFTER INSERT ON schema_versions
+    FOR EACH STATEMENT EXECUTE FUNCTION schema_versions_mark_divisions();
 
 -- A pool's ranges decide what its divisions use: a change marks them all.
 CREATE FUNCTION number_pools_mark_divisions() RETURNS trigger
