@@ -25,8 +25,9 @@ import (
 // one VLAN), alternately in one loop so that load slows both alike, and
 // reports each one's time and their ratio. By usage, the default, the
 // page reads the divisions' usage kept in number_division_usage, its rows
-// alone, and labels only the page's sites; by site, every site's label is
-// read to sort them.
+// alone, and labels only the page's sites, as by site (their labels kept
+// there too); a search (of the sites site-00000 to site-00009) reads every
+// division's labels.
 func BenchmarkNumberPoolPage(b *testing.B) {
 	small, large := poolWithDivisions(b, 10), poolWithDivisions(b, 10_000)
 	// The first view after the pool was made counts every division (the
@@ -34,7 +35,7 @@ func BenchmarkNumberPoolPage(b *testing.B) {
 	// views after it.
 	b.Logf("the first view of the pool of 10 000 divisions: %v", large.get(b, "").Round(time.Millisecond))
 	small.get(b, "")
-	for _, order := range []struct{ name, query string }{{"usage", ""}, {"site", "?sort=site"}} {
+	for _, order := range []struct{ name, query string }{{"usage", ""}, {"site", "?sort=site"}, {"search", "?q=site-0000"}} {
 		b.Run("sort="+order.name, func(b *testing.B) {
 			var atSmall, atLarge time.Duration
 			for b.Loop() {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -361,6 +362,10 @@ func TestDivisionPageFollowsPeers(t *testing.T) {
 	bySite("a site renamed", DivisionQuery{}, "beta", "zulu")
 	bySite("a site renamed, searched", DivisionQuery{Search: "ZUL"}, "zulu")
 	bySite("its old name searched", DivisionQuery{Search: "alpha"})
+	bySite("a search of what LIKE reads as a pattern", DivisionQuery{Search: "%"})
+	bySite("a search of another", DivisionQuery{Search: "b_ta"})
+	bySite("a search of a site's id", DivisionQuery{Search: strings.ToUpper(beta.ID[:13])}, "beta")
+	bySite("a search across two entries", DivisionQuery{Search: "beta\n" + beta.ID[:4]})
 	e.newBranch("b1")
 	gamma := e.site("b1", "gamma")
 	e.fromPool("b1", p.ID, "x", gamma.ID, "user")

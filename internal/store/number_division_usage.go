@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -19,7 +20,7 @@ type DivisionUsage struct {
 // number_division_usage holds them.
 type DivisionPageQuery struct {
 	// Search keeps the divisions one of whose labels or values holds it,
-	// case ignored; "" keeps all.
+	// case ignored (searchText); "" keeps all.
 	Search string
 	// Entry is the index in the scope of the entry to sort by its label
 	// (whole numbers first, by value, then text, case ignored first, then
@@ -56,10 +57,8 @@ func DivisionPage(ctx context.Context, db *DB, pool string, q DivisionPageQuery)
 	}
 	where, args, total := "pool_id = $1", []any{pool}, divisionTotalSQL
 	if q.Search != "" {
-		where += ` AND (EXISTS (SELECT 1 FROM unnest(labels) l WHERE strpos(lower(l), lower($2)) > 0)
-			OR EXISTS (SELECT 1 FROM jsonb_array_elements(division) v
-				WHERE strpos(lower(CASE jsonb_typeof(v) WHEN 'string' THEN v #>> '{}' ELSE v::text END), lower($2)) > 0))`
-		args, total = append(args, q.Search), "count(*) OVER ()"
+		where += ` AND search LIKE $2`
+		args, total = append(args, "%"+likeEscaper.Replace(strings.ToLower(q.Search))+"%"), "count(*) OVER ()"
 	}
 	var scans []struct {
 		Division []byte `db:"division"`
@@ -103,6 +102,27 @@ func sortKey(label string) string {
 	return "1" + strings.ToLower(label) + "\x01" + label
 }
 
+// searchText is what a search of a division's entries reads: its labels
+// and its values (a string as it is, anything else as its JSON), in lower
+// case, separated by the unit separator U+001F, so that a search matches
+// within one of them (unless it holds that control character itself).
+func searchText(division json.RawMessage, labels []string) string {
+	var values []json.RawMessage
+	_ = json.Unmarshal(division, &values)
+	parts := slices.Clone(labels)
+	for _, v := range values {
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			s = string(v)
+		}
+		parts = append(parts, s)
+	}
+	return strings.ToLower(strings.Join(parts, "\x1f"))
+}
+
+// likeEscaper escapes what LIKE reads as a pattern.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`)
+
 // A DivisionLabeler returns the labels of each of the divisions of a pool,
 // in the scope's order: a peer's display label, an attribute's value.
 type DivisionLabeler func(ctx context.Context, divisions []json.RawMessage) ([][]string, error)
@@ -141,6 +161,7 @@ func FoldDivisionUsage(ctx context.Context, db *DB, pool string, label DivisionL
 				Division json.RawMessage `json:"division"`
 				Labels   []string        `json:"labels"`
 				SortKeys []string        `json:"sort_keys"`
+				Search   string          `json:"search"`
 			}
 			rows := make([]labelled, len(kept))
 			for i, d := range kept {
@@ -151,13 +172,14 @@ func FoldDivisionUsage(ctx context.Context, db *DB, pool string, label DivisionL
 						rows[i].SortKeys = append(rows[i].SortKeys, sortKey(l))
 					}
 				}
+				rows[i].Search = searchText(d, rows[i].Labels)
 			}
 			doc, err := json.Marshal(rows)
 			if err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, `UPDATE number_division_usage u SET labels = ARRAY(SELECT jsonb_array_elements_text(e->'labels')),
-					sort_keys = ARRAY(SELECT jsonb_array_elements_text(e->'sort_keys'))
+					sort_keys = ARRAY(SELECT jsonb_array_elements_text(e->'sort_keys')), search = e->>'search'
 				FROM jsonb_array_elements($2::jsonb) e WHERE u.pool_id = $1 AND u.division = e->'division'`, pool, string(doc)); err != nil {
 				return err
 			}

@@ -11,7 +11,8 @@
 -- scope's order (a peer's label, an attribute's value), which the page
 -- searches, and sort_keys the same labels written so that their order as
 -- bytes is the page's order (whole numbers first, by value, then text,
--- case ignored first). Exact for every division with no mark left in
+-- case ignored first); search is the labels and the values in lower case,
+-- for the page's search box. Exact for every division with no mark left in
 -- number_division_dirty.
 CREATE TABLE number_division_usage (
     pool_id uuid NOT NULL REFERENCES number_pools ON DELETE CASCADE,
@@ -20,6 +21,7 @@ CREATE TABLE number_division_usage (
     used bigint NOT NULL CHECK (used >= 0 AND used <= held),
     labels text[] NOT NULL DEFAULT '{}',
     sort_keys text[] NOT NULL DEFAULT '{}',
+    search text NOT NULL DEFAULT '',
     PRIMARY KEY (pool_id, division)
 );
 -- A pool's divisions, most used first, and by their first entry.
@@ -27,6 +29,9 @@ CREATE INDEX number_division_usage_order ON number_division_usage (pool_id, used
 CREATE INDEX number_division_usage_first_entry ON number_division_usage (pool_id, (sort_keys[1] COLLATE "C"), (division::text COLLATE "C"));
 -- The divisions an object is a peer in: its label is theirs.
 CREATE INDEX number_division_usage_peers ON number_division_usage USING gin (division);
+-- The divisions whose labels or values hold a text (LIKE '%text%').
+CREATE EXTENSION IF NOT EXISTS pg_trgm;
+CREATE INDEX number_division_usage_search ON number_division_usage USING gin (search gin_trgm_ops);
 
 -- How many divisions of a pool number_division_usage holds; only folds
 -- write it.
