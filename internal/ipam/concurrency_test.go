@@ -288,3 +288,55 @@ func runChild() int {
 	}
 	return 0
 }
+
+// TestWholeSubnetFreedElsewhereIsReusedFirst: one statement of a process
+// that frees more than 64 addresses (a subnet deleted with its nodes'
+// addresses) makes the other processes drop their view of the pool, so the
+// next address they propose is the lowest, not the first one past what
+// was freed.
+func TestWholeSubnetFreedElsewhereIsReusedFirst(t *testing.T) {
+	a, _, url := newService(t)
+	setupSubnet(t, a, "10.42.1.0/24")
+	b, _ := openService(t, url)
+	ctx := context.Background()
+	attachNode := func(svc *Service, i int) netip.Addr {
+		t.Helper()
+		got, err := svc.AttachNode(ctx, operator, AttachNodeInput{Namespace: "acme/prod", VPC: "main", Subnet: "web",
+			Node: NodeRef{UID: fmt.Sprintf("node-%d", i), Name: fmt.Sprintf("node-%d", i)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.Address
+	}
+	preview := func(svc *Service) netip.Addr {
+		t.Helper()
+		next, err := svc.Preview(ctx, operator, "acme/prod", "vpc-main", "10.42.1.0/24", []string{"10.42.1.1"}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return next[0]
+	}
+	lowest := attachNode(a, 0)
+	for i := 1; i < 70; i++ {
+		attachNode(a, i)
+	}
+	if got := preview(b); got == lowest {
+		t.Fatalf("b proposes %s with 70 addresses taken", got)
+	}
+	if err := a.DeleteSubnet(ctx, operator, "acme/prod", "main", "web"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.CreateSubnet(ctx, operator, CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: "web", CIDR: "10.42.1.0/24"}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for preview(b) != lowest {
+		if time.Now().After(deadline) {
+			t.Fatalf("b still proposes %s 5 s after a freed 70 addresses in one statement; want %s", preview(b), lowest)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := attachNode(b, 100); got != lowest {
+		t.Errorf("b gave %s after a freed the subnet; want %s", got, lowest)
+	}
+}
