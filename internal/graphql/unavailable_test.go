@@ -66,7 +66,7 @@ func TestUnavailableAuthenticator(t *testing.T) {
 func TestUnavailableDatabase(t *testing.T) {
 	e := newEnv(t)
 	ctx := t.Context()
-	if _, err := e.db.ExecContext(ctx, `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET statement_timeout = 100', current_database()); END $$`); err != nil {
+	if _, err := e.db.ExecContext(ctx, `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET statement_timeout = 1000', current_database()); END $$`); err != nil {
 		t.Fatal(err)
 	}
 	db, err := store.Open(ctx, e.url)
