@@ -14,6 +14,7 @@ import (
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/store"
 	"pivirt.hu/ipam/web"
 )
 
@@ -72,43 +73,11 @@ func page(ctx context.Context, cfg config, dsn string) (pageResult, error) {
 	}
 	out.viewLoad = figureOf(loads)
 	progress("  loading the view of a /16 with 60 000 taken: %.1f ms", out.viewLoad.P50)
-	users := auth.NewService(db)
-	branches, err := branch.New(ctx, branch.Config{DB: db, Logger: quiet})
+	get, closeConsole, err := signedInConsole(ctx, db, svc)
 	if err != nil {
 		return out, err
 	}
-	defer branches.Close()
-	h, err := web.New(web.Config{IPAM: svc, Branches: branches, Auth: users, Logger: quiet, Version: "ipambench"})
-	if err != nil {
-		return out, err
-	}
-	password := rand.Text()
-	if err := users.AddUser(ctx, auth.System, "bench", auth.Operator, nil, password); err != nil {
-		return out, err
-	}
-	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/login",
-		strings.NewReader(url.Values{"username": {"bench"}, "password": {password}}.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	cookies := rec.Result().Cookies()
-	if rec.Code != http.StatusSeeOther || len(cookies) == 0 {
-		return out, fmt.Errorf("signing in to the console: POST /login = %d: %.300s", rec.Code, rec.Body.String())
-	}
-	get := func(path string) (time.Duration, int, error) {
-		req := httptest.NewRequestWithContext(ctx, http.MethodGet, path, nil)
-		for _, c := range cookies {
-			req.AddCookie(c)
-		}
-		rec := httptest.NewRecorder()
-		start := time.Now()
-		h.ServeHTTP(rec, req)
-		d := time.Since(start)
-		if rec.Code != http.StatusOK {
-			return d, 0, fmt.Errorf("GET %s = %d: %.300s", path, rec.Code, rec.Body.String())
-		}
-		return d, rec.Body.Len(), nil
-	}
+	defer closeConsole()
 	for i, p := range pools {
 		path := "/pools/" + p.name
 		progress("console, GET %s (%d allocations)", path, p.taken)
@@ -139,4 +108,51 @@ func page(ctx context.Context, cfg config, dsn string) (pageResult, error) {
 		}
 	}
 	return out, nil
+}
+
+// signedInConsole returns a GET of the console's handler, called in
+// process with the session of an operator signed in through the real
+// sign-in form, which times the handler and returns the body's size.
+func signedInConsole(ctx context.Context, db *store.DB, svc *ipam.Service) (get func(path string) (time.Duration, int, error), closeConsole func(), err error) {
+	quiet := slog.New(slog.DiscardHandler)
+	users := auth.NewService(db)
+	branches, err := branch.New(ctx, branch.Config{DB: db, Logger: quiet})
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := web.New(web.Config{IPAM: svc, Branches: branches, Auth: users, Logger: quiet, Version: "ipambench"})
+	if err != nil {
+		branches.Close()
+		return nil, nil, err
+	}
+	name, password := "bench-"+strings.ToLower(rand.Text()[:8]), rand.Text()
+	if err := users.AddUser(ctx, auth.System, name, auth.Operator, nil, password); err != nil {
+		branches.Close()
+		return nil, nil, err
+	}
+	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/login",
+		strings.NewReader(url.Values{"username": {name}, "password": {password}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	cookies := rec.Result().Cookies()
+	if rec.Code != http.StatusSeeOther || len(cookies) == 0 {
+		branches.Close()
+		return nil, nil, fmt.Errorf("signing in to the console: POST /login = %d: %.300s", rec.Code, rec.Body.String())
+	}
+	get = func(path string) (time.Duration, int, error) {
+		req := httptest.NewRequestWithContext(ctx, http.MethodGet, path, nil)
+		for _, c := range cookies {
+			req.AddCookie(c)
+		}
+		rec := httptest.NewRecorder()
+		start := time.Now()
+		h.ServeHTTP(rec, req)
+		d := time.Since(start)
+		if rec.Code != http.StatusOK {
+			return d, 0, fmt.Errorf("GET %s = %d: %.300s", path, rec.Code, rec.Body.String())
+		}
+		return d, rec.Body.Len(), nil
+	}
+	return get, branches.Close, nil
 }

@@ -425,7 +425,12 @@ func (s *Service) Subnets(ctx context.Context, actor auth.Actor, v VPC) ([]Subne
 }
 
 // SubnetUsage returns how full a subnet is: its candidates are its host
-// addresses less its gateway.
+// addresses less its gateway. As PoolUsage, the figures are this process's
+// view of the VPC's pool, read without a query whatever the subnet's size
+// (the time of a tenant's VPC page must not grow with its subnets):
+// exact for what this process claimed and for releases anywhere; claims
+// made by other processes count once this process meets them, or at the
+// next refresh of the views.
 func (s *Service) SubnetUsage(ctx context.Context, actor auth.Actor, sub Subnet) (Usage, error) {
 	if !actor.CanAccess(sub.Namespace) {
 		return Usage{}, notFound("subnet", sub.Namespace, sub.VPC+"/"+sub.Name)
@@ -434,12 +439,14 @@ func (s *Service) SubnetUsage(ctx context.Context, actor auth.Actor, sub Subnet)
 	if err != nil {
 		return Usage{}, err
 	}
-	used, err := store.CountAllocationsOfKind(ctx, s.db, cs.pool.row.UID, cs.subnet.UID, "")
+	pv, err := s.views.pool(ctx, cs.pool.row.UID)
 	if err != nil {
 		return Usage{}, err
 	}
+	var free int
+	pv.read(func(taken candidates.Set) { free = cs.space.Free(taken) })
 	size := cs.space.Size()
-	return Usage{Size: size, Used: used, Free: size - used}, nil
+	return Usage{Size: size, Used: size - free, Free: free}, nil
 }
 
 // SubnetAllocations returns a page of a subnet's allocations.

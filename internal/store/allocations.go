@@ -168,13 +168,31 @@ func VPCUplinks(ctx context.Context, ext sqlx.QueryerContext, namespace, uid, zo
 	return as, nil
 }
 
-// TakenAddresses returns every address held in the pool, in order.
+// TakenAddresses returns the addresses the pool's allocations hold, in
+// order: the view a process keeps of the pool. Each comes as its number
+// (address - 0.0.0.0; pools hold IPv4 prefixes only), which PostgreSQL
+// writes in less than half the time host() texts take, scanned without
+// parsing an address (issue 14: a million addresses read in 0.68 s where
+// texts took 1.08 s; reading them in parallel parts, or as runs computed
+// by the server, was slower on 2 cores).
 func TakenAddresses(ctx context.Context, ext sqlx.QueryerContext, poolUID string) ([]netip.Addr, error) {
-	var as []string
-	if err := sqlx.SelectContext(ctx, ext, &as, `SELECT host(address) FROM allocations WHERE pool_uid = $1 ORDER BY address`, poolUID); err != nil {
+	rows, err := ext.QueryContext(ctx, `SELECT address - '0.0.0.0'::inet FROM allocations WHERE pool_uid = $1 ORDER BY address`, poolUID)
+	if err != nil {
 		return nil, fmt.Errorf("store: unable to read the taken addresses of pool %s: %w", poolUID, classify(err))
 	}
-	return addrsOf("pool "+poolUID, as)
+	defer rows.Close()
+	var out []netip.Addr
+	for rows.Next() {
+		var n uint32
+		if err := rows.Scan(&n); err != nil {
+			return nil, fmt.Errorf("store: unable to read the taken addresses of pool %s: %w", poolUID, classify(err))
+		}
+		out = append(out, netip.AddrFrom4([4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: unable to read the taken addresses of pool %s: %w", poolUID, classify(err))
+	}
+	return out, nil
 }
 
 // addrsOf reads host() texts.

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"time"
+
+	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/branch"
+	"pivirt.hu/ipam/internal/graphql"
+	"pivirt.hu/ipam/internal/ipam"
+)
+
+// vpcReadSizes are the allocations of the /10 subnet of each VPC read: the
+// reference and the large one (issue 14).
+var vpcReadSizes = [2]int{1_000, 1_000_000}
+
+// vpcReadResult is the time of reading a VPC with its subnets' usage, by
+// GraphQL and by the console's VPC page, with a /10 subnet of a /8 holding
+// 1 000 allocations and 1 000 000.
+type vpcReadResult struct {
+	gql, page [2]figure // by vpcReadSizes
+	// gqlRatio and pageRatio are the medians of the runs' p50 ratios of
+	// the large VPC to the reference.
+	gqlRatio, pageRatio float64
+	// viewLoad is a fresh process's first read of the large VPC's usage:
+	// its view of the pool loaded.
+	viewLoad figure
+}
+
+// ratio is the worse of the two reads' ratios.
+func (v vpcReadResult) ratio() float64 { return max(v.gqlRatio, v.pageRatio) }
+
+// vpcGQL reads a VPC with its subnets' usage.
+const vpcGQL = `query($ns: String!) { vpc(namespace: $ns, name: "net") { name subnets { name cidr usage { size used free utilization } } } }`
+
+// vpcRead fills the two VPCs by SQL (allocations of VMs, from the address
+// after the gateway up), checks that both reads count them exactly, then
+// times the reads, the two sizes alternating in each run.
+func vpcRead(ctx context.Context, cfg config, dsn string) (vpcReadResult, error) {
+	var out vpcReadResult
+	db, err := openDB(ctx, dsn)
+	if err != nil {
+		return out, err
+	}
+	defer db.Close()
+	quiet := slog.New(slog.DiscardHandler)
+	svc, err := ipam.New(ctx, ipam.Config{DB: db, URL: dsn, Logger: quiet})
+	if err != nil {
+		return out, err
+	}
+	defer svc.Close()
+	var namespaces [2]string
+	for i, n := range vpcReadSizes {
+		ns := fmt.Sprintf("bench/vpc-%d", n)
+		namespaces[i] = ns
+		if _, err := svc.CreateVPC(ctx, operator, ipam.CreateVPCInput{Namespace: ns, Name: "net", CIDR: "10.0.0.0/8"}); err != nil {
+			return out, err
+		}
+		sub, err := svc.CreateSubnet(ctx, operator, ipam.CreateSubnetInput{Namespace: ns, VPC: "net", Name: "big", CIDR: "10.0.0.0/10"})
+		if err != nil {
+			return out, err
+		}
+		p, err := svc.Pool(ctx, operator, ns, "vpc-net")
+		if err != nil {
+			return out, err
+		}
+		progress("VPC read: filling a /10 subnet with %d allocations", n)
+		offsets := make([]int, n)
+		for k := range offsets {
+			offsets[k] = k + 2 // 10.0.0.1 is the gateway
+		}
+		if err := fillPool(ctx, db, p.UID, offsets, ipam.OwnerVirtualMachine, "/0", ns, sub.UID); err != nil {
+			return out, err
+		}
+	}
+
+	var loads []run
+	for range cfg.runs {
+		fresh, err := ipam.New(ctx, ipam.Config{DB: db, Logger: quiet})
+		if err != nil {
+			return out, err
+		}
+		start := time.Now()
+		_, err = fresh.SubnetUsage(ctx, operator, ipam.Subnet{Namespace: namespaces[1], VPC: "net", Name: "big"})
+		d := time.Since(start)
+		fresh.Close()
+		if err != nil {
+			return out, err
+		}
+		loads = append(loads, run{lat: []time.Duration{d}, ops: 1})
+	}
+	out.viewLoad = figureOf(loads)
+	progress("  a process's first read of the VPC of %d allocations (its view loaded): %.1f ms", vpcReadSizes[1], out.viewLoad.P50)
+
+	branches, err := branch.New(ctx, branch.Config{DB: db, Logger: quiet})
+	if err != nil {
+		return out, err
+	}
+	defer branches.Close()
+	h, err := graphql.NewHandler(svc, branches, func(*http.Request) (auth.Actor, error) { return operator, nil }, quiet)
+	if err != nil {
+		return out, err
+	}
+	post := func(i int) (time.Duration, error) {
+		body, _ := json.Marshal(map[string]any{"query": vpcGQL, "variables": map[string]any{"ns": namespaces[i]}})
+		req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/graphql", strings.NewReader(string(body)))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		start := time.Now()
+		h.ServeHTTP(rec, req)
+		d := time.Since(start)
+		var res struct {
+			Data struct {
+				VPC struct {
+					Subnets []struct {
+						Usage struct{ Used int } `json:"usage"`
+					} `json:"subnets"`
+				} `json:"vpc"`
+			} `json:"data"`
+			Errors []any `json:"errors"`
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &res); err != nil || rec.Code != http.StatusOK || len(res.Errors) > 0 {
+			return d, fmt.Errorf("POST /graphql (VPC of %s) = %d: %.300s", namespaces[i], rec.Code, rec.Body.String())
+		}
+		if s := res.Data.VPC.Subnets; len(s) != 1 || s[0].Usage.Used != vpcReadSizes[i] {
+			return d, fmt.Errorf("the VPC of %d allocations read by GraphQL: %.300s", vpcReadSizes[i], rec.Body.String())
+		}
+		return d, nil
+	}
+	get, closeConsole, err := signedInConsole(ctx, db, svc)
+	if err != nil {
+		return out, err
+	}
+	defer closeConsole()
+	view := func(i int) (time.Duration, error) {
+		d, _, err := get("/vpcs/" + namespaces[i] + "/net")
+		return d, err
+	}
+	for i := range vpcReadSizes {
+		for range 3 { // loads the views and the caches, as a serving process has them
+			if _, err := post(i); err != nil {
+				return out, err
+			}
+			if _, err := view(i); err != nil {
+				return out, err
+			}
+		}
+	}
+	var gqlRuns, pageRuns [2][]run
+	var gqlRatios, pageRatios []float64
+	for r := range cfg.runs {
+		for _, read := range []struct {
+			op     func(int) (time.Duration, error)
+			runs   *[2][]run
+			ratios *[]float64
+			name   string
+		}{{post, &gqlRuns, &gqlRatios, "GraphQL"}, {view, &pageRuns, &pageRatios, "console"}} {
+			var rr [2]run
+			for i := range vpcReadSizes {
+				if rr[i], err = concurrently(cfg.pageN, 1, func() (time.Duration, error) { return read.op(i) }); err != nil {
+					return out, err
+				}
+				read.runs[i] = append(read.runs[i], rr[i])
+			}
+			*read.ratios = append(*read.ratios, ratio(rr[1].stats().p50, rr[0].stats().p50))
+			progress("  run %d, %s: p50 %.2f ms at %d allocations, %.2f ms at %d", r+1, read.name, rr[0].stats().p50, vpcReadSizes[0], rr[1].stats().p50, vpcReadSizes[1])
+		}
+	}
+	for i := range vpcReadSizes {
+		out.gql[i], out.page[i] = figureOf(gqlRuns[i]), figureOf(pageRuns[i])
+	}
+	out.gqlRatio, out.pageRatio = median(gqlRatios), median(pageRatios)
+	return out, nil
+}
