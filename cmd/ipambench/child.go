@@ -213,52 +213,62 @@ func runChildren(ctx context.Context, tasks []childTask) ([]childResult, time.Du
 	return results, elapsed, errors.Join(errs...)
 }
 
-// twoProcesses measures two processes of eight clients each, claiming on
-// one fresh subnet at once, and checks the subnet holds exactly the lowest
-// candidates afterwards.
-func twoProcesses(ctx context.Context, cfg config, url string, svc *ipam.Service, db *store.DB, out *oursResult) error {
+// procsResult is what several processes claiming on one fresh subnet
+// made.
+type procsResult struct {
+	f      figure
+	stmts  float64 // statements per claim
+	lowest bool    // every run's taken set exactly the lowest candidates
+}
+
+// manyProcesses measures processes × workers clients, each process with
+// its own pool of connections and its own views, claiming on one fresh
+// subnet at once, all from its lowest address; twoProcN claims a run.
+func manyProcesses(ctx context.Context, cfg config, url string, svc *ipam.Service, db *store.DB, processes, workers int, out *oursResult) (procsResult, error) {
+	var res procsResult
 	var runs []run
 	var stmts int64
-	out.twoProcLowest = true
-	per := cfg.twoProcN / 2
+	res.lowest = true
+	per := cfg.twoProcN / processes
 	for r := range cfg.runs {
-		s, err := createSubnet(ctx, svc, fmt.Sprintf("bench/p2-%d", r))
+		s, err := createSubnet(ctx, svc, fmt.Sprintf("bench/p%dx%d-%d", processes, workers, r))
 		if err != nil {
-			return err
+			return res, err
 		}
 		var tasks []childTask
-		for p := range 2 {
-			tasks = append(tasks, childTask{URL: url, Namespace: s.ns, First: p * per, Count: per, Workers: 8})
+		for p := range processes {
+			tasks = append(tasks, childTask{URL: url, Namespace: s.ns, First: p * per, Count: per, Workers: workers})
 		}
 		results, elapsed, err := runChildren(ctx, tasks)
 		if err != nil {
-			return err
+			return res, err
 		}
 		l := newLedger()
 		rr := run{elapsed: elapsed}
-		for _, res := range results {
-			stmts += res.Statements
-			for i, ns := range res.LatencyNs {
+		for _, cr := range results {
+			stmts += cr.Statements
+			for i, ns := range cr.LatencyNs {
 				rr.lat = append(rr.lat, time.Duration(ns))
-				l.add(res.Owners[i], netip.MustParseAddr(res.Values[i]))
+				l.add(cr.Owners[i], netip.MustParseAddr(cr.Values[i]))
 			}
 		}
 		rr.ops = len(rr.lat)
 		runs = append(runs, rr)
-		ok, err := lowest(ctx, db, s, 2*per)
+		ok, err := lowest(ctx, db, s, processes*per)
 		if err != nil {
-			return err
+			return res, err
 		}
-		out.twoProcLowest = out.twoProcLowest && ok
+		res.lowest = res.lowest && ok
 		dup, err := l.duplicates(ctx, db, s)
 		if err != nil {
-			return err
+			return res, err
 		}
 		out.duplicates += dup
 		st := rr.stats()
-		progress("  run %d: %.0f claims/s, p50 %.3f ms, p99 %.3f ms, lowest candidates: %v, duplicates: %d", r+1, st.perSec, st.p50, st.p99, ok, dup)
+		progress("  run %d: %.0f claims/s, p50 %.3f ms, p99 %.3f ms, %.2f statements a claim so far, lowest candidates: %v, duplicates: %d",
+			r+1, st.perSec, st.p50, st.p99, float64(stmts)/float64((r+1)*processes*per), ok, dup)
 	}
-	out.twoProc = figureOf(runs)
-	out.twoProcStmts = float64(stmts) / float64(cfg.runs*2*per)
-	return nil
+	res.f = figureOf(runs)
+	res.stmts = float64(stmts) / float64(cfg.runs*processes*per)
+	return res, nil
 }

@@ -45,7 +45,7 @@ type config struct {
 	floor16N     int // inserts per run, 16 clients
 	seqN         int // claims per run and fill level (a 99 % full /16 has 655 free)
 	concN        int // claims per run, 16 clients
-	twoProcN     int // claims per run, both processes together
+	twoProcN     int // claims per run, all the processes together
 	churnN       int // release+claim pairs per run
 	goipamSeqN   int // go-ipam claims per run, empty /16
 	goipam20kN   int // go-ipam claims per run, 20 000 taken
@@ -243,9 +243,16 @@ func bench(ctx context.Context, cfg config) (*report, error) {
 		}
 	}
 	if cfg.want("twoproc") {
-		progress("ours, 2 processes of 8 clients")
-		if err := twoProcesses(ctx, cfg, d.url, svc, db, ours); err != nil {
-			return nil, fmt.Errorf("2 processes: %w", err)
+		for _, m := range []struct {
+			processes, workers int
+			into               *procsResult
+		}{{2, 8, &ours.procs2x8}, {4, 4, &ours.procs4x4}} {
+			progress("ours, %d processes of %d clients", m.processes, m.workers)
+			res, err := manyProcesses(ctx, cfg, d.url, svc, db, m.processes, m.workers, ours)
+			if err != nil {
+				return nil, fmt.Errorf("%d processes: %w", m.processes, err)
+			}
+			*m.into = res
 		}
 	}
 	if cfg.want("churn") {

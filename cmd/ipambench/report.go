@@ -208,7 +208,7 @@ func (r *report) broken() bool {
 		return false
 	}
 	return o.duplicates > 0 || o.seqMisses > 0 || o.churnMisses > 0 ||
-		o.conc16.Runs > 0 && !o.conc16Lowest || o.twoProc.Runs > 0 && !o.twoProcLowest
+		o.conc16.Runs > 0 && !o.conc16Lowest || o.procs2x8.f.Runs > 0 && !o.procs2x8.lowest || o.procs4x4.f.Runs > 0 && !o.procs4x4.lowest
 }
 
 func (r *report) targets() []target {
@@ -243,6 +243,18 @@ func (r *report) targets() []target {
 	}
 	if q, ok := r.pageRatio(); ok {
 		ts = append(ts, target{"pool page render at 60 000 allocations ≤ 2 × the render at 100", fmt.Sprintf("%.2f ×", q), q <= 2})
+	}
+	if o := r.ours; o != nil && r.floor16 != nil && o.procs2x8.f.Runs > 0 && o.procs4x4.f.Runs > 0 {
+		q2, q4 := ratio(o.procs2x8.f.PerSec, r.floor16.PerSec), ratio(o.procs4x4.f.PerSec, r.floor16.PerSec)
+		worst := max(o.procs2x8.stmts, o.procs4x4.stmts)
+		ts = append(ts,
+			target{"2 processes × 8 clients on one fresh subnet: throughput ≥ 0.6 × the floor's with 16 clients (issue 14)", fmt.Sprintf("%.2f ×", q2), q2 >= 0.6},
+			target{"4 processes × 4 clients: throughput ≥ 0.5 × the floor's with 16 clients (issue 14)", fmt.Sprintf("%.2f ×", q4), q4 >= 0.5},
+			target{"statements per claim in those runs ≤ 1.2 (issue 14)", fmt.Sprintf("%.2f at worst", worst), worst <= 1.2})
+	}
+	if o := r.ours; o != nil && r.floor16 != nil && o.churn16.Runs > 0 {
+		q := ratio(o.churn16.PerSec, r.floor16.PerSec)
+		ts = append(ts, target{"release-then-claim pairs with 16 clients ≥ 0.35 × the floor's inserts with 16 clients (issue 14)", fmt.Sprintf("%.2f ×", q), q >= 0.35})
 	}
 	if v := r.vpcRead; v != nil {
 		ts = append(ts,
@@ -321,12 +333,18 @@ func (r *report) print(w io.Writer, cfg config) {
 			}
 			row("ours: claims in one process", "16", o.conc16, stm(o.conc16Stmts), note)
 		}
-		if o.twoProc.Runs > 0 {
-			note := fmt.Sprintf("lowest candidates: %s; %d claims a run", yes(o.twoProcLowest), o.twoProc.Ops)
-			if r.floor16 != nil {
-				note = fmt.Sprintf("throughput %.2f × the floor's; ", ratio(o.twoProc.PerSec, r.floor16.PerSec)) + note
+		for _, p := range []struct {
+			name string
+			res  procsResult
+		}{{"2 processes × 8 clients", o.procs2x8}, {"4 processes × 4 clients", o.procs4x4}} {
+			if p.res.f.Runs == 0 {
+				continue
 			}
-			row("ours: 2 processes × 8 clients", "16", o.twoProc, stm(o.twoProcStmts), note)
+			note := fmt.Sprintf("lowest candidates: %s; %d claims a run", yes(p.res.lowest), p.res.f.Ops)
+			if r.floor16 != nil {
+				note = fmt.Sprintf("throughput %.2f × the floor's; ", ratio(p.res.f.PerSec, r.floor16.PerSec)) + note
+			}
+			row("ours: "+p.name, "16", p.res.f, stm(p.res.stmts), note)
 		}
 		if o.churnClaim.Runs > 0 {
 			row("ours: churn, release then claim", "1", figure{PerSec: o.churnPairs, P50: o.churnClaim.P50, P99: o.churnClaim.P99}, "",
@@ -477,9 +495,21 @@ func (r *report) json() map[string]any {
 			m["conc16_p99_to_p50"], m["conc16_lowest"], m["conc16_statements_per_claim"] = round(ratio(o.conc16.P99, o.conc16.P50)), o.conc16Lowest, round(o.conc16Stmts)
 			m["conc16_floor_per_s"] = round(o.conc16Floor.PerSec)
 		}
-		if o.twoProc.Runs > 0 {
-			m["two_process_per_s"], m["two_process_p50_ms"], m["two_process_p99_ms"] = round(o.twoProc.PerSec), round(o.twoProc.P50), round(o.twoProc.P99)
-			m["two_process_lowest"], m["two_process_statements_per_claim"] = o.twoProcLowest, round(o.twoProcStmts)
+		for k, p := range map[string]procsResult{"procs2x8": o.procs2x8, "procs4x4": o.procs4x4} {
+			if p.f.Runs == 0 {
+				continue
+			}
+			m[k+"_per_s"], m[k+"_p50_ms"], m[k+"_p99_ms"] = round(p.f.PerSec), round(p.f.P50), round(p.f.P99)
+			m[k+"_lowest"], m[k+"_statements_per_claim"] = p.lowest, round(p.stmts)
+			if r.floor16 != nil {
+				m[k+"_throughput_ratio_to_floor"] = round(ratio(p.f.PerSec, r.floor16.PerSec))
+			}
+		}
+		if o.procs2x8.f.Runs > 0 && o.procs4x4.f.Runs > 0 {
+			m["procs_statements_per_claim_max"] = round(max(o.procs2x8.stmts, o.procs4x4.stmts))
+		}
+		if o.churn16.Runs > 0 && r.floor16 != nil {
+			m["churn16_pairs_ratio_to_floor"] = round(ratio(o.churn16.PerSec, r.floor16.PerSec))
 		}
 		if o.churnClaim.Runs > 0 {
 			m["churn_pairs_per_s"], m["churn_claim_p50_ms"], m["churn_release_p50_ms"], m["churn_misses"] = round(o.churnPairs), round(o.churnClaim.P50), round(o.churnRelease.P50), o.churnMisses
