@@ -58,17 +58,8 @@ func measureGraphQL(ctx context.Context, cfg config, db *store.DB, svc *ipam.Ser
 		return out, err
 	}
 	post := func(query string, vars map[string]any) (time.Duration, error) {
-		body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
-		req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/graphql", strings.NewReader(string(body)))
-		req.Header.Set("Content-Type", "application/json")
-		rec := httptest.NewRecorder()
-		start := time.Now()
-		h.ServeHTTP(rec, req)
-		d := time.Since(start)
-		if rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), `"errors"`) {
-			return d, fmt.Errorf("POST /graphql %.60s = %d: %.300s", query, rec.Code, rec.Body.String())
-		}
-		return d, nil
+		d, _, err := postGraphQL(ctx, h, query, vars)
+		return d, err
 	}
 	direct := func() (time.Duration, error) {
 		start := time.Now()
@@ -127,4 +118,21 @@ func measureGraphQL(ctx context.Context, cfg config, db *store.DB, svc *ipam.Ser
 	out.query, out.queryDirect, out.claim, out.claimDirect = figureOf(q), figureOf(qd), figureOf(c), figureOf(cd)
 	out.queryRatio, out.claimRatio = median(qRatios), median(cRatios)
 	return out, nil
+}
+
+// postGraphQL times POST /graphql of the query with the variables through
+// the handler, and returns the answer's body; an answer other than 200, or
+// with errors, is an error.
+func postGraphQL(ctx context.Context, h http.Handler, query string, vars map[string]any) (time.Duration, []byte, error) {
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/graphql", strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	start := time.Now()
+	h.ServeHTTP(rec, req)
+	d := time.Since(start)
+	if rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), `"errors"`) {
+		return d, nil, fmt.Errorf("POST /graphql %.60s = %d: %.300s", query, rec.Code, rec.Body.String())
+	}
+	return d, rec.Body.Bytes(), nil
 }

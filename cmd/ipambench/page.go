@@ -30,17 +30,11 @@ type pageResult struct {
 // operator through the real sign-in form.
 func page(ctx context.Context, cfg config, dsn string) (pageResult, error) {
 	var out pageResult
-	db, err := openDB(ctx, dsn)
+	db, svc, closeService, err := openService(ctx, dsn)
 	if err != nil {
 		return out, err
 	}
-	defer db.Close()
-	quiet := slog.New(slog.DiscardHandler)
-	svc, err := ipam.New(ctx, ipam.Config{DB: db, URL: dsn, Logger: quiet})
-	if err != nil {
-		return out, err
-	}
-	defer svc.Close()
+	defer closeService()
 	pools := []struct {
 		name, cidr string
 		taken      int
@@ -56,22 +50,13 @@ func page(ctx context.Context, cfg config, dsn string) (pageResult, error) {
 	}
 	// What a process pays to (re)load a view: after its start, a
 	// reconnection of its listener, or a statement releasing more than 64.
-	var loads []run
-	for range cfg.runs {
-		fresh, err := ipam.New(ctx, ipam.Config{DB: db, Logger: quiet})
-		if err != nil {
-			return out, err
-		}
-		start := time.Now()
-		_, err = fresh.Preview(ctx, auth.System, "", "page-60k", "", nil, 1)
-		d := time.Since(start)
-		fresh.Close()
-		if err != nil {
-			return out, err
-		}
-		loads = append(loads, run{lat: []time.Duration{d}, ops: 1})
+	out.viewLoad, err = viewLoads(ctx, cfg, db, func(fresh *ipam.Service) error {
+		_, err := fresh.Preview(ctx, auth.System, "", "page-60k", "", nil, 1)
+		return err
+	})
+	if err != nil {
+		return out, err
 	}
-	out.viewLoad = figureOf(loads)
 	progress("  loading the view of a /16 with 60 000 taken: %.1f ms", out.viewLoad.P50)
 	get, closeConsole, err := signedInConsole(ctx, db, svc)
 	if err != nil {
@@ -155,4 +140,43 @@ func signedInConsole(ctx context.Context, db *store.DB, svc *ipam.Service) (get 
 		return d, rec.Body.Len(), nil
 	}
 	return get, branches.Close, nil
+}
+
+// openService opens a pool of connections to dsn, counting its statements,
+// and an ipam.Service on it that follows the other processes.
+func openService(ctx context.Context, dsn string) (*store.DB, *ipam.Service, func(), error) {
+	db, err := openDB(ctx, dsn)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	svc, err := ipam.New(ctx, ipam.Config{DB: db, URL: dsn, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		db.Close()
+		return nil, nil, nil, err
+	}
+	return db, svc, func() {
+		svc.Close()
+		db.Close()
+	}, nil
+}
+
+// viewLoads times, in cfg.runs fresh services on db, the first use of a
+// pool (use): its view read from the database.
+func viewLoads(ctx context.Context, cfg config, db *store.DB, use func(*ipam.Service) error) (figure, error) {
+	var loads []run
+	for range cfg.runs {
+		fresh, err := ipam.New(ctx, ipam.Config{DB: db, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			return figure{}, err
+		}
+		start := time.Now()
+		err = use(fresh)
+		d := time.Since(start)
+		fresh.Close()
+		if err != nil {
+			return figure{}, err
+		}
+		loads = append(loads, run{lat: []time.Duration{d}, ops: 1})
+	}
+	return figureOf(loads), nil
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"strings"
 	"time"
 
 	"pivirt.hu/ipam/internal/auth"
@@ -44,17 +42,12 @@ const vpcGQL = `query($ns: String!) { vpc(namespace: $ns, name: "net") { name su
 // times the reads, the two sizes alternating in each run.
 func vpcRead(ctx context.Context, cfg config, dsn string) (vpcReadResult, error) {
 	var out vpcReadResult
-	db, err := openDB(ctx, dsn)
+	db, svc, closeService, err := openService(ctx, dsn)
 	if err != nil {
 		return out, err
 	}
-	defer db.Close()
+	defer closeService()
 	quiet := slog.New(slog.DiscardHandler)
-	svc, err := ipam.New(ctx, ipam.Config{DB: db, URL: dsn, Logger: quiet})
-	if err != nil {
-		return out, err
-	}
-	defer svc.Close()
 	var namespaces [2]string
 	for i, n := range vpcReadSizes {
 		ns := fmt.Sprintf("bench/vpc-%d", n)
@@ -80,22 +73,13 @@ func vpcRead(ctx context.Context, cfg config, dsn string) (vpcReadResult, error)
 		}
 	}
 
-	var loads []run
-	for range cfg.runs {
-		fresh, err := ipam.New(ctx, ipam.Config{DB: db, Logger: quiet})
-		if err != nil {
-			return out, err
-		}
-		start := time.Now()
-		_, err = fresh.SubnetUsage(ctx, operator, ipam.Subnet{Namespace: namespaces[1], VPC: "net", Name: "big"})
-		d := time.Since(start)
-		fresh.Close()
-		if err != nil {
-			return out, err
-		}
-		loads = append(loads, run{lat: []time.Duration{d}, ops: 1})
+	out.viewLoad, err = viewLoads(ctx, cfg, db, func(fresh *ipam.Service) error {
+		_, err := fresh.SubnetUsage(ctx, operator, ipam.Subnet{Namespace: namespaces[1], VPC: "net", Name: "big"})
+		return err
+	})
+	if err != nil {
+		return out, err
 	}
-	out.viewLoad = figureOf(loads)
 	progress("  a process's first read of the VPC of %d allocations (its view loaded): %.1f ms", vpcReadSizes[1], out.viewLoad.P50)
 
 	branches, err := branch.New(ctx, branch.Config{DB: db, Logger: quiet})
@@ -108,13 +92,10 @@ func vpcRead(ctx context.Context, cfg config, dsn string) (vpcReadResult, error)
 		return out, err
 	}
 	post := func(i int) (time.Duration, error) {
-		body, _ := json.Marshal(map[string]any{"query": vpcGQL, "variables": map[string]any{"ns": namespaces[i]}})
-		req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/graphql", strings.NewReader(string(body)))
-		req.Header.Set("Content-Type", "application/json")
-		rec := httptest.NewRecorder()
-		start := time.Now()
-		h.ServeHTTP(rec, req)
-		d := time.Since(start)
+		d, body, err := postGraphQL(ctx, h, vpcGQL, map[string]any{"ns": namespaces[i]})
+		if err != nil {
+			return d, err
+		}
 		var res struct {
 			Data struct {
 				VPC struct {
@@ -123,13 +104,12 @@ func vpcRead(ctx context.Context, cfg config, dsn string) (vpcReadResult, error)
 					} `json:"subnets"`
 				} `json:"vpc"`
 			} `json:"data"`
-			Errors []any `json:"errors"`
 		}
-		if err := json.Unmarshal(rec.Body.Bytes(), &res); err != nil || rec.Code != http.StatusOK || len(res.Errors) > 0 {
-			return d, fmt.Errorf("POST /graphql (VPC of %s) = %d: %.300s", namespaces[i], rec.Code, rec.Body.String())
+		if err := json.Unmarshal(body, &res); err != nil {
+			return d, err
 		}
 		if s := res.Data.VPC.Subnets; len(s) != 1 || s[0].Usage.Used != vpcReadSizes[i] {
-			return d, fmt.Errorf("the VPC of %d allocations read by GraphQL: %.300s", vpcReadSizes[i], rec.Body.String())
+			return d, fmt.Errorf("the VPC of %d allocations read by GraphQL: %.300s", vpcReadSizes[i], body)
 		}
 		return d, nil
 	}
