@@ -48,12 +48,14 @@ func (j *RawJSON) Scan(src any) error {
 	return nil
 }
 
-// Value stores j, nil as NULL.
+// Value stores j, nil as NULL, in text: a []byte value would go in jsonb's
+// binary format when the URL asks lib/pq for binary_parameters (as a
+// connection pooler in transaction mode needs).
 func (j RawJSON) Value() (driver.Value, error) {
 	if j == nil {
 		return nil, nil
 	}
-	return []byte(j), nil
+	return string(j), nil
 }
 
 // MarshalJSON writes j as it is, nil as null.

@@ -52,12 +52,15 @@ func (l *Labels) Scan(src any) error {
 	return nil
 }
 
-// Value stores l as a jsonb object, nil as {}.
+// Value stores l as a jsonb object, nil as {}, in text: a []byte value
+// would go in jsonb's binary format when the URL asks lib/pq for
+// binary_parameters (as a connection pooler in transaction mode needs).
 func (l Labels) Value() (driver.Value, error) {
 	if l == nil {
-		return []byte("{}"), nil
+		return "{}", nil
 	}
-	return json.Marshal(map[string]string(l))
+	b, err := json.Marshal(map[string]string(l))
+	return string(b), err
 }
 
 const poolColumns = `uid, namespace, name, kind, cidr::text AS cidr, host(gateway) AS gateway, exclude, zone, vpc_uid, labels, created_at, created_by`
