@@ -1,7 +1,9 @@
 package graphql
 
 import (
+	"fmt"
 	"testing"
+	"time"
 
 	"pivirt.hu/ipam/internal/ipam"
 )
@@ -60,4 +62,42 @@ func (e *env) sibling() *env {
 	sib := *e
 	sib.svc, sib.branches, sib.pools, sib.handler = svc, pools.Branches(), pools, h.(*handler)
 	return &sib
+}
+
+// TestVPCSubnetsUsage: issue 14's vpc { subnets { usage } } counts what the
+// subnet holds from the process's view of the VPC's pool, without counting
+// its rows: this process's claims at once, and another process's releases
+// once their notification arrives.
+func TestVPCSubnetsUsage(t *testing.T) {
+	a := newEnv(t)
+	b := a.sibling()
+	a.seed()
+	used := func(e *env) int {
+		t.Helper()
+		var out struct {
+			VPC struct{ Subnets []struct{ Usage usage } }
+		}
+		e.ok("acme", `{ vpc(namespace: "acme/prod", name: "main") { subnets { usage { size used free utilization } } } }`, &out)
+		if len(out.VPC.Subnets) != 1 || out.VPC.Subnets[0].Usage.Size != 253 {
+			t.Fatalf("vpc { subnets { usage } } = %+v, want subnet web of 253", out.VPC.Subnets)
+		}
+		return out.VPC.Subnets[0].Usage.Used
+	}
+	for i := range 3 {
+		a.ok("acme", attachInterface, nil, "namespace", "acme/prod", "vpc", "main", "subnet", "web", "uid", fmt.Sprint("vm-", i), "hostname", fmt.Sprint("web-", i), "nic", 0)
+	}
+	if got := used(a); got != 3 {
+		t.Errorf("after 3 claims, the claiming process counts %d", got)
+	}
+	if got := used(b); got != 3 {
+		t.Errorf("the other process, whose view was read after the claims, counts %d, want 3", got)
+	}
+	b.ok("acme", detachInterface, nil, "namespace", "acme/prod", "vpc", "main", "uid", "vm-0", "hostname", "web-0", "nic", 0)
+	deadline := time.Now().Add(5 * time.Second)
+	for used(a) != 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("5 s after a release in the other process, vpc { subnets { usage } } still counts %d, want 2", used(a))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
