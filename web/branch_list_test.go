@@ -28,6 +28,10 @@ func TestBranchesPage(t *testing.T) {
 	if list.in("branch-main").has("form-merge-branch") || !row.has("form-merge-branch") || !row.has("form-rebase-branch") || !row.has("form-delete-branch") {
 		t.Error("merge, rebase and delete forms are not offered for add-vlans only")
 	}
+	// Deleting a branch cannot be undone: its button says so by its colour.
+	if buttons := row.in("form-delete-branch").tags("button"); len(buttons) != 1 || attrOf(buttons[0], "class") != "danger" {
+		t.Error("the Delete button of add-vlans is not marked danger")
+	}
 	c.load(t, "add-vlans", kindsSchema+`  - name: Rack
     namespace: Dcim
     attributes:
