@@ -83,8 +83,14 @@ func (s *Service) DivisionPage(ctx context.Context, actor auth.Actor, poolID str
 
 // fold folds the marks of the pool's divisions (store.FoldDivisionUsage),
 // labelling the divisions it recounts as main then the other branches show
-// their peers.
+// their peers; at most maxFolds at once.
 func (s *Service) fold(ctx context.Context, row store.NumberPoolRow) error {
+	select {
+	case s.folds <- struct{}{}:
+		defer func() { <-s.folds }()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	return store.FoldDivisionUsage(ctx, s.db, row.ID, func(ctx context.Context, divisions []json.RawMessage) ([][]string, error) {
 		main, err := s.branches.Schema(ctx, branch.Main)
 		if err != nil {

@@ -21,6 +21,12 @@ const channel = "ipam_numbers"
 // they do not pile up where no pool's page is read.
 const foldEvery = time.Minute
 
+// maxFolds bounds the folds one service runs at once: a fold holds one
+// connection of the pool (store.MaxOpenConns) while it waits for another
+// to read the labels, so folds of many pools at once must leave
+// connections for their labels.
+const maxFolds = 4
+
 // Config is what the service needs.
 type Config struct {
 	DB *store.DB
@@ -45,6 +51,9 @@ type Service struct {
 	log      *slog.Logger
 	branches *branch.Service
 	views    *views
+	// folds holds a place for each fold in progress (fold): each holds a
+	// connection for its transaction and takes another to label.
+	folds chan struct{}
 
 	// stop ends the listener's goroutine; running waits for it.
 	stop    context.CancelFunc
@@ -62,7 +71,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Service{db: cfg.DB, log: log, stop: func() {}}
+	s := &Service{db: cfg.DB, log: log, stop: func() {}, folds: make(chan struct{}, maxFolds)}
 	s.views = newViews(s)
 	bcfg := cfg.Branch
 	bcfg.DB, bcfg.URL, bcfg.Logger = cfg.DB, cfg.URL, log
