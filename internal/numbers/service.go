@@ -101,13 +101,13 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	lctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	s.stop = stop
 	s.running.Go(func() { l.Run(lctx, s.views.notified) })
-	s.running.Go(func() { s.foldEvery(lctx, foldEvery) })
+	s.running.Go(func() { s.foldPeriodically(lctx, foldEvery) })
 	return s, nil
 }
 
-// foldEvery folds the marks of every pool's divisions each period, until
+// foldPeriodically folds the marks of every pool's divisions each period, until
 // ctx ends.
-func (s *Service) foldEvery(ctx context.Context, period time.Duration) {
+func (s *Service) foldPeriodically(ctx context.Context, period time.Duration) {
 	tick := time.NewTicker(period)
 	defer tick.Stop()
 	for {
