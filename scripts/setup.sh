@@ -7,8 +7,10 @@
 #
 # What it makes sure of:
 #   * Debian packages: postgresql-15 (/usr/lib/postgresql/15/bin/postgres),
-#     chromium (/usr/bin/chromium), and nodejs / npm only when `node` / `npm`
-#     are not on PATH. Installed with apt-get --no-install-recommends; apt-get
+#     chromium (/usr/bin/chromium), pgbouncer (/usr/sbin/pgbouncer) and
+#     haproxy (/usr/sbin/haproxy), which the tests and the bench start
+#     themselves (a connection pooler, a proxy that follows a failover), and
+#     nodejs / npm only when `node` / `npm` are not on PATH. Installed with apt-get --no-install-recommends; apt-get
 #     update runs only when something is to be installed. Uses sudo only when
 #     not root. After installing PostgreSQL, any Debian-managed cluster that
 #     the package created and started is stopped and set to start "manual",
@@ -127,6 +129,8 @@ has_version() {
 missing_debs() {
 	[[ -x $PG_BINDIR/postgres && -x $PG_BINDIR/initdb ]] || echo "postgresql-$PG_MAJOR"
 	[[ -x $CHROMIUM_PATH ]] || echo chromium
+	[[ -x /usr/sbin/pgbouncer ]] || echo pgbouncer
+	[[ -x /usr/sbin/haproxy ]] || echo haproxy
 	command -v node >/dev/null || echo nodejs
 	command -v npm >/dev/null || echo npm
 }
@@ -193,6 +197,20 @@ quiet_debian_clusters() {
 			echo manual | as_root tee "/etc/postgresql/$ver/$name/start.conf" >/dev/null
 		fi
 	done < <(pg_lsclusters --no-header 2>/dev/null)
+}
+
+# Debian's pgbouncer and haproxy packages run a service of their own; the
+# tests and the bench start theirs on free ports, so stop and disable those.
+quiet_debian_services() {
+	command -v systemctl >/dev/null && [[ -d /run/systemd/system ]] || return 0
+	local service
+	for service in "$@"; do
+		if systemctl is-active --quiet "$service"; then
+			log "stopping the Debian service $service (the tests start their own)"
+			as_root systemctl stop "$service" >&2 || true
+		fi
+		as_root systemctl disable --quiet "$service" >&2 2>/dev/null || true
+	done
 }
 
 install_driver() {
@@ -283,6 +301,7 @@ if [[ ${#debs[@]} -gt 0 ]]; then
 	if [[ " ${debs[*]} " == *" postgresql-$PG_MAJOR "* ]]; then
 		quiet_debian_clusters
 	fi
+	quiet_debian_services pgbouncer haproxy
 	mapfile -t debs < <(missing_debs)
 	[[ ${#debs[@]} -eq 0 ]] || die "still missing after apt-get install: ${debs[*]}"
 fi

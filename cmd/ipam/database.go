@@ -24,8 +24,12 @@ const embeddedDatabase = "ipam"
 // databaseFlags choose the database: an external one by URL, or the
 // embedded PostgreSQL in a data folder.
 type databaseFlags struct {
-	url     string
-	dataDir string
+	url string
+	// listenURL reaches PostgreSQL itself, for the notifications, when url
+	// goes through a connection pooler in transaction mode (then url's
+	// connections are opened with store.OpenPooled).
+	listenURL string
+	dataDir   string
 	// exclusive refuses a data folder whose PostgreSQL another process
 	// runs (ipam serve owns its PostgreSQL); without it, a command such as
 	// ipam token uses that PostgreSQL while ipam serve runs it.
@@ -38,8 +42,14 @@ type databaseFlags struct {
 func (d *databaseFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.url, "database-url", "",
 		"PostgreSQL URL (default $DATABASE_URL); without one, ipam runs its own PostgreSQL in --data-dir")
+	fs.StringVar(&d.listenURL, "listen-database-url", "",
+		"PostgreSQL URL of the server itself, for the notifications ipam processes send each other, when --database-url goes through a connection pooler in transaction mode (PgBouncer): ipam then prepares no statement and makes no session setting through the pooler")
 	fs.StringVar(&d.dataDir, "data-dir", defaultDataDir(), "folder of the embedded PostgreSQL")
 }
+
+// pooled reports whether the database URL goes through a connection
+// pooler: whether a URL to listen on was given apart from it.
+func (d *databaseFlags) pooled() bool { return d.listenURL != "" }
 
 // defaultDataDir is a folder the postgres user can reach: as root,
 // /var/lib/pivirt-ipam (root's home is closed to other users); otherwise
@@ -79,7 +89,7 @@ func (d *databaseFlags) open(ctx context.Context, logger *slog.Logger, listen bo
 	if err != nil {
 		return nil, nil, err
 	}
-	db, err := ipam.OpenDatabase(ctx, url, logger)
+	db, err := ipam.OpenDatabase(ctx, url, d.pooled(), logger)
 	if err != nil {
 		stopCluster()
 		return nil, nil, err
@@ -87,6 +97,14 @@ func (d *databaseFlags) open(ctx context.Context, logger *slog.Logger, listen bo
 	cfg := ipam.Config{DB: db, Logger: logger}
 	ncfg := numbers.Config{DB: db, Logger: logger, Branch: branch.Config{Guard: branch.SchemaGuard(graphql.CheckSchema)}}
 	if listen {
+		if d.pooled() {
+			url = d.listenURL
+		}
+		if err := ipam.CheckNotifications(ctx, db, url); err != nil {
+			db.Close()
+			stopCluster()
+			return nil, nil, err
+		}
 		cfg.URL, ncfg.URL = url, url
 	}
 	svc, err := ipam.New(ctx, cfg)
@@ -120,6 +138,9 @@ func (d *databaseFlags) start(ctx context.Context, logger *slog.Logger) (url str
 	}
 	if url := os.Getenv("DATABASE_URL"); url != "" {
 		return url, stopCluster, nil
+	}
+	if d.pooled() {
+		return "", nil, usageError{"--listen-database-url goes with --database-url (or DATABASE_URL), the URL of the connection pooler"}
 	}
 	dir, err := filepath.Abs(d.dataDir)
 	if err != nil {

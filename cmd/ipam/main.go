@@ -20,8 +20,8 @@ const usage = `ipam: PiVirt IPAM, the address and number allocator
 
 Usage:
   ipam serve   [--listen 127.0.0.1:8080] [--database-url URL] [--data-dir DIR]
-               [--secure-cookie] [--trusted-proxy CIDR]...
-  ipam migrate [--database-url URL] [--data-dir DIR]
+               [--listen-database-url URL] [--secure-cookie] [--trusted-proxy CIDR]...
+  ipam migrate [--database-url URL] [--listen-database-url URL] [--data-dir DIR]
   ipam apply -f FILE
   ipam get pools|allocations|vpcs [-n NAMESPACE] [-o yaml|table]
   ipam schema load FILE... [--branch B]
@@ -36,7 +36,9 @@ Usage:
   ipam version
 
 Without --database-url (or DATABASE_URL), ipam runs its own PostgreSQL in
---data-dir from the locally installed server binaries.
+--data-dir from the locally installed server binaries. When --database-url
+goes through a connection pooler in transaction mode (PgBouncer), every
+command takes --listen-database-url, a URL of the PostgreSQL server itself.
 Run "ipam COMMAND -h" for the flags of a command.
 
 Exit status: 0 done, 1 refused or failed, 2 a mistake in the command line,

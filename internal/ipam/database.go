@@ -3,6 +3,7 @@ package ipam
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 
 	"pivirt.hu/ipam/internal/auth"
@@ -10,9 +11,15 @@ import (
 )
 
 // OpenDatabase connects to the PostgreSQL database at url and applies the
-// migrations it lacks, logging how many. The caller closes it.
-func OpenDatabase(ctx context.Context, url string, log *slog.Logger) (*store.DB, error) {
-	db, err := store.Open(ctx, url)
+// migrations it lacks, logging how many. pooled says that url is a
+// connection pooler in transaction mode (store.OpenPooled). The caller
+// closes it.
+func OpenDatabase(ctx context.Context, url string, pooled bool, log *slog.Logger) (*store.DB, error) {
+	open := store.Open
+	if pooled {
+		open = store.OpenPooled
+	}
+	db, err := open(ctx, url)
 	if err != nil {
 		return nil, err
 	}
@@ -25,6 +32,18 @@ func OpenDatabase(ctx context.Context, url string, log *slog.Logger) (*store.DB,
 		log.Info("migrated the database", "migrations", applied)
 	}
 	return db, nil
+}
+
+// CheckNotifications checks that a notification sent through db reaches a
+// connection listening at url, as every process's views need: not so when
+// db goes through a connection pooler in transaction mode and url too, or
+// when they reach different servers.
+func CheckNotifications(ctx context.Context, db *store.DB, url string) error {
+	err := store.CheckNotifications(ctx, db, url)
+	if errors.Is(err, store.ErrNotificationLost) {
+		return fmt.Errorf("%w: when the database URL goes through a connection pooler in transaction mode (PgBouncer), give --listen-database-url, a URL of the PostgreSQL server itself", err)
+	}
+	return err
 }
 
 // CreateDatabase creates the database name, unless it exists, on the

@@ -58,6 +58,16 @@ type Options struct {
 	// full_page_writes off). Use it only for throwaway clusters like tests.
 	Fast bool
 
+	// Settings are more server settings, each name=value (such as
+	// synchronous_standby_names=*), given as -c options.
+	Settings []string
+
+	// StandbyOf is the data folder of a running cluster (its DataDir) to
+	// copy, when this one does not exist yet, with pg_basebackup: this
+	// cluster is then its streaming-replication standby until promoted
+	// (SQL pg_promote()). The copy stays a standby on later starts.
+	StandbyOf string
+
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 }
@@ -127,7 +137,12 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		exited:  make(chan struct{}),
 	}
 
-	if err := c.initdb(ctx, binDir, owner); err != nil {
+	if opts.StandbyOf != "" {
+		err = c.baseBackup(ctx, binDir, owner, opts.StandbyOf)
+	} else {
+		err = c.initdb(ctx, binDir, owner)
+	}
+	if err != nil {
 		return nil, err
 	}
 
@@ -136,7 +151,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 
 	startedAt := time.Now()
-	if err := c.start(binDir, owner, opts.Fast); err != nil {
+	if err := c.start(binDir, owner, opts.Fast, opts.Settings); err != nil {
 		return nil, err
 	}
 
@@ -214,6 +229,44 @@ func (c *Cluster) stop() error {
 	return nil
 }
 
+// Crash stops the server at once, as a power cut would: an immediate
+// shutdown (SIGQUIT), with no checkpoint; the next start recovers from the
+// WAL. What the server had not flushed, or sent to a standby, is lost.
+func (c *Cluster) Crash() {
+	c.stopOnce.Do(func() {
+		c.logger.Info("Crashing PostgreSQL (immediate shutdown)", slog.String("data_dir", c.pgData))
+		if err := c.cmd.Process.Signal(syscall.SIGQUIT); err != nil && !errors.Is(err, os.ErrProcessDone) {
+			c.stopErr = fmt.Errorf("pgembed: unable to stop postgres: %w", err)
+			return
+		}
+		<-c.exited
+	})
+}
+
+// baseBackup copies the running cluster of the data folder primaryDir into
+// this cluster's, as its standby, unless this cluster exists.
+func (c *Cluster) baseBackup(ctx context.Context, binDir string, owner *serverUser, primaryDir string) error {
+	if _, err := os.Stat(filepath.Join(c.pgData, "PG_VERSION")); err == nil {
+		return nil
+	}
+	primaryDir, err := filepath.Abs(primaryDir)
+	if err != nil {
+		return fmt.Errorf("pgembed: unable to resolve the primary's data directory: %w", err)
+	}
+	c.logger.Info("Copying a PostgreSQL cluster as its standby", slog.String("primary", primaryDir), slog.String("data_dir", c.pgData))
+	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "pg_basebackup"),
+		"-h", primaryDir, "-p", strconv.Itoa(socketPort), "-U", "postgres",
+		"-D", c.pgData, "--write-recovery-conf", "--wal-method=stream", "--no-sync", "--checkpoint=fast",
+	)
+	cmd.Dir = c.dataDir
+	cmd.SysProcAttr = owner.sysProcAttr()
+	cmd.WaitDelay = 10 * time.Second
+	if output, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("pgembed: unable to copy the cluster of %s into %s: %w\n%s", primaryDir, c.pgData, err, lastLines(output, logTailLines))
+	}
+	return nil
+}
+
 func (c *Cluster) initdb(ctx context.Context, binDir string, owner *serverUser) error {
 	_, err := os.Stat(filepath.Join(c.pgData, "PG_VERSION"))
 	if err == nil {
@@ -278,7 +331,7 @@ func (c *Cluster) checkNotRunning() error {
 	return nil
 }
 
-func (c *Cluster) start(binDir string, owner *serverUser, fast bool) error {
+func (c *Cluster) start(binDir string, owner *serverUser, fast bool, settings []string) error {
 	logFile, err := os.OpenFile(c.logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("pgembed: unable to open the log file: %w", err)
@@ -304,6 +357,9 @@ func (c *Cluster) start(binDir string, owner *serverUser, fast bool) error {
 			"-c", "synchronous_commit=off",
 			"-c", "full_page_writes=off",
 		)
+	}
+	for _, setting := range settings {
+		args = append(args, "-c", setting)
 	}
 
 	cmd := exec.Command(filepath.Join(binDir, "postgres"), args...)
@@ -509,6 +565,22 @@ func (u *serverUser) canTraverse(info fs.FileInfo) bool {
 	default:
 		return perm&0o001 != 0
 	}
+}
+
+// PrepareDir creates dir for a helper process of PostgreSQL's that, as the
+// server, may not run as root (PgBouncer), and returns the attributes to
+// start it with: as the postgres user when this process is root (who then
+// owns dir), in a process group of its own, sent SIGINT if this process
+// dies.
+func PrepareDir(dir string) (*syscall.SysProcAttr, error) {
+	owner, err := lookupServerUser()
+	if err != nil {
+		return nil, err
+	}
+	if err := prepareDataDir(dir, owner); err != nil {
+		return nil, err
+	}
+	return owner.sysProcAttr(), nil
 }
 
 // prepareDataDir creates the data directory and, when running as root, hands

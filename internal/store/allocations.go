@@ -65,10 +65,14 @@ func InsertAllocation(ctx context.Context, ext sqlx.QueryerContext, a Allocation
 	switch ext := ext.(type) {
 	case *DB:
 		// The claim's statement is prepared once per connection: parsing
-		// and planning it on every claim would cost more than the insert.
+		// and planning it on every claim would cost more than the insert
+		// (not through a connection pooler, where nothing is prepared).
 		var stmt *sqlx.Stmt
-		if stmt, err = ext.prepared(ctx, &ext.claim, insertAllocationSQL); err == nil {
+		switch stmt, err = ext.prepared(ctx, &ext.claim, insertAllocationSQL); {
+		case err == nil && stmt != nil:
 			err = stmt.GetContext(ctx, &scanned, args...)
+		case err == nil:
+			err = sqlx.GetContext(ctx, ext, &scanned, insertAllocationSQL, args...)
 		}
 	default:
 		err = sqlx.GetContext(ctx, ext, &scanned, insertAllocationSQL, args...)

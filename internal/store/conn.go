@@ -22,10 +22,14 @@ const cancelGrace = time.Second
 type dialedKey struct{}
 
 // boundedConnector opens connections set up by connectionSetup (READ
-// COMMITTED, DefaultStatementTimeout) within connectTimeout, or the
+// COMMITTED, DefaultStatementTimeout), or checked by pooledConnectionCheck
+// (through a connection pooler), within connectTimeout, or the
 // context's deadline when sooner, as boundedConns; any failure to connect
 // is classified.
-type boundedConnector struct{ driver.Connector }
+type boundedConnector struct {
+	driver.Connector
+	setup string // connectionSetup, or pooledConnectionCheck
+}
 
 func (c boundedConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
@@ -36,9 +40,9 @@ func (c boundedConnector) Connect(ctx context.Context) (driver.Conn, error) {
 		return nil, classify(err)
 	}
 	bc := &boundedConn{Conn: conn, net: dialed}
-	if _, err := bc.ExecContext(ctx, connectionSetup, nil); err != nil {
+	if err := bc.setUp(ctx, c.setup); err != nil {
 		conn.Close()
-		return nil, classify(err)
+		return nil, err
 	}
 	return bc, nil
 }

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -124,4 +126,46 @@ func (l *Listener) ping() {
 		defer l.pinging.Store(false)
 		l.pq.Ping()
 	})
+}
+
+// ErrNotificationLost means that a notification sent on the database did not
+// reach a connection listening for it.
+var ErrNotificationLost = errors.New("store: notifications sent on the database do not reach the listening connection")
+
+// notificationCheckWait is how long CheckNotifications waits for its
+// notification.
+const notificationCheckWait = 5 * time.Second
+
+// probeChannel is the channel CheckNotifications sends on.
+const probeChannel = "ipam_probe"
+
+// CheckNotifications listens at url, sends a notification through db and
+// waits for it, up to notificationCheckWait: it fails with
+// ErrNotificationLost when url or db goes through a connection pooler in
+// transaction mode (a LISTEN there ends with its transaction's server
+// connection), or when they reach different servers.
+func CheckNotifications(ctx context.Context, db *DB, url string) error {
+	l, err := Listen(ctx, url, []string{probeChannel}, nil)
+	if err != nil {
+		return err
+	}
+	defer l.pq.Close()
+	payload := rand.Text()
+	if _, err := db.ExecContext(ctx, `SELECT pg_notify($1, $2)`, probeChannel, payload); err != nil {
+		return fmt.Errorf("store: unable to send a notification: %w", classify(err))
+	}
+	wait := time.NewTimer(notificationCheckWait)
+	defer wait.Stop()
+	for {
+		select {
+		case n := <-l.pq.Notify:
+			if n != nil && n.Extra == payload {
+				return nil
+			}
+		case <-wait.C:
+			return fmt.Errorf("%w (waited %s)", ErrNotificationLost, notificationCheckWait)
+		case <-ctx.Done():
+			return fmt.Errorf("store: unable to check the notifications: %w", classify(context.Cause(ctx)))
+		}
+	}
 }

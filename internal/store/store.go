@@ -20,6 +20,9 @@ import (
 // the statements prepared on it. Open returns one; Close closes both.
 type DB struct {
 	*sqlx.DB
+	// pooled says that the connections go through a connection pooler in
+	// transaction mode (OpenPooled): nothing is prepared on them.
+	pooled bool
 	// claim is the claim of an address (insertAllocationSQL), prepared on
 	// first use.
 	claim atomic.Pointer[sqlx.Stmt]
@@ -55,12 +58,40 @@ const MaxOpenConns = 20
 // and give up on a server that does not answer by the deadline of the
 // statement's context (see boundedConn).
 func Open(ctx context.Context, url string) (*DB, error) {
-	connector, err := pq.NewConnector(url)
+	return open(ctx, url, false)
+}
+
+// OpenPooled connects as Open does to url, a connection pooler in
+// transaction mode (PgBouncer's pool_mode = transaction) in front of the
+// database: each transaction, and each statement outside one, may run on
+// another server connection. So nothing lives longer than a transaction:
+// no statement is prepared by name (each is sent with its arguments in one
+// round trip, lib/pq's binary_parameters) and no session setting is made.
+// Instead, a new connection checks that the database's
+// default_transaction_isolation is READ COMMITTED (see connectionSetup);
+// statement_timeout is the role's or the database's. Notifications cannot
+// go through such a pooler: Listen needs a URL of the server itself.
+func OpenPooled(ctx context.Context, url string) (*DB, error) {
+	return open(ctx, url, true)
+}
+
+func open(ctx context.Context, url string, pooled bool) (*DB, error) {
+	cfg, err := pq.NewConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("store: unable to read the database URL: %w", err)
+	}
+	setup := connectionSetup
+	if pooled {
+		cfg.BinaryParameters = true
+		setup = pooledConnectionCheck
+	}
+	connector, err := pq.NewConnectorConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to read the database URL: %w", err)
 	}
 	connector.Dialer(newDialer())
-	db := New(sqlx.NewDb(sql.OpenDB(boundedConnector{connector}), "postgres"))
+	db := New(sqlx.NewDb(sql.OpenDB(boundedConnector{Connector: connector, setup: setup}), "postgres"))
+	db.pooled = pooled
 
 	db.SetMaxOpenConns(MaxOpenConns)
 	db.SetMaxIdleConns(MaxOpenConns)
@@ -73,6 +104,9 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	}
 	return db, nil
 }
+
+// Pooled reports whether db goes through a connection pooler (OpenPooled).
+func (db *DB) Pooled() bool { return db.pooled }
 
 // New returns the DB of a pool opened elsewhere (the benchmark's, which
 // counts the statements it sends). Open's pool is the one to serve with.
@@ -95,8 +129,11 @@ func (db *DB) Close() error {
 
 // prepared returns the statement query prepared on db, in slot, preparing
 // it on first use; database/sql prepares it again on each connection that
-// runs it.
+// runs it. Through a connection pooler it returns nil: run query itself.
 func (db *DB) prepared(ctx context.Context, slot *atomic.Pointer[sqlx.Stmt], query string) (*sqlx.Stmt, error) {
+	if db.pooled {
+		return nil, nil
+	}
 	if stmt := slot.Load(); stmt != nil {
 		return stmt, nil
 	}
@@ -112,8 +149,12 @@ func (db *DB) prepared(ctx context.Context, slot *atomic.Pointer[sqlx.Stmt], que
 }
 
 // statement returns query prepared on db, preparing it on first use;
-// database/sql prepares it again on each connection that runs it.
+// database/sql prepares it again on each connection that runs it. Through
+// a connection pooler it returns nil: run query itself.
 func (db *DB) statement(ctx context.Context, query string) (*sqlx.Stmt, error) {
+	if db.pooled {
+		return nil, nil
+	}
 	if stmt, ok := db.statements.Load(query); ok {
 		return stmt.(*sqlx.Stmt), nil
 	}
@@ -130,7 +171,9 @@ func (db *DB) statement(ctx context.Context, query string) (*sqlx.Stmt, error) {
 
 // preparedIn returns query prepared on q's database and run by q (a *DB,
 // or a *Tx of InTx), or nil: a prepared statement runs in one round trip
-// where an unprepared one with arguments takes two. A *DB prepares it on
+// where an unprepared one with arguments takes two (but through a
+// connection pooler, where nothing is prepared, lib/pq's binary_parameters
+// sends it in one). A *DB prepares it on
 // first use; a *Tx uses it only when it is prepared already (see
 // PrepareStatements), as preparing needs a connection of the pool besides
 // the transaction's, which a pool busy with transactions could not give.
@@ -155,6 +198,9 @@ func preparedIn(ctx context.Context, q sqlx.QueryerContext, query string) (*sqlx
 // objects and branches run most, for the transactions to use (see
 // preparedIn). Call it once the database is migrated.
 func PrepareStatements(ctx context.Context, db *DB) error {
+	if db.pooled {
+		return nil
+	}
 	queries := []string{objectOnMainSQL, objectOnBranchSQL, objectsOnMainSQL, objectsOnBranchSQL, heldAtPointSQL, branchSQL}
 	queries = append(queries, numberStatements...)
 	for _, lock := range []BranchLock{ShareBranch, ExclusiveBranch} {

@@ -41,6 +41,40 @@ var connectionSetup = fmt.Sprintf(`SET default_transaction_isolation TO 'read co
 	SELECT set_config('statement_timeout', '%dms', false)
 	FROM pg_settings WHERE name = 'statement_timeout' AND source = 'default'`, DefaultStatementTimeout.Milliseconds())
 
+// pooledConnectionCheck replaces connectionSetup on connections through a
+// connection pooler in transaction mode (OpenPooled): a session setting
+// would stay with whichever server connection the pooler gave, and apply to
+// its other clients, not this one. So it reads the isolation level that
+// statements outside a transaction get, which the database's or the role's
+// settings give, and setUp refuses a connection where it is not READ
+// COMMITTED.
+const pooledConnectionCheck = `SELECT current_setting('default_transaction_isolation')`
+
+// ErrIsolation means that a connection through a connection pooler would
+// run statements at another isolation level than READ COMMITTED.
+var ErrIsolation = errors.New("store: statements would not run at READ COMMITTED")
+
+// setUp runs setup (connectionSetup or pooledConnectionCheck) on c.
+func (c *boundedConn) setUp(ctx context.Context, setup string) error {
+	if setup == connectionSetup {
+		_, err := c.ExecContext(ctx, setup, nil)
+		return classify(err)
+	}
+	rows, err := c.QueryContext(ctx, setup, nil)
+	if err != nil {
+		return classify(err)
+	}
+	defer rows.Close()
+	level := make([]driver.Value, 1)
+	if err := rows.Next(level); err != nil {
+		return classify(err)
+	}
+	if isolation := fmt.Sprintf("%s", level[0]); isolation != "read committed" {
+		return fmt.Errorf("%w: through a connection pooler, ipam cannot set the isolation level of its connections, and the database's default_transaction_isolation is %q: set it for ipam's role (ALTER ROLE … SET default_transaction_isolation = 'read committed'), or connect to PostgreSQL directly", ErrIsolation, isolation)
+	}
+	return nil
+}
+
 // Unavailable reports whether err says that the database could not serve
 // the call now rather than that the call was wrong:
 //

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"pivirt.hu/ipam/internal/pgtest"
+)
+
+// TestServeThroughPgBouncer points every command at Debian's PgBouncer in
+// transaction mode, started by the test, and the notifications at
+// PostgreSQL itself (--listen-database-url): the migrations, users and
+// tokens, two serve processes' claims and releases (a release in one
+// process reused first by the other), console sessions and the sign-in
+// limit. Pointed at PgBouncer alone, serve refuses to start and says what
+// to give.
+func TestServeThroughPgBouncer(t *testing.T) {
+	url := emptyDatabaseURL(t)
+	pooled := pgtest.NewPgBouncer(t, url)
+	through := []string{"--database-url", pooled, "--listen-database-url", url}
+
+	code, stdout, stderr := runIpam(t, time.Minute, append([]string{"migrate"}, through...)...)
+	if want := fmt.Sprintf("the database is at schema version %d\n", latestMigration(t)); code != 0 || stdout != want {
+		t.Fatalf("ipam migrate through PgBouncer exited %d, printed %q, want 0 and %q\nstderr:\n%s", code, stdout, want, stderr)
+	}
+
+	code, _, stderr = runIpam(t, time.Minute, "serve", "--listen", "127.0.0.1:0", "--database-url", pooled)
+	const wantRefusal = "store: notifications sent on the database do not reach the listening connection (waited 5s): when the database URL goes through a connection pooler in transaction mode (PgBouncer), give --listen-database-url, a URL of the PostgreSQL server itself"
+	if code != 1 || !strings.Contains(stderr, wantRefusal) {
+		t.Errorf("ipam serve --database-url <PgBouncer> exited %d, want 1 and %q\nstderr:\n%s", code, wantRefusal, stderr)
+	}
+
+	const password = "a long enough secret"
+	mustRun(t, password+"\n", nil, append([]string{"user", "add", "alice", "--role", "operator", "--password-stdin"}, through...)...)
+	mustRun(t, password+"\n", nil, append([]string{"user", "add", "acme", "--role", "tenant", "--namespace", "acme/*", "--password-stdin"}, through...)...)
+	token := strings.TrimSpace(mustRun(t, "", nil, append([]string{"token", "create", "acme"}, through...)...))
+	var bases []string
+	for range 2 {
+		p := start(t, nil, append([]string{"serve", "--listen", "127.0.0.1:0"}, through...)...)
+		bases = append(bases, p.waitServing(t))
+	}
+	gql(t, bases[0], token, `mutation { createVpc(input: {namespace: "acme/prod", name: "main", cidr: "10.42.0.0/16"}) { name } }`, nil)
+	gql(t, bases[1], token, `mutation { createSubnet(input: {namespace: "acme/prod", vpc: "main", name: "web", cidr: "10.42.0.0/22"}) { gateway } }`, nil)
+
+	const clients, each = 16, 10
+	var mu sync.Mutex
+	got := map[string]string{}
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Go(func() {
+			for i := range each {
+				vm := fmt.Sprintf("vm-%d-%d", c, i)
+				a, _ := gql(t, bases[c%2], token, attachMutation, map[string]any{"vm": vm})["attachInterface"].(map[string]any)
+				addr, _ := a["address"].(string)
+				mu.Lock()
+				if other, dup := got[addr]; dup {
+					t.Errorf("%s handed to %s and %s", addr, other, vm)
+				}
+				got[addr] = vm
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(got) != clients*each {
+		t.Fatalf("%d addresses handed out, want %d", len(got), clients*each)
+	}
+
+	// The lowest address, released through one process, is the one the
+	// other hands out next.
+	const lowest = "10.42.0.2"
+	vm, ok := got[lowest]
+	if !ok {
+		t.Fatalf("%s, the lowest address, was not handed out", lowest)
+	}
+	gql(t, bases[0], token, `mutation($vm: String!) { detachInterface(input: {namespace: "acme/prod", vpc: "main", vm: {uid: $vm, hostname: $vm}, nic: 0}) }`, map[string]any{"vm": vm})
+	a, _ := gql(t, bases[1], token, attachMutation, map[string]any{"vm": "after-release"})["attachInterface"].(map[string]any)
+	if a["address"] != lowest {
+		t.Errorf("the other process's next claim after %s was released got %v, want %s", lowest, a["address"], lowest)
+	}
+
+	c := newConsole(t, bases[1])
+	alice, _ := c.session("alice", password)
+	if !c.signedIn(alice) {
+		t.Error("a console session made through PgBouncer does not open the console")
+	}
+	for i := range 5 {
+		if res := c.signIn("alice", "wrong password", nil); res.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("failed sign-in %d = %d, want %d", i+1, res.StatusCode, http.StatusUnauthorized)
+		}
+	}
+	if res := newConsole(t, bases[0]).signIn("alice", password, nil); res.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("alice after 5 failures, through the other process = %d, want %d", res.StatusCode, http.StatusTooManyRequests)
+	}
+}
