@@ -59,7 +59,7 @@ type config struct {
 	numbersTwoProcN int // VLANs per run, both processes together
 }
 
-var scenarios = []string{"floor", "seq", "conc16", "twoproc", "churn", "page", "graphql", "vpcread", "numbers", "goipam", "preview"}
+var scenarios = []string{"floor", "seq", "conc16", "twoproc", "churn", "pgbouncer", "page", "graphql", "vpcread", "numbers", "goipam", "preview"}
 
 func (c config) want(s string) bool { return c.only == nil || c.only[s] }
 
@@ -260,6 +260,14 @@ func bench(ctx context.Context, cfg config) (*report, error) {
 		if err := churn(ctx, cfg, svc, db, ours); err != nil {
 			return nil, fmt.Errorf("churn: %w", err)
 		}
+	}
+	if cfg.want("pgbouncer") {
+		progress("ours, 16 clients through PgBouncer in transaction mode, alternating with 16 straight to PostgreSQL")
+		br, err := throughPgBouncer(ctx, cfg, d.url, svc, db)
+		if err != nil {
+			return nil, fmt.Errorf("PgBouncer: %w", err)
+		}
+		rep.pgbouncer = &br
 	}
 	if cfg.want("page") {
 		pr, err := page(ctx, cfg, d.url)

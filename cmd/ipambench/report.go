@@ -25,6 +25,7 @@ type report struct {
 	page                  *pageResult
 	graphql               *gqlResult
 	vpcRead               *vpcReadResult
+	pgbouncer             *pgbouncerResult
 	numbers               *numbersResult
 }
 
@@ -203,6 +204,9 @@ func (r *report) broken() bool {
 	if n := r.numbers; n != nil && (n.duplicates > 0 || n.misses > 0 || !n.lowest) {
 		return true
 	}
+	if b := r.pgbouncer; b != nil && (b.duplicates > 0 || !b.lowest) {
+		return true
+	}
 	o := r.ours
 	if o == nil {
 		return false
@@ -262,6 +266,10 @@ func (r *report) targets() []target {
 				fmt.Sprintf("%.2f × (GraphQL %.2f ×, page %.2f ×)", v.ratio(), v.gqlRatio, v.pageRatio), v.ratio() <= 2},
 			target{"a process's first use of the pool of 1 000 000 allocations (its view loaded) ≤ 500 ms (issue 14)",
 				msf(v.viewLoad.P50), v.viewLoad.P50 <= 500})
+	}
+	if b := r.pgbouncer; b != nil {
+		ts = append(ts, target{"16 clients through PgBouncer in transaction mode: throughput ≥ 0.7 × the same claims straight to PostgreSQL (issue 14)",
+			fmt.Sprintf("%.2f × (0 duplicates, lowest candidates: %s)", b.ratio, yes(b.lowest && b.duplicates == 0)), b.ratio >= 0.7 && b.lowest && b.duplicates == 0})
 	}
 	if n := r.numbers; n != nil {
 		w, pct, _ := r.fromPoolRatio()
@@ -413,6 +421,10 @@ func (r *report) print(w io.Writer, cfg config) {
 		}
 		row(fmt.Sprintf("a process's first read of the VPC of %d allocations (its view loaded)", vpcReadSizes[1]), "1", figure{P50: v.viewLoad.P50}, "", "")
 	}
+	if b := r.pgbouncer; b != nil {
+		row("claims through PgBouncer (Debian's, transaction mode, 20 server connections)", "16", b.pooled, "",
+			fmt.Sprintf("throughput **%.2f ×** the same claims straight to PostgreSQL (%s/s, alternating)", b.ratio, rate(b.direct.PerSec)))
+	}
 	if n := r.numbers; n != nil {
 		for _, lvl := range numberFills {
 			f := n.fromPool[lvl.pct]
@@ -551,6 +563,13 @@ func (r *report) json() map[string]any {
 		m["vpc_read_ratio_1m_to_1k"], m["view_load_ms_1m"] = round(v.ratio()), round(v.viewLoad.P50)
 		m["vpc_read_graphql_1k_ms_p50"], m["vpc_read_graphql_1m_ms_p50"] = round(v.gql[0].P50), round(v.gql[1].P50)
 		m["vpc_read_page_1k_ms_p50"], m["vpc_read_page_1m_ms_p50"] = round(v.page[0].P50), round(v.page[1].P50)
+	}
+	m["pgbouncer_claims_ratio_to_direct"] = nil
+	if b := r.pgbouncer; b != nil {
+		m["pgbouncer_claims_ratio_to_direct"], m["pgbouncer_claims_per_s"], m["pgbouncer_direct_claims_per_s"] = round(b.ratio), round(b.pooled.PerSec), round(b.direct.PerSec)
+		m["pgbouncer_claims_p50_ms"], m["pgbouncer_claims_p99_ms"], m["pgbouncer_duplicates"], m["pgbouncer_lowest"] = round(b.pooled.P50), round(b.pooled.P99), b.duplicates, b.lowest
+		d, _ := m["duplicates"].(int)
+		m["duplicates"] = d + b.duplicates
 	}
 	w, _, ok = r.fromPoolRatio()
 	put("numbers_from_pool_p50_ratio_max", w, ok)

@@ -53,6 +53,13 @@ const insertAllocationSQL = `WITH a AS (
 	)
 	SELECT ` + allocationColumns + ` FROM a`
 
+// claimAddressSQL is insertAllocationSQL run by the function
+// claim_address (migration 0008), for connections through a connection
+// pooler: the function's plan stays with the server connection, as a
+// prepared statement's stays with a client's own (TestClaimAddress checks
+// that both store the same).
+const claimAddressSQL = `SELECT ` + allocationColumns + ` FROM claim_address($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`
+
 // InsertAllocation claims a.Address for a's owner and records it in the
 // audit log, in one statement (one round trip, atomic even outside a
 // transaction). When the address is taken or the owner already holds an
@@ -65,14 +72,15 @@ func InsertAllocation(ctx context.Context, ext sqlx.QueryerContext, a Allocation
 	switch ext := ext.(type) {
 	case *DB:
 		// The claim's statement is prepared once per connection: parsing
-		// and planning it on every claim would cost more than the insert
-		// (not through a connection pooler, where nothing is prepared).
+		// and planning it on every claim would cost more than the insert.
+		// Through a connection pooler, where nothing is prepared, the
+		// function claim_address keeps its plan on the server instead.
 		var stmt *sqlx.Stmt
 		switch stmt, err = ext.prepared(ctx, &ext.claim, insertAllocationSQL); {
 		case err == nil && stmt != nil:
 			err = stmt.GetContext(ctx, &scanned, args...)
 		case err == nil:
-			err = sqlx.GetContext(ctx, ext, &scanned, insertAllocationSQL, args...)
+			err = sqlx.GetContext(ctx, ext, &scanned, claimAddressSQL, args...)
 		}
 	default:
 		err = sqlx.GetContext(ctx, ext, &scanned, insertAllocationSQL, args...)

@@ -88,3 +88,57 @@ func TestOneAddressPerOwner(t *testing.T) {
 		t.Errorf("16 racing inserts of one owner: %d succeeded, %d rows; want 1 and 1", won, held)
 	}
 }
+
+// TestClaimAddress: a claim through a connection pooler (OpenPooled: the
+// function claim_address) stores what a claim straight to PostgreSQL (the
+// statement prepared) does: the allocation and its audit entry, nothing
+// for an address or owner taken, ErrNotFound for a subnet gone.
+func TestClaimAddress(t *testing.T) {
+	type stored struct {
+		Allocations []string
+		Audit       []string
+	}
+	claims := func(t *testing.T, pooled bool) stored {
+		url := pgtest.NewURL(t)
+		open := store.Open
+		if pooled {
+			open = store.OpenPooled
+		}
+		db, err := open(t.Context(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		pool := privatePool(t, db)
+		first := vmRow(pool, "10.42.1.2", "vm-1", "web-01/0", "acme/prod")
+		got, err := store.InsertAllocation(t.Context(), db, first, "vpc-main")
+		if err != nil || got.Address != first.Address || got.OwnerUID != "vm-1" || got.UID == "" {
+			t.Errorf("pooled %v: claim = %+v, %v", pooled, got, err)
+		}
+		for _, taken := range []store.AllocationRow{vmRow(pool, "10.42.1.2", "vm-2", "web-02/0", "acme/prod"), vmRow(pool, "10.42.1.3", "vm-1", "web-01/0", "acme/prod")} {
+			if _, err := store.InsertAllocation(t.Context(), db, taken, "vpc-main"); !errors.Is(err, store.ErrObjectExists) {
+				t.Errorf("pooled %v: claim of %s for %s = %v, want ErrObjectExists", pooled, taken.Address, taken.OwnerUID, err)
+			}
+		}
+		gone := vmRow(pool, "10.42.1.4", "vm-3", "web-03/0", "acme/prod")
+		gone.SubnetUID = "6d1f8a52-3c1e-4d7b-9a0e-1f2e3d4c5b6a"
+		if _, err := store.InsertAllocation(t.Context(), db, gone, "vpc-main"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("pooled %v: claim in a subnet that is gone = %v, want ErrNotFound", pooled, err)
+		}
+		var s stored
+		if err := db.Select(&s.Allocations, `SELECT concat_ws(' ', namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, owner_ref, subnet_uid, created_by) FROM allocations ORDER BY address`); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Select(&s.Audit, `SELECT concat_ws(' ', actor, action, namespace, object_kind, object_name, before, after) FROM audit_log ORDER BY id`); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	direct, pooled := claims(t, false), claims(t, true)
+	if fmt.Sprint(direct) != fmt.Sprint(pooled) {
+		t.Errorf("a claim straight to PostgreSQL stored\n%v\nand through a connection pooler\n%v", direct, pooled)
+	}
+	if len(direct.Allocations) != 1 || len(direct.Audit) != 1 {
+		t.Errorf("stored %v, want one allocation and its audit entry", direct)
+	}
+}
