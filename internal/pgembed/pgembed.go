@@ -58,10 +58,6 @@ type Options struct {
 	// full_page_writes off). Use it only for throwaway clusters like tests.
 	Fast bool
 
-	// Settings are more server settings, each name=value (such as
-	// synchronous_standby_names=*), given as -c options.
-	Settings []string
-
 	// StandbyOf is the data folder of a running cluster (its DataDir) to
 	// copy, when this one does not exist yet, with pg_basebackup: this
 	// cluster is then its streaming-replication standby until promoted
@@ -151,7 +147,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 
 	startedAt := time.Now()
-	if err := c.start(binDir, owner, opts.Fast, opts.Settings); err != nil {
+	if err := c.start(binDir, owner, opts.Fast); err != nil {
 		return nil, err
 	}
 
@@ -227,20 +223,6 @@ func (c *Cluster) stop() error {
 		return fmt.Errorf("pgembed: postgres exited with an error: %w\n%s", c.exitErr, c.logTail())
 	}
 	return nil
-}
-
-// Crash stops the server at once, as a power cut would: an immediate
-// shutdown (SIGQUIT), with no checkpoint; the next start recovers from the
-// WAL. What the server had not flushed, or sent to a standby, is lost.
-func (c *Cluster) Crash() {
-	c.stopOnce.Do(func() {
-		c.logger.Info("Crashing PostgreSQL (immediate shutdown)", slog.String("data_dir", c.pgData))
-		if err := c.cmd.Process.Signal(syscall.SIGQUIT); err != nil && !errors.Is(err, os.ErrProcessDone) {
-			c.stopErr = fmt.Errorf("pgembed: unable to stop postgres: %w", err)
-			return
-		}
-		<-c.exited
-	})
 }
 
 // baseBackup copies the running cluster of the data folder primaryDir into
@@ -331,7 +313,7 @@ func (c *Cluster) checkNotRunning() error {
 	return nil
 }
 
-func (c *Cluster) start(binDir string, owner *serverUser, fast bool, settings []string) error {
+func (c *Cluster) start(binDir string, owner *serverUser, fast bool) error {
 	logFile, err := os.OpenFile(c.logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("pgembed: unable to open the log file: %w", err)
@@ -357,9 +339,6 @@ func (c *Cluster) start(binDir string, owner *serverUser, fast bool, settings []
 			"-c", "synchronous_commit=off",
 			"-c", "full_page_writes=off",
 		)
-	}
-	for _, setting := range settings {
-		args = append(args, "-c", setting)
 	}
 
 	cmd := exec.Command(filepath.Join(binDir, "postgres"), args...)

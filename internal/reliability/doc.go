@@ -15,6 +15,9 @@
 //     database refuse claims in the ways it does when short of connections,
 //     time or disk.
 //   - TestGracefulShutdown sends SIGTERM during a claim.
+//   - TestFailover stops a primary hard under claims and releases, promotes
+//     its standby and re-points HAProxy: with a synchronous standby nothing
+//     confirmed is lost; with an asynchronous one, what it lagged is.
 //   - TestLoad runs mixed traffic through three ipam serve processes for
 //     60 seconds; with IPAM_SOAK set to a duration (make soak: 10m) it runs
 //     that long and checks that memory and connections stay flat.

@@ -252,6 +252,8 @@ type cluster struct {
 	t   *testing.T
 	dir string
 	pg  *pgembed.Cluster
+	// standbyOf is pgembed's Options.StandbyOf.
+	standbyOf string
 }
 
 // pgLogger passes on what PostgreSQL's supervisor says of trouble only.
@@ -272,12 +274,26 @@ func startCluster(t *testing.T) *cluster {
 	return c
 }
 
+// startStandby starts a streaming-replication standby of primary, with
+// its databases, and stops it when the test ends.
+func startStandby(t *testing.T, primary *cluster) *cluster {
+	t.Helper()
+	c := &cluster{t: t, dir: newDataDir(t), standbyOf: primary.dir}
+	c.start()
+	t.Cleanup(func() {
+		if c.pg != nil {
+			c.pg.Stop()
+		}
+	})
+	return c
+}
+
 // start starts the cluster (again).
 func (c *cluster) start() {
 	c.t.Helper()
 	// Not Fast: synchronous_commit off would lose confirmed commits in a
 	// crash, which is what the tests look for.
-	pg, err := pgembed.Start(context.Background(), pgembed.Options{DataDir: c.dir, Logger: pgLogger})
+	pg, err := pgembed.Start(context.Background(), pgembed.Options{DataDir: c.dir, Logger: pgLogger, StandbyOf: c.standbyOf})
 	if err != nil {
 		c.t.Fatal(err)
 	}

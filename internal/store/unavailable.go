@@ -85,6 +85,9 @@ func (c *boundedConn) setUp(ctx context.Context, setup string) error {
 //     connections yet (57P01, 57P02, 57P03), insufficient resources (class
 //     53: disk full, out of memory, too many connections), or a statement
 //     or lock wait that ran out of time (57014, 55P03);
+//   - the server is a standby that takes no writes (25006): a failover is
+//     under way and the connection reached the standby before its
+//     promotion;
 //   - a deadline ran out (context.DeadlineExceeded).
 //
 // A canceled context is not unavailability: the caller went away.
@@ -113,7 +116,7 @@ func Unavailable(err error) bool {
 	}
 	switch pqErr.Code {
 	case pqerror.AdminShutdown, pqerror.CrashShutdown, pqerror.CannotConnectNow,
-		pqerror.QueryCanceled, pqerror.LockNotAvailable:
+		pqerror.QueryCanceled, pqerror.LockNotAvailable, pqerror.ReadOnlySQLTransaction:
 		return true
 	}
 	return false

@@ -57,6 +57,7 @@ func TestUnavailable(t *testing.T) {
 		{"out of memory 53200", pqErr("53200"), true},
 		{"statement timeout 57014", pqErr("57014"), true},
 		{"lock timeout 55P03", pqErr("55P03"), true},
+		{"a standby, read only 25006", pqErr("25006"), true},
 		{"disk full, wrapped", fmt.Errorf("store: unable to insert the allocation a: %w", pqErr("53100")), true},
 	}
 	for _, tt := range tests {
