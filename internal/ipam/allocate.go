@@ -352,7 +352,7 @@ func (s *Service) release(ctx context.Context, ext store.Ext, cp *cachedPool, ad
 	}
 	a := allocationFromRow(row, cp.row.Name)
 	if pv, err := s.views.pool(ctx, cp.row.UID); err == nil {
-		pv.free(a.Address)
+		pv.releasedHere(a.Address)
 	}
 	return a, nil
 }

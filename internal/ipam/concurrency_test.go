@@ -340,3 +340,46 @@ func TestWholeSubnetFreedElsewhereIsReusedFirst(t *testing.T) {
 		t.Errorf("b gave %s after a freed the subnet; want %s", got, lowest)
 	}
 }
+
+// TestOwnReleaseNotificationIgnored: a process that releases an address
+// and claims it again at once keeps it taken in its view when the
+// notification of its release comes back.
+func TestOwnReleaseNotificationIgnored(t *testing.T) {
+	a, _, url := newService(t)
+	setupSubnet(t, a, "10.42.1.0/24")
+	b, _ := openService(t, url)
+	ctx := context.Background()
+	for i := range 5 {
+		if _, err := attachVM(ctx, a, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	preview := func(svc *Service) string {
+		next, err := svc.Preview(ctx, acme, "acme/prod", "vpc-main", "10.42.1.0/24", []string{"10.42.1.1"}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return next[0].String()
+	}
+	if got := preview(b); got != "10.42.1.7" {
+		t.Fatalf("b proposes %s before the release, want 10.42.1.7", got)
+	}
+	if released, err := a.DetachInterface(ctx, acme, DetachInterfaceInput{Namespace: "acme/prod", VPC: "main", VM: VMRef{UID: "uid-1", Hostname: "vm-1"}}); err != nil || !released {
+		t.Fatalf("DetachInterface = %v, %v", released, err)
+	}
+	if got, err := attachVM(ctx, a, 99); err != nil || got.Address.String() != "10.42.1.3" {
+		t.Fatalf("the claim after the release got %v, %v; want 10.42.1.3", got.Address, err)
+	}
+	// b learns the release from the same notification as a.
+	deadline := time.Now().Add(5 * time.Second)
+	for preview(b) != "10.42.1.3" {
+		if time.Now().After(deadline) {
+			t.Fatal("b did not learn the release within 5 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if got := preview(a); got != "10.42.1.7" {
+		t.Errorf("a proposes %s once the notification of its own release came back, want 10.42.1.7: 10.42.1.3 is claimed again", got)
+	}
+}

@@ -134,7 +134,7 @@ func (s *Service) ReleaseFloatingIP(ctx context.Context, actor auth.Actor, names
 		return err
 	}
 	if pv, err := s.views.pool(ctx, f.PoolUID); err == nil {
-		pv.free(f.Address)
+		pv.releasedHere(f.Address)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/store"
@@ -33,7 +34,8 @@ func openPooledService(t *testing.T, pooledURL, url string) (*Service, *store.DB
 // TestClaimsThroughPgBouncer runs the claim scenarios through Debian's
 // PgBouncer in transaction mode: 16 clients in each of two services, an
 // owner racing itself, a release in one service reused first by the
-// other. No address twice, no owner twice, the lowest candidates taken.
+// other once its notification arrives. No address twice, no owner twice,
+// the lowest candidates taken.
 func TestClaimsThroughPgBouncer(t *testing.T) {
 	url := pgtest.NewURL(t)
 	pooled := pgtest.NewPgBouncer(t, url)
@@ -78,6 +80,20 @@ func TestClaimsThroughPgBouncer(t *testing.T) {
 	}
 	if _, err := a.DetachInterface(ctx, acme, DetachInterfaceInput{Namespace: "acme/prod", VPC: "main", VM: VMRef{UID: "uid-0", Hostname: "vm-0"}}); err != nil {
 		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		next, err := b.Preview(ctx, acme, "acme/prod", "vpc-main", "10.42.0.0/22", []string{"10.42.0.1"}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if next[0] == held.Address {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the other service still proposes %s 5 s after %s was released", next[0], held.Address)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	if got, err := attachVM(ctx, b, workers*each+1); err != nil || got.Address != held.Address {
 		t.Errorf("after %s is released in one service, the other's claim got %s, %v; want it (the lowest free)", held.Address, got.Address, err)

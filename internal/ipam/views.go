@@ -49,6 +49,9 @@ type poolView struct {
 	// lock, what the view learnt meanwhile (claims, releases), to apply on
 	// top of what the refresh read: nil when no refresh runs.
 	changes []change
+	// mine holds, per address, when this process released it, until its
+	// notification comes back (see releasedHere).
+	mine map[netip.Addr][]time.Time
 }
 
 // A change is an address marked taken or free.
@@ -125,6 +128,45 @@ func (pv *poolView) reserve(space candidates.Space) (netip.Addr, bool) {
 func (pv *poolView) free(a netip.Addr) {
 	pv.mu.Lock()
 	defer pv.mu.Unlock()
+	pv.taken.Remove(a)
+	pv.record(a, false)
+}
+
+// echoWait is how long a release made here waits for its notification to
+// come back; one that never comes (its transaction rolled back) is
+// forgotten then.
+const echoWait = 10 * time.Second
+
+// releasedHere marks a free, released by this process: the notification
+// of that release, when it comes back, is no news, and must not free a
+// again, as a may be claimed again by then.
+func (pv *poolView) releasedHere(a netip.Addr) {
+	pv.mu.Lock()
+	defer pv.mu.Unlock()
+	pv.taken.Remove(a)
+	pv.record(a, false)
+	if pv.mine == nil {
+		pv.mine = map[netip.Addr][]time.Time{}
+	}
+	pv.mine[a] = append(pv.mine[a], time.Now())
+}
+
+// notifiedFree applies the notification of a's release: the echo of a
+// release made here, if one waits for it, changes nothing; otherwise a is
+// free. Notifications come in commit order, so a's echo comes before any
+// other release of a, which needs a claim of a after it.
+func (pv *poolView) notifiedFree(a netip.Addr) {
+	pv.mu.Lock()
+	defer pv.mu.Unlock()
+	for len(pv.mine[a]) > 0 {
+		at := pv.mine[a][0]
+		if pv.mine[a] = pv.mine[a][1:]; len(pv.mine[a]) == 0 {
+			delete(pv.mine, a)
+		}
+		if time.Since(at) < echoWait {
+			return
+		}
+	}
 	pv.taken.Remove(a)
 	pv.record(a, false)
 }
@@ -234,7 +276,7 @@ func (v *views) released(payload string) {
 	pv, ok := v.pools[uid]
 	v.mu.Unlock()
 	if ok {
-		pv.free(a)
+		pv.notifiedFree(a)
 	}
 }
 
