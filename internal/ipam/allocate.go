@@ -336,24 +336,22 @@ func (s *Service) Release(ctx context.Context, actor auth.Actor, in ReleaseInput
 		}
 		key = store.OwnerKey{Namespace: ns, Kind: owner.Kind, UID: owner.UID, Ref: owner.ref()}
 	}
-	_, err = s.release(ctx, s.db, cp, address, key, actor.Name)
+	_, err = s.release(ctx, cp, address, key, actor.Name)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
 	}
 	return err == nil, err
 }
 
-// release deletes one allocation and frees it in this process's view (other
-// processes learn it from the database's notification).
-func (s *Service) release(ctx context.Context, ext store.Ext, cp *cachedPool, address netip.Addr, owner store.OwnerKey, actor string) (Allocation, error) {
-	row, err := store.ReleaseAllocation(ctx, ext, cp.row.UID, cp.row.Name, address, owner, actor)
+// release deletes one allocation, in a transaction of its own, frees it in
+// this process's view and tells the other processes (see freed).
+func (s *Service) release(ctx context.Context, cp *cachedPool, address netip.Addr, owner store.OwnerKey, actor string) (Allocation, error) {
+	row, err := store.ReleaseAllocation(ctx, s.db, cp.row.UID, cp.row.Name, address, owner, actor)
 	if err != nil {
 		return Allocation{}, err
 	}
 	a := allocationFromRow(row, cp.row.Name)
-	if pv, err := s.views.pool(ctx, cp.row.UID); err == nil {
-		pv.releasedHere(a.Address)
-	}
+	s.freed(ctx, cp.row.UID, a.Address)
 	return a, nil
 }
 

@@ -133,9 +133,7 @@ func (s *Service) ReleaseFloatingIP(ctx context.Context, actor auth.Actor, names
 	if err != nil {
 		return err
 	}
-	if pv, err := s.views.pool(ctx, f.PoolUID); err == nil {
-		pv.releasedHere(f.Address)
-	}
+	s.freed(ctx, f.PoolUID, f.Address)
 	return nil
 }
 

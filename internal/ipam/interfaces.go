@@ -49,7 +49,7 @@ func (s *Service) DetachInterface(ctx context.Context, actor auth.Actor, in Deta
 		return false, err
 	}
 	owner := store.OwnerKey{Namespace: in.Namespace, Kind: OwnerVirtualMachine, UID: in.VM.UID, Ref: strconv.Itoa(in.NIC)}
-	_, err = s.release(ctx, s.db, cp, netip.Addr{}, owner, actor.Name)
+	_, err = s.release(ctx, cp, netip.Addr{}, owner, actor.Name)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
 	}

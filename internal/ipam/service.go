@@ -2,9 +2,11 @@ package ipam
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"sync"
 
 	"pivirt.hu/ipam/internal/candidates"
@@ -27,6 +29,8 @@ type Service struct {
 	db    *store.DB
 	log   *slog.Logger
 	views *views
+	// notifier tells the other processes of this one's releases.
+	notifier *releaseNotifier
 	// stop ends the goroutines the service started (following
 	// notifications, refreshing the views); running waits for them.
 	stop    context.CancelFunc
@@ -58,13 +62,15 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Service{db: cfg.DB, log: log, views: newViews(cfg.DB, log), stop: func() {},
+	self := rand.Text()
+	s := &Service{db: cfg.DB, log: log, views: newViews(cfg.DB, log, self), notifier: newReleaseNotifier(cfg.DB, log, self), stop: func() {},
 		pools: map[string]*cachedPool{}, subnets: map[string]*cachedSubnet{}, inflight: map[string]*claimCall{}}
 	if cfg.URL == "" {
 		return s, nil
 	}
 	l, err := s.views.listen(ctx, cfg.URL, s.forgetCaches)
 	if err != nil {
+		s.notifier.close()
 		return nil, fmt.Errorf("ipam: unable to follow release notifications: %w", err)
 	}
 	lctx, stop := context.WithCancel(context.WithoutCancel(ctx))
@@ -79,6 +85,16 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 func (s *Service) Close() {
 	s.stop()
 	s.running.Wait()
+	s.notifier.close()
+}
+
+// freed frees a, released in the pool uid and committed, in this process's
+// view, and tells the other processes.
+func (s *Service) freed(ctx context.Context, uid string, a netip.Addr) {
+	if pv, err := s.views.pool(ctx, uid); err == nil {
+		pv.free(a)
+	}
+	s.notifier.released(uid, a)
 }
 
 // cachedPool returns the pool namespace/name with its parsed spec.

@@ -13,13 +13,12 @@ import (
 	"pivirt.hu/ipam/internal/store"
 )
 
-// The database announces freed addresses on releasedChannel (trigger
-// allocations_released) and deleted pools and subnets on changedChannel
-// (triggers pools_deleted, subnets_deleted).
-const (
-	releasedChannel = "ipam_released"
-	changedChannel  = "ipam_changed"
-)
+// The database announces freed addresses on store.ReleasedChannel (trigger
+// allocations_released, and the processes' releaseNotifier) and deleted
+// pools and subnets on changedChannel (triggers pools_deleted,
+// subnets_deleted).
+const changedChannel = "ipam_changed"
+
 
 // views holds this process's view of the taken addresses of each pool it
 // serves. A view only speeds up the search for the lowest free candidate:
@@ -33,6 +32,10 @@ const (
 type views struct {
 	db  *store.DB
 	log *slog.Logger
+	// self names this process as the sender of its release notifications
+	// (releaseNotifier), which its views ignore: they freed the address
+	// at once, and may have claimed it again since.
+	self string
 
 	mu    sync.Mutex
 	pools map[string]*poolView // by pool uid
@@ -49,9 +52,6 @@ type poolView struct {
 	// lock, what the view learnt meanwhile (claims, releases), to apply on
 	// top of what the refresh read: nil when no refresh runs.
 	changes []change
-	// mine holds, per address, when this process released it, until its
-	// notification comes back (see releasedHere).
-	mine map[netip.Addr][]time.Time
 }
 
 // A change is an address marked taken or free.
@@ -60,8 +60,8 @@ type change struct {
 	taken bool
 }
 
-func newViews(db *store.DB, log *slog.Logger) *views {
-	return &views{db: db, log: log, pools: map[string]*poolView{}}
+func newViews(db *store.DB, log *slog.Logger, self string) *views {
+	return &views{db: db, log: log, self: self, pools: map[string]*poolView{}}
 }
 
 // pool returns the view of the pool uid, loading it on first use.
@@ -128,45 +128,6 @@ func (pv *poolView) reserve(space candidates.Space) (netip.Addr, bool) {
 func (pv *poolView) free(a netip.Addr) {
 	pv.mu.Lock()
 	defer pv.mu.Unlock()
-	pv.taken.Remove(a)
-	pv.record(a, false)
-}
-
-// echoWait is how long a release made here waits for its notification to
-// come back; one that never comes (its transaction rolled back) is
-// forgotten then.
-const echoWait = 10 * time.Second
-
-// releasedHere marks a free, released by this process: the notification
-// of that release, when it comes back, is no news, and must not free a
-// again, as a may be claimed again by then.
-func (pv *poolView) releasedHere(a netip.Addr) {
-	pv.mu.Lock()
-	defer pv.mu.Unlock()
-	pv.taken.Remove(a)
-	pv.record(a, false)
-	if pv.mine == nil {
-		pv.mine = map[netip.Addr][]time.Time{}
-	}
-	pv.mine[a] = append(pv.mine[a], time.Now())
-}
-
-// notifiedFree applies the notification of a's release: the echo of a
-// release made here, if one waits for it, changes nothing; otherwise a is
-// free. Notifications come in commit order, so a's echo comes before any
-// other release of a, which needs a claim of a after it.
-func (pv *poolView) notifiedFree(a netip.Addr) {
-	pv.mu.Lock()
-	defer pv.mu.Unlock()
-	for len(pv.mine[a]) > 0 {
-		at := pv.mine[a][0]
-		if pv.mine[a] = pv.mine[a][1:]; len(pv.mine[a]) == 0 {
-			delete(pv.mine, a)
-		}
-		if time.Since(at) < echoWait {
-			return
-		}
-	}
 	pv.taken.Remove(a)
 	pv.record(a, false)
 }
@@ -260,14 +221,22 @@ func (v *views) forgetAll() {
 	clear(v.pools)
 }
 
-// released applies a notification: "<pool uid> <address>" or "<pool uid>".
+// released applies a notification: "<pool uid> <address>", "<pool uid>
+// <address> <sender>" or "<pool uid>" (store.ReleasedChannel).
 func (v *views) released(payload string) {
-	uid, addr, one := strings.Cut(payload, " ")
-	if !one {
+	fields := strings.Fields(payload)
+	if len(fields) == 0 {
+		return
+	}
+	uid := fields[0]
+	if len(fields) == 1 {
 		v.forget(uid)
 		return
 	}
-	a, err := netip.ParseAddr(addr)
+	if len(fields) == 3 && fields[2] == v.self {
+		return
+	}
+	a, err := netip.ParseAddr(fields[1])
 	if err != nil {
 		v.forget(uid)
 		return
@@ -276,7 +245,7 @@ func (v *views) released(payload string) {
 	pv, ok := v.pools[uid]
 	v.mu.Unlock()
 	if ok {
-		pv.notifiedFree(a)
+		pv.free(a)
 	}
 }
 
@@ -284,7 +253,7 @@ func (v *views) released(payload string) {
 // applies them with notified; its connection events drop the views and
 // call changed. It returns once it listens, or fails when ctx ends first.
 func (v *views) listen(ctx context.Context, url string, changed func()) (*store.Listener, error) {
-	return store.Listen(ctx, url, []string{releasedChannel, changedChannel}, func(ev store.ListenerEvent, err error) {
+	return store.Listen(ctx, url, []string{store.ReleasedChannel, changedChannel}, func(ev store.ListenerEvent, err error) {
 		switch ev {
 		case store.ListenerConnected, store.ListenerReconnected:
 			// What was loaded before this moment may have missed changes.

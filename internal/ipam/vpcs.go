@@ -263,9 +263,7 @@ func (s *Service) DeleteVPC(ctx context.Context, actor auth.Actor, namespace, na
 	}
 	s.forgetPoolUID(namespace, "vpc-"+name, pool.UID)
 	for _, u := range uplinks {
-		if pv, err := s.views.pool(ctx, u.PoolUID); err == nil {
-			pv.releasedHere(u.Address)
-		}
+		s.freed(ctx, u.PoolUID, u.Address)
 	}
 	s.forgetSubnets(namespace, name)
 	return nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 )
 
 // An AllocationRow is a row of allocations.
@@ -219,26 +220,65 @@ func addrsOf(what string, ss []string) ([]netip.Addr, error) {
 	return out, nil
 }
 
-// ReleaseAllocation deletes the allocation of the pool at address (when
-// address is valid) or held by the owner, records it in the audit log
-// and returns it; ErrNotFound when nothing was held.
-func ReleaseAllocation(ctx context.Context, ext sqlx.QueryerContext, poolUID, pool string, address netip.Addr, owner OwnerKey, actor string) (AllocationRow, error) {
-	out, err := getRow[allocationScan](ctx, ext, `WITH d AS (
+// releaseSQL deletes the allocation of pool $1 that where picks, records it
+// in the audit log and returns it, without the trigger's notification
+// (migration 0009).
+func releaseSQL(where string) string {
+	return `WITH quiet AS (
+			SELECT set_config('ipam.notify_released', 'after commit', true) AS v
+		), d AS (
 			DELETE FROM allocations
-			WHERE pool_uid = $1 AND (CASE WHEN $2::inet IS NOT NULL THEN address = $2::inet
-				ELSE owner_namespace = $8 AND owner_kind = $3 AND owner_uid = $4 AND owner_ref = $5 END)
+			WHERE pool_uid = $1 AND ` + where + ` AND (SELECT v FROM quiet) IS NOT NULL
 			RETURNING *
 		), audit AS (
 			INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, before)
-			SELECT $6, 'release', namespace, 'IPAllocation', name, jsonb_build_object(
-				'pool', $7::text, 'address', host(address),
+			SELECT $2, 'release', namespace, 'IPAllocation', name, jsonb_build_object(
+				'pool', $3::text, 'address', host(address),
 				'owner', jsonb_build_object('kind', owner_kind, 'uid', owner_uid, 'name', owner_name),
 				'ownerNamespace', owner_namespace)
 			FROM d
 		)
-		SELECT `+allocationColumns+` FROM d`,
-		poolUID, addrArg(address), owner.Kind, owner.UID, owner.Ref, actor, pool, owner.Namespace)
-	return out, found(err, "allocation")
+		SELECT ` + allocationColumns + ` FROM d`
+}
+
+// The two releases: of an address, and of what an owner holds.
+var (
+	releaseAddressSQL = releaseSQL(`address = $4::inet`)
+	releaseOwnerSQL   = releaseSQL(`owner_namespace = $4 AND owner_kind = $5 AND owner_uid = $6 AND owner_ref = $7`)
+)
+
+// ReleaseAllocation deletes the allocation of the pool at address (when
+// address is valid) or held by the owner, records it in the audit log
+// and returns it; ErrNotFound when nothing was held. It sends no
+// notification (migration 0009): once its transaction commits, the caller
+// sends it, with NotifyReleased. Its statements are prepared once (see
+// preparedIn).
+func ReleaseAllocation(ctx context.Context, ext sqlx.QueryerContext, poolUID, pool string, address netip.Addr, owner OwnerKey, actor string) (AllocationRow, error) {
+	var scanned allocationScan
+	var err error
+	if address.IsValid() {
+		err = getPrepared(ctx, ext, &scanned, releaseAddressSQL, poolUID, actor, pool, address.String())
+	} else {
+		err = getPrepared(ctx, ext, &scanned, releaseOwnerSQL, poolUID, actor, pool, owner.Namespace, owner.Kind, owner.UID, owner.Ref)
+	}
+	if err = found(err, "allocation"); err != nil {
+		return AllocationRow{}, err
+	}
+	return scanned.row()
+}
+
+// ReleasedChannel is the channel of release notifications: "<pool uid>
+// <address>" for an address freed, "<pool uid>" alone when a statement
+// freed more than 64 of the pool (migrations 0002 and 0009), and
+// "<pool uid> <address> <sender>" from NotifyReleased.
+const ReleasedChannel = "ipam_released"
+
+// NotifyReleased sends payloads on ReleasedChannel, in one transaction.
+func NotifyReleased(ctx context.Context, ext sqlx.ExecerContext, payloads []string) error {
+	if _, err := ext.ExecContext(ctx, `SELECT pg_notify('`+ReleasedChannel+`', p) FROM unnest($1::text[]) p`, pq.Array(payloads)); err != nil {
+		return fmt.Errorf("store: unable to notify %d releases: %w", len(payloads), classify(err))
+	}
+	return nil
 }
 
 // AllocationFilter narrows a listing of allocations.
