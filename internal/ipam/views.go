@@ -19,7 +19,6 @@ import (
 // subnets_deleted).
 const changedChannel = "ipam_changed"
 
-
 // views holds this process's view of the taken addresses of each pool it
 // serves. A view only speeds up the search for the lowest free candidate:
 // the database's unique index decides every claim, so a stale view costs a
