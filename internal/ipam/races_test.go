@@ -191,7 +191,7 @@ func TestRefreshKeepsReleaseLearntMeanwhile(t *testing.T) {
 		t.Fatalf("next = %s, want 10.42.1.5", got)
 	}
 
-	hold := proxy.HoldAnswer("SELECT address - '0.0.0.0'::inet FROM allocations")
+	hold := proxy.HoldAnswer("string_agg(int4send(")
 	refreshed := make(chan struct{})
 	go func() {
 		svc.views.refreshAll(ctx)
