@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -43,29 +42,10 @@ func TestServeThroughPgBouncer(t *testing.T) {
 		p := start(t, nil, append([]string{"serve", "--listen", "127.0.0.1:0"}, through...)...)
 		bases = append(bases, p.waitServing(t))
 	}
-	gql(t, bases[0], token, `mutation { createVpc(input: {namespace: "acme/prod", name: "main", cidr: "10.42.0.0/16"}) { name } }`, nil)
-	gql(t, bases[1], token, `mutation { createSubnet(input: {namespace: "acme/prod", vpc: "main", name: "web", cidr: "10.42.0.0/22"}) { gateway } }`, nil)
+	setupWeb(t, bases, token)
 
 	const clients, each = 16, 10
-	var mu sync.Mutex
-	got := map[string]string{}
-	var wg sync.WaitGroup
-	for c := range clients {
-		wg.Go(func() {
-			for i := range each {
-				vm := fmt.Sprintf("vm-%d-%d", c, i)
-				a, _ := gql(t, bases[c%2], token, attachMutation, map[string]any{"vm": vm})["attachInterface"].(map[string]any)
-				addr, _ := a["address"].(string)
-				mu.Lock()
-				if other, dup := got[addr]; dup {
-					t.Errorf("%s handed to %s and %s", addr, other, vm)
-				}
-				got[addr] = vm
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
+	got := attachAll(t, bases, token, clients, each)
 	if len(got) != clients*each {
 		t.Fatalf("%d addresses handed out, want %d", len(got), clients*each)
 	}

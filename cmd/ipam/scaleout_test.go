@@ -56,30 +56,12 @@ func TestTwoServeProcessesOneSubnet(t *testing.T) {
 		p := start(t, env, "serve", "--listen", "127.0.0.1:0")
 		bases = append(bases, p.waitServing(t))
 	}
-	gql(t, bases[0], token, `mutation { createVpc(input: {namespace: "acme/prod", name: "main", cidr: "10.42.0.0/16"}) { name } }`, nil)
-	gql(t, bases[1], token, `mutation { createSubnet(input: {namespace: "acme/prod", vpc: "main", name: "web", cidr: "10.42.0.0/22"}) { gateway } }`, nil)
+	setupWeb(t, bases, token)
 
 	const clients, each = 16, 25
-	var mu sync.Mutex
-	got := map[string]string{}
-	var wg sync.WaitGroup
-	for c := range clients {
-		wg.Go(func() {
-			for i := range each {
-				vm := fmt.Sprintf("vm-%d-%d", c, i)
-				data := gql(t, bases[c%2], token, attachMutation, map[string]any{"vm": vm})
-				a, _ := data["attachInterface"].(map[string]any)
-				addr, _ := a["address"].(string)
-				mu.Lock()
-				if other, dup := got[addr]; dup {
-					t.Errorf("%s handed to %s and %s", addr, other, vm)
-				}
-				got[addr] = vm
-				mu.Unlock()
-			}
-		})
-	}
+	attachAll(t, bases, token, clients, each)
 	racing := make([]string, 8)
+	var wg sync.WaitGroup
 	for i := range racing {
 		wg.Go(func() {
 			data := gql(t, bases[i%2], token, attachMutation, map[string]any{"vm": "racer"})
@@ -261,4 +243,39 @@ func TestTwoServeProcessesSchemaOfKinds(t *testing.T) {
 			t.Errorf("%s counts %v VLANs of site-a, want 1", base, n)
 		}
 	}
+}
+
+// setupWeb makes, through two processes, the tenant's VPC acme/prod/main
+// (10.42.0.0/16) and its subnet web (10.42.0.0/22).
+func setupWeb(t *testing.T, bases []string, token string) {
+	t.Helper()
+	gql(t, bases[0], token, `mutation { createVpc(input: {namespace: "acme/prod", name: "main", cidr: "10.42.0.0/16"}) { name } }`, nil)
+	gql(t, bases[1], token, `mutation { createSubnet(input: {namespace: "acme/prod", vpc: "main", name: "web", cidr: "10.42.0.0/22"}) { gateway } }`, nil)
+}
+
+// attachAll attaches VMs vm-<client>-<i> in subnet web, clients at once,
+// each client through bases[client % len(bases)], and returns who got
+// each address, failing the test on an address handed out twice.
+func attachAll(t *testing.T, bases []string, token string, clients, each int) map[string]string {
+	t.Helper()
+	var mu sync.Mutex
+	got := map[string]string{}
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Go(func() {
+			for i := range each {
+				vm := fmt.Sprintf("vm-%d-%d", c, i)
+				a, _ := gql(t, bases[c%len(bases)], token, attachMutation, map[string]any{"vm": vm})["attachInterface"].(map[string]any)
+				addr, _ := a["address"].(string)
+				mu.Lock()
+				if other, dup := got[addr]; dup {
+					t.Errorf("%s handed to %s and %s", addr, other, vm)
+				}
+				got[addr] = vm
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return got
 }

@@ -40,8 +40,15 @@ func openService(t testing.TB, url string) (*Service, *store.DB) {
 // which follows notifications on url.
 func openServiceVia(t testing.TB, statementsURL, url string) (*Service, *store.DB) {
 	t.Helper()
+	return openServiceWith(t, store.Open, statementsURL, url)
+}
+
+// openServiceWith is openServiceVia with the database opened by open
+// (store.Open, or store.OpenPooled through a connection pooler).
+func openServiceWith(t testing.TB, open func(context.Context, string) (*store.DB, error), statementsURL, url string) (*Service, *store.DB) {
+	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, statementsURL)
+	db, err := open(ctx, statementsURL)
 	if err != nil {
 		t.Fatal(err)
 	}

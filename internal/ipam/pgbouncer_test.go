@@ -15,20 +15,7 @@ import (
 // in transaction mode (pooledURL) and whose notifications come from url.
 func openPooledService(t *testing.T, pooledURL, url string) (*Service, *store.DB) {
 	t.Helper()
-	ctx := context.Background()
-	db, err := store.OpenPooled(ctx, pooledURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := New(ctx, Config{DB: db, URL: url})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		svc.Close()
-		db.Close()
-	})
-	return svc, db
+	return openServiceWith(t, store.OpenPooled, pooledURL, url)
 }
 
 // TestClaimsThroughPgBouncer runs the claim scenarios through Debian's
