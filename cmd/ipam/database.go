@@ -96,15 +96,20 @@ func (d *databaseFlags) open(ctx context.Context, logger *slog.Logger, listen bo
 	}
 	cfg := ipam.Config{DB: db, Logger: logger}
 	ncfg := numbers.Config{DB: db, Logger: logger, Branch: branch.Config{Guard: branch.SchemaGuard(graphql.CheckSchema)}}
+	// Every command checks that notifications reach the listening URL,
+	// serve's listeners and the releases any command notifies alike: not
+	// so through a connection pooler in transaction mode, which needs
+	// --listen-database-url, and whose pooled connections must not get
+	// the prepared statements of a direct one.
+	if d.pooled() {
+		url = d.listenURL
+	}
+	if err := ipam.CheckNotifications(ctx, db, url); err != nil {
+		db.Close()
+		stopCluster()
+		return nil, nil, err
+	}
 	if listen {
-		if d.pooled() {
-			url = d.listenURL
-		}
-		if err := ipam.CheckNotifications(ctx, db, url); err != nil {
-			db.Close()
-			stopCluster()
-			return nil, nil, err
-		}
 		cfg.URL, ncfg.URL = url, url
 	}
 	svc, err := ipam.New(ctx, cfg)

@@ -15,8 +15,8 @@ import (
 // PostgreSQL itself (--listen-database-url): the migrations, users and
 // tokens, two serve processes' claims and releases (a release in one
 // process reused first by the other), console sessions and the sign-in
-// limit. Pointed at PgBouncer alone, serve refuses to start and says what
-// to give.
+// limit. Pointed at PgBouncer alone, serve and the other commands refuse
+// to start and say what to give.
 func TestServeThroughPgBouncer(t *testing.T) {
 	url := emptyDatabaseURL(t)
 	pooled := pgtest.NewPgBouncer(t, url)
@@ -31,6 +31,11 @@ func TestServeThroughPgBouncer(t *testing.T) {
 	const wantRefusal = "store: notifications sent on the database do not reach the listening connection (waited 5s): when the database URL goes through a connection pooler in transaction mode (PgBouncer), give --listen-database-url, a URL of the PostgreSQL server itself"
 	if code != 1 || !strings.Contains(stderr, wantRefusal) {
 		t.Errorf("ipam serve --database-url <PgBouncer> exited %d, want 1 and %q\nstderr:\n%s", code, wantRefusal, stderr)
+	}
+
+	code, _, stderr = runIpam(t, 30*time.Second, "token", "create", "nobody", "--database-url", pooled)
+	if code != 1 || !strings.Contains(stderr, wantRefusal) {
+		t.Errorf("ipam token create --database-url <PgBouncer> exited %d, want 1 and %q\nstderr:\n%s", code, wantRefusal, stderr)
 	}
 
 	const password = "a long enough secret"
