@@ -68,7 +68,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 // no statement is prepared by name (each is sent with its arguments in one
 // round trip, lib/pq's binary_parameters) and no session setting is made.
 // Instead, a new connection checks that the database's
-// default_transaction_isolation is READ COMMITTED (see connectionSetup);
+// default_transaction_isolation is READ COMMITTED (pooledConnectionCheck);
 // statement_timeout is the role's or the database's. Notifications cannot
 // go through such a pooler: Listen needs a URL of the server itself.
 func OpenPooled(ctx context.Context, url string) (*DB, error) {
@@ -104,9 +104,6 @@ func open(ctx context.Context, url string, pooled bool) (*DB, error) {
 	}
 	return db, nil
 }
-
-// Pooled reports whether db goes through a connection pooler (OpenPooled).
-func (db *DB) Pooled() bool { return db.pooled }
 
 // New returns the DB of a pool opened elsewhere (the benchmark's, which
 // counts the statements it sends). Open's pool is the one to serve with.
