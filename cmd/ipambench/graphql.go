@@ -40,16 +40,11 @@ const gqlClaim = `mutation($ns: String!, $uid: String!) {
 // mutation, each alternating with the domain calls it makes.
 func measureGraphQL(ctx context.Context, cfg config, db *store.DB, svc *ipam.Service) (gqlResult, error) {
 	var out gqlResult
-	quiet := slog.New(slog.DiscardHandler)
-	branches, err := branch.New(ctx, branch.Config{DB: db, Logger: quiet})
+	h, closeHandler, err := operatorAPI(ctx, db, svc)
 	if err != nil {
 		return out, err
 	}
-	defer branches.Close()
-	h, err := graphql.NewHandler(svc, branches, func(*http.Request) (auth.Actor, error) { return operator, nil }, quiet)
-	if err != nil {
-		return out, err
-	}
+	defer closeHandler()
 	if _, err := svc.CreatePublicPool(ctx, operator, ipam.CreatePublicPoolInput{Name: "gql-pool", CIDR: "198.18.0.0/16", Gateway: "198.18.0.1"}); err != nil {
 		return out, err
 	}
@@ -135,4 +130,20 @@ func postGraphQL(ctx context.Context, h http.Handler, query string, vars map[str
 		return d, nil, fmt.Errorf("POST /graphql %.60s = %d: %.300s", query, rec.Code, rec.Body.String())
 	}
 	return d, rec.Body.Bytes(), nil
+}
+
+// operatorAPI returns the GraphQL API's handler over svc, every request
+// made as the bench's operator, and what closes it.
+func operatorAPI(ctx context.Context, db *store.DB, svc *ipam.Service) (http.Handler, func(), error) {
+	quiet := slog.New(slog.DiscardHandler)
+	branches, err := branch.New(ctx, branch.Config{DB: db, Logger: quiet})
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := graphql.NewHandler(svc, branches, func(*http.Request) (auth.Actor, error) { return operator, nil }, quiet)
+	if err != nil {
+		branches.Close()
+		return nil, nil, err
+	}
+	return h, branches.Close, nil
 }

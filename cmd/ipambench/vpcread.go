@@ -4,13 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
-	"net/http"
 	"time"
 
-	"pivirt.hu/ipam/internal/auth"
-	"pivirt.hu/ipam/internal/branch"
-	"pivirt.hu/ipam/internal/graphql"
 	"pivirt.hu/ipam/internal/ipam"
 )
 
@@ -47,7 +42,6 @@ func vpcRead(ctx context.Context, cfg config, dsn string) (vpcReadResult, error)
 		return out, err
 	}
 	defer closeService()
-	quiet := slog.New(slog.DiscardHandler)
 	var namespaces [2]string
 	for i, n := range vpcReadSizes {
 		ns := fmt.Sprintf("bench/vpc-%d", n)
@@ -82,15 +76,11 @@ func vpcRead(ctx context.Context, cfg config, dsn string) (vpcReadResult, error)
 	}
 	progress("  a process's first read of the VPC of %d allocations (its view loaded): %.1f ms", vpcReadSizes[1], out.viewLoad.P50)
 
-	branches, err := branch.New(ctx, branch.Config{DB: db, Logger: quiet})
+	h, closeHandler, err := operatorAPI(ctx, db, svc)
 	if err != nil {
 		return out, err
 	}
-	defer branches.Close()
-	h, err := graphql.NewHandler(svc, branches, func(*http.Request) (auth.Actor, error) { return operator, nil }, quiet)
-	if err != nil {
-		return out, err
-	}
+	defer closeHandler()
 	post := func(i int) (time.Duration, error) {
 		d, body, err := postGraphQL(ctx, h, vpcGQL, map[string]any{"ns": namespaces[i]})
 		if err != nil {
