@@ -30,6 +30,10 @@ type databaseFlags struct {
 	// connections are opened with store.OpenPooled).
 	listenURL string
 	dataDir   string
+	// routeListen is where ipam serve listens for the claims other
+	// processes forward to it (ipam.Config.RouteListen); "" for the other
+	// commands.
+	routeListen string
 	// exclusive refuses a data folder whose PostgreSQL another process
 	// runs (ipam serve owns its PostgreSQL); without it, a command such as
 	// ipam token uses that PostgreSQL while ipam serve runs it.
@@ -111,6 +115,7 @@ func (d *databaseFlags) open(ctx context.Context, logger *slog.Logger, listen bo
 	}
 	if listen {
 		cfg.URL, ncfg.URL = url, url
+		cfg.RouteListen = d.routeListen
 	}
 	svc, err := ipam.New(ctx, cfg)
 	if err != nil {

@@ -36,6 +36,8 @@ func serve(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 	fs.Var(&trustedProxies, "trusted-proxy", "a `CIDR` (or address) of proxies whose X-Forwarded-For names the client, for the limit of failed sign-ins (repeatable)")
 	dbf := databaseFlags{exclusive: true}
 	dbf.register(fs)
+	fs.StringVar(&dbf.routeListen, "route-listen", "127.0.0.1:0",
+		"`address` (host:port) to listen on for the claims other ipam serve processes of the database forward to this one when it owns their pool, so that a pool's claims do not race each other (docs/scaling.md); the processes on other hosts must reach it (the default reaches this host's only); empty: make every claim here")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

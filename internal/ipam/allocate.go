@@ -9,6 +9,7 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/routing"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -21,6 +22,9 @@ type claimRequest struct {
 	ownerNS   string
 	subnetUID string
 	actor     string
+	// forward is the claim as its pool's owner process makes it
+	// (routing.go); nil when it is to be made here.
+	forward *routing.Claim
 }
 
 // ownerKey is the identity of the request's owner in its pool.
@@ -199,6 +203,9 @@ func (s *Service) Allocate(ctx context.Context, actor auth.Actor, in AllocateInp
 			return Allocation{}, forbidden("tenants allocate for VirtualMachine owners only: %s", madeBy[in.Owner.Kind])
 		}
 		r.actor = actor.Name
+		r.forward = &routing.Claim{PoolNamespace: cp.row.Namespace, Pool: cp.row.Name, PoolUID: cp.row.UID,
+			Within: in.Within, Reserved: in.Reserved, OwnerKind: r.owner.Kind, OwnerUID: r.owner.UID, OwnerName: r.owner.Name,
+			OwnerNamespace: r.ownerNS, Actor: r.actor}
 		a, err := s.claimOnce(ctx, r)
 		if errors.Is(err, ErrNotFound) && attempt == 0 {
 			if r.subnetUID != "" {
@@ -282,12 +289,12 @@ func (s *Service) claimOnce(ctx context.Context, r claimRequest) (Allocation, er
 		if c.err == nil {
 			return c.a, nil
 		}
-		return s.claim(ctx, s.db, r, nil)
+		return s.claimRouted(ctx, r)
 	}
 	c := &claimCall{done: make(chan struct{})}
 	s.inflight[key] = c
 	s.inflightMu.Unlock()
-	c.a, c.err = s.claim(ctx, s.db, r, nil)
+	c.a, c.err = s.claimRouted(ctx, r)
 	s.inflightMu.Lock()
 	delete(s.inflight, key)
 	s.inflightMu.Unlock()

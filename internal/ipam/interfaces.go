@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/routing"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -93,6 +94,8 @@ func (s *Service) attach(ctx context.Context, actor auth.Actor, namespace, vpc, 
 		a, err := s.claimOnce(ctx, claimRequest{
 			pool: cs.pool, space: cs.space, within: cs.within, owner: owner, ownerNS: namespace,
 			subnetUID: cs.subnet.UID, actor: actor.Name,
+			forward: &routing.Claim{PoolNamespace: namespace, Pool: cs.pool.row.Name, PoolUID: cs.pool.row.UID, VPC: vpc, Subnet: subnet,
+				OwnerKind: owner.Kind, OwnerUID: owner.UID, OwnerName: owner.Name, OwnerNamespace: namespace, Actor: actor.Name},
 		})
 		var exhausted *ExhaustedError
 		switch {

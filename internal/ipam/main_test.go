@@ -47,12 +47,20 @@ func openServiceVia(t testing.TB, statementsURL, url string) (*Service, *store.D
 // (store.Open, or store.OpenPooled through a connection pooler).
 func openServiceWith(t testing.TB, open func(context.Context, string) (*store.DB, error), statementsURL, url string) (*Service, *store.DB) {
 	t.Helper()
+	return openServiceConfig(t, open, statementsURL, Config{URL: url})
+}
+
+// openServiceConfig is openServiceWith with the rest of the service's
+// configuration in cfg.
+func openServiceConfig(t testing.TB, open func(context.Context, string) (*store.DB, error), statementsURL string, cfg Config) (*Service, *store.DB) {
+	t.Helper()
 	ctx := context.Background()
 	db, err := open(ctx, statementsURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := New(ctx, Config{DB: db, URL: url})
+	cfg.DB = db
+	svc, err := New(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

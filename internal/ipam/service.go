@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/routing"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -19,8 +20,13 @@ type Config struct {
 	// URL is the database's URL, for the connection that follows other
 	// processes' releases and deletions. Without it the service assumes it
 	// is the only one on the database (tests of a single process).
-	URL    string
-	Logger *slog.Logger
+	URL string
+	// RouteListen, with URL, makes the service route each pool's claims to
+	// one process (internal/routing): it listens there, host:port, for the
+	// claims other processes forward to it. Empty: every claim is made
+	// here.
+	RouteListen string
+	Logger      *slog.Logger
 }
 
 // Service is the IPAM domain over one database. Several services, in one
@@ -31,6 +37,9 @@ type Service struct {
 	views *views
 	// notifier tells the other processes of this one's releases.
 	notifier *releaseNotifier
+	// router sends claims to their pool's owner process; nil without
+	// Config.RouteListen.
+	router *routing.Router
 	// stop ends the goroutines the service started (following
 	// notifications, refreshing the views); running waits for them.
 	stop    context.CancelFunc
@@ -77,12 +86,27 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	s.stop = stop
 	s.running.Go(func() { l.Run(lctx, func(n store.Notification) { s.views.notified(n, s.forgetCaches) }) })
 	s.running.Go(func() { s.views.refreshLoop(lctx) })
+	if cfg.RouteListen != "" {
+		s.router, err = routing.Start(ctx, routing.Config{DB: cfg.DB, URL: cfg.URL, Listen: cfg.RouteListen, Process: self,
+			Handle: s.serveForwarded, Logger: log})
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		// A process that serves a pool finds out its owner when it
+		// first reads it, before its first claim there.
+		s.views.firstUse = s.router.Prepare
+		s.router.Serve()
+	}
 	return s, nil
 }
 
 // Close stops following notifications and refreshing the views, and
 // returns once the listener's connection is closed.
 func (s *Service) Close() {
+	if s.router != nil {
+		s.router.Close()
+	}
 	s.stop()
 	s.running.Wait()
 	s.notifier.close()

@@ -38,6 +38,8 @@ type views struct {
 
 	mu    sync.Mutex
 	pools map[string]*poolView // by pool uid
+	// firstUse, if set, is called once a pool's view is first loaded.
+	firstUse func(ctx context.Context, uid string)
 }
 
 // poolView is the taken set of one pool. Addresses being claimed right now
@@ -73,11 +75,32 @@ func (v *views) pool(ctx context.Context, uid string) (*poolView, error) {
 	}
 	v.mu.Unlock()
 	pv.mu.Lock()
-	defer pv.mu.Unlock()
 	if pv.loaded {
+		pv.mu.Unlock()
 		return pv, nil
 	}
-	return pv, pv.loadLocked(ctx, v.db, uid)
+	err := pv.loadLocked(ctx, v.db, uid)
+	pv.mu.Unlock()
+	if err == nil && v.firstUse != nil {
+		v.firstUse(ctx, uid)
+	}
+	return pv, err
+}
+
+// ifLoaded returns the view of the pool uid if it is loaded, else nil.
+func (v *views) ifLoaded(uid string) *poolView {
+	v.mu.Lock()
+	pv := v.pools[uid]
+	v.mu.Unlock()
+	if pv == nil {
+		return nil
+	}
+	pv.mu.Lock()
+	defer pv.mu.Unlock()
+	if !pv.loaded {
+		return nil
+	}
+	return pv
 }
 
 // reload reads the pool's taken set from the database afresh.
@@ -121,6 +144,14 @@ func (pv *poolView) reserve(space candidates.Space) (netip.Addr, bool) {
 		pv.record(a, true)
 	}
 	return a, ok
+}
+
+// take marks a taken (claimed by another process).
+func (pv *poolView) take(a netip.Addr) {
+	pv.mu.Lock()
+	defer pv.mu.Unlock()
+	pv.taken.Add(a)
+	pv.record(a, true)
 }
 
 // free marks a free.

@@ -1,0 +1,477 @@
+// Package routing sends each pool's claims to one process, the pool's
+// owner, when several ipam processes serve one database (issue 14).
+//
+// Claims never need it to be correct: the database's unique indexes decide
+// every claim. It makes them cheap: two processes claiming in one pool
+// propose the same lowest candidates and lose races to each other (two
+// statements more per lost race, docs/scaling.md), while one process hands
+// out distinct candidates from its view of the pool. So the first process
+// to claim in a pool takes a session advisory lock on it (store.OwnerLocks)
+// and records where it listens (store.SetRoute); the others forward their
+// claims in that pool to it over one authenticated connection each
+// (net/rpc), and claim themselves whenever it cannot be reached. An owner
+// gives a pool up after ownerIdle without claims, and every lock ends with
+// its process's connection.
+package routing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/rpc"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"pivirt.hu/ipam/internal/store"
+)
+
+// A Claim is a claim forwarded to its pool's owner: what the owner needs to
+// make it as the forwarding process would have. The forwarding process
+// checked the actor's rights.
+type Claim struct {
+	PoolNamespace, Pool, PoolUID string
+	// VPC and Subnet name the subnet of a VPC's claim (an interface or a
+	// node attached); otherwise Within and Reserved are the request's.
+	VPC, Subnet string
+	Within      string
+	Reserved    []string
+	OwnerKind   string
+	OwnerUID    string
+	OwnerName   string
+	// OwnerNamespace is the owner's tenant namespace.
+	OwnerNamespace string
+	Actor          string
+	Deadline       time.Time
+}
+
+// An Answer is the owner's answer to a Claim: the allocation, or a refusal
+// as ipam.Classify spells it (Code, Field, Message; Scope for an exhausted
+// pool).
+type Answer struct {
+	Allocation store.AllocationRow
+	Code       string
+	Field      string
+	Message    string
+	Scope      string
+	// Owner says whether the answering process owns the pool's claims; a
+	// forwarding process that learns it does not looks the route up again.
+	Owner bool
+}
+
+// A Handler makes a forwarded claim in this process.
+type Handler func(ctx context.Context, c Claim) Answer
+
+// Config is what a Router needs.
+type Config struct {
+	DB *store.DB
+	// URL reaches the PostgreSQL server itself (not a connection pooler),
+	// for the owner locks.
+	URL string
+	// Listen is the address the owner listens on for forwarded claims,
+	// host:port; it is recorded as the pool's route, so other processes
+	// must be able to reach it. A port 0 picks a free one.
+	Listen string
+	// Process identifies this process in the routes.
+	Process string
+	Handle  Handler
+	Logger  *slog.Logger
+}
+
+// How long a route is trusted, and how often ownership is reconsidered.
+const (
+	// ownerIdle is how long an owner keeps a pool nobody claims in.
+	ownerIdle = time.Minute
+	// routeFor is how long a forwarding process trusts a route it read.
+	routeFor = 30 * time.Second
+	// fallbackFor is how long a process claims itself after its pool's
+	// owner could not be reached.
+	fallbackFor = 5 * time.Second
+	// routeWait is about how long a process waits for the route of a
+	// pool whose lock another process holds; firstMiss is how soon it
+	// looks again after waiting in vain (the owner's statement failed,
+	// or a stale route names this process), each further miss doubling
+	// it, up to fallbackFor.
+	routeWait = 64 * time.Millisecond
+	firstMiss = 20 * time.Millisecond
+	// janitorEvery is how often idle pools are given up and stale routes
+	// dropped.
+	janitorEvery = 15 * time.Second
+	// callTimeout bounds a forwarded claim without a deadline.
+	callTimeout = 30 * time.Second
+)
+
+// A Router routes this process's claims and serves the claims others
+// forward to it.
+type Router struct {
+	cfg    Config
+	log    *slog.Logger
+	self   store.Route
+	secret []byte
+	locks  *store.OwnerLocks
+	ln     net.Listener
+	server *rpc.Server
+
+	mu    sync.Mutex
+	pools map[string]*route // by pool uid
+	// elsewhere holds the pools whose claims this process forwarded since
+	// it last claimed in them itself (see ClaimedElsewhere).
+	elsewhere map[string]bool
+
+	peersMu sync.Mutex
+	peers   map[string]*rpc.Client // by address
+
+	connsMu sync.Mutex
+	conns   map[net.Conn]struct{} // served
+	closed  bool
+
+	stop    context.CancelFunc
+	running sync.WaitGroup
+
+	forwarded, served, fallbacks atomic.Int64
+}
+
+// A route is what this process knows of a pool's owner.
+type route struct {
+	// decided is closed once the route is known; until then the first
+	// claim in the pool finds it out and the others wait.
+	decided chan struct{}
+	owned   bool
+	peer    string    // the owner's address; "" to claim here
+	until   time.Time // when a route not owned is looked up again
+	misses  int       // lookups in a row that found no route recorded
+	used    time.Time // the last claim in an owned pool
+}
+
+// Start listens on cfg.Listen and returns the router, which serves the
+// claims of other processes once Serve is called.
+func Start(ctx context.Context, cfg Config) (*Router, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	secret, err := store.ClusterSecret(ctx, cfg.DB)
+	if err != nil {
+		return nil, err
+	}
+	locks, err := store.OpenOwnerLocks(ctx, cfg.URL)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		locks.Close()
+		return nil, fmt.Errorf("routing: unable to listen on %s for the claims of other processes: %w", cfg.Listen, err)
+	}
+	host, _ := os.Hostname()
+	r := &Router{cfg: cfg, log: log, secret: []byte(secret), locks: locks, ln: ln, server: rpc.NewServer(),
+		self:  store.Route{Address: ln.Addr().String(), Host: host, Process: cfg.Process},
+		pools: map[string]*route{}, elsewhere: map[string]bool{}, peers: map[string]*rpc.Client{}, conns: map[net.Conn]struct{}{}}
+	if err := r.server.RegisterName("Claims", &claims{r}); err != nil {
+		ln.Close()
+		locks.Close()
+		return nil, err
+	}
+	jctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	r.stop = stop
+	r.running.Go(func() { r.janitor(jctx) })
+	return r, nil
+}
+
+// Serve starts serving the claims other processes forward to this one.
+func (r *Router) Serve() {
+	r.running.Go(r.accept)
+}
+
+// Address is where the router listens.
+func (r *Router) Address() string { return r.self.Address }
+
+// Stats counts this process's claims forwarded to owners, the claims it
+// served for others, and the claims it made itself because an owner could
+// not be reached.
+type Stats struct{ Forwarded, Served, Fallbacks int64 }
+
+// Stats returns the counts so far.
+func (r *Router) Stats() Stats {
+	return Stats{Forwarded: r.forwarded.Load(), Served: r.served.Load(), Fallbacks: r.fallbacks.Load()}
+}
+
+// Forward sends c to the owner of the pool uid. It returns false when the
+// claim is to be made in this process: this process owns the pool, or the
+// owner is unknown or could not be reached. An error is the end of ctx.
+func (r *Router) Forward(ctx context.Context, uid string, c Claim) (Answer, bool, error) {
+	peer, err := r.owner(ctx, uid)
+	if err != nil || peer == "" {
+		return Answer{}, false, err
+	}
+	if d, ok := ctx.Deadline(); ok {
+		c.Deadline = d
+	}
+	a, err := r.call(ctx, peer, c)
+	if err != nil {
+		if ctx.Err() != nil {
+			return Answer{}, false, ctx.Err()
+		}
+		r.unreachable(ctx, uid, peer, err)
+		return Answer{}, false, nil
+	}
+	r.forwarded.Add(1)
+	r.mu.Lock()
+	r.elsewhere[uid] = true
+	if rt := r.pools[uid]; !a.Owner && rt != nil && rt.peer == peer {
+		delete(r.pools, uid)
+	}
+	r.mu.Unlock()
+	return a, true, nil
+}
+
+// ClaimedElsewhere reports whether this process forwarded claims of the
+// pool uid since it last asked, and forgets them: when it claims there
+// itself again (it owns the pool now, or its owner is gone), its view of
+// the pool misses what the owner claimed meanwhile, and should be read
+// again first.
+func (r *Router) ClaimedElsewhere(uid string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	was := r.elsewhere[uid]
+	delete(r.elsewhere, uid)
+	return was
+}
+
+// Prepare finds out the owner of the pool uid, and connects to it, unless
+// that is known: a process calls it when it first serves a pool, so that
+// its first claim there does not wait for it.
+func (r *Router) Prepare(ctx context.Context, uid string) {
+	peer, err := r.owner(ctx, uid)
+	if err != nil || peer == "" {
+		return
+	}
+	if _, err := r.client(ctx, peer); err != nil {
+		r.unreachable(ctx, uid, peer, err)
+	}
+}
+
+// owner returns the address of the pool's owner, or "" when the claim is
+// to be made here. The first claim in a pool, and the first after its
+// route expired, finds the owner out: it takes the pool's lock if nobody
+// holds it, or reads the route the holder recorded.
+func (r *Router) owner(ctx context.Context, uid string) (string, error) {
+	now := time.Now()
+	r.mu.Lock()
+	rt := r.pools[uid]
+	if rt != nil {
+		select {
+		case <-rt.decided:
+			if rt.owned || now.Before(rt.until) {
+				if rt.owned {
+					rt.used = now
+				}
+				r.mu.Unlock()
+				return rt.peer, nil
+			}
+		default:
+			r.mu.Unlock()
+			select {
+			case <-rt.decided:
+			case <-ctx.Done():
+				return "", ctx.Err()
+			}
+			return r.owner(ctx, uid)
+		}
+	}
+	next := &route{decided: make(chan struct{})}
+	if rt != nil {
+		next.misses = rt.misses
+	}
+	r.pools[uid] = next
+	r.mu.Unlock()
+	r.decide(ctx, uid, next)
+	close(next.decided)
+	return next.peer, nil
+}
+
+// decide finds out the owner of the pool uid into rt. When another
+// process holds the pool's lock but its route is not visible yet (the
+// statement that took the lock has not committed), it looks again a few
+// times before claiming here: claims made here meanwhile would race the
+// owner's.
+func (r *Router) decide(ctx context.Context, uid string, rt *route) {
+	now := time.Now()
+	rt.until = now.Add(fallbackFor)
+	owned, err := r.locks.TryOwn(ctx, uid, r.self)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return
+	case err != nil:
+		if errors.Is(err, store.ErrLocksLost) {
+			r.lostLocks(uid)
+		}
+		r.log.Warn("routing: unable to find the owner of a pool; claiming in this process", "pool", uid, "err", err)
+		return
+	case owned:
+		rt.owned, rt.used = true, now
+		return
+	}
+	for wait := time.Millisecond; ; wait *= 2 {
+		found, err := store.RouteOf(ctx, r.cfg.DB, uid)
+		switch {
+		case errors.Is(err, store.ErrNotFound) || err == nil && found.Process == r.self.Process:
+			if wait < routeWait {
+				select {
+				case <-time.After(wait):
+					continue
+				case <-ctx.Done():
+				}
+			}
+			rt.until = time.Now().Add(min(firstMiss<<min(rt.misses, 8), fallbackFor))
+			rt.misses++
+		case err != nil:
+			r.log.Warn("routing: unable to read a pool's route; claiming in this process", "pool", uid, "err", err)
+		case loopback(found.Address) && found.Host != r.self.Host:
+			// The owner listens on a loopback address of another host:
+			// its claims cannot be forwarded (give ipam serve
+			// --route-listen an address the other hosts reach).
+			rt.until = now.Add(routeFor)
+		default:
+			rt.peer, rt.until = found.Address, now.Add(routeFor)
+		}
+		return
+	}
+}
+
+// lostLocks forgets every pool this process owned: the connection that
+// held their locks failed, so others may own them now. The pool uid being
+// decided is kept.
+func (r *Router) lostLocks(uid string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, rt := range r.pools {
+		if k != uid && rt.owned {
+			delete(r.pools, k)
+		}
+	}
+}
+
+// unreachable handles an owner that did not answer: most likely it
+// stopped, and its lock with it, so this process tries to own the pool at
+// once; if another process still holds it, this process claims in the pool
+// itself for fallbackFor.
+func (r *Router) unreachable(ctx context.Context, uid, peer string, err error) {
+	r.fallbacks.Add(1)
+	r.log.Warn("routing: the owner of a pool did not answer", "pool", uid, "owner", peer, "err", err)
+	r.dropPeer(peer)
+	r.mu.Lock()
+	rt := r.pools[uid]
+	if rt == nil || rt.peer != peer {
+		r.mu.Unlock()
+		return
+	}
+	delete(r.pools, uid)
+	r.mu.Unlock()
+	if _, err := r.owner(ctx, uid); err != nil {
+		return
+	}
+	r.mu.Lock()
+	if rt := r.pools[uid]; rt != nil && rt.peer == peer {
+		rt.peer, rt.until = "", time.Now().Add(fallbackFor)
+	}
+	r.mu.Unlock()
+}
+
+// janitor gives up the pools nobody claimed in for ownerIdle and drops the
+// expired routes, every janitorEvery until ctx ends.
+func (r *Router) janitor(ctx context.Context) {
+	t := time.NewTicker(janitorEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			r.sweep(ctx, time.Now())
+		}
+	}
+}
+
+// sweep gives up the pools idle at now and drops the expired routes.
+func (r *Router) sweep(ctx context.Context, now time.Time) {
+	var idle []string
+	r.mu.Lock()
+	for uid, rt := range r.pools {
+		select {
+		case <-rt.decided:
+		default:
+			continue
+		}
+		switch {
+		case rt.owned && now.Sub(rt.used) > ownerIdle:
+			idle = append(idle, uid)
+			delete(r.pools, uid)
+		case !rt.owned && now.After(rt.until):
+			delete(r.pools, uid)
+		}
+	}
+	r.mu.Unlock()
+	for _, uid := range idle {
+		r.disown(ctx, uid)
+	}
+}
+
+// disown gives the pool uid up: its route, then its lock.
+func (r *Router) disown(ctx context.Context, uid string) {
+	if err := store.DeleteRoute(ctx, r.cfg.DB, uid, r.self.Process); err != nil {
+		r.log.Warn("routing: unable to remove a pool's route", "pool", uid, "err", err)
+	}
+	if err := r.locks.Disown(ctx, uid); err != nil {
+		r.log.Warn("routing: unable to give a pool up", "pool", uid, "err", err)
+	}
+}
+
+// Close stops serving, gives up every pool this process owns and closes
+// the connections.
+func (r *Router) Close() {
+	r.stop()
+	r.ln.Close()
+	r.connsMu.Lock()
+	r.closed = true
+	for c := range r.conns {
+		c.Close()
+	}
+	r.connsMu.Unlock()
+	r.running.Wait()
+	r.peersMu.Lock()
+	for addr, c := range r.peers {
+		c.Close()
+		delete(r.peers, addr)
+	}
+	r.peersMu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	r.mu.Lock()
+	var owned []string
+	for uid, rt := range r.pools {
+		if rt.owned {
+			owned = append(owned, uid)
+		}
+	}
+	r.mu.Unlock()
+	for _, uid := range owned {
+		if err := store.DeleteRoute(ctx, r.cfg.DB, uid, r.self.Process); err != nil {
+			break
+		}
+	}
+	r.locks.Close()
+}
+
+// loopback reports whether address (host:port) is on a loopback address.
+func loopback(address string) bool {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback() || host == "localhost"
+}
