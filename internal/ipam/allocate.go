@@ -72,7 +72,7 @@ func (s *Service) claim(ctx context.Context, ext store.Ext, r claimRequest, undo
 			reloaded = true
 			continue
 		}
-		row, err := store.InsertAllocation(ctx, ext, store.AllocationRow{
+		row, err := s.insertAllocation(ctx, ext, store.AllocationRow{
 			Namespace: cp.row.Namespace, Name: allocationName(cp.row.Name, a), PoolUID: cp.row.UID, Address: a,
 			OwnerKind: r.owner.Kind, OwnerUID: r.owner.UID, OwnerName: r.owner.Name, OwnerNamespace: r.ownerNS,
 			SubnetUID: r.subnetUID, CreatedBy: r.actor,
@@ -107,6 +107,15 @@ func (s *Service) claim(ctx context.Context, ext store.Ext, r claimRequest, undo
 			return Allocation{}, err
 		}
 	}
+}
+
+// insertAllocation inserts a claim's row through ext: outside a
+// transaction, maybe in one statement with other claims' (claimInserts).
+func (s *Service) insertAllocation(ctx context.Context, ext store.Ext, row store.AllocationRow, pool string) (store.AllocationRow, error) {
+	if ext == store.Ext(s.db) && s.inserts != nil {
+		return s.inserts.insert(ctx, row, pool)
+	}
+	return store.InsertAllocation(ctx, ext, row, pool)
 }
 
 // heldBy returns the address the request's owner holds in the pool, if

@@ -103,6 +103,10 @@ func TestConcurrentClaimsInOneProcess(t *testing.T) {
 		t.Error(err)
 	}
 	checkLowest(t, db, "10.42.0.0/22", workers*each)
+	if svc.inserts.batches.Load() == 0 {
+		t.Error("16 clients' claims all ran alone: none shared a statement")
+	}
+	t.Logf("%d claims in %d statements of several", svc.inserts.batched.Load(), svc.inserts.batches.Load())
 }
 
 func TestOwnerRacingItselfHoldsOneAddress(t *testing.T) {

@@ -99,6 +99,87 @@ func InsertAllocation(ctx context.Context, ext sqlx.QueryerContext, a Allocation
 	return scanned.row()
 }
 
+// insertAllocationsSQL is insertAllocationSQL for many rows: the columns
+// come as arrays, one element a row, the pool's name last; the rows are
+// inserted in the order of (pool_uid, address), so that two such
+// statements wait for each other's addresses in one order.
+const insertAllocationsSQL = `WITH input AS (
+		SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::inet[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
+			AS i (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_by, pool)
+	), a AS (
+		INSERT INTO allocations (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_by)
+		SELECT namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, nullif(subnet_uid, '')::uuid, created_by
+		FROM input ORDER BY pool_uid, address
+		ON CONFLICT DO NOTHING
+		RETURNING *
+	), audit AS (
+		INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, after)
+		SELECT a.created_by, 'allocate', a.namespace, 'IPAllocation', a.name, jsonb_build_object(
+			'pool', input.pool, 'address', host(a.address),
+			'owner', jsonb_build_object('kind', a.owner_kind, 'uid', a.owner_uid, 'name', a.owner_name),
+			'ownerNamespace', a.owner_namespace)
+		FROM a JOIN input ON input.pool_uid = a.pool_uid AND input.address = a.address
+	)
+	SELECT ` + allocationColumns + ` FROM a`
+
+// InsertAllocations makes the claims of InsertAllocation for many rows in
+// one statement (pools[i] is the name of rows[i]'s pool): each row is
+// stored unless its address is taken or its owner holds an address of the
+// pool already, exactly as if it were inserted alone, and all the rows
+// stored are committed together. It returns, for each row, what was
+// stored, or an error wrapping ErrObjectExists. The error of the whole
+// statement (a pool or subnet gone, a deadlock with another such
+// statement) stores nothing: each row is then to be claimed alone. A DB
+// of a connection pooler runs the statement unprepared.
+func InsertAllocations(ctx context.Context, db *DB, rows []AllocationRow, pools []string) ([]AllocationRow, []error, error) {
+	cols := make([]pq.StringArray, 11)
+	for i := range cols {
+		cols[i] = make(pq.StringArray, len(rows))
+	}
+	for i, a := range rows {
+		for c, v := range []string{a.Namespace, a.Name, a.PoolUID, a.Address.String(), a.OwnerKind, a.OwnerUID, a.OwnerName, a.OwnerNamespace, a.SubnetUID, a.CreatedBy, pools[i]} {
+			cols[c][i] = v
+		}
+	}
+	args := make([]any, len(cols))
+	for i, c := range cols {
+		args[i] = c
+	}
+	var scanned []allocationScan
+	stmt, err := db.prepared(ctx, &db.claimMany, insertAllocationsSQL)
+	switch {
+	case err == nil && stmt != nil:
+		err = stmt.SelectContext(ctx, &scanned, args...)
+	case err == nil:
+		err = sqlx.SelectContext(ctx, db, &scanned, insertAllocationsSQL, args...)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: unable to insert %d allocations: %w", len(rows), classify(err))
+	}
+	type key struct {
+		pool string
+		addr netip.Addr
+	}
+	stored := make(map[key]AllocationRow, len(scanned))
+	for _, sc := range scanned {
+		row, err := sc.row()
+		if err != nil {
+			return nil, nil, err
+		}
+		stored[key{row.PoolUID, row.Address}] = row
+	}
+	got, errs := make([]AllocationRow, len(rows)), make([]error, len(rows))
+	for i, a := range rows {
+		row, ok := stored[key{a.PoolUID, a.Address}]
+		if ok && row.OwnerNamespace == a.OwnerNamespace && row.OwnerKind == a.OwnerKind && row.OwnerUID == a.OwnerUID && row.OwnerName == a.OwnerName {
+			got[i] = row
+		} else {
+			errs[i] = fmt.Errorf("store: allocation %s: %w", a.Name, ErrObjectExists)
+		}
+	}
+	return got, errs, nil
+}
+
 // A ClaimConflict is what stands in the way of a claim whose insert
 // changed nothing: the allocation the owner holds in the pool, the one
 // holding the address, either or both, or neither when they were released

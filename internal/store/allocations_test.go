@@ -142,3 +142,74 @@ func TestClaimAddress(t *testing.T) {
 		t.Errorf("stored %v, want one allocation and its audit entry", direct)
 	}
 }
+
+// TestInsertAllocations: claims made in one statement store what they
+// store one by one, with the same audit entries; a statement that fails
+// stores none of them.
+func TestInsertAllocations(t *testing.T) {
+	type stored struct {
+		Allocations []string
+		Audit       []string
+		Errors      []string
+	}
+	claims := func(t *testing.T, together bool) stored {
+		db := pgtest.NewDB(t)
+		pool := privatePool(t, db)
+		if _, err := store.InsertAllocation(t.Context(), db, vmRow(pool, "10.42.1.2", "vm-1", "web-01/0", "acme/prod"), "vpc-main"); err != nil {
+			t.Fatal(err)
+		}
+		rows := []store.AllocationRow{
+			vmRow(pool, "10.42.1.5", "vm-4", "web-04/0", "acme/prod"),
+			vmRow(pool, "10.42.1.2", "vm-2", "web-02/0", "acme/prod"), // address taken
+			vmRow(pool, "10.42.1.3", "vm-1", "web-01/0", "acme/prod"), // owner holds one
+			vmRow(pool, "10.42.1.4", "vm-3", "web-03/0", "acme/globex"),
+		}
+		var s stored
+		errs := make([]error, len(rows))
+		if together {
+			got, each, err := store.InsertAllocations(t.Context(), db, rows, []string{"vpc-main", "vpc-main", "vpc-main", "vpc-main"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, g := range got {
+				if each[i] == nil && (g.Address != rows[i].Address || g.UID == "" || g.OwnerUID != rows[i].OwnerUID) {
+					t.Errorf("row %d: stored %+v for %+v", i, g, rows[i])
+				}
+			}
+			errs = each
+		} else {
+			for i, r := range rows {
+				_, errs[i] = store.InsertAllocation(t.Context(), db, r, "vpc-main")
+			}
+		}
+		for _, err := range errs {
+			s.Errors = append(s.Errors, fmt.Sprint(errors.Is(err, store.ErrObjectExists), err))
+		}
+		if err := db.Select(&s.Allocations, `SELECT concat_ws(' ', namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, owner_ref, subnet_uid, created_by) FROM allocations ORDER BY address`); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Select(&s.Audit, `SELECT concat_ws(' ', actor, action, namespace, object_kind, object_name, before, after) FROM audit_log ORDER BY object_name`); err != nil {
+			t.Fatal(err)
+		}
+		if together {
+			gone := vmRow(pool, "10.42.1.9", "vm-9", "web-09/0", "acme/prod")
+			gone.SubnetUID = "6d1f8a52-3c1e-4d7b-9a0e-1f2e3d4c5b6a"
+			batch := []store.AllocationRow{vmRow(pool, "10.42.1.8", "vm-8", "web-08/0", "acme/prod"), gone}
+			if _, _, err := store.InsertAllocations(t.Context(), db, batch, []string{"vpc-main", "vpc-main"}); err == nil {
+				t.Error("claims of which one is in a subnet that is gone were stored")
+			}
+			var n int
+			if err := db.Get(&n, `SELECT count(*) FROM allocations`); err != nil || n != 3 {
+				t.Errorf("%d allocations after a failed statement, %v; want 3: the failed statement stored some", n, err)
+			}
+		}
+		return s
+	}
+	alone, together := claims(t, false), claims(t, true)
+	if fmt.Sprint(alone) != fmt.Sprint(together) {
+		t.Errorf("claims one by one stored\n%v\nin one statement\n%v", alone, together)
+	}
+	if len(alone.Allocations) != 3 || len(alone.Audit) != 3 {
+		t.Errorf("stored %v, want three allocations and their audit entries", alone)
+	}
+}

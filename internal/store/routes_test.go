@@ -3,6 +3,7 @@ package store_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/store"
@@ -54,8 +55,18 @@ func TestOwnerLocks(t *testing.T) {
 		t.Fatalf("b.TryOwn after a gave the pool up = %v, %v; want the pool", got, err)
 	}
 	b.Close()
-	if got, err := a.TryOwn(t.Context(), pool, ra); !got || err != nil {
-		t.Fatalf("a.TryOwn after b's connection ended = %v, %v; want the pool", got, err)
+	// The lock ends once the server has seen the connection closed.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		got, err := a.TryOwn(t.Context(), pool, ra)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a.TryOwn after b's connection ended: still not the pool after 10 s")
+		}
 	}
 	if r, err := store.RouteOf(t.Context(), db, pool); r != ra || err != nil {
 		t.Fatalf("RouteOf = %+v, %v; want a's route again", r, err)

@@ -26,6 +26,8 @@ type DB struct {
 	// claim is the claim of an address (insertAllocationSQL), prepared on
 	// first use.
 	claim atomic.Pointer[sqlx.Stmt]
+	// claimMany is the claim of many addresses (insertAllocationsSQL).
+	claimMany atomic.Pointer[sqlx.Stmt]
 	// statements are the statements of branches and objects run most
 	// (reads by id, a branch locked, a version written), prepared on first
 	// use, by their text.
@@ -105,6 +107,10 @@ func open(ctx context.Context, url string, pooled bool) (*DB, error) {
 	return db, nil
 }
 
+// Pooled reports whether the connections go through a connection pooler
+// in transaction mode (OpenPooled).
+func (db *DB) Pooled() bool { return db.pooled }
+
 // New returns the DB of a pool opened elsewhere (the benchmark's, which
 // counts the statements it sends). Open's pool is the one to serve with.
 func New(db *sqlx.DB) *DB {
@@ -113,8 +119,10 @@ func New(db *sqlx.DB) *DB {
 
 // Close closes the prepared statements and the pool.
 func (db *DB) Close() error {
-	if stmt := db.claim.Swap(nil); stmt != nil {
-		stmt.Close()
+	for _, slot := range []*atomic.Pointer[sqlx.Stmt]{&db.claim, &db.claimMany} {
+		if stmt := slot.Swap(nil); stmt != nil {
+			stmt.Close()
+		}
 	}
 	db.statements.Range(func(query, stmt any) bool {
 		db.statements.Delete(query)
