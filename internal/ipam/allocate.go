@@ -112,7 +112,7 @@ func (s *Service) claim(ctx context.Context, ext store.Ext, r claimRequest, undo
 // insertAllocation inserts a claim's row through ext: outside a
 // transaction, maybe in one statement with other claims' (claimInserts).
 func (s *Service) insertAllocation(ctx context.Context, ext store.Ext, row store.AllocationRow, pool string) (store.AllocationRow, error) {
-	if ext == store.Ext(s.db) && s.inserts != nil {
+	if ext == store.Ext(s.db) {
 		return s.inserts.insert(ctx, row, pool)
 	}
 	return store.InsertAllocation(ctx, ext, row, pool)

@@ -37,8 +37,7 @@ type Service struct {
 	views *views
 	// notifier tells the other processes of this one's releases.
 	notifier *releaseNotifier
-	// inserts runs the inserts of claims made outside transactions; nil
-	// through a connection pooler, where each claim calls claim_address.
+	// inserts runs the inserts of claims made outside transactions.
 	inserts *claimInserts
 	// router sends claims to their pool's owner process; nil without
 	// Config.RouteListen.
@@ -77,9 +76,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	self := rand.Text()
 	s := &Service{db: cfg.DB, log: log, views: newViews(cfg.DB, log, self), notifier: newReleaseNotifier(cfg.DB, log, self), stop: func() {},
 		pools: map[string]*cachedPool{}, subnets: map[string]*cachedSubnet{}, inflight: map[string]*claimCall{}}
-	if !cfg.DB.Pooled() {
-		s.inserts = &claimInserts{db: cfg.DB}
-	}
+	s.inserts = &claimInserts{db: cfg.DB}
 	if cfg.URL == "" {
 		return s, nil
 	}

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -144,7 +145,8 @@ func TestClaimAddress(t *testing.T) {
 }
 
 // TestInsertAllocations: claims made in one statement store what they
-// store one by one, with the same audit entries; a statement that fails
+// store one by one, with the same audit entries, straight to PostgreSQL and
+// as through a connection pooler (unprepared); a statement that fails
 // stores none of them.
 func TestInsertAllocations(t *testing.T) {
 	type stored struct {
@@ -152,8 +154,12 @@ func TestInsertAllocations(t *testing.T) {
 		Audit       []string
 		Errors      []string
 	}
-	claims := func(t *testing.T, together bool) stored {
-		db := pgtest.NewDB(t)
+	claims := func(t *testing.T, together bool, open func(context.Context, string) (*store.DB, error)) stored {
+		db, err := open(t.Context(), pgtest.NewURL(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
 		pool := privatePool(t, db)
 		if _, err := store.InsertAllocation(t.Context(), db, vmRow(pool, "10.42.1.2", "vm-1", "web-01/0", "acme/prod"), "vpc-main"); err != nil {
 			t.Fatal(err)
@@ -205,9 +211,9 @@ func TestInsertAllocations(t *testing.T) {
 		}
 		return s
 	}
-	alone, together := claims(t, false), claims(t, true)
-	if fmt.Sprint(alone) != fmt.Sprint(together) {
-		t.Errorf("claims one by one stored\n%v\nin one statement\n%v", alone, together)
+	alone, together, pooled := claims(t, false, store.Open), claims(t, true, store.Open), claims(t, true, store.OpenPooled)
+	if fmt.Sprint(alone) != fmt.Sprint(together) || fmt.Sprint(alone) != fmt.Sprint(pooled) {
+		t.Errorf("claims one by one stored\n%v\nin one statement\n%v\nunprepared\n%v", alone, together, pooled)
 	}
 	if len(alone.Allocations) != 3 || len(alone.Audit) != 3 {
 		t.Errorf("stored %v, want three allocations and their audit entries", alone)

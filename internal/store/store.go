@@ -107,10 +107,6 @@ func open(ctx context.Context, url string, pooled bool) (*DB, error) {
 	return db, nil
 }
 
-// Pooled reports whether the connections go through a connection pooler
-// in transaction mode (OpenPooled).
-func (db *DB) Pooled() bool { return db.pooled }
-
 // New returns the DB of a pool opened elsewhere (the benchmark's, which
 // counts the statements it sends). Open's pool is the one to serve with.
 func New(db *sqlx.DB) *DB {
