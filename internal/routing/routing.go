@@ -396,9 +396,13 @@ func (r *Router) janitor(ctx context.Context) {
 	}
 }
 
-// sweep gives up the pools idle at now and drops the expired routes.
+// sweep gives up the pools idle at now and drops the expired routes. A
+// claim in a pool being given up waits until it is, then finds its owner
+// afresh: taking the lock again before it is given up would stack it (a
+// session's advisory locks count), and the route deleted after it was
+// recorded again would leave the pool owned with no route.
 func (r *Router) sweep(ctx context.Context, now time.Time) {
-	var idle []string
+	giving := map[string]*route{}
 	r.mu.Lock()
 	for uid, rt := range r.pools {
 		select {
@@ -408,15 +412,21 @@ func (r *Router) sweep(ctx context.Context, now time.Time) {
 		}
 		switch {
 		case rt.owned && now.Sub(rt.used) > ownerIdle:
-			idle = append(idle, uid)
-			delete(r.pools, uid)
+			placeholder := &route{decided: make(chan struct{})}
+			r.pools[uid], giving[uid] = placeholder, placeholder
 		case !rt.owned && now.After(rt.until):
 			delete(r.pools, uid)
 		}
 	}
 	r.mu.Unlock()
-	for _, uid := range idle {
+	for uid, placeholder := range giving {
 		r.disown(ctx, uid)
+		r.mu.Lock()
+		if r.pools[uid] == placeholder {
+			delete(r.pools, uid)
+		}
+		r.mu.Unlock()
+		close(placeholder.decided)
 	}
 }
 

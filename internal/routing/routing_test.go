@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/netip"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -83,4 +84,53 @@ func TestHandshake(t *testing.T) {
 	if calls.Load() != 1 {
 		t.Errorf("%d claims served, want 1", calls.Load())
 	}
+}
+
+// TestIdlePoolGivenUp: an owner gives up a pool nobody claimed in for
+// ownerIdle; another process then owns it, and the first forwards to it.
+func TestIdlePoolGivenUp(t *testing.T) {
+	url := pgtest.NewURL(t)
+	var calls atomic.Int64
+	a := start(t, url, "a", &calls)
+	b := start(t, url, "b", &calls)
+	pool := makePool(t, a.cfg.DB)
+	ctx := t.Context()
+	if peer, err := a.owner(ctx, pool); peer != "" || err != nil {
+		t.Fatalf("a.owner = %q, %v; want a to own the pool", peer, err)
+	}
+	if peer, err := b.owner(ctx, pool); peer != a.Address() || err != nil {
+		t.Fatalf("b.owner = %q, %v; want a's address %s", peer, err, a.Address())
+	}
+	a.sweep(ctx, time.Now().Add(ownerIdle/2))
+	if r, err := store.RouteOf(ctx, a.cfg.DB, pool); err != nil || r.Process != "a" {
+		t.Fatalf("a gave the pool up before it was idle: %+v, %v", r, err)
+	}
+	a.sweep(ctx, time.Now().Add(2*ownerIdle))
+	if _, err := store.RouteOf(ctx, a.cfg.DB, pool); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the route of an idle pool = %v, want none", err)
+	}
+	b.mu.Lock()
+	delete(b.pools, pool) // b's route expired
+	b.mu.Unlock()
+	if peer, err := b.owner(ctx, pool); peer != "" || err != nil {
+		t.Fatalf("b.owner after a gave the pool up = %q, %v; want b to own it", peer, err)
+	}
+	if peer, err := a.owner(ctx, pool); peer != b.Address() || err != nil {
+		t.Fatalf("a.owner = %q, %v; want b's address %s", peer, err, b.Address())
+	}
+}
+
+// makePool stores a VPC's pool and returns its uid.
+func makePool(t *testing.T, db *store.DB) string {
+	t.Helper()
+	cidr := netip.MustParsePrefix("10.42.0.0/16")
+	v, err := store.InsertVPC(t.Context(), db, store.VPCRow{UID: "8f0c5c6e-0d3b-4c8e-9a51-5c1b0c3d2e10", Namespace: "acme/prod", Name: "main", CIDR: cidr, CreatedBy: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := store.InsertPool(t.Context(), db, store.PoolRow{UID: "0b8e2b4a-6a51-4c1e-8f0d-2d9b1a7c3e44", Namespace: "acme/prod", Name: "vpc-main", Kind: "private", CIDR: cidr, VPCUID: v.UID, CreatedBy: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.UID
 }
