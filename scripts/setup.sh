@@ -9,7 +9,9 @@
 #   * Debian packages: postgresql-15 (/usr/lib/postgresql/15/bin/postgres),
 #     chromium (/usr/bin/chromium), pgbouncer (/usr/sbin/pgbouncer) and
 #     haproxy (/usr/sbin/haproxy), which the tests and the bench start
-#     themselves (a connection pooler, a proxy that follows a failover), and
+#     themselves (a connection pooler, a proxy that follows a failover),
+#     prometheus for its promtool (/usr/bin/promtool), which checks the
+#     alerting rules of docs/monitoring, and
 #     nodejs / npm only when `node` / `npm` are not on PATH. Installed with apt-get --no-install-recommends; apt-get
 #     update runs only when something is to be installed. Uses sudo only when
 #     not root. After installing PostgreSQL, any Debian-managed cluster that
@@ -131,6 +133,7 @@ missing_debs() {
 	[[ -x $CHROMIUM_PATH ]] || echo chromium
 	[[ -x /usr/sbin/pgbouncer ]] || echo pgbouncer
 	[[ -x /usr/sbin/haproxy ]] || echo haproxy
+	[[ -x /usr/bin/promtool ]] || echo prometheus
 	command -v node >/dev/null || echo nodejs
 	command -v npm >/dev/null || echo npm
 }
@@ -199,8 +202,9 @@ quiet_debian_clusters() {
 	done < <(pg_lsclusters --no-header 2>/dev/null)
 }
 
-# Debian's pgbouncer and haproxy packages run a service of their own; the
-# tests and the bench start theirs on free ports, so stop and disable those.
+# Debian's pgbouncer, haproxy and prometheus packages run a service of their
+# own; the tests and the bench start theirs on free ports (and use only
+# prometheus's promtool), so stop and disable those.
 quiet_debian_services() {
 	command -v systemctl >/dev/null && [[ -d /run/systemd/system ]] || return 0
 	local service
@@ -301,7 +305,7 @@ if [[ ${#debs[@]} -gt 0 ]]; then
 	if [[ " ${debs[*]} " == *" postgresql-$PG_MAJOR "* ]]; then
 		quiet_debian_clusters
 	fi
-	quiet_debian_services pgbouncer haproxy
+	quiet_debian_services pgbouncer haproxy prometheus prometheus-node-exporter
 	mapfile -t debs < <(missing_debs)
 	[[ ${#debs[@]} -eq 0 ]] || die "still missing after apt-get install: ${debs[*]}"
 fi

@@ -14,6 +14,9 @@ func (s *Server) routes() http.Handler {
 	// A bearer token or the console's session (see authenticate), on
 	// main or on the branch named. GET from a browser: GraphiQL, signed in
 	// with the session.
+	if s.metrics != nil {
+		mux.Handle("GET /metrics", s.withSession(http.HandlerFunc(s.serveMetrics)))
+	}
 	for _, path := range []string{"/graphql", "/graphql/{branch...}"} {
 		mux.Handle("GET "+path, s.withSession(http.HandlerFunc(s.graphqlGet)))
 		mux.Handle("POST "+path, s.withSession(s.graphql))

@@ -45,10 +45,15 @@ type Config struct {
 	// client, for the limit of failed sign-ins; of any other peer the
 	// header is ignored.
 	TrustedProxies []netip.Prefix
+	// Metrics, if set, serves GET /metrics to operators (a bearer token or
+	// the console's session): internal/metrics.
+	Metrics http.Handler
 }
 
 // Server answers the console's and the API's requests.
 type Server struct {
+	// metrics serves GET /metrics; nil: no such route.
+	metrics  http.Handler
 	ipam     *ipam.Service
 	branches *branch.Service
 	// numbers holds the number pools; nil when Config.Numbers is.
@@ -85,7 +90,7 @@ func newServer(cfg Config) (*Server, error) {
 		return nil, errors.New("web: Config.IPAM, Config.Branches (or Config.Numbers) and Config.Auth are required")
 	}
 	s := &Server{ipam: cfg.IPAM, branches: cfg.Branches, numbers: cfg.Numbers, auth: cfg.Auth, log: cfg.Logger, version: cfg.Version, assets: assets,
-		trustedProxies: cfg.TrustedProxies}
+		trustedProxies: cfg.TrustedProxies, metrics: cfg.Metrics}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

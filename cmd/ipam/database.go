@@ -14,6 +14,7 @@ import (
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/graphql"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/metrics"
 	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/pgembed"
 )
@@ -75,6 +76,9 @@ func defaultDataDir() string {
 type services struct {
 	ipam  *ipam.Service
 	users *auth.Service
+	// metrics measure the service; nil unless the services listen
+	// (ipam serve).
+	metrics *metrics.Metrics
 	// branches holds the branches, the schema of kinds and the objects of
 	// kinds; every schema change it makes is one the GraphQL API serves
 	// (graphql.CheckSchema) and the number pools allow, and every change
@@ -113,9 +117,12 @@ func (d *databaseFlags) open(ctx context.Context, logger *slog.Logger, listen bo
 		stopCluster()
 		return nil, nil, err
 	}
+	var m *metrics.Metrics
 	if listen {
 		cfg.URL, ncfg.URL = url, url
 		cfg.RouteListen = d.routeListen
+		m = metrics.New()
+		cfg.Observer = m
 	}
 	svc, err := ipam.New(ctx, cfg)
 	if err != nil {
@@ -130,7 +137,10 @@ func (d *databaseFlags) open(ctx context.Context, logger *slog.Logger, listen bo
 		stopCluster()
 		return nil, nil, err
 	}
-	return &services{ipam: svc, users: auth.NewService(db), branches: pools.Branches(), numbers: pools}, func() {
+	if m != nil {
+		m.Watch(svc, db.DB.DB)
+	}
+	return &services{ipam: svc, users: auth.NewService(db), metrics: m, branches: pools.Branches(), numbers: pools}, func() {
 		pools.Close()
 		svc.Close()
 		db.Close()

@@ -34,6 +34,7 @@ func serve(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 	secureCookie := fs.Bool("secure-cookie", false, "mark the session cookie Secure even on a loopback --listen (behind a TLS proxy on the same host)")
 	var trustedProxies prefixesFlag
 	fs.Var(&trustedProxies, "trusted-proxy", "a `CIDR` (or address) of proxies whose X-Forwarded-For names the client, for the limit of failed sign-ins (repeatable)")
+	metricsListen := fs.String("metrics-listen", "", "`address` (host:port) to serve GET /metrics on for Prometheus without a token, apart from --listen (where /metrics needs an operator's bearer token)")
 	dbf := databaseFlags{exclusive: true}
 	dbf.register(fs)
 	fs.StringVar(&dbf.routeListen, "route-listen", "127.0.0.1:0",
@@ -67,7 +68,7 @@ func serve(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 			logger.Info("loaded the demo data")
 		}
 	}
-	handler, err := web.New(web.Config{IPAM: svc, Numbers: svcs.numbers, Auth: authn, Logger: logger, Version: version,
+	handler, err := web.New(web.Config{IPAM: svc, Numbers: svcs.numbers, Auth: authn, Logger: logger, Version: version, Metrics: svcs.metrics.Handler(),
 		SecureCookies: *secureCookie || !loopback(*listen), TrustedProxies: trustedProxies})
 	if err != nil {
 		return err
@@ -84,8 +85,21 @@ func serve(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	served := make(chan error, 1)
+	served := make(chan error, 2)
 	go func() { served <- srv.Serve(ln) }()
+	if *metricsListen != "" {
+		mln, err := net.Listen("tcp", *metricsListen)
+		if err != nil {
+			return fmt.Errorf("unable to listen on %s for the metrics: %w", *metricsListen, err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", svcs.metrics.Handler())
+		msrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second,
+			ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+		go func() { served <- msrv.Serve(mln) }()
+		defer msrv.Close()
+		fmt.Fprintf(stdout, "%shttp://%s/metrics\n", metricsPrefix, mln.Addr())
+	}
 	url := "http://" + ln.Addr().String()
 	logger.Info("serving", "url", url, "version", version)
 	fmt.Fprintf(stdout, "PiVirt IPAM is serving on %s (Ctrl-C stops it)\n", url)
@@ -103,6 +117,9 @@ func serve(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 	}
 	return nil
 }
+
+// metricsPrefix starts the line that says where --metrics-listen serves.
+const metricsPrefix = "Metrics for Prometheus, without a token: "
 
 // loopback reports whether the listen address is on the loopback
 // interface: only then may the session cookie go without Secure, as the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -230,4 +231,37 @@ func TestServeUnreachableDatabase(t *testing.T) {
 	if strings.Contains(stdout, servingPrefix) {
 		t.Errorf("ipam serve --database-url %s announced it was serving: %q", url, stdout)
 	}
+}
+
+// TestServeMetricsListen: --metrics-listen serves /metrics without a token;
+// --listen serves it only with an operator's.
+func TestServeMetricsListen(t *testing.T) {
+	url := pgtest.NewURL(t)
+	p := start(t, nil, "serve", "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--database-url", url)
+	console := p.waitServing(t)
+	var metricsURL string
+	for line := range strings.Lines(p.stdout.String()) {
+		if rest, ok := strings.CutPrefix(line, metricsPrefix); ok {
+			metricsURL = strings.TrimSpace(rest)
+		}
+	}
+	if metricsURL == "" {
+		t.Fatalf("ipam serve did not say where the metrics are\nstdout:\n%s", p.stdout)
+	}
+	for _, c := range []struct {
+		url    string
+		status int
+		want   string
+	}{{metricsURL, http.StatusOK, "# TYPE ipam_claims_total counter"}, {console + "/metrics", http.StatusUnauthorized, "Bearer"}} {
+		res, err := http.Get(c.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != c.status || !strings.Contains(string(body), c.want) {
+			t.Errorf("GET %s = %d %.200q, want %d with %q", c.url, res.StatusCode, body, c.status, c.want)
+		}
+	}
+	p.stop(t)
 }

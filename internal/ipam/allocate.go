@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"time"
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/candidates"
@@ -50,7 +51,9 @@ func (r claimRequest) key() string {
 // same one again if it was released meanwhile. When the view has no
 // candidate left, it is reloaded from the database once before the pool is
 // declared exhausted.
-func (s *Service) claim(ctx context.Context, ext store.Ext, r claimRequest, undo *undoList) (Allocation, error) {
+func (s *Service) claim(ctx context.Context, ext store.Ext, r claimRequest, undo *undoList) (_ Allocation, err error) {
+	start, lost := time.Now(), 0
+	defer func() { s.obs.Claimed(claimResult(err, lost), time.Since(start)) }()
 	cp := r.pool
 	pv, err := s.views.pool(ctx, cp.row.UID)
 	if err != nil {
@@ -98,6 +101,8 @@ func (s *Service) claim(ctx context.Context, ext store.Ext, r claimRequest, undo
 				return s.answerHeld(ctx, ext, r, *c.Owner)
 			}
 			// Someone else holds a: it stays taken in the view.
+			lost++
+			s.obs.LostRace()
 		case errors.Is(err, store.ErrNotFound):
 			pv.free(a)
 			s.forgetPool(cp)
@@ -116,6 +121,20 @@ func (s *Service) insertAllocation(ctx context.Context, ext store.Ext, row store
 		return s.inserts.insert(ctx, row, pool)
 	}
 	return store.InsertAllocation(ctx, ext, row, pool)
+}
+
+// claimResult is the result of a claim that lost lost races and ended
+// with err, as Observer is told it.
+func claimResult(err error, lost int) string {
+	switch {
+	case errors.Is(err, ErrPoolExhausted):
+		return ClaimExhausted
+	case err != nil:
+		return ClaimError
+	case lost > 0:
+		return ClaimConflictRetry
+	}
+	return ClaimOK
 }
 
 // heldBy returns the address the request's owner holds in the pool, if
@@ -363,6 +382,11 @@ func (s *Service) Release(ctx context.Context, actor auth.Actor, in ReleaseInput
 // this process's view and tells the other processes (see freed).
 func (s *Service) release(ctx context.Context, cp *cachedPool, address netip.Addr, owner store.OwnerKey, actor string) (Allocation, error) {
 	row, err := store.ReleaseAllocation(ctx, s.db, cp.row.UID, cp.row.Name, address, owner, actor)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		s.obs.Released(ClaimError)
+	} else {
+		s.obs.Released(ReleaseOK)
+	}
 	if err != nil {
 		return Allocation{}, err
 	}

@@ -26,7 +26,10 @@ type Config struct {
 	// claims other processes forward to it. Empty: every claim is made
 	// here.
 	RouteListen string
-	Logger      *slog.Logger
+	// Observer, if set, is told of claims, releases, views read and
+	// notifications (internal/metrics).
+	Observer Observer
+	Logger   *slog.Logger
 }
 
 // Service is the IPAM domain over one database. Several services, in one
@@ -34,6 +37,7 @@ type Config struct {
 type Service struct {
 	db    *store.DB
 	log   *slog.Logger
+	obs   Observer
 	views *views
 	// notifier tells the other processes of this one's releases.
 	notifier *releaseNotifier
@@ -74,7 +78,11 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		log = slog.Default()
 	}
 	self := rand.Text()
-	s := &Service{db: cfg.DB, log: log, views: newViews(cfg.DB, log, self), notifier: newReleaseNotifier(cfg.DB, log, self), stop: func() {},
+	obs := cfg.Observer
+	if obs == nil {
+		obs = noObserver{}
+	}
+	s := &Service{db: cfg.DB, log: log, obs: obs, views: newViews(cfg.DB, log, self, obs), notifier: newReleaseNotifier(cfg.DB, log, self), stop: func() {},
 		pools: map[string]*cachedPool{}, subnets: map[string]*cachedSubnet{}, inflight: map[string]*claimCall{}}
 	s.inserts = &claimInserts{db: cfg.DB}
 	if cfg.URL == "" {

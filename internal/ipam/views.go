@@ -38,6 +38,7 @@ type views struct {
 
 	mu    sync.Mutex
 	pools map[string]*poolView // by pool uid
+	obs   Observer
 	// firstUse, if set, is called once a pool's view is first loaded.
 	firstUse func(ctx context.Context, uid string)
 }
@@ -46,6 +47,7 @@ type views struct {
 // by this process count as taken, so that concurrent requests try
 // different candidates.
 type poolView struct {
+	obs    Observer // told of each read of the view from the database
 	mu     sync.Mutex
 	loaded bool
 	taken  candidates.SetBuilder
@@ -61,8 +63,8 @@ type change struct {
 	taken bool
 }
 
-func newViews(db *store.DB, log *slog.Logger, self string) *views {
-	return &views{db: db, log: log, self: self, pools: map[string]*poolView{}}
+func newViews(db *store.DB, log *slog.Logger, self string, obs Observer) *views {
+	return &views{db: db, log: log, self: self, obs: obs, pools: map[string]*poolView{}}
 }
 
 // pool returns the view of the pool uid, loading it on first use.
@@ -70,7 +72,7 @@ func (v *views) pool(ctx context.Context, uid string) (*poolView, error) {
 	v.mu.Lock()
 	pv, ok := v.pools[uid]
 	if !ok {
-		pv = &poolView{}
+		pv = &poolView{obs: v.obs}
 		v.pools[uid] = pv
 	}
 	v.mu.Unlock()
@@ -111,6 +113,7 @@ func (pv *poolView) reload(ctx context.Context, db *store.DB, uid string) error 
 }
 
 func (pv *poolView) loadLocked(ctx context.Context, db *store.DB, uid string) error {
+	pv.obs.ViewLoaded()
 	b, err := loadTaken(ctx, db, uid)
 	if err != nil {
 		return err
@@ -177,6 +180,7 @@ func (pv *poolView) refresh(ctx context.Context, db *store.DB, uid string) error
 	pv.mu.Lock()
 	pv.changes = make([]change, 0, 8)
 	pv.mu.Unlock()
+	pv.obs.ViewLoaded()
 	b, err := loadTaken(ctx, db, uid)
 	pv.mu.Lock()
 	defer pv.mu.Unlock()
@@ -300,6 +304,9 @@ func (v *views) listen(ctx context.Context, url string, changed func()) (*store.
 // notified applies a notification: a release frees its address in the
 // view; a deletion of a pool or a subnet, or a reconnection, calls changed.
 func (v *views) notified(n store.Notification, changed func()) {
+	if !n.Reconnected {
+		v.obs.Notified()
+	}
 	switch {
 	case n.Reconnected:
 		// Whatever was sent meanwhile is lost.
