@@ -153,6 +153,9 @@ func Start(ctx context.Context, cfg Config) (*Router, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	if host, _, err := net.SplitHostPort(cfg.Listen); err != nil || host == "" || net.ParseIP(host).IsUnspecified() {
+		return nil, fmt.Errorf("routing: listen address %q: give host:port with an address the other ipam processes reach (it is what they dial), not an unspecified one", cfg.Listen)
+	}
 	secret, err := store.ClusterSecret(ctx, cfg.DB)
 	if err != nil {
 		return nil, err

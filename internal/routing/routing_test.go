@@ -134,3 +134,15 @@ func makePool(t *testing.T, db *store.DB) string {
 	}
 	return p.UID
 }
+
+// TestListenAddressReachable: an address the other processes could not
+// dial is refused, saying what to give.
+func TestListenAddressReachable(t *testing.T) {
+	for _, listen := range []string{":7070", "0.0.0.0:7070", "[::]:7070", "7070"} {
+		_, err := Start(t.Context(), Config{Listen: listen})
+		want := `routing: listen address "` + listen + `": give host:port with an address the other ipam processes reach (it is what they dial), not an unspecified one`
+		if err == nil || err.Error() != want {
+			t.Errorf("Start(%q) = %v, want %q", listen, err, want)
+		}
+	}
+}
