@@ -1,0 +1,113 @@
+// Package forecast says when a pool will be full from the history of its
+// usage (issue 15): a least-squares line through the usage of a recent
+// window, extended to the pool's size. Pure: the history is the caller's.
+package forecast
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// A Point is a pool's usage at a time.
+type Point struct {
+	At   time.Time
+	Used int
+	Size int
+}
+
+// The states of a forecast.
+const (
+	// NotEnoughHistory: the window holds less than MinHistory of points.
+	NotEnoughHistory = "not enough history yet"
+	// NotFillingUp: the usage does not grow over the window.
+	NotFillingUp = "not filling up"
+	// Full: the last point has no free candidate.
+	Full = "full"
+	// Filling: the usage grows; FullAt says when it reaches the size.
+	Filling = "filling"
+)
+
+// MinHistory is the least span of points a forecast is made from: a
+// trend of hours says little about weeks.
+const MinHistory = 24 * time.Hour
+
+// A Forecast is when a pool will be full at the recent rate.
+type Forecast struct {
+	State string
+	// FullAt is when the line reaches the size; DaysLeft the days from
+	// the last point until then. Set when State is Filling.
+	FullAt   time.Time
+	DaysLeft float64
+	// PerDay is the slope of the line, candidates a day.
+	PerDay float64
+	// Basis is the span the line was fitted over: the window, or less when
+	// the history is shorter.
+	Basis time.Duration
+}
+
+// Of fits the points of history (in any order) from window before the
+// last one to the last, and extends the line to the last point's size.
+func Of(history []Point, window time.Duration) Forecast {
+	if len(history) == 0 {
+		return Forecast{State: NotEnoughHistory}
+	}
+	last := history[0]
+	for _, p := range history {
+		if p.At.After(last.At) {
+			last = p
+		}
+	}
+	if last.Used >= last.Size {
+		return Forecast{State: Full}
+	}
+	from := last.At.Add(-window)
+	var n, sx, sy, sxx, sxy float64
+	first := last.At
+	for _, p := range history {
+		if p.At.Before(from) {
+			continue
+		}
+		if p.At.Before(first) {
+			first = p.At
+		}
+		x := p.At.Sub(last.At).Hours() / 24
+		y := float64(p.Used)
+		n++
+		sx, sy, sxx, sxy = sx+x, sy+y, sxx+x*x, sxy+x*y
+	}
+	basis := last.At.Sub(first)
+	if basis < MinHistory || n < 2 {
+		return Forecast{State: NotEnoughHistory, Basis: basis}
+	}
+	slope := (n*sxy - sx*sy) / (n*sxx - sx*sx)
+	// Less than one candidate over the whole window is no growth.
+	if !(slope*basis.Hours()/24 >= 1) {
+		return Forecast{State: NotFillingUp, PerDay: max(slope, 0), Basis: basis}
+	}
+	days := float64(last.Size-last.Used) / slope
+	return Forecast{State: Filling, PerDay: slope, Basis: basis, DaysLeft: days,
+		FullAt: last.At.Add(time.Duration(days * 24 * float64(time.Hour)))}
+}
+
+// String says it as the console does: "full in about 23 days (at the rate
+// of the last 7 days)", "not filling up", "not enough history yet", "full".
+func (f Forecast) String() string {
+	if f.State != Filling {
+		return f.State
+	}
+	return fmt.Sprintf("full in about %s (at the rate of the last %s)", span(f.DaysLeft*24), span(f.Basis.Hours()))
+}
+
+// span says a number of hours in whole hours below two days, else in
+// whole days.
+func span(hours float64) string {
+	if hours < 48 {
+		h := max(1, int(math.Round(hours)))
+		if h == 1 {
+			return "1 hour"
+		}
+		return fmt.Sprintf("%d hours", h)
+	}
+	return fmt.Sprintf("%d days", int(math.Round(hours/24)))
+}
