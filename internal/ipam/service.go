@@ -26,6 +26,9 @@ type Config struct {
 	// claims other processes forward to it. Empty: every claim is made
 	// here.
 	RouteListen string
+	// RecordUsage, with URL, makes the service write the usage history
+	// every 15 minutes (ipam serve does).
+	RecordUsage bool
 	// Observer, if set, is told of claims, releases, views read and
 	// notifications (internal/metrics).
 	Observer Observer
@@ -97,6 +100,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	s.stop = stop
 	s.running.Go(func() { l.Run(lctx, func(n store.Notification) { s.views.notified(n, s.forgetCaches) }) })
 	s.running.Go(func() { s.views.refreshLoop(lctx) })
+	if cfg.RecordUsage {
+		s.running.Go(func() { s.recordUsageLoop(lctx) })
+	}
 	if cfg.RouteListen != "" {
 		s.router, err = routing.Start(ctx, routing.Config{DB: cfg.DB, URL: cfg.URL, Listen: cfg.RouteListen, Process: self,
 			Handle: s.serveForwarded, Logger: log})
@@ -104,9 +110,6 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 			s.Close()
 			return nil, err
 		}
-		// A process that serves a pool finds out its owner when it
-		// first reads it, before its first claim there.
-		s.views.firstUse = s.router.Prepare
 		s.router.Serve()
 	}
 	return s, nil

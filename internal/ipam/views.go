@@ -39,8 +39,6 @@ type views struct {
 	mu    sync.Mutex
 	pools map[string]*poolView // by pool uid
 	obs   Observer
-	// firstUse, if set, is called once a pool's view is first loaded.
-	firstUse func(ctx context.Context, uid string)
 }
 
 // poolView is the taken set of one pool. Addresses being claimed right now
@@ -83,9 +81,6 @@ func (v *views) pool(ctx context.Context, uid string) (*poolView, error) {
 	}
 	err := pv.loadLocked(ctx, v.db, uid)
 	pv.mu.Unlock()
-	if err == nil && v.firstUse != nil {
-		v.firstUse(ctx, uid)
-	}
 	return pv, err
 }
 

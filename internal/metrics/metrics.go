@@ -140,38 +140,14 @@ func (c usageCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 func (c usageCollector) collect(ctx context.Context, ch chan<- prometheus.Metric) error {
-	pools, err := c.svc.PoolSummaries(ctx, scraper)
+	usages, err := c.svc.Usages(ctx, scraper)
 	if err != nil {
 		return err
 	}
-	usage := func(p ipam.Pool, subnet string, u ipam.Usage) {
-		labels := []string{p.Name, p.Namespace, string(p.Kind), subnet}
-		ch <- prometheus.MustNewConstMetric(poolSize, prometheus.GaugeValue, float64(u.Size), labels...)
-		ch <- prometheus.MustNewConstMetric(poolUsed, prometheus.GaugeValue, float64(u.Used), labels...)
-	}
-	byVPC := map[string]ipam.Pool{}
-	for _, p := range pools {
-		usage(p.Pool, "", p.Usage)
-		if p.Pool.VPCUID != "" {
-			byVPC[p.Pool.VPCUID] = p.Pool
-		}
-	}
-	vpcs, err := c.svc.VPCSummaries(ctx, scraper, "")
-	if err != nil {
-		return err
-	}
-	for _, v := range vpcs {
-		p, ok := byVPC[v.VPC.UID]
-		if !ok {
-			continue
-		}
-		for _, sub := range v.Subnets {
-			u, err := c.svc.SubnetUsage(ctx, scraper, sub)
-			if err != nil {
-				return err
-			}
-			usage(p, sub.Name, u)
-		}
+	for _, u := range usages {
+		labels := []string{u.Pool.Name, u.Pool.Namespace, string(u.Pool.Kind), u.Subnet.Name}
+		ch <- prometheus.MustNewConstMetric(poolSize, prometheus.GaugeValue, float64(u.Usage.Size), labels...)
+		ch <- prometheus.MustNewConstMetric(poolUsed, prometheus.GaugeValue, float64(u.Usage.Used), labels...)
 	}
 	return nil
 }

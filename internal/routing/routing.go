@@ -244,19 +244,6 @@ func (r *Router) ClaimedElsewhere(uid string) bool {
 	return was
 }
 
-// Prepare finds out the owner of the pool uid, and connects to it, unless
-// that is known: a process calls it when it first serves a pool, so that
-// its first claim there does not wait for it.
-func (r *Router) Prepare(ctx context.Context, uid string) {
-	peer, err := r.owner(ctx, uid)
-	if err != nil || peer == "" {
-		return
-	}
-	if _, err := r.client(ctx, peer); err != nil {
-		r.unreachable(ctx, uid, peer, err)
-	}
-}
-
 // owner returns the address of the pool's owner, or "" when the claim is
 // to be made here. The first claim in a pool, and the first after its
 // route expired, finds the owner out: it takes the pool's lock if nobody

@@ -1,0 +1,100 @@
+package ipam
+
+import (
+	"context"
+	"time"
+
+	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/store"
+)
+
+// An ObjectUsage is the usage of a pool (Subnet's UID empty) or of a
+// subnet of a VPC's pool.
+type ObjectUsage struct {
+	Pool   Pool
+	Subnet Subnet
+	Usage  Usage
+}
+
+// Usages returns the usage of every pool and subnet the actor may read,
+// from this process's views (see PoolUsage): each pool, then its subnets.
+func (s *Service) Usages(ctx context.Context, actor auth.Actor) ([]ObjectUsage, error) {
+	pools, err := s.PoolSummaries(ctx, actor)
+	if err != nil {
+		return nil, err
+	}
+	vpcs, err := s.VPCSummaries(ctx, actor, "")
+	if err != nil {
+		return nil, err
+	}
+	subnets := map[string][]Subnet{} // by VPC uid
+	for _, v := range vpcs {
+		subnets[v.VPC.UID] = v.Subnets
+	}
+	var out []ObjectUsage
+	for _, p := range pools {
+		out = append(out, ObjectUsage{Pool: p.Pool, Usage: p.Usage})
+		if p.Pool.VPCUID == "" {
+			continue
+		}
+		for _, sub := range subnets[p.Pool.VPCUID] {
+			u, err := s.SubnetUsage(ctx, actor, sub)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ObjectUsage{Pool: p.Pool, Subnet: sub, Usage: u})
+		}
+	}
+	return out, nil
+}
+
+// RecordUsage writes the usage of every pool and subnet into the history
+// (store.RecordUsage) as of now: one row an hour and one a day per object,
+// whatever the number of writes and of processes.
+func (s *Service) RecordUsage(ctx context.Context, now time.Time) error {
+	usages, err := s.Usages(ctx, auth.System)
+	if err != nil {
+		return err
+	}
+	records := make([]store.UsageRecord, len(usages))
+	for i, u := range usages {
+		records[i] = store.UsageRecord{ObjectUID: u.Pool.UID, ObjectKind: "pool", Used: int64(u.Usage.Used), Size: int64(u.Usage.Size)}
+		if u.Subnet.UID != "" {
+			records[i].ObjectUID, records[i].ObjectKind = u.Subnet.UID, "subnet"
+		}
+	}
+	return store.RecordUsage(ctx, s.db, records, now)
+}
+
+// How often ipam serve writes the usage history, and prunes it.
+const (
+	recordUsageEvery = 15 * time.Minute
+	pruneUsageEvery  = 24 * time.Hour
+)
+
+// recordUsageLoop writes the usage history at once and every
+// recordUsageEvery, and prunes it every pruneUsageEvery, until ctx ends.
+// Failures are logged: the next write fills the hour.
+func (s *Service) recordUsageLoop(ctx context.Context) {
+	var pruned time.Time
+	t := time.NewTicker(recordUsageEvery)
+	defer t.Stop()
+	for {
+		now := time.Now()
+		if err := s.RecordUsage(ctx, now); err != nil && ctx.Err() == nil {
+			s.log.Warn("unable to record the usage history", "err", err)
+		}
+		if now.Sub(pruned) >= pruneUsageEvery {
+			if err := store.PruneUsageHistory(ctx, s.db, now); err != nil && ctx.Err() == nil {
+				s.log.Warn("unable to prune the usage history", "err", err)
+			} else {
+				pruned = now
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
