@@ -3,7 +3,10 @@ package graphql
 import (
 	"context"
 	"errors"
+	"math"
+	"time"
 
+	"pivirt.hu/ipam/internal/forecast"
 	"pivirt.hu/ipam/internal/graphql/engine"
 	"pivirt.hu/ipam/internal/ipam"
 )
@@ -34,6 +37,27 @@ type Usage {
 	used: Int!
 	free: Int!
 	utilization: Float!
+	"The usage over time, oldest first, since an RFC 3339 time: a point an hour (HOUR, kept 35 days) or a day (DAY, kept 400 days), the last figures of each."
+	history(since: String!, step: UsageStep = HOUR): [UsagePoint!]!
+	"When it will be full at the rate of the last 7 days."
+	forecast: Forecast!
+}
+
+"The points of a usage history: an hour or a day."
+enum UsageStep { HOUR DAY }
+
+"The usage in an hour or a day (at: its start, RFC 3339, UTC)."
+type UsagePoint {
+	at: String!
+	used: Int!
+	size: Int!
+}
+
+"When a pool or subnet will be full: a line fitted through its usage of the last 7 days, extended to its size (docs/operations.md). fullAt (RFC 3339) and daysLeft are null unless it fills up; basis says it in words: full in about 23 days (at the rate of the last 7 days), not filling up, not enough history yet, or full."
+type Forecast {
+	fullAt: String
+	daysLeft: Float
+	basis: String!
 }
 
 input CreatePublicPoolInput {
@@ -99,7 +123,9 @@ func addPoolFields(b *engine.Builder, svc *ipam.Service) {
 		"zone":      func(p ipam.Pool) any { return optional(p.Zone) },
 	})
 	b.Resolve("IPAMPool", "usage", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
-		return svc.PoolUsage(ctx, st.actor, p.Source.(ipam.Pool))
+		pool := p.Source.(ipam.Pool)
+		u, err := svc.PoolUsage(ctx, st.actor, pool)
+		return usageOf{u, pool.UID}, err
 	}))
 	b.Resolve("IPAMPool", "allocations", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
 		page, err := pageArgs(p.Args)
@@ -108,10 +134,52 @@ func addPoolFields(b *engine.Builder, svc *ipam.Service) {
 		}
 		return svc.PoolAllocations(ctx, st.actor, p.Source.(ipam.Pool), page)
 	}))
-	properties(b, "Usage", map[string]func(ipam.Usage) any{
-		"size":        func(u ipam.Usage) any { return u.Size },
-		"used":        func(u ipam.Usage) any { return u.Used },
-		"free":        func(u ipam.Usage) any { return u.Free },
-		"utilization": func(u ipam.Usage) any { return u.Utilization() },
+	properties(b, "Usage", map[string]func(usageOf) any{
+		"size":        func(u usageOf) any { return u.Size },
+		"used":        func(u usageOf) any { return u.Used },
+		"free":        func(u usageOf) any { return u.Free },
+		"utilization": func(u usageOf) any { return u.Utilization() },
 	})
+	b.Resolve("Usage", "history", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
+		since, err := time.Parse(time.RFC3339, p.Args["since"].(string))
+		if err != nil {
+			return nil, invalidField("since", "since: give a time in RFC 3339, such as 2026-11-24T00:00:00Z")
+		}
+		step := ipam.HistoryHour
+		if p.Args["step"] == "DAY" {
+			step = ipam.HistoryDay
+		}
+		return svc.UsageHistory(ctx, p.Source.(usageOf).uid, step, since)
+	}))
+	properties(b, "UsagePoint", map[string]func(ipam.UsagePoint) any{
+		"at":   func(u ipam.UsagePoint) any { return u.At.UTC().Format(time.RFC3339) },
+		"used": func(u ipam.UsagePoint) any { return u.Used },
+		"size": func(u ipam.UsagePoint) any { return u.Size },
+	})
+	b.Resolve("Usage", "forecast", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
+		u := p.Source.(usageOf)
+		return svc.UsageForecast(ctx, u.uid, u.Usage, time.Now())
+	}))
+	properties(b, "Forecast", map[string]func(forecast.Forecast) any{
+		"fullAt": func(f forecast.Forecast) any {
+			if f.State != forecast.Filling {
+				return nil
+			}
+			return f.FullAt.UTC().Format(time.RFC3339)
+		},
+		"daysLeft": func(f forecast.Forecast) any {
+			if f.State != forecast.Filling {
+				return nil
+			}
+			return math.Round(f.DaysLeft*10) / 10
+		},
+		"basis": func(f forecast.Forecast) any { return f.String() },
+	})
+}
+
+// usageOf is the usage of the pool or subnet uid, whose history the
+// Usage type's fields read.
+type usageOf struct {
+	ipam.Usage
+	uid string
 }

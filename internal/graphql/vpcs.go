@@ -164,7 +164,9 @@ func addSubnetFields(b *engine.Builder, svc *ipam.Service) {
 		"gateway": func(s ipam.Subnet) any { return s.Gateway.String() },
 	})
 	b.Resolve("Subnet", "usage", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
-		return svc.SubnetUsage(ctx, st.actor, p.Source.(ipam.Subnet))
+		sub := p.Source.(ipam.Subnet)
+		u, err := svc.SubnetUsage(ctx, st.actor, sub)
+		return usageOf{u, sub.UID}, err
 	}))
 	b.Resolve("Subnet", "allocations", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
 		page, err := pageArgs(p.Args)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/forecast"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -97,4 +98,50 @@ func (s *Service) recordUsageLoop(ctx context.Context) {
 		case <-t.C:
 		}
 	}
+}
+
+// A UsagePoint is the usage of a pool or subnet in an hour or a day.
+type UsagePoint struct {
+	At         time.Time
+	Used, Size int64
+}
+
+// The steps of the usage history.
+const (
+	HistoryHour = "hour"
+	HistoryDay  = "day"
+)
+
+// UsageHistory returns the history of the pool or subnet uid at step
+// (HistoryHour or HistoryDay) since since, oldest first. The caller found
+// the object as its actor may see it.
+func (s *Service) UsageHistory(ctx context.Context, uid, step string, since time.Time) ([]UsagePoint, error) {
+	rows, err := store.UsageHistory(ctx, s.db, uid, step, since)
+	if err != nil {
+		return nil, err
+	}
+	points := make([]UsagePoint, len(rows))
+	for i, r := range rows {
+		points[i] = UsagePoint{At: r.At, Used: r.Used, Size: r.Size}
+	}
+	return points, nil
+}
+
+// forecastWindow is the span of history a forecast rests on.
+const forecastWindow = 7 * 24 * time.Hour
+
+// UsageForecast says when the pool or subnet uid, whose usage is now
+// current, will be full at the rate of its last 7 days of hourly history
+// (internal/forecast, docs/operations.md).
+func (s *Service) UsageForecast(ctx context.Context, uid string, current Usage, now time.Time) (forecast.Forecast, error) {
+	rows, err := store.UsageHistory(ctx, s.db, uid, HistoryHour, now.Add(-forecastWindow))
+	if err != nil {
+		return forecast.Forecast{}, err
+	}
+	points := make([]forecast.Point, 0, len(rows)+1)
+	for _, r := range rows {
+		points = append(points, forecast.Point{At: r.At, Used: int(r.Used), Size: int(r.Size)})
+	}
+	points = append(points, forecast.Point{At: now, Used: current.Used, Size: current.Size})
+	return forecast.Of(points, forecastWindow), nil
 }

@@ -1,0 +1,94 @@
+package graphql
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"testing"
+	"time"
+
+	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/store"
+)
+
+// TestUsageHistoryAndForecast: a subnet's usage { history(since:, step:)
+// { at used size } forecast { fullAt daysLeft basis } } reads the history
+// and fits the line; a pool without history says so.
+func TestUsageHistoryAndForecast(t *testing.T) {
+	e := newEnv(t)
+	e.seed()
+	ctx := context.Background()
+	for i := range 3 {
+		if _, err := e.svc.AttachInterface(ctx, testActors["acme"], ipam.AttachInterfaceInput{Namespace: "acme/prod", VPC: "main", Subnet: "web",
+			VM: ipam.VMRef{UID: fmt.Sprintf("vm-%d", i), Hostname: fmt.Sprintf("vm-%d", i)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var subnet string
+	if err := e.db.Get(&subnet, `SELECT uid FROM subnets WHERE name = 'web'`); err != nil {
+		t.Fatal(err)
+	}
+	// One address a day for the last three days.
+	hour := time.Now().UTC().Truncate(time.Hour)
+	for d := 3; d >= 1; d-- {
+		if err := store.RecordUsage(ctx, e.db, []store.UsageRecord{{ObjectUID: subnet, ObjectKind: "subnet", Used: int64(3 - d), Size: 253}}, hour.Add(-time.Duration(d)*24*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out struct {
+		VPC struct {
+			Subnets []struct {
+				Usage struct {
+					History []struct {
+						At   string
+						Used int
+						Size int
+					}
+					Forecast struct {
+						FullAt   *string
+						DaysLeft *float64
+						Basis    string
+					}
+				}
+			}
+			Pool struct {
+				Usage struct {
+					Forecast struct {
+						FullAt   *string
+						DaysLeft *float64
+						Basis    string
+					}
+				}
+			}
+		}
+	}
+	since := hour.Add(-4 * 24 * time.Hour).Format(time.RFC3339)
+	e.ok("acme", `query($since: String!) { vpc(namespace: "acme/prod", name: "main") {
+		subnets { usage { history(since: $since, step: HOUR) { at used size } forecast { fullAt daysLeft basis } } }
+		pool { usage { forecast { fullAt daysLeft basis } } } } }`, &out, "since", since)
+	u := out.VPC.Subnets[0].Usage
+	if len(u.History) != 3 || u.History[0].At != hour.Add(-72*time.Hour).Format(time.RFC3339) || u.History[0].Used != 0 || u.History[2].Used != 2 || u.History[2].Size != 253 {
+		t.Errorf("history = %+v, want the three days' hours", u.History)
+	}
+	if !regexp.MustCompile(`^full in about 2[45]\d days \(at the rate of the last 3 days\)$`).MatchString(u.Forecast.Basis) ||
+		u.Forecast.FullAt == nil || u.Forecast.DaysLeft == nil || *u.Forecast.DaysLeft < 240 || *u.Forecast.DaysLeft > 260 {
+		t.Errorf("forecast = %+v %v %v, want full in about 250 days", u.Forecast, deref(u.Forecast.FullAt), u.Forecast.DaysLeft)
+	}
+	if f := out.VPC.Pool.Usage.Forecast; f.Basis != "not enough history yet" || f.FullAt != nil || f.DaysLeft != nil {
+		t.Errorf("the pool's forecast = %+v, want not enough history yet", f)
+	}
+
+	var days struct {
+		VPC struct {
+			Subnets []struct{ Usage struct{ History []struct{ Used int } } }
+		}
+	}
+	e.ok("acme", `query($since: String!) { vpc(namespace: "acme/prod", name: "main") { subnets { usage { history(since: $since, step: DAY) { at used size } forecast { fullAt daysLeft basis } } } } }`, &days, "since", since)
+	if h := days.VPC.Subnets[0].Usage.History; len(h) != 3 || h[2].Used != 2 {
+		t.Errorf("days = %+v, want a day a point", h)
+	}
+	err := e.fails("acme", codeInvalidArgument, `{ vpc(namespace: "acme/prod", name: "main") { subnets { usage { history(since: "last week") { at } } } } }`)
+	if err.Message != "since: give a time in RFC 3339, such as 2026-11-24T00:00:00Z" {
+		t.Errorf("since \"last week\": %q", err.Message)
+	}
+}
