@@ -80,7 +80,9 @@ func TestUsageHistoryAndForecast(t *testing.T) {
 
 	var days struct {
 		VPC struct {
-			Subnets []struct{ Usage struct{ History []struct{ Used int } } }
+			Subnets []struct {
+				Usage struct{ History []struct{ Used int } }
+			}
 		}
 	}
 	e.ok("acme", `query($since: String!) { vpc(namespace: "acme/prod", name: "main") { subnets { usage { history(since: $since, step: DAY) { at used size } forecast { fullAt daysLeft basis } } } } }`, &days, "since", since)
