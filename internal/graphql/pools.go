@@ -125,7 +125,7 @@ func addPoolFields(b *engine.Builder, svc *ipam.Service) {
 	b.Resolve("IPAMPool", "usage", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
 		pool := p.Source.(ipam.Pool)
 		u, err := svc.PoolUsage(ctx, st.actor, pool)
-		return usageOf{u, pool.UID}, err
+		return usageOf{u, pool.Namespace, pool.UID}, err
 	}))
 	b.Resolve("IPAMPool", "allocations", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
 		page, err := pageArgs(p.Args)
@@ -149,7 +149,8 @@ func addPoolFields(b *engine.Builder, svc *ipam.Service) {
 		if p.Args["step"] == "DAY" {
 			step = ipam.HistoryDay
 		}
-		return svc.UsageHistory(ctx, p.Source.(usageOf).uid, step, since)
+		u := p.Source.(usageOf)
+		return svc.UsageHistory(ctx, st.actor, u.namespace, u.uid, step, since)
 	}))
 	properties(b, "UsagePoint", map[string]func(ipam.UsagePoint) any{
 		"at":   func(u ipam.UsagePoint) any { return u.At.UTC().Format(time.RFC3339) },
@@ -158,7 +159,7 @@ func addPoolFields(b *engine.Builder, svc *ipam.Service) {
 	})
 	b.Resolve("Usage", "forecast", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
 		u := p.Source.(usageOf)
-		return svc.UsageForecast(ctx, u.uid, u.Usage, time.Now())
+		return svc.UsageForecast(ctx, st.actor, u.namespace, u.uid, u.Usage, time.Now())
 	}))
 	properties(b, "Forecast", map[string]func(forecast.Forecast) any{
 		"fullAt": func(f forecast.Forecast) any {
@@ -177,9 +178,9 @@ func addPoolFields(b *engine.Builder, svc *ipam.Service) {
 	})
 }
 
-// usageOf is the usage of the pool or subnet uid, whose history the
-// Usage type's fields read.
+// usageOf is the usage of the pool or subnet uid of namespace ("" for a
+// public pool), whose history the Usage type's fields read.
 type usageOf struct {
 	ipam.Usage
-	uid string
+	namespace, uid string
 }

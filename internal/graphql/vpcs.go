@@ -166,7 +166,7 @@ func addSubnetFields(b *engine.Builder, svc *ipam.Service) {
 	b.Resolve("Subnet", "usage", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
 		sub := p.Source.(ipam.Subnet)
 		u, err := svc.SubnetUsage(ctx, st.actor, sub)
-		return usageOf{u, sub.UID}, err
+		return usageOf{u, sub.Namespace, sub.UID}, err
 	}))
 	b.Resolve("Subnet", "allocations", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
 		page, err := pageArgs(p.Args)

@@ -112,10 +112,23 @@ const (
 	HistoryDay  = "day"
 )
 
-// UsageHistory returns the history of the pool or subnet uid at step
-// (HistoryHour or HistoryDay) since since, oldest first. The caller found
-// the object as its actor may see it.
-func (s *Service) UsageHistory(ctx context.Context, uid, step string, since time.Time) ([]UsagePoint, error) {
+// readableUsage refuses the history of an object of namespace (a
+// tenant's; "" for a public pool, which every actor reads) to an actor
+// who may not see it.
+func readableUsage(actor auth.Actor, namespace, uid string) error {
+	if namespace != "" && !actor.CanAccess(namespace) {
+		return notFound("pool or subnet", namespace, uid)
+	}
+	return nil
+}
+
+// UsageHistory returns the history of the pool or subnet uid, of namespace
+// ("" for a public pool), at step (HistoryHour or HistoryDay) since since,
+// oldest first.
+func (s *Service) UsageHistory(ctx context.Context, actor auth.Actor, namespace, uid, step string, since time.Time) ([]UsagePoint, error) {
+	if err := readableUsage(actor, namespace, uid); err != nil {
+		return nil, err
+	}
 	rows, err := store.UsageHistory(ctx, s.db, uid, step, since)
 	if err != nil {
 		return nil, err
@@ -130,10 +143,14 @@ func (s *Service) UsageHistory(ctx context.Context, uid, step string, since time
 // forecastWindow is the span of history a forecast rests on.
 const forecastWindow = 7 * 24 * time.Hour
 
-// UsageForecast says when the pool or subnet uid, whose usage is now
-// current, will be full at the rate of its last 7 days of hourly history
-// (internal/forecast, docs/operations.md).
-func (s *Service) UsageForecast(ctx context.Context, uid string, current Usage, now time.Time) (forecast.Forecast, error) {
+// UsageForecast says when the pool or subnet uid of namespace (as for
+// UsageHistory), whose usage is now current, will be full at the rate of
+// its last 7 days of hourly history (internal/forecast,
+// docs/operations.md).
+func (s *Service) UsageForecast(ctx context.Context, actor auth.Actor, namespace, uid string, current Usage, now time.Time) (forecast.Forecast, error) {
+	if err := readableUsage(actor, namespace, uid); err != nil {
+		return forecast.Forecast{}, err
+	}
 	rows, err := store.UsageHistory(ctx, s.db, uid, HistoryHour, now.Add(-forecastWindow))
 	if err != nil {
 		return forecast.Forecast{}, err

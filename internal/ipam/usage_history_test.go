@@ -2,10 +2,12 @@ package ipam
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
 
+	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -46,6 +48,16 @@ func TestUsageHistory(t *testing.T) {
 	want := []store.UsagePoint{{At: at.Truncate(time.Hour), Used: 3, Size: 253}, {At: at.Truncate(time.Hour).Add(time.Hour), Used: 4, Size: 253}}
 	if len(hours) != len(want) || !hours[0].At.Equal(want[0].At) || hours[0].Used != 3 || hours[0].Size != 253 || !hours[1].At.Equal(want[1].At) || hours[1].Used != 4 {
 		t.Errorf("the subnet's hours: %+v, want %+v", hours, want)
+	}
+	if got, err := svc.UsageHistory(ctx, acme, "acme/prod", subnet, HistoryHour, time.Time{}); err != nil || len(got) != 2 || got[1].Used != 4 {
+		t.Errorf("acme reads its subnet's history: %+v, %v", got, err)
+	}
+	globex := auth.Actor{Name: "globex", Role: auth.Tenant, Namespaces: []string{"globex/*"}}
+	if _, err := svc.UsageHistory(ctx, globex, "acme/prod", subnet, HistoryHour, time.Time{}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("another tenant reads acme's history: %v, want not found", err)
+	}
+	if _, err := svc.UsageForecast(ctx, globex, "acme/prod", subnet, Usage{}, at); !errors.Is(err, ErrNotFound) {
+		t.Errorf("another tenant reads acme's forecast: %v, want not found", err)
 	}
 	days, err := store.UsageHistory(ctx, db, pool, "day", time.Time{})
 	if err != nil {
