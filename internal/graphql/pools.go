@@ -46,11 +46,13 @@ type Usage {
 "The points of a usage history: an hour or a day."
 enum UsageStep { HOUR DAY }
 
-"The usage in an hour or a day (at: its start, RFC 3339, UTC)."
+"The usage in an hour or a day (at: its start, RFC 3339, UTC): the last figures written in it, and the claims and releases made in it (pools and subnets; 0 for divisions of number pools)."
 type UsagePoint {
 	at: String!
 	used: Int!
 	size: Int!
+	claims: Int!
+	releases: Int!
 }
 
 "When a pool or subnet will be full: a line fitted through its usage of the last 7 days, extended to its size (docs/operations.md). fullAt (RFC 3339) and daysLeft are null unless it fills up; basis says it in words: full in about 23 days (at the rate of the last 7 days), not filling up, not enough history yet, or full."
@@ -153,9 +155,11 @@ func addPoolFields(b *engine.Builder, svc *ipam.Service) {
 		return svc.UsageHistory(ctx, st.actor, u.namespace, u.uid, step, since)
 	}))
 	properties(b, "UsagePoint", map[string]func(ipam.UsagePoint) any{
-		"at":   func(u ipam.UsagePoint) any { return u.At.UTC().Format(time.RFC3339) },
-		"used": func(u ipam.UsagePoint) any { return u.Used },
-		"size": func(u ipam.UsagePoint) any { return u.Size },
+		"at":       func(u ipam.UsagePoint) any { return u.At.UTC().Format(time.RFC3339) },
+		"used":     func(u ipam.UsagePoint) any { return u.Used },
+		"size":     func(u ipam.UsagePoint) any { return u.Size },
+		"claims":   func(u ipam.UsagePoint) any { return u.Claims },
+		"releases": func(u ipam.UsagePoint) any { return u.Releases },
 	})
 	b.Resolve("Usage", "forecast", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
 		u := p.Source.(usageOf)

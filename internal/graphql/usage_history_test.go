@@ -31,7 +31,7 @@ func TestUsageHistoryAndForecast(t *testing.T) {
 	// One address a day for the last three days.
 	hour := time.Now().UTC().Truncate(time.Hour)
 	for d := 3; d >= 1; d-- {
-		if err := store.RecordUsage(ctx, e.db, []store.UsageRecord{{ObjectUID: subnet, ObjectKind: "subnet", Used: int64(3 - d), Size: 253}}, hour.Add(-time.Duration(d)*24*time.Hour)); err != nil {
+		if err := store.RecordUsage(ctx, e.db, []store.UsageRecord{{ObjectUID: subnet, ObjectKind: "subnet", Used: int64(3 - d), Size: 253}}, hour.Add(-time.Duration(d)*24*time.Hour), time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -51,8 +51,10 @@ func (s *Service) Usages(ctx context.Context, actor auth.Actor) ([]ObjectUsage, 
 
 // RecordUsage writes the usage of every pool and subnet into the history
 // (store.RecordUsage) as of now: one row an hour and one a day per object,
-// whatever the number of writes and of processes.
-func (s *Service) RecordUsage(ctx context.Context, now time.Time) error {
+// whatever the number of writes and of processes; and counts their claims
+// and releases in the hours from since's (the previous write; zero: now's
+// hour alone) to now's.
+func (s *Service) RecordUsage(ctx context.Context, now, since time.Time) error {
 	usages, err := s.Usages(ctx, auth.System)
 	if err != nil {
 		return err
@@ -64,7 +66,7 @@ func (s *Service) RecordUsage(ctx context.Context, now time.Time) error {
 			records[i].ObjectUID, records[i].ObjectKind = u.Subnet.UID, "subnet"
 		}
 	}
-	return store.RecordUsage(ctx, s.db, records, now)
+	return store.RecordUsage(ctx, s.db, records, now, since)
 }
 
 // How often ipam serve writes the usage history, and prunes it.
@@ -75,15 +77,20 @@ const (
 
 // recordUsageLoop writes the usage history at once and every
 // recordUsageEvery, and prunes it every pruneUsageEvery, until ctx ends.
-// Failures are logged: the next write fills the hour.
+// Failures are logged: the next write fills the hour. The first write
+// counts the changes of the hour before too, which the last write of a
+// process that stopped may have left short.
 func (s *Service) recordUsageLoop(ctx context.Context) {
 	var pruned time.Time
+	written := time.Now().Add(-time.Hour)
 	t := time.NewTicker(recordUsageEvery)
 	defer t.Stop()
 	for {
 		now := time.Now()
-		if err := s.RecordUsage(ctx, now); err != nil && ctx.Err() == nil {
+		if err := s.RecordUsage(ctx, now, written); err != nil && ctx.Err() == nil {
 			s.log.Warn("unable to record the usage history", "err", err)
+		} else {
+			written = now
 		}
 		if now.Sub(pruned) >= pruneUsageEvery {
 			if err := store.PruneUsageHistory(ctx, s.db, now); err != nil && ctx.Err() == nil {
@@ -100,10 +107,12 @@ func (s *Service) recordUsageLoop(ctx context.Context) {
 	}
 }
 
-// A UsagePoint is the usage of a pool or subnet in an hour or a day.
+// A UsagePoint is the usage of a pool or subnet in an hour or a day (the
+// last written in it), and the claims and releases made in it.
 type UsagePoint struct {
-	At         time.Time
-	Used, Size int64
+	At               time.Time
+	Used, Size       int64
+	Claims, Releases int64
 }
 
 // The steps of the usage history.
@@ -135,7 +144,7 @@ func (s *Service) UsageHistory(ctx context.Context, actor auth.Actor, namespace,
 	}
 	points := make([]UsagePoint, len(rows))
 	for i, r := range rows {
-		points[i] = UsagePoint{At: r.At, Used: r.Used, Size: r.Size}
+		points[i] = UsagePoint{At: r.At, Used: r.Used, Size: r.Size, Claims: r.Claims, Releases: r.Releases}
 	}
 	return points, nil
 }

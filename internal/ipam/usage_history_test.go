@@ -31,14 +31,14 @@ func TestUsageHistory(t *testing.T) {
 		if _, err := attachVM(ctx, svc, i); err != nil {
 			t.Fatal(err)
 		}
-		if err := svc.RecordUsage(ctx, at.Add(time.Duration(i)*15*time.Minute)); err != nil {
+		if err := svc.RecordUsage(ctx, at.Add(time.Duration(i)*15*time.Minute), time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if _, err := attachVM(ctx, svc, 3); err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.RecordUsage(ctx, at.Add(time.Hour)); err != nil {
+	if err := svc.RecordUsage(ctx, at.Add(time.Hour), time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	hours, err := store.UsageHistory(ctx, db, subnet, "hour", time.Time{})
@@ -94,4 +94,143 @@ func TestUsageHistory(t *testing.T) {
 	if err := db.Get(&left, `SELECT count(*) FROM usage_history WHERE object_uid = $1`, pool); err != nil || left == 0 {
 		t.Errorf("the pool's history went with its subnet: %d rows, %v", left, err)
 	}
+}
+
+// TestUsageHistoryCountsChanges: the claims and releases of each hour are
+// counted from the audit log into the pool's and the subnet's rows, the
+// hour before counted whole when a write covers it, and the day's the sum
+// of its hours.
+func TestUsageHistoryCountsChanges(t *testing.T) {
+	svc, db, _ := newService(t)
+	ctx := context.Background()
+	setupSubnet(t, svc, "10.42.1.0/24")
+	var pool, subnet string
+	if err := db.Get(&pool, `SELECT uid FROM pools WHERE name = 'vpc-main'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Get(&subnet, `SELECT uid FROM subnets WHERE name = 'web'`); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	hour := now.Truncate(time.Hour)
+	for i := range 5 {
+		if _, err := attachVM(ctx, svc, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := svc.DetachInterface(ctx, acme, DetachInterfaceInput{Namespace: "acme/prod", VPC: "main", VM: VMRef{UID: "uid-0", Hostname: "vm-0"}}); err != nil {
+		t.Fatal(err)
+	}
+	// Two of the claims were made in the hour before, which a write then
+	// covered without seeing them.
+	if _, err := db.Exec(`UPDATE audit_log SET at = $1 WHERE action = 'allocate' AND object_name IN ('vpc-main-10-42-1-3', 'vpc-main-10-42-1-4')`, hour.Add(-30*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.RecordUsage(ctx, db, []store.UsageRecord{{ObjectUID: subnet, ObjectKind: "subnet", Used: 2, Size: 253}}, hour.Add(-10*time.Minute), time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.RecordUsage(ctx, now, hour.Add(-10*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		uid, step        string
+		at               time.Time
+		claims, releases int64
+	}{
+		{subnet, HistoryHour, hour.Add(-time.Hour), 2, 0},
+		{subnet, HistoryHour, hour, 3, 1},
+		{pool, HistoryHour, hour, 3, 1},
+	} {
+		points, err := svc.UsageHistory(ctx, acme, "acme/prod", c.uid, c.step, c.at)
+		if err != nil || len(points) == 0 || !points[0].At.Equal(c.at) {
+			t.Fatalf("the %s row of %s: %+v, %v", c.step, c.at, points, err)
+		}
+		if p := points[0]; p.Claims != c.claims || p.Releases != c.releases {
+			t.Errorf("the %s of %s of %s: %d claims and %d releases, want %d and %d", c.step, c.at, c.uid, p.Claims, p.Releases, c.claims, c.releases)
+		}
+	}
+	days, err := svc.UsageHistory(ctx, acme, "acme/prod", subnet, HistoryDay, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var claims, releases int64
+	for _, d := range days {
+		claims, releases = claims+d.Claims, releases+d.Releases
+	}
+	if claims != 5 || releases != 1 {
+		t.Errorf("the subnet's days: %+v, want 5 claims and 1 release in all", days)
+	}
+}
+
+// TestUsageHistoryUnderClaims: writing the history while 8 goroutines
+// claim never makes a claim fail or an address go twice, and adds no row
+// per claim: one an hour and one a day per object, however many claims
+// and writes; the claims are all counted.
+func TestUsageHistoryUnderClaims(t *testing.T) {
+	svc, db, _ := newService(t)
+	ctx := context.Background()
+	setupSubnet(t, svc, "10.42.0.0/20")
+	const workers, each = 8, 40
+	done := make(chan struct{})
+	var writes int
+	writer := make(chan error, 1)
+	go func() {
+		last := time.Time{}
+		for {
+			now := time.Now()
+			if err := svc.RecordUsage(ctx, now, last); err != nil {
+				writer <- err
+				return
+			}
+			writes, last = writes+1, now
+			select {
+			case <-done:
+				writer <- nil
+				return
+			default:
+			}
+		}
+	}()
+	errs := make(chan error, workers)
+	for w := range workers {
+		go func() {
+			for i := range each {
+				if _, err := attachVM(ctx, svc, w*each+i); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range workers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	if err := <-writer; err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.RecordUsage(ctx, time.Now(), time.Now().Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	checkLowest(t, db, "10.42.0.0/20", workers*each)
+	var rows struct {
+		Rows    int   `db:"rows"`
+		Objects int   `db:"objects"`
+		Hours   int   `db:"hours"`
+		Claims  int64 `db:"claims"`
+	}
+	if err := db.Get(&rows, `SELECT count(*) AS rows, count(DISTINCT object_uid) AS objects, count(DISTINCT at) FILTER (WHERE step = 'hour') AS hours,
+		coalesce(sum(claims) FILTER (WHERE step = 'hour' AND object_kind = 'subnet'), 0) AS claims FROM usage_history`); err != nil {
+		t.Fatal(err)
+	}
+	if rows.Objects != 2 || rows.Rows > rows.Objects*2*rows.Hours {
+		t.Errorf("%d rows of %d objects over %d hours after %d writes and %d claims: want one an hour and one a day per object", rows.Rows, rows.Objects, rows.Hours, writes, workers*each)
+	}
+	if rows.Claims != workers*each {
+		t.Errorf("the subnet's hours count %d claims, want %d", rows.Claims, workers*each)
+	}
+	t.Logf("%d writes of the history during %d claims", writes, workers*each)
 }

@@ -23,8 +23,9 @@ const (
 
 // RecordUsage writes records as the usage of the hour and of the day of
 // at (UTC), replacing what was written earlier in that hour or day, in one
-// statement.
-func RecordUsage(ctx context.Context, ext Ext, records []UsageRecord, at time.Time) error {
+// statement; then counts the claims and releases of pools and subnets in
+// the hours from since's to at's (CountChanges).
+func RecordUsage(ctx context.Context, ext Ext, records []UsageRecord, at, since time.Time) error {
 	uids, kinds := make(pq.StringArray, len(records)), make(pq.StringArray, len(records))
 	used, size := make(pq.Int64Array, len(records)), make(pq.Int64Array, len(records))
 	for i, r := range records {
@@ -40,6 +41,60 @@ func RecordUsage(ctx context.Context, ext Ext, records []UsageRecord, at time.Ti
 		uids, kinds, used, size, hour, day)
 	if err != nil {
 		return fmt.Errorf("store: unable to record the usage history: %w", classify(err))
+	}
+	return CountChanges(ctx, ext, since, at)
+}
+
+// countChangesSQL counts the claims and releases of the audit log from $1
+// to $2, per pool and subnet and hour (UTC), into the hours' rows of the
+// history. A subnet's are the changes of its VPC's pool inside its prefix.
+const countChangesSQL = `
+	WITH changes AS (
+		SELECT date_trunc('hour', a.at, 'UTC') AS hour, a.action, a.namespace,
+			coalesce(a.after, a.before)->>'pool' AS pool, (coalesce(a.after, a.before)->>'address')::inet AS address
+		FROM audit_log a
+		WHERE a.at >= $1 AND a.at < $2 AND a.object_kind = 'IPAllocation' AND a.action IN ('allocate', 'release')
+	), of_pools AS (
+		SELECT p.uid, p.vpc_uid, c.* FROM changes c JOIN pools p ON p.namespace = c.namespace AND p.name = c.pool
+	), counted AS (
+		SELECT uid, hour, count(*) FILTER (WHERE action = 'allocate') AS claims, count(*) FILTER (WHERE action = 'release') AS releases
+		FROM of_pools GROUP BY uid, hour
+		UNION ALL
+		SELECT s.uid, c.hour, count(*) FILTER (WHERE c.action = 'allocate'), count(*) FILTER (WHERE c.action = 'release')
+		FROM of_pools c JOIN subnets s ON s.vpc_uid = c.vpc_uid AND c.address <<= s.cidr GROUP BY s.uid, c.hour
+	)
+	UPDATE usage_history h SET claims = c.claims, releases = c.releases
+	FROM counted c
+	WHERE h.object_uid = c.uid AND h.step = 'hour' AND h.at = c.hour`
+
+// sumDaysSQL sets the claims and releases of the days from $1 to $2 to
+// the sums of their hours.
+const sumDaysSQL = `
+	UPDATE usage_history d SET claims = s.claims, releases = s.releases
+	FROM (
+		SELECT object_uid, date_trunc('day', at, 'UTC') AS day, sum(claims) AS claims, sum(releases) AS releases
+		FROM usage_history WHERE step = 'hour' AND at >= $1 AND at < $2
+		GROUP BY object_uid, date_trunc('day', at, 'UTC')
+	) s
+	WHERE d.object_uid = s.object_uid AND d.step = 'day' AND d.at = s.day
+		AND (d.claims, d.releases) IS DISTINCT FROM (s.claims, s.releases)`
+
+// CountChanges counts the claims and releases of pools and subnets in the
+// audit log, in every hour from since's to until's (UTC), into the history
+// rows of those hours, and sums them into their days' rows. The hours are
+// counted whole (since zero: until's alone): whichever process counts, and however often, an hour
+// that has a row gets the same figures. Hours without a row (no process
+// wrote the usage in them) are not counted.
+func CountChanges(ctx context.Context, ext Ext, since, until time.Time) error {
+	if since.IsZero() || since.After(until) {
+		since = until
+	}
+	from, to := usageHour(since), usageHour(until).Add(time.Hour)
+	if _, err := ext.ExecContext(ctx, countChangesSQL, from, to); err != nil {
+		return fmt.Errorf("store: unable to count the claims and releases of the usage history: %w", classify(err))
+	}
+	if _, err := ext.ExecContext(ctx, sumDaysSQL, usageDay(from), usageDay(until).Add(24*time.Hour)); err != nil {
+		return fmt.Errorf("store: unable to count the claims and releases of the usage history: %w", classify(err))
 	}
 	return nil
 }
@@ -69,24 +124,26 @@ func usageDay(at time.Time) time.Time {
 	return time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, time.UTC)
 }
 
-// A UsagePoint is a row of the history.
+// A UsagePoint is a row of the history: the usage of the hour or day, and
+// the claims and releases in it.
 type UsagePoint struct {
-	At         time.Time
-	Used, Size int64
+	At               time.Time
+	Used, Size       int64
+	Claims, Releases int64
 }
 
 // UsageHistory returns the history of the object uid at step ("hour" or
 // "day") since since, oldest first.
 func UsageHistory(ctx context.Context, ext Ext, uid, step string, since time.Time) ([]UsagePoint, error) {
 	var points []UsagePoint
-	rows, err := ext.QueryxContext(ctx, `SELECT at, used, size FROM usage_history WHERE object_uid = $1 AND step = $2 AND at >= $3 ORDER BY at`, uid, step, since)
+	rows, err := ext.QueryxContext(ctx, `SELECT at, used, size, claims, releases FROM usage_history WHERE object_uid = $1 AND step = $2 AND at >= $3 ORDER BY at`, uid, step, since)
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to read the usage history: %w", classify(err))
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var p UsagePoint
-		if err := rows.Scan(&p.At, &p.Used, &p.Size); err != nil {
+		if err := rows.Scan(&p.At, &p.Used, &p.Size, &p.Claims, &p.Releases); err != nil {
 			return nil, fmt.Errorf("store: unable to read the usage history: %w", classify(err))
 		}
 		points = append(points, p)
