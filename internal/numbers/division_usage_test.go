@@ -179,6 +179,24 @@ func TestDivisionUsageFollowsEveryChange(t *testing.T) {
 	}
 }
 
+// TestDivisionUsageDivisionEmptied: a fold that only drops divisions (their
+// last numbers freed) lowers the pool's count of divisions.
+func TestDivisionUsageDivisionEmptied(t *testing.T) {
+	e := newEnv(t)
+	ctx := t.Context()
+	a, b := e.site(branch.Main, "site-a"), e.site(branch.Main, "site-b")
+	p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 99, Weight: 1}}, "site")
+	ranges := []store.NumberRange{{Start: 1, End: 99, Weight: 1}}
+	step := usageChecker(t, e, p, &ranges)
+	e.fromPool(branch.Main, p.ID, "v", a.ID, "user")
+	x, _ := e.fromPool(branch.Main, p.ID, "x", b.ID, "user")
+	step("claims in two sites")
+	if _, err := e.branches.DeleteObject(ctx, operator, branch.Main, x.ID); err != nil {
+		t.Fatal(err)
+	}
+	step("site B's only VLAN deleted")
+}
+
 // TestDivisionUsageFollowsWhatBranchesSee: main's ended holdings count
 // while a branch shows them. Each step changes what a division shows
 // without any holding of that division being written: main moving an

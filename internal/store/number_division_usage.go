@@ -240,8 +240,11 @@ const foldDivisionUsageSQL = `WITH spans AS (
 		SELECT (SELECT count(*) FROM counted) AS recounted,
 			(SELECT count(*) FILTER (WHERE added) FROM kept) - (SELECT count(*) FROM dropped) AS change
 	), totals AS (
-		INSERT INTO number_division_totals (pool_id, divisions) SELECT $1, change FROM counts
-		ON CONFLICT (pool_id) DO UPDATE SET divisions = number_division_totals.divisions + EXCLUDED.divisions
+		-- The row proposed must pass the CHECK even when it conflicts: a
+		-- fold that drops more divisions than it adds changes the row
+		-- there is (a pool without one has no division to drop).
+		INSERT INTO number_division_totals (pool_id, divisions) SELECT $1, greatest(change, 0) FROM counts
+		ON CONFLICT (pool_id) DO UPDATE SET divisions = number_division_totals.divisions + (SELECT change FROM counts)
 	)
 	SELECT c.division FROM counted c, counts WHERE c.held > 0 AND counts.recounted >= 0`
 
