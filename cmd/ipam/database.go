@@ -121,7 +121,7 @@ func (d *databaseFlags) open(ctx context.Context, logger *slog.Logger, listen bo
 	if listen {
 		cfg.URL, ncfg.URL = url, url
 		cfg.RouteListen = d.routeListen
-		cfg.RecordUsage = true
+		cfg.RecordUsage, ncfg.RecordUsage = true, true
 		m = metrics.New()
 		cfg.Observer = m
 	}

@@ -213,27 +213,15 @@ func figuresOf(size, used int64) Figures {
 // gives a value for every scope element; on a pool without a scope, none.
 // The refusals are *branch.InvalidErrors in the words of issue 12.
 func (s *Service) Utilization(ctx context.Context, actor auth.Actor, poolID string, division []EntryInput) (Usage, error) {
-	row, _, err := s.poolRow(ctx, actor, poolID)
+	row, key, err := s.divisionOf(ctx, actor, poolID, division)
 	if err != nil {
 		return Usage{}, err
-	}
-	main, err := s.branches.Schema(ctx, branch.Main)
-	if err != nil {
-		return Usage{}, err
-	}
-	values, err := divisionInput(main, row, division, true)
-	if err != nil {
-		return Usage{}, err
-	}
-	key := make([]json.RawMessage, len(row.Scope))
-	for i := range key {
-		key[i] = values[i]
 	}
 	st, err := newPoolState(row)
 	if err != nil {
 		return Usage{}, err
 	}
-	nums, err := store.ShownNumbers(ctx, s.db, row.ID, divisionKey(key))
+	nums, err := store.ShownNumbers(ctx, s.db, row.ID, key)
 	if err != nil {
 		return Usage{}, err
 	}
@@ -243,6 +231,29 @@ func (s *Service) Utilization(ctx context.Context, actor auth.Actor, poolID stri
 		out.Ranges[i] = RangeUsage{Range: Range(row.Ranges[i]), Figures: f}
 	}
 	return out, nil
+}
+
+// divisionOf returns the row of the pool id and the key of its division
+// given by path and value (a value for every scope element), with the
+// refusals of Utilization.
+func (s *Service) divisionOf(ctx context.Context, actor auth.Actor, poolID string, division []EntryInput) (store.NumberPoolRow, json.RawMessage, error) {
+	row, _, err := s.poolRow(ctx, actor, poolID)
+	if err != nil {
+		return store.NumberPoolRow{}, nil, err
+	}
+	main, err := s.branches.Schema(ctx, branch.Main)
+	if err != nil {
+		return store.NumberPoolRow{}, nil, err
+	}
+	values, err := divisionInput(main, row, division, true)
+	if err != nil {
+		return store.NumberPoolRow{}, nil, err
+	}
+	key := make([]json.RawMessage, len(row.Scope))
+	for i := range key {
+		key[i] = values[i]
+	}
+	return row, divisionKey(key), nil
 }
 
 // divisionInput reads a division given by path and value against the
