@@ -3,6 +3,7 @@ package graphql
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/graphql/engine"
@@ -41,6 +42,10 @@ type NumberPoolDivision {
 	"One entry for each scope element, in the scope's order; none for a pool without a scope."
 	entries: [NumberPoolDivisionEntry!]!
 	figures: NumberPoolFigures!
+	"The division's usage over time, oldest first, since an RFC 3339 time: a point an hour (HOUR, kept 35 days) or a day (DAY, kept 400 days), the last figures of each (used: the numbers of the ranges it holds, size: the numbers in the ranges), and the numbers allocated from the pool and released in it."
+	history(since: String!, step: UsageStep = HOUR): [UsagePoint!]!
+	"When it will be full at the rate of the last 7 days."
+	forecast: Forecast!
 }
 
 "The divisions of a number pool that hold a number."
@@ -162,7 +167,9 @@ func addNumberPoolUsage(b *engine.Builder, pools *numbers.Service) {
 	b.Query(`"The divisions (allocation scopes) of the number pool pool_id that hold at least one number on a branch, the most used first; a pool without a scope has one, without entries, once it holds a number."
 		InfrahubNumberPoolDivisions(pool_id: ID!): NumberPoolDivisions!`,
 		resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
-			return pools.Divisions(ctx, st.actor, stringArg(p.Args, "pool_id"))
+			pool := stringArg(p.Args, "pool_id")
+			l, err := pools.Divisions(ctx, st.actor, pool)
+			return poolDivisions{l, pool}, err
 		}))
 	b.Query(`"The figures of one division of the number pool pool_id, and of each of its ranges in it. On a scoped pool, division gives a value for every scope element; on a pool without a scope, give no division."
 		InfrahubNumberPoolUtilization(pool_id: ID!, division: [NumberPoolDivisionEntryInput!]): NumberPoolUtilization!`,
@@ -192,7 +199,7 @@ func addNumberPoolUsage(b *engine.Builder, pools *numbers.Service) {
 			}
 			return pools.ResourcePoolAllocated(ctx, st.actor, stringArg(p.Args, "pool_id"), stringArg(p.Args, "resource_id"), limit, offset)
 		}))
-	addNumberPoolUsageFields(b)
+	addNumberPoolUsageFields(b, pools)
 }
 
 // divisionArg reads the argument division: nil when it is not given.
@@ -206,7 +213,8 @@ func divisionArg(args map[string]any) []numbers.EntryInput {
 	return out
 }
 
-func addNumberPoolUsageFields(b *engine.Builder) {
+func addNumberPoolUsageFields(b *engine.Builder, pools *numbers.Service) {
+	addNumberPoolDivisionFields(b, pools)
 	properties(b, "NumberPoolFigures", map[string]func(numbers.Figures) any{
 		"size":        func(f numbers.Figures) any { return f.Size },
 		"used":        func(f numbers.Figures) any { return f.Used },
@@ -216,15 +224,6 @@ func addNumberPoolUsageFields(b *engine.Builder) {
 		"path":          func(e numbers.Entry) any { return e.Path },
 		"value":         func(e numbers.Entry) any { return e.Value },
 		"display_label": func(e numbers.Entry) any { return e.DisplayLabel },
-	})
-	properties(b, "NumberPoolDivision", map[string]func(numbers.Division) any{
-		"display_label": func(d numbers.Division) any { return d.DisplayLabel },
-		"entries":       func(d numbers.Division) any { return d.Entries },
-		"figures":       func(d numbers.Division) any { return d.Figures },
-	})
-	properties(b, "NumberPoolDivisions", map[string]func(numbers.DivisionList) any{
-		"count":     func(l numbers.DivisionList) any { return l.Count },
-		"divisions": func(l numbers.DivisionList) any { return l.Divisions },
 	})
 	properties(b, "NumberPoolRangeUsage", map[string]func(numbers.RangeUsage) any{
 		"start":   func(r numbers.RangeUsage) any { return r.Start },
@@ -279,5 +278,50 @@ func addNumberPoolUsageFields(b *engine.Builder) {
 		"branch":        func(n numbers.AllocatedNode) any { return n.Branch },
 		"identifier":    func(n numbers.AllocatedNode) any { return optional(n.Identifier) },
 		"value":         func(n numbers.AllocatedNode) any { return n.Value },
+	})
+}
+
+// poolDivisions are the divisions of the pool (its id as given), whose
+// histories the NumberPoolDivision type's fields read.
+type poolDivisions struct {
+	numbers.DivisionList
+	pool string
+}
+
+// A poolDivision is a division of the pool (its id as given).
+type poolDivision struct {
+	numbers.Division
+	pool string
+}
+
+// addNumberPoolDivisionFields resolves the fields of divisions: their
+// figures, and their history and forecast as pools' and subnets' Usage.
+func addNumberPoolDivisionFields(b *engine.Builder, pools *numbers.Service) {
+	properties(b, "NumberPoolDivision", map[string]func(poolDivision) any{
+		"display_label": func(d poolDivision) any { return d.DisplayLabel },
+		"entries":       func(d poolDivision) any { return d.Entries },
+		"figures":       func(d poolDivision) any { return d.Figures },
+	})
+	b.Resolve("NumberPoolDivision", "history", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
+		step, since, err := historyArgs(p.Args)
+		if err != nil {
+			return nil, err
+		}
+		d := p.Source.(poolDivision)
+		return pools.DivisionHistory(ctx, st.actor, d.pool, d.Input(), step, since)
+	}))
+	b.Resolve("NumberPoolDivision", "forecast", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
+		d := p.Source.(poolDivision)
+		return pools.DivisionForecast(ctx, st.actor, d.pool, d.Input(), d.Figures, time.Now())
+	}))
+	properties(b, "NumberPoolDivisions", map[string]func(poolDivisions) any{
+		"count": func(l poolDivisions) any { return l.Count },
+		"divisions": func(l poolDivisions) any {
+			out := make([]poolDivision, len(l.Divisions))
+			for i, d := range l.Divisions {
+				out[i] = poolDivision{d, l.pool}
+			}
+			return out
+		},
 	})
 }

@@ -46,7 +46,7 @@ type Usage {
 "The points of a usage history: an hour or a day."
 enum UsageStep { HOUR DAY }
 
-"The usage in an hour or a day (at: its start, RFC 3339, UTC): the last figures written in it, and the claims and releases made in it (pools and subnets; 0 for divisions of number pools)."
+"The usage in an hour or a day (at: its start, RFC 3339, UTC): the last figures written in it, and the claims and releases made in it (for a division of a number pool, the numbers allocated from the pool and released)."
 type UsagePoint {
 	at: String!
 	used: Int!
@@ -55,7 +55,7 @@ type UsagePoint {
 	releases: Int!
 }
 
-"When a pool or subnet will be full: a line fitted through its usage of the last 7 days, extended to its size (docs/operations.md). fullAt (RFC 3339) and daysLeft are null unless it fills up; basis says it in words: full in about 23 days (at the rate of the last 7 days), not filling up, not enough history yet, or full."
+"When a pool, a subnet or a division of a number pool will be full: a line fitted through its usage of the last 7 days, extended to its size (docs/operations.md). fullAt (RFC 3339) and daysLeft are null unless it fills up; basis says it in words: full in about 23 days (at the rate of the last 7 days), not filling up, not enough history yet, or full."
 type Forecast {
 	fullAt: String
 	daysLeft: Float
@@ -143,13 +143,9 @@ func addPoolFields(b *engine.Builder, svc *ipam.Service) {
 		"utilization": func(u usageOf) any { return u.Utilization() },
 	})
 	b.Resolve("Usage", "history", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
-		since, err := time.Parse(time.RFC3339, p.Args["since"].(string))
+		step, since, err := historyArgs(p.Args)
 		if err != nil {
-			return nil, invalidField("since", "since: give a time in RFC 3339, such as 2026-11-24T00:00:00Z")
-		}
-		step := ipam.HistoryHour
-		if p.Args["step"] == "DAY" {
-			step = ipam.HistoryDay
+			return nil, err
 		}
 		u := p.Source.(usageOf)
 		return svc.UsageHistory(ctx, st.actor, u.namespace, u.uid, step, since)
@@ -180,6 +176,20 @@ func addPoolFields(b *engine.Builder, svc *ipam.Service) {
 		},
 		"basis": func(f forecast.Forecast) any { return f.String() },
 	})
+}
+
+// historyArgs reads the arguments of a history field: its step
+// (ipam.HistoryHour for HOUR, the default, or ipam.HistoryDay) and since.
+func historyArgs(args map[string]any) (string, time.Time, error) {
+	since, err := time.Parse(time.RFC3339, args["since"].(string))
+	if err != nil {
+		return "", time.Time{}, invalidField("since", "since: give a time in RFC 3339, such as 2026-11-24T00:00:00Z")
+	}
+	step := ipam.HistoryHour
+	if args["step"] == "DAY" {
+		step = ipam.HistoryDay
+	}
+	return step, since, nil
 }
 
 // usageOf is the usage of the pool or subnet uid of namespace ("" for a
