@@ -64,8 +64,8 @@ const (
 //   - vpc: Namespace, VPC, CIDR, Since, By;
 //   - subnet: Namespace, VPC, Subnet, CIDR (and Gateway), Since, By;
 //   - address: Address, State and Explain, and the pool (Namespace, Pool,
-//     PoolKind, VPC) and subnet (Subnet) it lies in, CIDR being the
-//     subnet's or else the pool's; no pool when it lies in none.
+//     PoolKind, VPC) and subnet (Subnet) it lies in, CIDR and Gateway
+//     being the subnet's or else the pool's; no pool when it lies in none.
 type SearchHit struct {
 	Kind HitKind
 	// Match is what matched the query (MatchAddress, MatchHostname, …).
@@ -301,7 +301,8 @@ func (s *Service) searchAddress(ctx context.Context, actor auth.Actor, a netip.A
 // (taken: somebody the actor may not see), a lying in the subnet in of p's
 // VPC (nil: in none, or p is public).
 func explainAddress(p store.PoolRow, in *store.SearchSubnetRow, a netip.Addr, taken bool) (SearchHit, error) {
-	hit := SearchHit{Kind: HitAddress, Match: MatchAddress, Address: a, Namespace: p.Namespace, Pool: p.Name, PoolKind: PoolKind(p.Kind), CIDR: p.CIDR}
+	hit := SearchHit{Kind: HitAddress, Match: MatchAddress, Address: a, Namespace: p.Namespace, Pool: p.Name, PoolKind: PoolKind(p.Kind),
+		CIDR: p.CIDR, Gateway: p.Gateway}
 	cp, err := newCachedPool(p)
 	if err != nil {
 		return SearchHit{}, err
