@@ -2,21 +2,133 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
+	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/forecast"
+	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/views"
 )
 
-// home answers GET /: the service's state and the candidate preview.
+// dashboardRows is how many of the pools closest to exhaustion the
+// dashboard lists unless asked for all (?all=1).
+const dashboardRows = 10
+
+// home answers GET /: the dashboard (ipam.Service.Dashboard) and the
+// service's state. With the database down, the state alone says so.
 func (s *Server) home(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
-	d := views.HomeProps{Shell: s.shell(r, "Status"), Version: s.version, PreviewReady: s.assets.Has(previewWasm)}
-	if h, err := s.ipam.Health(ctx); err != nil {
+	actor, _ := actorFrom(r.Context())
+	d := views.HomeProps{Shell: s.shell(r, "Dashboard"), Version: s.version}
+	h, err := s.ipam.Health(ctx)
+	if err != nil {
 		d.DatabaseError = err.Error()
-	} else {
-		d.DatabaseOK, d.SchemaVersion = true, h.SchemaVersion
+		s.render(w, r, http.StatusOK, views.Home(d))
+		return
 	}
+	d.DatabaseOK, d.SchemaVersion = true, h.SchemaVersion
+	dash, err := s.dashboard(ctx, actor, r.URL.Query().Get("all") != "")
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	d.Dashboard = &dash
 	s.render(w, r, http.StatusOK, views.Home(d))
+}
+
+// dashboard reads the actor's dashboard: all its rows when all is set.
+func (s *Server) dashboard(ctx context.Context, actor auth.Actor, all bool) (views.DashboardProps, error) {
+	now := time.Now()
+	dash, err := s.ipam.Dashboard(ctx, actor, now)
+	if err != nil {
+		return views.DashboardProps{}, err
+	}
+	p := views.DashboardProps{Operator: actor.IsOperator(), Now: now, AllHref: "/?all=1"}
+	for _, t := range dash.Trends {
+		p.Rows = append(p.Rows, exhaustionRow(t, now))
+	}
+	slices.SortStableFunc(p.Rows, func(a, b views.ExhaustionRow) int {
+		return forecast.CompareUrgency(a.Forecast, a.Utilization(), b.Forecast, b.Utilization())
+	})
+	p.Shown = len(p.Rows)
+	if !all {
+		p.Shown = min(p.Shown, dashboardRows)
+	}
+	if p.Operator {
+		p.Counts = append(p.Counts, views.DashboardCount{Label: "IP pools", TestID: "count-pools", Value: dash.Pools, Href: "/pools"})
+	}
+	p.Counts = append(p.Counts,
+		views.DashboardCount{Label: "VPCs", TestID: "count-vpcs", Value: dash.VPCs, Href: "/vpcs"},
+		views.DashboardCount{Label: "subnets", TestID: "count-subnets", Value: dash.Subnets, Href: "/vpcs"},
+		views.DashboardCount{Label: "allocations", TestID: "count-allocations", Value: dash.Allocations, Href: "/pools"},
+		views.DashboardCount{Label: "changes today", TestID: "count-changes", Value: dash.ChangesToday, AtLeast: dash.ChangesToday >= ipam.MaxChangesCounted, Href: changesHref(p.Operator)},
+	)
+	for _, e := range dash.Recent {
+		p.Changes = append(p.Changes, views.ChangeRow{ID: e.ID, At: e.At, Actor: e.Actor, Action: e.Action, Kind: e.Kind, Object: e.Object(), Change: e.Change(), Href: changedHref(e)})
+	}
+	return p, nil
+}
+
+// changesHref is where the count of today's changes leads: the audit log
+// for operators, the dashboard's list for tenants.
+func changesHref(operator bool) string {
+	if operator {
+		return "/audit"
+	}
+	return "/#recent-changes"
+}
+
+// exhaustionRow is the dashboard's row of a pool's or a subnet's trend,
+// its history ending with its usage now.
+func exhaustionRow(t ipam.UsageTrend, now time.Time) views.ExhaustionRow {
+	row := views.ExhaustionRow{Used: int64(t.Usage.Used), Size: int64(t.Usage.Size), Forecast: t.Forecast,
+		History: append(t.History, ipam.UsagePoint{At: now, Used: int64(t.Usage.Used), Size: int64(t.Usage.Size)})}
+	switch {
+	case t.Subnet.UID != "":
+		row.Kind, row.Name, row.Detail, row.Href = "subnet", t.Subnet.Namespace+"/"+t.Subnet.VPC+"/"+t.Subnet.Name, t.Subnet.CIDR.String(), views.SubnetHref(t.Subnet)
+	case t.Pool.Kind == ipam.Private:
+		row.Kind, row.Name, row.Detail = "VPC", t.Pool.Namespace+"/"+t.VPC, t.Pool.CIDR.String()
+		row.Href = vpcHref(ipam.VPC{Namespace: t.Pool.Namespace, Name: t.VPC})
+	default:
+		row.Kind, row.Name, row.Detail, row.Href = "public pool", t.Pool.Name, t.Pool.CIDR.String(), poolHref(t.Pool)
+	}
+	return row
+}
+
+// changedHref is the page of what the change e changed, or "" when it
+// has none (it is gone, or has no page).
+func changedHref(e ipam.AuditEntry) string {
+	if e.After == nil && e.Action != "release" {
+		return ""
+	}
+	switch e.Kind {
+	case "IPAllocation":
+		var a struct {
+			Pool string `json:"pool"`
+		}
+		doc := e.After
+		if doc == nil {
+			doc = e.Before
+		}
+		if json.Unmarshal(doc, &a) != nil || a.Pool == "" {
+			return ""
+		}
+		return poolHref(ipam.Pool{Namespace: e.Namespace, Name: a.Pool})
+	case "IPAMPool":
+		return poolHref(ipam.Pool{Namespace: e.Namespace, Name: e.Name})
+	case "VPC":
+		return vpcHref(ipam.VPC{Namespace: e.Namespace, Name: e.Name})
+	case "Subnet":
+		vpc, name, ok := strings.Cut(e.Name, "/")
+		if !ok {
+			return ""
+		}
+		return views.SubnetHref(ipam.Subnet{Namespace: e.Namespace, VPC: vpc, Name: name})
+	}
+	return ""
 }

@@ -47,16 +47,24 @@ func TestHomePage(t *testing.T) {
 		t.Errorf("htmx <script> integrity = %q (%v), want %q", got, ok, static.HTMXIntegrity)
 	}
 
+	if !page.has("dashboard") || page.has("preview-form") {
+		t.Errorf("GET / shows the dashboard %v and the preview %v, want the dashboard alone", page.has("dashboard"), page.has("preview-form"))
+	}
+
+	// The preview lives on in the new-pool form.
+	res = do(t, h, http.MethodGet, "/pools/new", session)
+	body = string(readBody(t, res))
+	page = parseHTML(body)
 	previews := page.elements(func(n *html.Node) bool { _, ok := nodeAttr(n, "data-wasm"); return ok })
 	if len(previews) == 0 {
-		t.Fatalf("GET / has no data-wasm attribute:\n%s", body)
+		t.Fatalf("GET /pools/new has no data-wasm attribute:\n%s", body)
 	}
 	wasmURL := attrOf(previews[0], "data-wasm")
 	if want := assets.URL(previewWasm); wasmURL != want {
 		t.Errorf("data-wasm = %q, want %q", wasmURL, want)
 	}
 	if got := page.text("preview-error"); got != "" {
-		t.Errorf("GET / says %q although the preview is built", got)
+		t.Errorf("GET /pools/new says %q although the preview is built", got)
 	}
 	wasm := do(t, h, http.MethodGet, wasmURL, nil)
 	readBody(t, wasm)
@@ -117,23 +125,23 @@ func TestHomePageSessionDatabaseClosed(t *testing.T) {
 	checkServerErrorPage(t, do(t, h, http.MethodGet, "/", session))
 }
 
-func TestHomePageWithoutPreview(t *testing.T) {
+func TestPoolFormWithoutPreview(t *testing.T) {
 	t.Parallel()
 	assets, err := NewAssets(testFiles)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := &Server{ipam: testIPAM(t, nil), log: quietLogger, assets: assets}
-	res := do(t, s.middleware(asActor(auth.Actor{Name: "alice", Role: auth.Operator}, s.home)), http.MethodGet, "/", nil)
+	res := do(t, s.middleware(asActor(auth.Actor{Name: "alice", Role: auth.Operator}, s.poolNew)), http.MethodGet, "/pools/new", nil)
 	page := parseHTML(string(readBody(t, res)))
 	if res.StatusCode != http.StatusOK {
-		t.Fatalf("GET / = %d, want %d", res.StatusCode, http.StatusOK)
+		t.Fatalf("GET /pools/new = %d, want %d", res.StatusCode, http.StatusOK)
 	}
 	if got, want := page.text("preview-error"), "The preview is not built: run make wasm."; got != want {
-		t.Errorf("GET / without the preview says %q, want %q", got, want)
+		t.Errorf("GET /pools/new without the preview says %q, want %q", got, want)
 	}
 	if page.mentions("wasm_exec.js") {
-		t.Errorf("GET / without the preview still loads wasm_exec.js")
+		t.Errorf("GET /pools/new without the preview still loads wasm_exec.js")
 	}
 }
 
@@ -147,7 +155,7 @@ func TestShell(t *testing.T) {
 		title     string
 		wantPools bool // Pools marked as the current section
 	}{
-		{"/", "Status", false},
+		{"/", "Dashboard", false},
 		{"/pools", "Pools", true},
 		{"/pools/public-1", "Page not found", true},
 		{"/poolside", "Page not found", false},

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/a-h/templ"
 
@@ -18,7 +19,7 @@ const allocationsPerPage = 50
 
 // poolShow answers GET /pools/<name> and /pools/<namespace>/<name>: the
 // pool's figures, its address map (?block=<a /24> for one block of a large
-// pool) and its allocations (?q= to search, ?after= for the next page).
+// pool), its usage over time (?span=7d|30d|1y) with the forecast, and its allocations (?q= to search, ?after= for the next page).
 // Tenants see the private pools of their namespaces only; anything else
 // answers as a pool that does not exist.
 func (s *Server) poolShow(w http.ResponseWriter, r *http.Request) {
@@ -33,7 +34,13 @@ func (s *Server) poolShow(w http.ResponseWriter, r *http.Request) {
 		s.failed(w, r, err)
 		return
 	}
+	chart, err := s.ipam.UsageChart(r.Context(), actor, o.Pool.Namespace, o.Pool.UID, o.Usage, views.ChartSpan(q.Get("span")), time.Now())
+	if err != nil {
+		s.failed(w, r, err)
+		return
+	}
 	p := views.PoolPageProps{Shell: s.shell(r, o.Pool.Name), Overview: o, Search: search, Href: poolHref(o.Pool)}
+	p.Chart = views.UsageChartProps{Chart: chart, Href: p.Href}
 	p.BlockHref = func(b candidates.Block) string { return p.Href + "?block=" + url.QueryEscape(b.Prefix.String()) }
 	p.NextHref, p.FirstHref = pageLinks(p.Href, search, o.Page.After, o.Allocations)
 	var f views.Flash

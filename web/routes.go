@@ -31,16 +31,17 @@ func (s *Server) routes() http.Handler {
 	// The console, for signed-in users: anonymous visitors are sent to
 	// /login. Add its pages here.
 	console := map[string]http.HandlerFunc{
-		"GET /{$}":             s.home,
-		"POST /logout":         s.logout,
-		"GET /pools":           s.poolList,
-		"GET /pools/new":       s.poolNew,
-		"POST /pools":          s.poolCreate,
-		"GET /pools/{path...}": s.poolShow,
-		"GET /vpcs":            s.vpcList,
-		"GET /vpcs/{path...}":  s.vpcShow,
-		"POST /vpcs/{path...}": vpcForms,
-		"GET /audit":           s.auditList,
+		"GET /{$}":               s.home,
+		"POST /logout":           s.logout,
+		"GET /pools":             s.poolList,
+		"GET /pools/new":         s.poolNew,
+		"POST /pools":            s.poolCreate,
+		"GET /pools/{path...}":   s.poolShow,
+		"GET /vpcs":              s.vpcList,
+		"GET /vpcs/{path...}":    s.vpcShow,
+		"POST /vpcs/{path...}":   vpcForms,
+		"GET /subnets/{path...}": s.subnetShow,
+		"GET /audit":             s.auditList,
 
 		// Branches, schema and objects of kinds (issue 13).
 		"GET /branches":                 s.branchList,

@@ -1,7 +1,8 @@
 // Package demo loads a small example into an empty installation, so that a
 // newcomer running `make run` sees a living console: two public pools in
 // two zones, tenants acme and globex with VPCs, subnets, VMs, nodes and
-// floating IPs; and the second seed's example (numbers.go): sites, VLANs
+// floating IPs, with a made-up month of usage history (history.go); and
+// the second seed's example (numbers.go): sites, VLANs
 // numbered per site from a scoped pool, and a branch with pending changes.
 package demo
 
@@ -9,6 +10,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"time"
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
@@ -34,6 +36,15 @@ func Load(ctx context.Context, svc *ipam.Service, users *auth.Service, nums *num
 			return nil, true, fmt.Errorf("demo: loading the example failed halfway: %w", err)
 		}
 	}
+	firstHistory, err := svc.SetOnce(ctx, auth.System, "demo-history", map[string]bool{"loaded": true})
+	if err != nil {
+		return logins, first, fmt.Errorf("demo: unable to record the demo: %w", err)
+	}
+	if firstHistory {
+		if err := loadHistory(ctx, svc, time.Now()); err != nil {
+			return logins, true, fmt.Errorf("demo: loading the usage history's example failed halfway: %w", err)
+		}
+	}
 	firstNumbers, err := svc.SetOnce(ctx, auth.System, "demo-numbers", map[string]bool{"loaded": true})
 	if err != nil {
 		return logins, first, fmt.Errorf("demo: unable to record the demo: %w", err)
@@ -43,7 +54,7 @@ func Load(ctx context.Context, svc *ipam.Service, users *auth.Service, nums *num
 			return logins, true, fmt.Errorf("demo: loading the number pools' example failed halfway: %w", err)
 		}
 	}
-	return logins, first || firstNumbers, nil
+	return logins, first || firstHistory || firstNumbers, nil
 }
 
 func load(ctx context.Context, svc *ipam.Service, users *auth.Service) ([]Login, error) {
@@ -75,7 +86,7 @@ func load(ctx context.Context, svc *ipam.Service, users *auth.Service) ([]Login,
 		{"acme/prod", "main", "10.42.0.0/16", "zone-a", []struct {
 			name, cidr string
 			vms, nodes int
-		}{{"web", "10.42.1.0/24", 12, 2}, {"db", "10.42.2.0/26", 4, 1}, {"batch", "10.42.16.0/20", 9, 3}}, []string{"www", "api"}},
+		}{{"web", "10.42.1.0/24", 12, 2}, {"db", "10.42.2.0/26", 4, 1}, {"gpu", "10.42.3.0/28", 8, 1}, {"batch", "10.42.16.0/20", 9, 3}}, []string{"www", "api"}},
 		{"globex/dev", "lab", "172.20.0.0/20", "zone-b", []struct {
 			name, cidr string
 			vms, nodes int

@@ -3,6 +3,9 @@ package demo
 import (
 	"context"
 	"testing"
+	"time"
+
+	"pivirt.hu/ipam/internal/forecast"
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
@@ -62,8 +65,26 @@ func TestLoadOnce(t *testing.T) {
 		(SELECT count(*) FROM allocations WHERE owner_kind = 'VPC') AS uplinks`); err != nil {
 		t.Fatal(err)
 	}
-	if counts.Pools != 4 || counts.VMs < 36 || counts.Nodes != 9 || counts.FIPs != 3 || counts.Uplink != 2 {
+	if counts.Pools != 4 || counts.VMs < 36 || counts.Nodes != 10 || counts.FIPs != 3 || counts.Uplink != 2 {
 		t.Errorf("demo holds %+v", counts)
+	}
+
+	var history struct {
+		Objects int `db:"objects"`
+		Hours   int `db:"hours"`
+	}
+	if err := db.Get(&history, `SELECT count(DISTINCT object_uid) AS objects, count(*) FILTER (WHERE step = 'hour') AS hours FROM usage_history`); err != nil {
+		t.Fatal(err)
+	}
+	if history.Objects != 10 || history.Hours != 10*historyDays*24 {
+		t.Errorf("demo history: %+v, want a month of hours for 4 pools and 6 subnets", history)
+	}
+	dash, err := svc.Dashboard(ctx, acme, time.Now())
+	if err != nil || len(dash.Trends) == 0 {
+		t.Fatalf("acme's dashboard: %d rows, %v", len(dash.Trends), err)
+	}
+	if top := dash.Trends[0]; top.Subnet.Name != "gpu" || top.Forecast.State != forecast.Filling || top.Forecast.DaysLeft > 14 {
+		t.Errorf("acme's dashboard starts with %s/%s (%s), want the subnet gpu, full within two weeks", top.Pool.Name, top.Subnet.Name, top.Forecast)
 	}
 
 	checkNumbers(t, nums)

@@ -91,17 +91,28 @@ func Of(history []Point, window time.Duration) Forecast {
 }
 
 // String says it as the console does: "full in about 23 days (at the rate
-// of the last 7 days)", "not filling up", "not enough history yet", "full".
+// of the last 7 days)", "not filling up", "not enough history yet", "full";
+// a date past Far is "full in more than 10 years (…)".
 func (f Forecast) String() string {
 	if f.State != Filling {
 		return f.State
 	}
+	if f.DaysLeft*24 > Far.Hours() {
+		return fmt.Sprintf("full in more than 10 years (at the rate of the last %s)", span(f.Basis.Hours()))
+	}
 	return fmt.Sprintf("full in about %s (at the rate of the last %s)", span(f.DaysLeft*24), span(f.Basis.Hours()))
 }
 
-// span says a number of hours in whole hours below two days, else in
-// whole days.
+// Far is the farthest a forecast says a date in days or years: past it,
+// the rate is too slow for the date to mean much.
+const Far = 10 * 365 * 24 * time.Hour
+
+// span says a number of hours in whole hours below two days, in whole days
+// below two years, else in years.
 func span(hours float64) string {
+	if hours >= 2*365*24 {
+		return fmt.Sprintf("%d years", int(math.Round(hours/24/365)))
+	}
 	if hours < 48 {
 		h := max(1, int(math.Round(hours)))
 		if h == 1 {
@@ -110,4 +121,47 @@ func span(hours float64) string {
 		return fmt.Sprintf("%d hours", h)
 	}
 	return fmt.Sprintf("%d days", int(math.Round(hours/24)))
+}
+
+// Soon is how near a day a pool must be forecast full for CompareUrgency
+// to put it before fuller pools.
+const Soon = 30 * 24 * time.Hour
+
+// CompareUrgency orders two pools closest to exhaustion first: the full
+// ones, then those forecast full within Soon, sooner first, then the rest
+// by utilization (in percent), fuller first. It returns a negative number
+// when a comes first.
+func CompareUrgency(a Forecast, aUtilization float64, b Forecast, bUtilization float64) int {
+	if ta, tb := a.tier(), b.tier(); ta != tb {
+		return ta - tb
+	}
+	if a.soon() && a.DaysLeft != b.DaysLeft {
+		if a.DaysLeft < b.DaysLeft {
+			return -1
+		}
+		return 1
+	}
+	switch {
+	case aUtilization > bUtilization:
+		return -1
+	case aUtilization < bUtilization:
+		return 1
+	}
+	return 0
+}
+
+// soon reports whether f is of a pool forecast full within Soon.
+func (f Forecast) soon() bool {
+	return f.State == Filling && f.DaysLeft <= Soon.Hours()/24
+}
+
+// tier is f's rank in CompareUrgency: full, soon, the rest.
+func (f Forecast) tier() int {
+	switch {
+	case f.State == Full:
+		return 0
+	case f.soon():
+		return 1
+	}
+	return 2
 }

@@ -2,6 +2,8 @@ package forecast
 
 import (
 	"math"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -36,6 +38,8 @@ func TestForecastKnownAnswers(t *testing.T) {
 		{"3 days of history, 4 a day, 12 left: on the 3 days there are",
 			hourly(3*24+1, 302, func(h int) int { return 278 + h/6 }), Filling, 3, "full in about 3 days (at the rate of the last 3 days)"},
 		{"noise around 2 a day", hourly(14*24, 10000, func(h int) int { return 1000 + h*2/24 + []int{3, -2, 0, 4, -3, 1, -1}[h%7] }), Filling, 9000.0 / 2, ""},
+		{"slow: 1 a day, 1000 left", hourly(8*24+1, 1100, func(h int) int { return 100 + h/24 }), Filling, 1000, "full in about 3 years (at the rate of the last 7 days)"},
+		{"crawling: 1 a day, 65000 left", hourly(8*24+1, 65100, func(h int) int { return 100 + h/24 }), Filling, 65000, "full in more than 10 years (at the rate of the last 7 days)"},
 		{"fast: 100 left at 5 an hour", hourly(2*24+1, 1000, func(h int) int { return 660 + h*5 }), Filling, 20.0 / 24, "full in about 20 hours (at the rate of the last 2 days)"},
 	} {
 		f := Of(tt.history, week)
@@ -95,4 +99,27 @@ func FuzzForecast(f *testing.F) {
 		}
 		_ = fc.String()
 	})
+}
+
+func TestCompareUrgency(t *testing.T) {
+	full := Forecast{State: Full}
+	in3 := Forecast{State: Filling, DaysLeft: 3}
+	in20 := Forecast{State: Filling, DaysLeft: 20}
+	in90 := Forecast{State: Filling, DaysLeft: 90}
+	flat := Forecast{State: NotFillingUp}
+	none := Forecast{State: NotEnoughHistory}
+	type pool struct {
+		name string
+		f    Forecast
+		util float64
+	}
+	pools := []pool{{"flat-99", flat, 99}, {"none-50", none, 50}, {"in90-80", in90, 80}, {"in20-10", in20, 10}, {"full", full, 100}, {"in3-40", in3, 40}, {"flat-10", flat, 10}}
+	slices.SortStableFunc(pools, func(a, b pool) int { return CompareUrgency(a.f, a.util, b.f, b.util) })
+	var got []string
+	for _, p := range pools {
+		got = append(got, p.name)
+	}
+	if want := "full in3-40 in20-10 flat-99 in90-80 none-50 flat-10"; strings.Join(got, " ") != want {
+		t.Errorf("closest to exhaustion first: %s, want %s", strings.Join(got, " "), want)
+	}
 }

@@ -59,12 +59,17 @@ func (s *Service) AuditLog(ctx context.Context, actor auth.Actor, f AuditFilter)
 	if err != nil {
 		return nil, err
 	}
+	return auditEntries(rows), nil
+}
+
+// auditEntries converts the store's entries.
+func auditEntries(rows []store.AuditEntry) []AuditEntry {
 	out := make([]AuditEntry, len(rows))
 	for i, r := range rows {
 		out[i] = AuditEntry{ID: r.ID, At: r.At, Actor: r.Actor, Action: r.Action, Namespace: r.Namespace, Kind: r.ObjectKind, Name: r.ObjectName,
 			Before: json.RawMessage(r.Before), After: json.RawMessage(r.After), Branch: r.Branch}
 	}
-	return out, nil
+	return out
 }
 
 // Object names what the entry changed: "namespace/name", or the name

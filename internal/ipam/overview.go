@@ -287,3 +287,53 @@ func (s *Service) PoolOverview(ctx context.Context, actor auth.Actor, namespace,
 	}
 	return o, nil
 }
+
+// A SubnetDetail is a subnet as its own page shows it: its VPC and pool,
+// how full it is, its address map and a page of its allocations.
+type SubnetDetail struct {
+	VPC    VPC
+	Pool   Pool
+	Subnet Subnet
+	Usage  Usage
+	Map    AddressMap
+	// Page is the page of allocations read, as PoolOverview's.
+	Page        Page
+	Allocations AllocationPage
+}
+
+// SubnetDetail returns the subnet name of the VPC namespace/vpc if the
+// actor may see the VPC; any other answers as not found.
+func (s *Service) SubnetDetail(ctx context.Context, actor auth.Actor, namespace, vpc, name string, page Page) (SubnetDetail, error) {
+	v, err := s.VPC(ctx, actor, namespace, vpc)
+	if err != nil {
+		return SubnetDetail{}, err
+	}
+	d := SubnetDetail{VPC: v, Page: page}
+	subnets, err := s.Subnets(ctx, actor, v)
+	if err != nil {
+		return SubnetDetail{}, err
+	}
+	i := slices.IndexFunc(subnets, func(sub Subnet) bool { return sub.Name == name })
+	if i < 0 {
+		return SubnetDetail{}, notFound("subnet", namespace, vpc+"/"+name)
+	}
+	d.Subnet = subnets[i]
+	if d.Pool, err = s.VPCPool(ctx, actor, v); err != nil {
+		return SubnetDetail{}, err
+	}
+	if d.Usage, err = s.SubnetUsage(ctx, actor, d.Subnet); err != nil {
+		return SubnetDetail{}, err
+	}
+	if d.Map, err = s.SubnetMap(ctx, actor, d.Subnet); err != nil {
+		return SubnetDetail{}, err
+	}
+	d.Allocations, err = s.SubnetAllocations(ctx, actor, d.Subnet, page)
+	if errors.Is(err, ErrInvalid) {
+		d.Page = Page{First: page.First}
+		d.Allocations, err = s.SubnetAllocations(ctx, actor, d.Subnet, d.Page)
+	}
+	if err != nil {
+		return SubnetDetail{}, err
+	}
+	return d, nil
+}

@@ -142,11 +142,16 @@ func (s *Service) UsageHistory(ctx context.Context, actor auth.Actor, namespace,
 	if err != nil {
 		return nil, err
 	}
+	return usagePoints(rows), nil
+}
+
+// usagePoints converts the store's rows of the history.
+func usagePoints(rows []store.UsagePoint) []UsagePoint {
 	points := make([]UsagePoint, len(rows))
 	for i, r := range rows {
 		points[i] = UsagePoint{At: r.At, Used: r.Used, Size: r.Size, Claims: r.Claims, Releases: r.Releases}
 	}
-	return points, nil
+	return points
 }
 
 // forecastWindow is the span of history a forecast rests on.
@@ -160,14 +165,64 @@ func (s *Service) UsageForecast(ctx context.Context, actor auth.Actor, namespace
 	if err := readableUsage(actor, namespace, uid); err != nil {
 		return forecast.Forecast{}, err
 	}
-	rows, err := store.UsageHistory(ctx, s.db, uid, HistoryHour, now.Add(-forecastWindow))
+	history, err := s.UsageHistory(ctx, actor, namespace, uid, HistoryHour, now.Add(-forecastWindow))
 	if err != nil {
 		return forecast.Forecast{}, err
 	}
-	points := make([]forecast.Point, 0, len(rows)+1)
-	for _, r := range rows {
-		points = append(points, forecast.Point{At: r.At, Used: int(r.Used), Size: int(r.Size)})
+	return forecastOf(history, current, now), nil
+}
+
+// A UsageChart is what a page draws of a pool's or a subnet's usage over
+// a span ending now: the usage (a point an hour, or a day over more than
+// the hours kept), the claims and releases of each day, the usage now and
+// the forecast.
+type UsageChart struct {
+	Span time.Duration
+	// Step is the step of Points: HistoryHour or HistoryDay.
+	Step     string
+	Points   []UsagePoint
+	Days     []UsagePoint
+	Now      time.Time
+	Current  Usage
+	Forecast forecast.Forecast
+}
+
+// UsageChart returns the chart of the pool or subnet uid of namespace (as
+// for UsageHistory), whose usage is now current, over span: three range
+// reads of the object's rows.
+func (s *Service) UsageChart(ctx context.Context, actor auth.Actor, namespace, uid string, current Usage, span time.Duration, now time.Time) (UsageChart, error) {
+	c := UsageChart{Span: span, Step: HistoryHour, Now: now, Current: current}
+	if span > store.HourlyUsageKept-24*time.Hour {
+		c.Step = HistoryDay
 	}
-	points = append(points, forecast.Point{At: now, Used: current.Used, Size: current.Size})
-	return forecast.Of(points, forecastWindow), nil
+	var err error
+	since := now.Add(-span)
+	if c.Points, err = s.UsageHistory(ctx, actor, namespace, uid, c.Step, since); err != nil {
+		return UsageChart{}, err
+	}
+	if c.Days, err = s.UsageHistory(ctx, actor, namespace, uid, HistoryDay, since.Truncate(24*time.Hour)); err != nil {
+		return UsageChart{}, err
+	}
+	if c.Forecast, err = s.UsageForecast(ctx, actor, namespace, uid, current, now); err != nil {
+		return UsageChart{}, err
+	}
+	return c, nil
+}
+
+// ImportUsageHistory writes points as the history of the pool or subnet
+// of o (store.ImportUsage): a history kept elsewhere before, or the demo's.
+// Operators only.
+func (s *Service) ImportUsageHistory(ctx context.Context, actor auth.Actor, o ObjectUsage, points []UsagePoint) error {
+	if !actor.IsOperator() {
+		return forbidden("%s may not write the usage history", actor.Name)
+	}
+	rows := make([]store.UsagePoint, len(points))
+	for i, p := range points {
+		rows[i] = store.UsagePoint{At: p.At, Used: p.Used, Size: p.Size, Claims: p.Claims, Releases: p.Releases}
+	}
+	kind := "pool"
+	if o.Subnet.UID != "" {
+		kind = "subnet"
+	}
+	return store.ImportUsage(ctx, s.db, o.uid(), kind, rows)
 }

@@ -135,21 +135,62 @@ type UsagePoint struct {
 // UsageHistory returns the history of the object uid at step ("hour" or
 // "day") since since, oldest first.
 func UsageHistory(ctx context.Context, ext Ext, uid, step string, since time.Time) ([]UsagePoint, error) {
-	var points []UsagePoint
-	rows, err := ext.QueryxContext(ctx, `SELECT at, used, size, claims, releases FROM usage_history WHERE object_uid = $1 AND step = $2 AND at >= $3 ORDER BY at`, uid, step, since)
+	histories, err := UsageHistories(ctx, ext, []string{uid}, step, since)
+	return histories[uid], err
+}
+
+// UsageHistories returns the history of each object of uids at step since
+// since, oldest first, in one statement.
+func UsageHistories(ctx context.Context, ext Ext, uids []string, step string, since time.Time) (map[string][]UsagePoint, error) {
+	out := make(map[string][]UsagePoint, len(uids))
+	rows, err := ext.QueryxContext(ctx, `SELECT object_uid, at, used, size, claims, releases FROM usage_history
+		WHERE object_uid = ANY($1::uuid[]) AND step = $2 AND at >= $3 ORDER BY object_uid, at`, pq.StringArray(uids), step, since)
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to read the usage history: %w", classify(err))
 	}
 	defer rows.Close()
 	for rows.Next() {
+		var uid string
 		var p UsagePoint
-		if err := rows.Scan(&p.At, &p.Used, &p.Size, &p.Claims, &p.Releases); err != nil {
+		if err := rows.Scan(&uid, &p.At, &p.Used, &p.Size, &p.Claims, &p.Releases); err != nil {
 			return nil, fmt.Errorf("store: unable to read the usage history: %w", classify(err))
 		}
-		points = append(points, p)
+		out[uid] = append(out[uid], p)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: unable to read the usage history: %w", classify(err))
 	}
-	return points, nil
+	return out, nil
+}
+
+// ImportUsage writes the points of the object uid of kind as its hours
+// (at truncated to the hour) and its days (the day's last figures, and the
+// sum of its claims and releases), replacing the rows of those hours and
+// days, in one statement.
+func ImportUsage(ctx context.Context, ext Ext, uid, kind string, points []UsagePoint) error {
+	at := make(pq.StringArray, len(points))
+	used, size := make(pq.Int64Array, len(points)), make(pq.Int64Array, len(points))
+	claims, releases := make(pq.Int64Array, len(points)), make(pq.Int64Array, len(points))
+	for i, p := range points {
+		at[i] = usageHour(p.At).Format(time.RFC3339)
+		used[i], size[i], claims[i], releases[i] = p.Used, p.Size, p.Claims, p.Releases
+	}
+	_, err := ext.ExecContext(ctx, `
+		WITH p AS (
+			SELECT * FROM unnest($3::timestamptz[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[]) AS p (at, used, size, claims, releases)
+		), rows AS (
+			(SELECT DISTINCT ON (at) 'hour' AS step, at, used, size, claims, releases FROM p ORDER BY at)
+			UNION ALL
+			(SELECT 'day', day, (array_agg(used ORDER BY at DESC))[1], (array_agg(size ORDER BY at DESC))[1], sum(claims), sum(releases)
+			FROM (SELECT date_trunc('day', at, 'UTC') AS day, * FROM p) d GROUP BY day)
+		)
+		INSERT INTO usage_history (object_uid, object_kind, step, at, used, size, claims, releases)
+		SELECT $1, $2, step, at, used, size, claims, releases FROM rows
+		ON CONFLICT (object_uid, step, at) DO UPDATE
+			SET used = excluded.used, size = excluded.size, claims = excluded.claims, releases = excluded.releases`,
+		uid, kind, at, used, size, claims, releases)
+	if err != nil {
+		return fmt.Errorf("store: unable to import the usage history of %s %s: %w", kind, uid, classify(err))
+	}
+	return nil
 }

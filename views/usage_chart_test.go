@@ -1,0 +1,174 @@
+package views
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"pivirt.hu/ipam/internal/forecast"
+	"pivirt.hu/ipam/internal/ipam"
+)
+
+var chartNow = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+
+// hours returns a point an hour for days days before chartNow, used
+// growing by perHour from used0, of size.
+func hours(days int, used0, perHour float64, size int64) []ipam.UsagePoint {
+	var out []ipam.UsagePoint
+	for h := days * 24; h > 0; h-- {
+		at := chartNow.Add(-time.Duration(h) * time.Hour)
+		out = append(out, ipam.UsagePoint{At: at, Used: int64(used0 + perHour*float64(days*24-h)), Size: size})
+	}
+	return out
+}
+
+func TestChartLayout(t *testing.T) {
+	week := 7 * 24 * time.Hour
+	line := hours(7, 10, 0.25, 200)
+	current := ipam.Usage{Used: 52, Size: 200, Free: 148}
+	c := UsageChartProps{Chart: ipam.UsageChart{Span: week, Step: ipam.HistoryHour, Points: line, Now: chartNow, Current: current,
+		Forecast: forecast.Of(append(toForecast(line), forecast.Point{At: chartNow, Used: 52, Size: 200}), week)}}
+	g := c.layout()
+	if !strings.HasPrefix(g.Used, "M60,") {
+		t.Errorf("the used line starts at %.12q, want at the left edge (x 60), the span's start", g.Used)
+	}
+	if got := strings.Count(g.Used, "M"); got != 1 {
+		t.Errorf("the used line of an unbroken history has %d pieces, want 1", got)
+	}
+	if c.Chart.Forecast.State != forecast.NotFillingUp && c.Chart.Forecast.DaysLeft*24*time.Hour.Hours() < week.Hours()/2 {
+		t.Fatalf("the test's history fills in %.1f days, within half the span: choose another", c.Chart.Forecast.DaysLeft)
+	}
+	if g.Forecast != "" || g.DotX != "708" {
+		t.Errorf("a pool full in %.0f days (more than half the span) gets a forecast line %q and its now at x %s, want none and x 708", c.Chart.Forecast.DaysLeft, g.Forecast, g.DotX)
+	}
+	if len(g.YTicks) != 5 || g.YTicks[4].Label != "200" || g.YTicks[4].At != "14" || g.YTicks[0].At != "164" {
+		t.Errorf("the usage axis: %+v, want 0 at 164 to 200 at 14 in five marks", g.YTicks)
+	}
+	if len(g.XTicks) != 7 || g.XTicks[0].Label != "Nov 25" {
+		t.Errorf("the dates of a week: %+v, want 7 from Nov 25", g.XTicks)
+	}
+
+	// Filling fast: full within the chart, which extends to the day.
+	fast := hours(7, 10, 1, 200)
+	c.Chart.Points, c.Chart.Current = fast, ipam.Usage{Used: 178, Size: 200, Free: 22}
+	c.Chart.Forecast = forecast.Of(append(toForecast(fast), forecast.Point{At: chartNow, Used: 178, Size: 200}), week)
+	g = c.layout()
+	if c.Chart.Forecast.State != forecast.Filling || g.Forecast == "" || !strings.HasPrefix(g.ForecastLabel, "full ~Dec 1") && !strings.HasPrefix(g.ForecastLabel, "full ~Dec 2") {
+		t.Errorf("a pool full in %.1f days: forecast line %q labelled %q, want one to the day it is full", c.Chart.Forecast.DaysLeft, g.Forecast, g.ForecastLabel)
+	}
+	if !strings.HasSuffix(g.Forecast, ",14") {
+		t.Errorf("the forecast line %q ends at y %s, want at the size (14)", g.Forecast, "14")
+	}
+
+	// A gap of ten hours (no process wrote) breaks the line.
+	gapped := append(hours(7, 10, 0, 200)[:50:50], hours(7, 10, 0, 200)[60:]...)
+	c.Chart.Points = gapped
+	if g = c.layout(); strings.Count(g.Used, "M") != 2 || strings.Count(g.UsedArea, "Z") != 2 {
+		t.Errorf("a history with a gap: line %d pieces, area %d, want 2 of each", strings.Count(g.Used, "M"), strings.Count(g.UsedArea, "Z"))
+	}
+
+	// No history: the usage now alone, and the chart says so.
+	c.Chart.Points, c.Chart.Forecast = nil, forecast.Of(nil, week)
+	if g = c.layout(); !g.Empty || g.DotX != "708" {
+		t.Errorf("no history: Empty %v, now at x %s, want true and 708", g.Empty, g.DotX)
+	}
+}
+
+func TestChartBars(t *testing.T) {
+	week := 7 * 24 * time.Hour
+	day := func(d int, claims, releases int64) ipam.UsagePoint {
+		return ipam.UsagePoint{At: chartNow.Truncate(24*time.Hour).AddDate(0, 0, -d), Claims: claims, Releases: releases}
+	}
+	c := UsageChartProps{Chart: ipam.UsageChart{Span: week, Now: chartNow, Current: ipam.Usage{Size: 10},
+		Days: []ipam.UsagePoint{day(10, 99, 0), day(3, 40, 10), day(2, 0, 0), day(1, 20, 40), day(0, 5, 0)}}}
+	g := c.layout()
+	if len(g.Bars) != 3 || g.BarsMax != 40 {
+		t.Fatalf("bars %+v of max %d, want 3 (the day outside the span and the day without changes left out) of max 40", g.Bars, g.BarsMax)
+	}
+	if b := g.Bars[0]; b.ClaimsH != "30" || b.ClaimsY != "196" || b.ReleasesH != "7.5" || b.Title != "Nov 28: 40 claims, 10 releases" {
+		t.Errorf("the day of 40 claims and 10 releases: %+v, want claims the full 30 up from 196 and releases 7.5 down", b)
+	}
+	if b := g.Bars[1]; b.ClaimsH != "15" || b.ReleasesH != "30" {
+		t.Errorf("the day of 20 claims and 40 releases: %+v", b)
+	}
+}
+
+func TestDateTicks(t *testing.T) {
+	for _, c := range []struct {
+		span  time.Duration
+		first string
+		n     int
+	}{
+		{7 * 24 * time.Hour, "Nov 25", 7},
+		{30 * 24 * time.Hour, "Nov 2", 6},
+		{365 * 24 * time.Hour, "Jan 2026", 6},
+	} {
+		from := chartNow.Add(-c.span)
+		ticks := dateTicks(from, chartNow, func(t time.Time) float64 { return float64(t.Sub(from).Hours()) })
+		if len(ticks) != c.n || ticks[0].Label != c.first {
+			t.Errorf("dateTicks over %v: %+v, want %d from %s", c.span, ticks, c.n, c.first)
+		}
+	}
+}
+
+func TestCompact(t *testing.T) {
+	for _, c := range []struct {
+		v    int64
+		want string
+	}{{0, "0"}, {950, "950"}, {1000, "1k"}, {9500, "9.5k"}, {65534, "65.5k"}, {1_200_000, "1.2M"}, {16_777_214, "16.8M"}} {
+		if got := compact(c.v); got != c.want {
+			t.Errorf("compact(%d) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}
+
+func TestSparkline(t *testing.T) {
+	week := 7 * 24 * time.Hour
+	full := SparklineProps{Points: hours(7, 200, 0, 200), Now: chartNow, Span: week}
+	d, _, y := full.path()
+	if y != "2" || !strings.HasPrefix(d, "M2,2") {
+		t.Errorf("a full pool's sparkline %.20q ends at y %s, want along the top (2)", d, y)
+	}
+	if got := full.label(); got != "Usage over the last 7 days: 100 % then, 100 % now" {
+		t.Errorf("label = %q", got)
+	}
+	empty := SparklineProps{Points: hours(7, 0, 0, 200), Now: chartNow, Span: week}
+	if _, _, y := empty.path(); y != "26" {
+		t.Errorf("an empty pool's sparkline ends at y %s, want along the bottom (26)", y)
+	}
+	if d, _, _ := (SparklineProps{Now: chartNow, Span: week}).path(); d != "" {
+		t.Errorf("no history draws %q, want nothing", d)
+	}
+}
+
+// TestUsageChartRenders: the chart renders as SVG with its marks, named
+// by data-testid, and says in words what it shows.
+func TestUsageChartRenders(t *testing.T) {
+	week := 7 * 24 * time.Hour
+	line := hours(7, 100, 0.4, 200)
+	c := UsageChartProps{Href: "/pools/public-zone-a", Chart: ipam.UsageChart{Span: week, Step: ipam.HistoryHour, Points: line, Now: chartNow,
+		Current: ipam.Usage{Used: 167, Size: 200, Free: 33}, Days: []ipam.UsagePoint{{At: chartNow.Truncate(24 * time.Hour), Used: 167, Size: 200, Claims: 9, Releases: 1}}}}
+	c.Chart.Forecast = forecast.Of(append(toForecast(line), forecast.Point{At: chartNow, Used: 167, Size: 200}), week)
+	var b strings.Builder
+	if err := UsageChartPanel(c).Render(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{`data-testid="usage-chart"`, `data-testid="chart-used"`, `data-testid="chart-size"`, `data-testid="chart-forecast"`,
+		`data-testid="chart-day"`, `data-testid="forecast" data-state="filling">full in about 3 days <span class="forecast-basis">(at the rate of the last 7 days)</span></span>`,
+		`href="/pools/public-zone-a?span=7d#usage-history" aria-current="true"`, `<title>Dec 1: 9 claims, 1 releases</title>`,
+		`aria-label="Usage over the last 7 days: 100 used then, 167 of 200 now; 9 claims and 1 releases; full in about 3 days (at the rate of the last 7 days)."`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the chart lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+func toForecast(points []ipam.UsagePoint) []forecast.Point {
+	out := make([]forecast.Point, len(points))
+	for i, p := range points {
+		out[i] = forecast.Point{At: p.At, Used: int(p.Used), Size: int(p.Size)}
+	}
+	return out
+}

@@ -1,0 +1,41 @@
+package web
+
+import (
+	"net/http"
+	"time"
+
+	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/views"
+)
+
+// subnetShow answers GET /subnets/<namespace>/<vpc>/<name>: the subnet's
+// figures, its usage over time (?span=7d|30d|1y) with the forecast, its
+// address map and its allocations (?q= to search, ?after= for the next
+// page). Whoever may not see the VPC gets the page of a subnet that does
+// not exist.
+func (s *Server) subnetShow(w http.ResponseWriter, r *http.Request) {
+	actor, _ := actorFrom(r.Context())
+	path, name := splitPath(r.PathValue("path"))
+	namespace, vpc := splitPath(path)
+	if namespace == "" {
+		s.notFound(w, r)
+		return
+	}
+	q := r.URL.Query()
+	search := q.Get("q")
+	d, err := s.ipam.SubnetDetail(r.Context(), actor, namespace, vpc, name, ipam.Page{First: allocationsPerPage, After: q.Get("after"), Search: search})
+	if err != nil {
+		s.failed(w, r, err)
+		return
+	}
+	chart, err := s.ipam.UsageChart(r.Context(), actor, d.Subnet.Namespace, d.Subnet.UID, d.Usage, views.ChartSpan(q.Get("span")), time.Now())
+	if err != nil {
+		s.failed(w, r, err)
+		return
+	}
+	href := views.SubnetHref(d.Subnet)
+	p := views.SubnetPageProps{Shell: s.shell(r, d.Subnet.Name), Detail: d, Search: search, Href: href, VPCHref: vpcHref(d.VPC), PoolHref: poolHref(d.Pool),
+		Chart: views.UsageChartProps{Chart: chart, Href: href}}
+	p.NextHref, p.FirstHref = pageLinks(href, search, d.Page.After, d.Allocations)
+	s.renderPage(w, r, views.SubnetPage(p), "allocations")
+}
