@@ -1,9 +1,17 @@
 package web
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"pivirt.hu/ipam/internal/branch"
+	"pivirt.hu/ipam/internal/numbers"
 )
 
 // TestDashboard: the home page lists what the user may see closest to
@@ -86,4 +94,40 @@ func rows(p htmlPage) []string {
 		}
 	}
 	return out
+}
+
+// TestDashboardNumberPools: an operator's dashboard lists each number
+// pool's busiest divisions beside the IP pools, linked to the division's
+// page, with its history's sparkline and its forecast.
+func TestDashboardNumberPools(t *testing.T) {
+	c := newKindsConsole(t)
+	sites := map[string]string{}
+	for _, name := range []string{"site-a", "site-b"} {
+		sites[name] = c.site(t, branch.Main, name)
+	}
+	p := c.vlanPool(t, "VLAN IDs per site", []numbers.Range{{Start: 100, End: 109, Weight: 1}}, "site")
+	for i, s := range []string{"site-a", "site-b", "site-a", "site-a"} {
+		c.fromPool(t, p.ID, fmt.Sprint("v", i), sites[s])
+	}
+	if err := c.nums.RecordUsage(t.Context(), time.Now().Add(-2*time.Hour), time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	page := c.page(t, "/")
+	if got := rows(page); !slices.Equal(got, []string{"VLAN IDs per site/site-a", "VLAN IDs per site/site-b"}) {
+		t.Fatalf("the dashboard's rows: %q, want the pool's two sites, the busiest first", got)
+	}
+	row := page.in("exhaustion-VLAN IDs per site/site-a")
+	if got := row.text("exhaustion-usage"); !strings.Contains(got, "3 / 10") {
+		t.Errorf("site-a's usage: %q, want 3 / 10", got)
+	}
+	key, _ := json.Marshal([]string{sites["site-a"]})
+	if !row.linksTo("/resource-managers/"+p.ID+"?division="+url.QueryEscape(string(key)), false) {
+		t.Error("the row does not link the division's page")
+	}
+	if spark := testID(row, "sparkline"); spark == nil || attrOf(spark, "data-points") != "2" {
+		t.Errorf("site-a's sparkline: %v, want the hour written and now", spark)
+	}
+	if got := row.text("forecast"); got != "not enough history yet" {
+		t.Errorf("site-a's forecast: %q", got)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/forecast"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/views"
 )
 
@@ -52,6 +54,11 @@ func (s *Server) dashboard(ctx context.Context, actor auth.Actor, all bool) (vie
 	for _, t := range dash.Trends {
 		p.Rows = append(p.Rows, exhaustionRow(t, now))
 	}
+	divisions, err := s.busiestDivisions(ctx, actor, now)
+	if err != nil {
+		return views.DashboardProps{}, err
+	}
+	p.Rows = append(p.Rows, divisions...)
 	slices.SortStableFunc(p.Rows, func(a, b views.ExhaustionRow) int {
 		return forecast.CompareUrgency(a.Forecast, a.Utilization(), b.Forecast, b.Utilization())
 	})
@@ -72,6 +79,51 @@ func (s *Server) dashboard(ctx context.Context, actor auth.Actor, all bool) (vie
 		p.Changes = append(p.Changes, views.ChangeRow{ID: e.ID, At: e.At, Actor: e.Actor, Action: e.Action, Kind: e.Kind, Object: e.Object(), Change: e.Change(), Href: changedHref(e)})
 	}
 	return p, nil
+}
+
+// busiestDivisions are the dashboard's rows of the number pools: their
+// busiest divisions (numbers.Service.BusiestDivisions), each with its last
+// week and its forecast. None without number pools, or for tenants.
+func (s *Server) busiestDivisions(ctx context.Context, actor auth.Actor, now time.Time) ([]views.ExhaustionRow, error) {
+	if s.numbers == nil || !actor.IsOperator() {
+		return nil, nil
+	}
+	busy, err := s.numbers.BusiestDivisions(ctx, actor, dashboardRows)
+	if err != nil {
+		return nil, err
+	}
+	var rows []views.ExhaustionRow
+	for _, b := range busy {
+		history, err := s.numbers.DivisionHistory(ctx, actor, b.Pool.ID, b.Division.Input(), ipam.HistoryHour, now.Add(-ipam.ForecastWindow))
+		if err != nil {
+			return nil, err
+		}
+		f := b.Division.Figures
+		current := ipam.Usage{Used: int(f.Used), Size: int(f.Size), Free: int(f.Size - f.Used)}
+		row := views.ExhaustionRow{Kind: "number pool", Name: b.Pool.Name, Href: divisionHref(b.Pool.ID, b.Division), Used: f.Used, Size: f.Size,
+			History: append(history, ipam.UsagePoint{At: now, Used: f.Used, Size: f.Size}), Forecast: ipam.ForecastOf(history, current, now)}
+		if len(b.Division.Entries) > 0 {
+			row.Name += "/" + b.Division.DisplayLabel
+			row.Detail = strings.Join(b.Pool.ScopeNames(), " / ")
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// divisionHref is the page of a division of the number pool id: the
+// pool's page for one without a scope.
+func divisionHref(id string, d numbers.Division) string {
+	href := numberPoolHref(id)
+	if len(d.Entries) == 0 {
+		return href
+	}
+	values := make([]string, len(d.Entries))
+	for i, e := range d.Entries {
+		values[i] = e.Value
+	}
+	key, _ := json.Marshal(values)
+	return href + "?division=" + url.QueryEscape(string(key))
 }
 
 // changesHref is where the count of today's changes leads: the audit log

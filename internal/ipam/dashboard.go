@@ -74,13 +74,13 @@ func (s *Service) Dashboard(ctx context.Context, actor auth.Actor, now time.Time
 			d.Allocations += u.Usage.Used
 		}
 	}
-	histories, err := store.UsageHistories(ctx, s.db, uids, HistoryHour, now.Add(-forecastWindow))
+	histories, err := store.UsageHistories(ctx, s.db, uids, HistoryHour, now.Add(-ForecastWindow))
 	if err != nil {
 		return Dashboard{}, err
 	}
 	for _, u := range usages {
 		t := UsageTrend{ObjectUsage: u, VPC: vpcNames[u.Pool.VPCUID], History: usagePoints(histories[u.uid()])}
-		t.Forecast = forecastOf(t.History, u.Usage, now)
+		t.Forecast = ForecastOf(t.History, u.Usage, now)
 		d.Trends = append(d.Trends, t)
 	}
 	slices.SortStableFunc(d.Trends, func(a, b UsageTrend) int {
@@ -123,13 +123,14 @@ func (s *Service) actorNamespaces(ctx context.Context, actor auth.Actor) []strin
 	return slices.Compact(out)
 }
 
-// forecastOf is the forecast of a history of hours and the usage now
-// (internal/forecast, over forecastWindow).
-func forecastOf(history []UsagePoint, current Usage, now time.Time) forecast.Forecast {
+// ForecastOf is the forecast of a history of hours and the usage now
+// (internal/forecast, over the last 7 days): of a pool, a subnet or a
+// number pool's division.
+func ForecastOf(history []UsagePoint, current Usage, now time.Time) forecast.Forecast {
 	points := make([]forecast.Point, 0, len(history)+1)
 	for _, r := range history {
 		points = append(points, forecast.Point{At: r.At, Used: int(r.Used), Size: int(r.Size)})
 	}
 	points = append(points, forecast.Point{At: now, Used: current.Used, Size: current.Size})
-	return forecast.Of(points, forecastWindow)
+	return forecast.Of(points, ForecastWindow)
 }

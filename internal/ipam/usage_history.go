@@ -154,8 +154,9 @@ func usagePoints(rows []store.UsagePoint) []UsagePoint {
 	return points
 }
 
-// forecastWindow is the span of history a forecast rests on.
-const forecastWindow = 7 * 24 * time.Hour
+// ForecastWindow is the span of history a forecast rests on: the last 7
+// days.
+const ForecastWindow = 7 * 24 * time.Hour
 
 // UsageForecast says when the pool or subnet uid of namespace (as for
 // UsageHistory), whose usage is now current, will be full at the rate of
@@ -165,11 +166,11 @@ func (s *Service) UsageForecast(ctx context.Context, actor auth.Actor, namespace
 	if err := readableUsage(actor, namespace, uid); err != nil {
 		return forecast.Forecast{}, err
 	}
-	history, err := s.UsageHistory(ctx, actor, namespace, uid, HistoryHour, now.Add(-forecastWindow))
+	history, err := s.UsageHistory(ctx, actor, namespace, uid, HistoryHour, now.Add(-ForecastWindow))
 	if err != nil {
 		return forecast.Forecast{}, err
 	}
-	return forecastOf(history, current, now), nil
+	return ForecastOf(history, current, now), nil
 }
 
 // A UsageChart is what a page draws of a pool's or a subnet's usage over

@@ -25,10 +25,6 @@ const (
 	pruneUsageEvery  = 24 * time.Hour
 )
 
-// forecastWindow is the span of history a forecast rests on, as for IP
-// pools and subnets.
-const forecastWindow = 7 * 24 * time.Hour
-
 // RecordUsage writes the usage of every division of every pool into the
 // history as of now: the pools' marks folded first (fold), so that each
 // division's figures are exact as of the fold, then one statement for all
@@ -116,20 +112,11 @@ func (s *Service) DivisionHistory(ctx context.Context, actor auth.Actor, poolID 
 // rate of its last 7 days of hourly history (internal/forecast,
 // docs/operations.md), as ipam.Service.UsageForecast says it of IP pools.
 func (s *Service) DivisionForecast(ctx context.Context, actor auth.Actor, poolID string, division []EntryInput, current Figures, now time.Time) (forecast.Forecast, error) {
-	row, key, err := s.divisionOf(ctx, actor, poolID, division)
+	history, err := s.DivisionHistory(ctx, actor, poolID, division, ipam.HistoryHour, now.Add(-ipam.ForecastWindow))
 	if err != nil {
 		return forecast.Forecast{}, err
 	}
-	rows, err := store.DivisionHistory(ctx, s.db, row.ID, key, ipam.HistoryHour, now.Add(-forecastWindow))
-	if err != nil {
-		return forecast.Forecast{}, err
-	}
-	points := make([]forecast.Point, 0, len(rows)+1)
-	for _, r := range rows {
-		points = append(points, forecast.Point{At: r.At, Used: int(r.Used), Size: int(r.Size)})
-	}
-	points = append(points, forecast.Point{At: now, Used: int(current.Used), Size: int(current.Size)})
-	return forecast.Of(points, forecastWindow), nil
+	return ipam.ForecastOf(history, ipam.Usage{Used: int(current.Used), Size: int(current.Size), Free: int(current.Size - current.Used)}, now), nil
 }
 
 // A BusiestDivision is a division of a pool among the most used of all

@@ -260,8 +260,8 @@ func TestDivisionForecast(t *testing.T) {
 		t.Fatal(err)
 	}
 	if f.State != forecast.Filling || math.Abs(f.DaysLeft-1096) > 1e-6 || math.Abs(f.PerDay-1) > 1e-9 || f.Basis != 72*time.Hour ||
-		f.String() != "full in about 1096 days (at the rate of the last 3 days)" {
-		t.Errorf("site A's forecast: %+v (%s), want full in 1096 days at 1 a day over 3 days", f, f)
+		f.String() != "full in about 3 years (at the rate of the last 3 days)" {
+		t.Errorf("site A's forecast: %+v (%s), want full in 1096 days (about 3 years) at 1 a day over 3 days", f, f)
 	}
 	siteB := divisions["site-b"]
 	if f, err := e.svc.DivisionForecast(ctx, operator, p.ID, siteB.Input(), siteB.Figures, hour); err != nil || f.State != forecast.NotEnoughHistory {
