@@ -51,37 +51,18 @@ const recentChanges = 10
 // one for an operator). A handful of statements, whatever the number of
 // pools: the histories are read in one.
 func (s *Service) Dashboard(ctx context.Context, actor auth.Actor, now time.Time) (Dashboard, error) {
-	usages, err := s.Usages(ctx, actor)
+	trends, vpcs, err := s.usageTrends(ctx, actor, now)
 	if err != nil {
 		return Dashboard{}, err
 	}
-	vpcs, err := s.VPCSummaries(ctx, actor, "")
-	if err != nil {
-		return Dashboard{}, err
-	}
-	vpcNames := make(map[string]string, len(vpcs))
-	for _, v := range vpcs {
-		vpcNames[v.VPC.UID] = v.VPC.Name
-	}
-	d := Dashboard{VPCs: len(vpcs)}
-	uids := make([]string, len(usages))
-	for i, u := range usages {
-		uids[i] = u.uid()
-		if u.Subnet.UID != "" {
+	d := Dashboard{Trends: trends, VPCs: vpcs}
+	for _, t := range trends {
+		if t.Subnet.UID != "" {
 			d.Subnets++
 		} else {
 			d.Pools++
-			d.Allocations += u.Usage.Used
+			d.Allocations += t.Usage.Used
 		}
-	}
-	histories, err := store.UsageHistories(ctx, s.db, uids, HistoryHour, now.Add(-ForecastWindow))
-	if err != nil {
-		return Dashboard{}, err
-	}
-	for _, u := range usages {
-		t := UsageTrend{ObjectUsage: u, VPC: vpcNames[u.Pool.VPCUID], History: usagePoints(histories[u.uid()])}
-		t.Forecast = ForecastOf(t.History, u.Usage, now)
-		d.Trends = append(d.Trends, t)
 	}
 	slices.SortStableFunc(d.Trends, func(a, b UsageTrend) int {
 		return forecast.CompareUrgency(a.Forecast, a.Utilization(), b.Forecast, b.Utilization())
@@ -100,6 +81,44 @@ func (s *Service) Dashboard(ctx context.Context, actor auth.Actor, now time.Time
 	}
 	d.Recent = auditEntries(rows)
 	return d, nil
+}
+
+// UsageTrends returns the trend of every pool and subnet of Usages as of
+// now, in Usages' order: its last 7 days of hours (read in one statement)
+// and its forecast.
+func (s *Service) UsageTrends(ctx context.Context, actor auth.Actor, now time.Time) ([]UsageTrend, error) {
+	trends, _, err := s.usageTrends(ctx, actor, now)
+	return trends, err
+}
+
+// usageTrends is UsageTrends, with the number of the actor's VPCs.
+func (s *Service) usageTrends(ctx context.Context, actor auth.Actor, now time.Time) ([]UsageTrend, int, error) {
+	usages, err := s.Usages(ctx, actor)
+	if err != nil {
+		return nil, 0, err
+	}
+	vpcs, err := s.VPCSummaries(ctx, actor, "")
+	if err != nil {
+		return nil, 0, err
+	}
+	vpcNames := make(map[string]string, len(vpcs))
+	for _, v := range vpcs {
+		vpcNames[v.VPC.UID] = v.VPC.Name
+	}
+	uids := make([]string, len(usages))
+	for i, u := range usages {
+		uids[i] = u.uid()
+	}
+	histories, err := store.UsageHistories(ctx, s.db, uids, HistoryHour, now.Add(-ForecastWindow))
+	if err != nil {
+		return nil, 0, err
+	}
+	trends := make([]UsageTrend, len(usages))
+	for i, u := range usages {
+		trends[i] = UsageTrend{ObjectUsage: u, VPC: vpcNames[u.Pool.VPCUID], History: usagePoints(histories[u.uid()])}
+		trends[i].Forecast = ForecastOf(trends[i].History, u.Usage, now)
+	}
+	return trends, len(vpcs), nil
 }
 
 // uid is the history's name of the usage: its subnet's, or its pool's.

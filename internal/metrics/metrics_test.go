@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -127,7 +128,29 @@ func TestScrape(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A week of web's history, half an address a day: 248 free, full in
+	// about 496 days.
+	var web string
+	if err := db.Get(&web, `SELECT uid FROM subnets WHERE name = 'web'`); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	for h := 7 * 24; h >= 1; h-- {
+		if err := store.RecordUsage(ctx, db, []store.UsageRecord{{ObjectUID: web, ObjectKind: "subnet", Used: max(0, 5-int64(h/48)), Size: 253}}, now.Add(-time.Duration(h)*time.Hour), time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
 	families := scrape(t, m.Handler())
+	for subnet, want := range map[string]float64{"web": 496, "tiny": 0} {
+		l := map[string]string{"pool": "vpc-main", "namespace": "acme/prod", "kind": "private", "subnet": subnet}
+		if got, ok := value(families, "ipam_pool_full_in_days", l); !ok || got < want*0.9 || got > want*1.1 {
+			t.Errorf("ipam_pool_full_in_days%v = %v (found %v), want about %v", l, got, ok, want)
+		}
+	}
+	if _, ok := value(families, "ipam_pool_full_in_days", map[string]string{"pool": "public-zone-a", "namespace": "", "kind": "public", "subnet": ""}); ok {
+		t.Error("ipam_pool_full_in_days of a pool without history, which is not filling up")
+	}
 	type usage struct{ pool, ns, kind, subnet, where string }
 	for _, u := range []usage{
 		{"public-zone-a", "", "public", "", "p.name = 'public-zone-a'"},
