@@ -190,7 +190,7 @@ func TestShellOnANarrowScreen(t *testing.T) {
 	if n, ok := overflow.(int); !ok || n > 0 {
 		t.Errorf("the page is %v px wider than a 375 px screen", overflow)
 	}
-	for _, testid := range []string{"nav", "user-name", "sign-out"} {
+	for _, testid := range []string{"nav", "global-search", "user-name", "sign-out"} {
 		if visible, err := page.Locator("[data-testid=" + testid + "]").IsVisible(); err != nil || !visible {
 			t.Errorf("[data-testid=%s] is not visible on a narrow screen (%v)", testid, err)
 		}

@@ -99,6 +99,7 @@ var routes = []route{
 	{name: "POST /vpcs/<ns>/<name> of an unknown action", method: http.MethodPost, path: vpcPath, owner: badRequest, foreign: missing, operator: badRequest,
 		form: func(object) url.Values { return url.Values{"action": {"delete-vpc"}} }},
 	{name: "GET /audit", method: http.MethodGet, path: fixed("/audit"), owner: missing, foreign: missing},
+	{name: "GET /search?q=<prefix of both VPCs>", method: http.MethodGet, path: fixed("/search?q=10.42.1.0%2F24"), owner: served, foreign: served, lists: true},
 	{name: "GET /resource-managers", method: http.MethodGet, path: fixed("/resource-managers"), owner: missing, foreign: missing},
 	{name: "GET /<nothing>", method: http.MethodGet, path: fixed("/nothing-here"), owner: missing, foreign: missing, operator: missing},
 	{name: "POST /logout", method: http.MethodPost, path: fixed("/logout"), owner: toLogin, foreign: toLogin, operator: toLogin,

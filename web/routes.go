@@ -42,6 +42,7 @@ func (s *Server) routes() http.Handler {
 		"POST /vpcs/{path...}":   vpcForms,
 		"GET /subnets/{path...}": s.subnetShow,
 		"GET /audit":             s.auditList,
+		"GET /search":            s.search,
 
 		// Branches, schema and objects of kinds (issue 13).
 		"GET /branches":                 s.branchList,

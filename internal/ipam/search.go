@@ -60,7 +60,8 @@ const (
 //     PoolKind, VPC (the private pool's, the uplink's router, or for a
 //     floating IP the first VPC of its namespace, whose page lists it),
 //     Subnet, Address, Owner, OwnerNamespace, Since and By;
-//   - pool: Namespace, Pool, PoolKind, CIDR, Since, By;
+//   - pool: Namespace, Pool, PoolKind, VPC (a private pool's), CIDR,
+//     Gateway, Since, By;
 //   - vpc: Namespace, VPC, CIDR, Since, By;
 //   - subnet: Namespace, VPC, Subnet, CIDR (and Gateway), Since, By;
 //   - address: Address, State and Explain, and the pool (Namespace, Pool,
@@ -200,7 +201,7 @@ func (s *Service) searchObjects(ctx context.Context, search store.Search, match 
 	}
 	for _, p := range pools {
 		hits = append(hits, SearchHit{Kind: HitPool, Match: named(p.Name, p.UID, p.Namespace), Namespace: p.Namespace, Pool: p.Name,
-			PoolKind: PoolKind(p.Kind), CIDR: p.CIDR, Gateway: p.Gateway, Since: p.CreatedAt, By: p.CreatedBy})
+			PoolKind: PoolKind(p.Kind), VPC: vpcOfPool(p), CIDR: p.CIDR, Gateway: p.Gateway, Since: p.CreatedAt, By: p.CreatedBy})
 	}
 	for _, v := range vpcs {
 		hits = append(hits, SearchHit{Kind: HitVPC, Match: named(v.Name, v.UID, v.Namespace), Namespace: v.Namespace, VPC: v.Name,
@@ -312,8 +313,7 @@ func explainAddress(p store.PoolRow, in *store.SearchSubnetRow, a netip.Addr, ta
 		takenSet = candidates.SetOf(a)
 	}
 	space := cp.spec.Candidates()
-	if p.VPCUID != "" {
-		hit.VPC = strings.TrimPrefix(p.Name, "vpc-")
+	if hit.VPC = vpcOfPool(p); hit.VPC != "" {
 		if in == nil {
 			hit.State, hit.Explain = candidates.Outside, fmt.Sprintf("%s is in no subnet of VPC %s: addresses are handed out in subnets only", a, hit.VPC)
 			return hit, nil
@@ -332,4 +332,13 @@ func explainAddress(p store.PoolRow, in *store.SearchSubnetRow, a netip.Addr, ta
 	e := space.Explain(a, takenSet)
 	hit.State, hit.Explain = e.State, e.Message
 	return hit, nil
+}
+
+// vpcOfPool is the name of the VPC of a private pool ("vpc-<name>"), ""
+// for a public pool.
+func vpcOfPool(p store.PoolRow) string {
+	if p.VPCUID == "" {
+		return ""
+	}
+	return strings.TrimPrefix(p.Name, "vpc-")
 }

@@ -1,0 +1,122 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/views"
+)
+
+// search answers GET /search?q=…[&first=N]: who holds an address or why
+// nobody does, and what else the query names that the user may see
+// (ipam.Service.Search), each hit linked. Without q it says what to type;
+// a query the domain refuses answers 422 with its message.
+func (s *Server) search(w http.ResponseWriter, r *http.Request) {
+	actor, _ := actorFrom(r.Context())
+	q := r.URL.Query()
+	query := q.Get("q")
+	p := views.SearchPageProps{Shell: s.shell(r, "Search")}
+	p.Shell.Search = query
+	if strings.TrimSpace(query) == "" {
+		s.render(w, r, http.StatusOK, views.SearchPage(p))
+		return
+	}
+	first := 0
+	if f := q.Get("first"); f != "" {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			p.Error = "first " + strconv.Quote(f) + " is not a number: give how many hits to show, 1 to " + strconv.Itoa(ipam.MaxSearchHits)
+			s.render(w, r, http.StatusUnprocessableEntity, views.SearchPage(p))
+			return
+		}
+		first = n
+	}
+	res, err := s.ipam.Search(r.Context(), actor, query, first)
+	if errors.Is(err, ipam.ErrInvalid) {
+		p.Error = ipam.Classify(err).Message
+		s.render(w, r, http.StatusUnprocessableEntity, views.SearchPage(p))
+		return
+	}
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	p.Result = &res
+	for _, h := range res.Hits {
+		p.Rows = append(p.Rows, searchRow(actor, h))
+	}
+	if res.More && res.First < ipam.MaxSearchHits {
+		p.MoreHref = "/search?" + url.Values{"q": {query}, "first": {strconv.Itoa(ipam.MaxSearchHits)}}.Encode()
+	}
+	s.render(w, r, http.StatusOK, views.SearchPage(p))
+}
+
+// searchHref is the search page of query.
+func searchHref(query string) string { return "/search?" + url.Values{"q": {query}}.Encode() }
+
+// searchRow links a hit: to its page, and to the pool, VPC and subnet it
+// lies in. A tenant opens no public pool's page: there a pool links to the
+// search of its prefix, which lists what the tenant holds in it, and an
+// address held links to the VPC page that shows it.
+func searchRow(actor auth.Actor, h ipam.SearchHit) views.SearchRow {
+	pool := ipam.Pool{Namespace: h.Namespace, Name: h.Pool, Kind: h.PoolKind, CIDR: h.CIDR}
+	mayOpenPool := h.Pool != "" && (actor.IsOperator() || h.PoolKind == ipam.Private)
+	vpc := vpcHref(ipam.VPC{Namespace: h.Namespace, Name: h.VPC})
+	if h.PoolKind == ipam.Public && h.VPC != "" {
+		// A router's uplink or a floating IP: the VPC is in the owner's
+		// namespace.
+		vpc = vpcHref(ipam.VPC{Namespace: h.OwnerNamespace, Name: h.VPC})
+	}
+	subnet := vpc + "#subnet-" + url.PathEscape(h.Subnet)
+	row := views.SearchRow{Hit: h}
+	if h.Pool != "" && h.Kind != ipam.HitPool {
+		if mayOpenPool {
+			row.In = append(row.In, views.SearchLink{Label: h.Pool, Href: poolHref(pool)})
+		} else {
+			row.In = append(row.In, views.SearchLink{Label: h.Pool, Href: searchHref(h.Pool)})
+		}
+	}
+	if h.VPC != "" && h.Kind != ipam.HitVPC {
+		row.In = append(row.In, views.SearchLink{Label: "VPC " + h.VPC, Href: vpc})
+	}
+	if h.Subnet != "" && h.Kind != ipam.HitSubnet {
+		row.In = append(row.In, views.SearchLink{Label: "subnet " + h.Subnet, Href: subnet})
+	}
+	switch h.Kind {
+	case ipam.HitPool:
+		row.Href = searchHref(h.CIDR.String())
+		if mayOpenPool {
+			row.Href = poolHref(pool)
+		}
+	case ipam.HitVPC:
+		row.Href = vpc
+	case ipam.HitSubnet:
+		row.Href = subnet
+	case ipam.HitAllocation:
+		switch {
+		case mayOpenPool:
+			row.Href = poolHref(pool) + "?" + url.Values{"q": {h.Address.String()}}.Encode()
+		case h.VPC != "":
+			row.Href = vpc
+		default:
+			row.Href = searchHref(h.Address.String())
+		}
+	case ipam.HitAddress:
+		switch {
+		case h.Subnet != "":
+			row.Href = subnet
+		case mayOpenPool:
+			row.Href = poolHref(pool)
+		case h.Pool != "":
+			row.Href = searchHref(h.CIDR.String())
+		default:
+			row.Href = "/pools"
+		}
+	}
+	return row
+}
