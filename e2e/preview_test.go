@@ -8,9 +8,9 @@ import (
 	"github.com/playwright-community/playwright-go"
 )
 
-// TestPreviewComputesInTheBrowser types a pool into the preview form and
-// checks that figures, messages and map change with no request to the
-// server: the WebAssembly enumerator answers in the page.
+// TestPreviewComputesInTheBrowser types a pool into the new-pool form and
+// checks that its preview's figures, messages and map change with no
+// request to the server: the WebAssembly enumerator answers in the page.
 func TestPreviewComputesInTheBrowser(t *testing.T) {
 	srv := startServer(t)
 	page := newPage(t)
@@ -22,13 +22,21 @@ func TestPreviewComputesInTheBrowser(t *testing.T) {
 		defer mu.Unlock()
 		requests = append(requests, r.Method()+" "+r.URL())
 	})
-	if _, err := page.Goto(srv.URL + "/"); err != nil {
+	if _, err := page.Goto(srv.URL + "/pools/new"); err != nil {
 		t.Fatal(err)
 	}
 	if err := page.Locator("[data-preview][data-ready=true]").WaitFor(); err != nil {
 		t.Fatalf("the preview did not start: %v", err)
 	}
-	waitForText(t, page, "database-status", "ok")
+	fill := func(field, value string) {
+		t.Helper()
+		if err := page.Locator("[name=" + field + "]").Fill(value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fill("cidr", "203.0.113.0/24")
+	fill("gateway", "203.0.113.1")
+	fill("exclude", "203.0.113.2, 203.0.113.3")
 	waitForText(t, page, "preview-count", "251")
 	waitForText(t, page, "preview-first", "203.0.113.4")
 	waitForText(t, page, "preview-last", "203.0.113.254")
@@ -42,12 +50,6 @@ func TestPreviewComputesInTheBrowser(t *testing.T) {
 	loaded := len(requests)
 	mu.Unlock()
 
-	fill := func(field, value string) {
-		t.Helper()
-		if err := page.Locator("[name=" + field + "]").Fill(value); err != nil {
-			t.Fatal(err)
-		}
-	}
 	fill("cidr", "10.0.0.5/24")
 	waitForText(t, page, "preview-error", "cidr 10.0.0.5/24 has host bits set; did you mean 10.0.0.0/24?")
 	waitForText(t, page, "preview-count", "")
