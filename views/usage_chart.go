@@ -17,7 +17,8 @@ import (
 // usage now and the forecast (ipam.UsageChart).
 type UsageChartProps struct {
 	Chart ipam.UsageChart
-	// Href is the page's path; the chart links its spans to Href?span=.
+	// Href is the page's path, with its query; the chart links its spans
+	// to Href with span= added.
 	Href string
 }
 
@@ -248,6 +249,15 @@ var chartSpans = []struct {
 	Value, Label string
 	Span         time.Duration
 }{{"7d", "7 days", 7 * 24 * time.Hour}, {"30d", "30 days", 30 * 24 * time.Hour}, {"1y", "1 year", 365 * 24 * time.Hour}}
+
+// spanHref is the link to the chart over the span of value.
+func (p UsageChartProps) spanHref(value string) string {
+	sep := "?"
+	if strings.Contains(p.Href, "?") {
+		sep = "&"
+	}
+	return p.Href + sep + "span=" + value + "#usage-history"
+}
 
 // ChartSpan returns the span of a query value (?span=), 30 days for
 // anything else.

@@ -130,4 +130,14 @@ func TestDashboardNumberPools(t *testing.T) {
 	if got := row.text("forecast"); got != "not enough history yet" {
 		t.Errorf("site-a's forecast: %q", got)
 	}
+
+	// The division's page charts its history, and its spans keep it open.
+	divisionPage := "/resource-managers/" + p.ID + "?division=" + url.QueryEscape(string(key))
+	division := c.page(t, divisionPage)
+	if chart := testID(division, "usage-chart"); chart == nil || attrOf(chart, "data-points") != "1" {
+		t.Errorf("the division's chart: %v, want the hour written", chart)
+	}
+	if !division.linksTo(divisionPage+"&span=7d#usage-history", false) {
+		t.Error("the chart's 7 days span does not keep the division open")
+	}
 }

@@ -118,12 +118,7 @@ func divisionHref(id string, d numbers.Division) string {
 	if len(d.Entries) == 0 {
 		return href
 	}
-	values := make([]string, len(d.Entries))
-	for i, e := range d.Entries {
-		values[i] = e.Value
-	}
-	key, _ := json.Marshal(values)
-	return href + "?division=" + url.QueryEscape(string(key))
+	return href + "?division=" + url.QueryEscape(divisionKey(d))
 }
 
 // changesHref is where the count of today's changes leads: the audit log

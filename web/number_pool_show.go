@@ -7,8 +7,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"pivirt.hu/ipam/internal/branch"
+	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/schema"
 	"pivirt.hu/ipam/views"
@@ -222,6 +224,21 @@ func (pg poolPage) division(values []string, key string) (*views.DivisionViewPro
 	}
 	p := &views.DivisionViewProps{Usage: usage, Allocations: allocs, Branch: pg.branch, Href: pg.href, Current: key,
 		HolderHref: func(h numbers.Holder) string { return pg.objectHref(h.Kind, h.ID) }}
+	if pg.branch == branch.Main {
+		f := usage.Figures
+		chart, err := ipam.ChartOf(views.ChartSpan(pg.r.URL.Query().Get("span")), time.Now(), ipam.Usage{Used: int(f.Used), Size: int(f.Size), Free: int(f.Size - f.Used)},
+			func(step string, since time.Time) ([]ipam.UsagePoint, error) {
+				return pg.s.numbers.DivisionHistory(ctx, actor, pg.pool.ID, in, step, since)
+			})
+		if err != nil {
+			return nil, err
+		}
+		v := url.Values{}
+		if key != "" {
+			v.Set("division", key)
+		}
+		p.Chart = &views.UsageChartProps{Chart: chart, Href: pg.link(v)}
+	}
 	for _, r := range usage.Ranges {
 		p.Strips = append(p.Strips, strip(r, taken))
 	}

@@ -190,23 +190,36 @@ type UsageChart struct {
 
 // UsageChart returns the chart of the pool or subnet uid of namespace (as
 // for UsageHistory), whose usage is now current, over span: three range
-// reads of the object's rows.
+// reads of the object's rows (ChartOf).
 func (s *Service) UsageChart(ctx context.Context, actor auth.Actor, namespace, uid string, current Usage, span time.Duration, now time.Time) (UsageChart, error) {
+	return ChartOf(span, now, current, func(step string, since time.Time) ([]UsagePoint, error) {
+		return s.UsageHistory(ctx, actor, namespace, uid, step, since)
+	})
+}
+
+// ChartOf builds the chart over span ending now of an object (a pool, a
+// subnet, a number pool's division) whose usage is now current and whose
+// history read returns at a step since a time: hours over a span the hours
+// are kept for, else days; the days' claims and releases; the forecast of
+// the last 7 days' hours (ForecastOf).
+func ChartOf(span time.Duration, now time.Time, current Usage, read func(step string, since time.Time) ([]UsagePoint, error)) (UsageChart, error) {
 	c := UsageChart{Span: span, Step: HistoryHour, Now: now, Current: current}
 	if span > store.HourlyUsageKept-24*time.Hour {
 		c.Step = HistoryDay
 	}
 	var err error
 	since := now.Add(-span)
-	if c.Points, err = s.UsageHistory(ctx, actor, namespace, uid, c.Step, since); err != nil {
+	if c.Points, err = read(c.Step, since); err != nil {
 		return UsageChart{}, err
 	}
-	if c.Days, err = s.UsageHistory(ctx, actor, namespace, uid, HistoryDay, since.Truncate(24*time.Hour)); err != nil {
+	if c.Days, err = read(HistoryDay, since.Truncate(24*time.Hour)); err != nil {
 		return UsageChart{}, err
 	}
-	if c.Forecast, err = s.UsageForecast(ctx, actor, namespace, uid, current, now); err != nil {
+	week, err := read(HistoryHour, now.Add(-ForecastWindow))
+	if err != nil {
 		return UsageChart{}, err
 	}
+	c.Forecast = ForecastOf(week, current, now)
 	return c, nil
 }
 
