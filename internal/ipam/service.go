@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/netip"
 	"sync"
+	"time"
 
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/routing"
@@ -101,7 +102,10 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	s.running.Go(func() { l.Run(lctx, func(n store.Notification) { s.views.notified(n, s.forgetCaches) }) })
 	s.running.Go(func() { s.views.refreshLoop(lctx) })
 	if cfg.RecordUsage {
-		s.running.Go(func() { s.recordUsageLoop(lctx) })
+		s.running.Go(func() {
+			WriteHistory(lctx, log, HistoryWriter{What: "the usage history of pools and subnets", Record: s.RecordUsage,
+				Prune: func(ctx context.Context, now time.Time) error { return store.PruneUsageHistory(ctx, s.db, now) }})
+		})
 	}
 	if cfg.RouteListen != "" {
 		s.router, err = routing.Start(ctx, routing.Config{DB: cfg.DB, URL: cfg.URL, Listen: cfg.RouteListen, Process: self,

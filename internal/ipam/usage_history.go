@@ -2,6 +2,7 @@ package ipam
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"pivirt.hu/ipam/internal/auth"
@@ -71,30 +72,39 @@ func (s *Service) RecordUsage(ctx context.Context, now, since time.Time) error {
 
 // How often ipam serve writes the usage history, and prunes it.
 const (
-	recordUsageEvery = 15 * time.Minute
-	pruneUsageEvery  = 24 * time.Hour
+	RecordUsageEvery = 15 * time.Minute
+	PruneUsageEvery  = 24 * time.Hour
 )
 
-// recordUsageLoop writes the usage history at once and every
-// recordUsageEvery, and prunes it every pruneUsageEvery, until ctx ends.
-// Failures are logged: the next write fills the hour. The first write
-// counts the changes of the hour before too, which the last write of a
-// process that stopped may have left short.
-func (s *Service) recordUsageLoop(ctx context.Context) {
+// A HistoryWriter writes a usage history for WriteHistory: What names it
+// in the log, Record writes the rows of now and counts the changes since
+// a time, Prune drops what is past its keeping.
+type HistoryWriter struct {
+	What   string
+	Record func(ctx context.Context, now, since time.Time) error
+	Prune  func(ctx context.Context, now time.Time) error
+}
+
+// WriteHistory runs w at once and every RecordUsageEvery, and prunes
+// every PruneUsageEvery, until ctx ends (pools' and subnets' history here,
+// divisions' in internal/numbers). Failures are logged: the next write
+// fills the hour. The first write counts the changes of the hour before
+// too, which the last write of a process that stopped may have left short.
+func WriteHistory(ctx context.Context, log *slog.Logger, w HistoryWriter) {
 	var pruned time.Time
 	written := time.Now().Add(-time.Hour)
-	t := time.NewTicker(recordUsageEvery)
+	t := time.NewTicker(RecordUsageEvery)
 	defer t.Stop()
 	for {
 		now := time.Now()
-		if err := s.RecordUsage(ctx, now, written); err != nil && ctx.Err() == nil {
-			s.log.Warn("unable to record the usage history", "err", err)
+		if err := w.Record(ctx, now, written); err != nil && ctx.Err() == nil {
+			log.Warn("Recording "+w.What+" failed; the next round, in 15 minutes, writes the hour", "err", err)
 		} else {
 			written = now
 		}
-		if now.Sub(pruned) >= pruneUsageEvery {
-			if err := store.PruneUsageHistory(ctx, s.db, now); err != nil && ctx.Err() == nil {
-				s.log.Warn("unable to prune the usage history", "err", err)
+		if now.Sub(pruned) >= PruneUsageEvery {
+			if err := w.Prune(ctx, now); err != nil && ctx.Err() == nil {
+				log.Warn("Pruning "+w.What+" failed; the next round tries again", "err", err)
 			} else {
 				pruned = now
 			}

@@ -18,13 +18,6 @@ import (
 // an hour and one a day per division, written from number_division_usage
 // once the pools' marks are folded, outside any claim.
 
-// How often a service with Config.RecordUsage writes the divisions'
-// history, and prunes it.
-const (
-	recordUsageEvery = 15 * time.Minute
-	pruneUsageEvery  = 24 * time.Hour
-)
-
 // RecordUsage writes the usage of every division of every pool into the
 // history as of now: the pools' marks folded first (fold), so that each
 // division's figures are exact as of the fold, then one statement for all
@@ -37,38 +30,6 @@ func (s *Service) RecordUsage(ctx context.Context, now, since time.Time) error {
 		return err
 	}
 	return store.RecordDivisionUsage(ctx, s.db, now, since)
-}
-
-// recordUsageLoop writes the divisions' history at once and every
-// recordUsageEvery, and prunes it every pruneUsageEvery, until ctx ends.
-// Failures are logged: the next write fills the hour. The first write
-// counts the changes of the hour before too, which the last write of a
-// process that stopped may have left short.
-func (s *Service) recordUsageLoop(ctx context.Context) {
-	var pruned time.Time
-	written := time.Now().Add(-time.Hour)
-	t := time.NewTicker(recordUsageEvery)
-	defer t.Stop()
-	for {
-		now := time.Now()
-		if err := s.RecordUsage(ctx, now, written); err != nil && ctx.Err() == nil {
-			s.log.Warn("Recording the usage history of the number pools' divisions failed; the next round, in 15 minutes, writes the hour", "err", err)
-		} else {
-			written = now
-		}
-		if now.Sub(pruned) >= pruneUsageEvery {
-			if err := store.PruneDivisionHistory(ctx, s.db, now); err != nil && ctx.Err() == nil {
-				s.log.Warn("Pruning the usage history of the number pools' divisions failed; the next round tries again", "err", err)
-			} else {
-				pruned = now
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }
 
 // Input names d as the methods that take a division do (Utilization,

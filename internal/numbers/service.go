@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"pivirt.hu/ipam/internal/branch"
+	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -107,7 +108,10 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	s.running.Go(func() { l.Run(lctx, s.views.notified) })
 	s.running.Go(func() { s.foldPeriodically(lctx, foldEvery) })
 	if cfg.RecordUsage {
-		s.running.Go(func() { s.recordUsageLoop(lctx) })
+		s.running.Go(func() {
+			ipam.WriteHistory(lctx, s.log, ipam.HistoryWriter{What: "the usage history of the number pools' divisions", Record: s.RecordUsage,
+				Prune: func(ctx context.Context, now time.Time) error { return store.PruneDivisionHistory(ctx, s.db, now) }})
+		})
 	}
 	return s, nil
 }
