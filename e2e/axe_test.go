@@ -90,7 +90,7 @@ func TestAccessibilityOfTheIPPages(t *testing.T) {
 	visit(t, page, srv.URL, "/login")
 	signIn(t, page, srv.URL, "admin", srv.AdminPassword)
 	for _, path := range []string{"/", "/pools", "/pools/public-zone-a", "/pools/acme/prod/vpc-main", "/pools/acme/prod/vpc-main?block=10.42.1.0%2F24",
-		"/vpcs", "/vpcs/acme/prod/main", "/vpcs/globex/dev/lab", "/audit", "/no-such-page", "/pools/new"} {
+		"/vpcs", "/vpcs/acme/prod/main", "/vpcs/globex/dev/lab", "/subnets/acme/prod/main/web", "/subnets/acme/prod/main/web?span=1y", "/audit", "/no-such-page", "/pools/new"} {
 		visit(t, page, srv.URL, path)
 	}
 	// A refused pool shows its errors by the fields.
@@ -104,7 +104,7 @@ func TestAccessibilityOfTheIPPages(t *testing.T) {
 
 	tenant := newPage(t)
 	signIn(t, tenant, srv.URL, "acme", password)
-	for _, path := range []string{"/vpcs", "/vpcs/acme/prod/main", "/vpcs/acme/prod?tab=subnets"} {
+	for _, path := range []string{"/", "/vpcs", "/vpcs/acme/prod/main", "/subnets/acme/prod/main/web", "/vpcs/acme/prod?tab=subnets"} {
 		visit(t, tenant, srv.URL, path)
 	}
 }

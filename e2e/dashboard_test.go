@@ -76,6 +76,7 @@ func TestDashboardLeadsToTheChart(t *testing.T) {
 	if err != nil || box == nil || box.Width < 100 || box.Height < 20 {
 		t.Errorf("the sparkline is drawn %+v (%v), want 120 × 28", box, err)
 	}
+	checkAccessibility(t, page, "/ with a week of history")
 	screenshot(t, page, "dashboard")
 
 	click(t, page, `[data-testid="exhaustion-acme/prod/main/web"] [data-testid=exhaustion-link]`)
@@ -90,6 +91,7 @@ func TestDashboardLeadsToTheChart(t *testing.T) {
 	if n, err := chart.Locator("[data-testid=chart-used]").Count(); err != nil || n != 1 {
 		t.Errorf("the chart has %d used lines (%v)", n, err)
 	}
+	checkAccessibility(t, page, "a subnet's page with a week of history")
 	screenshot(t, page, "subnet")
 	click(t, page, "[data-testid=span-7d]")
 	if err := page.WaitForURL(srv.URL + "/subnets/acme/prod/main/web?span=7d#usage-history"); err != nil {
