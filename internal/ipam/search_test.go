@@ -154,11 +154,11 @@ func TestSearchPrefixAndText(t *testing.T) {
 		return fmt.Sprintf("allocation | by %s | ns acme/prod | pool vpc-main | vpc main | subnet web | 10.42.1.%d | VirtualMachine vm-%d/0 uid uid-%d of acme/prod", match, i+2, i, i)
 	}
 	const (
-		poolMain   = "pool | by %s | ns acme/prod | pool vpc-main | 10.42.0.0/16"
+		poolMain   = "pool | by %s | ns acme/prod | pool vpc-main | vpc main | 10.42.0.0/16"
 		vpcMain    = "vpc | by %s | ns acme/prod | vpc main | 10.42.0.0/16"
 		subnetWeb  = "subnet | by %s | ns acme/prod | vpc main | subnet web | 10.42.1.0/24"
 		subnetDB   = "subnet | by %s | ns acme/prod | vpc main | subnet db | 10.42.0.0/28"
-		poolOther  = "pool | by prefix | ns globex/prod | pool vpc-other | 10.42.0.0/16"
+		poolOther  = "pool | by prefix | ns globex/prod | pool vpc-other | vpc other | 10.42.0.0/16"
 		vpcOther   = "vpc | by prefix | ns globex/prod | vpc other | 10.42.0.0/16"
 		www        = "allocation | by %s | pool public-a1 | vpc dark | 203.0.113.4 | FloatingIP www uid %s of acme/prod"
 		uplinkMain = "allocation | by %s | pool public-a1 | vpc main | 203.0.113.2 | VPC router uid %s of acme/prod"
@@ -198,18 +198,18 @@ func TestSearchPrefixAndText(t *testing.T) {
 		{acme, "we", SearchText, []string{fmt.Sprintf(subnetWeb, "name")}},
 		{acme, "ma", SearchText, []string{fmt.Sprintf(vpcMain, "name")}},
 		{globex, "ma", SearchText, []string{}},
-		// A namespace: its objects, then what its owners hold.
+		// A namespace: its objects, then what its owners hold, by name.
 		{acme, "acme", SearchText, []string{
-			"pool | by namespace | ns acme/prod | pool vpc-dark | 10.50.0.0/16", "pool | by namespace | ns acme/prod | pool vpc-island | 10.60.0.0/24", fmt.Sprintf(poolMain, "namespace"),
+			"pool | by namespace | ns acme/prod | pool vpc-dark | vpc dark | 10.50.0.0/16", "pool | by namespace | ns acme/prod | pool vpc-island | vpc island | 10.60.0.0/24", fmt.Sprintf(poolMain, "namespace"),
 			"vpc | by namespace | ns acme/prod | vpc dark | 10.50.0.0/16", "vpc | by namespace | ns acme/prod | vpc island | 10.60.0.0/24", fmt.Sprintf(vpcMain, "namespace"),
 			fmt.Sprintf(subnetDB, "namespace"), fmt.Sprintf(subnetWeb, "namespace"),
-			vm(0, "namespace"), vm(1, "namespace"), vm(2, "namespace"),
 			"allocation | by namespace | pool public-n | vpc dark | 192.0.2.1 | VPC router uid " + vpcUID(t, svc, "acme/prod", "dark") + " of acme/prod",
-			fmt.Sprintf(uplinkMain, "namespace", mainUID), fmt.Sprintf(www, "namespace", wwwUID),
+			fmt.Sprintf(uplinkMain, "namespace", mainUID), vm(0, "namespace"), vm(1, "namespace"), vm(2, "namespace"),
+			fmt.Sprintf(www, "namespace", wwwUID),
 		}},
 		{globex, "acme", SearchText, []string{}},
 		{globex, "acme/prod", SearchText, []string{}},
-		{operator, "globex/prod", SearchText, []string{"pool | by namespace | ns globex/prod | pool vpc-other | 10.42.0.0/16", "vpc | by namespace | ns globex/prod | vpc other | 10.42.0.0/16",
+		{operator, "globex/prod", SearchText, []string{"pool | by namespace | ns globex/prod | pool vpc-other | vpc other | 10.42.0.0/16", "vpc | by namespace | ns globex/prod | vpc other | 10.42.0.0/16",
 			"allocation | by namespace | pool public-a1 | vpc other | 203.0.113.3 | VPC router uid " + vpcUID(t, svc, "globex/prod", "other") + " of globex/prod"}},
 		// Wildcards of LIKE are plain characters.
 		{operator, "vm_", SearchText, []string{}},
@@ -287,14 +287,23 @@ func TestSearchRefused(t *testing.T) {
 }
 
 // TestSearchNamespacePatterns checks that a search shows a tenant the
-// namespaces auth.Actor.CanAccess gives it, no more: the database's
-// reading of the patterns is the Go one.
+// VPCs and allocations of the namespaces auth.Actor.CanAccess gives it, no
+// more, by prefix and by name, uid and start of a name that every
+// namespace's VM shares: the database's reading of the patterns is the Go
+// one.
 func TestSearchNamespacePatterns(t *testing.T) {
 	svc, _, _ := newService(t)
 	ctx := context.Background()
 	namespaces := []string{"acme", "acme/prod", "acme/prod/eu", "acme-corp/prod", "acmeprod", "acme/prodx", "globex/prod"}
 	for i, ns := range namespaces {
 		if _, err := svc.CreateVPC(ctx, operator, CreateVPCInput{Namespace: ns, Name: "net", CIDR: fmt.Sprintf("10.%d.0.0/16", i+1)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.CreateSubnet(ctx, operator, CreateSubnetInput{Namespace: ns, VPC: "net", Name: "s", PrefixLength: 24}); err != nil {
+			t.Fatal(err)
+		}
+		// The same VM in every namespace.
+		if _, err := svc.AttachInterface(ctx, operator, AttachInterfaceInput{Namespace: ns, VPC: "net", Subnet: "s", VM: VMRef{UID: "u", Hostname: "host"}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -308,21 +317,26 @@ func TestSearchNamespacePatterns(t *testing.T) {
 				want = append(want, ns)
 			}
 		}
-		for _, q := range []string{"10.0.0.0/8", "net"} {
-			res, err := svc.Search(ctx, actor, q, 0)
+		for _, tt := range []struct {
+			query string
+			kind  HitKind
+		}{{"10.0.0.0/8", HitVPC}, {"net", HitVPC}, {"10.0.0.0/8", HitAllocation}, {"host", HitAllocation}, {"ho", HitAllocation}, {"u", HitAllocation}} {
+			res, err := svc.Search(ctx, actor, tt.query, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var got []string
 			for _, h := range res.Hits {
-				if h.Kind == HitVPC {
+				if h.Kind == tt.kind && h.Kind == HitVPC {
 					got = append(got, h.Namespace)
+				} else if h.Kind == tt.kind {
+					got = append(got, h.OwnerNamespace)
 				}
 			}
 			slices.Sort(got)
 			slices.Sort(want)
 			if !slices.Equal(got, want) {
-				t.Errorf("Search(%q) with patterns %q shows the VPCs of %q, want %q", q, patterns, got, want)
+				t.Errorf("Search(%q) with patterns %q shows the %ss of %q, want %q", tt.query, patterns, tt.kind, got, want)
 			}
 		}
 	}
