@@ -59,7 +59,7 @@ type config struct {
 	numbersTwoProcN int // VLANs per run, both processes together
 }
 
-var scenarios = []string{"floor", "seq", "conc16", "twoproc", "churn", "pgbouncer", "page", "graphql", "vpcread", "numbers", "goipam", "preview"}
+var scenarios = []string{"floor", "seq", "conc16", "twoproc", "churn", "pgbouncer", "page", "graphql", "vpcread", "search", "numbers", "goipam", "preview"}
 
 func (c config) want(s string) bool { return c.only == nil || c.only[s] }
 
@@ -289,6 +289,13 @@ func bench(ctx context.Context, cfg config) (*report, error) {
 			return nil, fmt.Errorf("VPC read: %w", err)
 		}
 		rep.vpcRead = &vr
+	}
+	if cfg.want("search") {
+		sr, err := measureSearch(ctx, cfg, d.url)
+		if err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		rep.search = &sr
 	}
 	if cfg.want("numbers") {
 		nr := &numbersResult{}

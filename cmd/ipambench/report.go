@@ -25,6 +25,7 @@ type report struct {
 	page                  *pageResult
 	graphql               *gqlResult
 	vpcRead               *vpcReadResult
+	search                *searchResult
 	pgbouncer             *pgbouncerResult
 	numbers               *numbersResult
 }
@@ -267,6 +268,11 @@ func (r *report) targets() []target {
 			target{"a process's first use of the pool of 1 000 000 allocations (its view loaded) ≤ 500 ms (issue 14)",
 				msf(v.viewLoad.P50), v.viewLoad.P50 <= 500})
 	}
+	if sr := r.search; sr != nil {
+		kind, worst := sr.slowest()
+		ts = append(ts, target{fmt.Sprintf("search on %d allocations (the console's search page): p50 ≤ 20 ms for each kind of query, addresses held and free, prefixes, hostnames, uids, a namespace (issue 15)", searchSize),
+			fmt.Sprintf("%s at worst (%s); the mix %s, p99 %s", msf(worst.P50), kind, msf(sr.page.P50), msf(sr.page.P99)), worst.P50 <= 20})
+	}
 	if b := r.pgbouncer; b != nil {
 		ts = append(ts, target{"16 clients through PgBouncer in transaction mode: throughput ≥ 0.7 × the same claims straight to PostgreSQL (issue 14)",
 			fmt.Sprintf("%.2f × (0 duplicates, lowest candidates: %s)", b.ratio, yes(b.lowest && b.duplicates == 0)), b.ratio >= 0.7 && b.lowest && b.duplicates == 0})
@@ -421,6 +427,15 @@ func (r *report) print(w io.Writer, cfg config) {
 		}
 		row(fmt.Sprintf("a process's first read of the VPC of %d allocations (its view loaded)", vpcReadSizes[1]), "1", figure{P50: v.viewLoad.P50}, "", "")
 	}
+	if sr := r.search; sr != nil {
+		row(fmt.Sprintf("console: search page on %d allocations, the mix of %s", searchSize, strings.Join(searchKinds, ", ")), "1", sr.page, "",
+			fmt.Sprintf("server time, whole handler; %d queries a run; pages of up to %d bytes", sr.page.Ops, sr.bytes))
+		for _, kind := range searchKinds {
+			row("console: search page, "+kind, "1", sr.kinds[kind], "", "")
+		}
+		row("ipam.Service.Search alone, the same mix", "1", sr.domain, "", "the queries, without session and rendering")
+		row("ipam.Service.Search as a tenant of another namespace (100 VMs of its own): host-1 … host-9, each the start of a ninth of the owners' names", "1", sr.tenant, "", "0 hits: the tenant's namespaces' owners read by name, not the others'")
+	}
 	if b := r.pgbouncer; b != nil {
 		row("claims through PgBouncer (Debian's, transaction mode, 20 server connections)", "16", b.pooled, "",
 			fmt.Sprintf("throughput **%.2f ×** the same claims straight to PostgreSQL (%s/s, alternating)", b.ratio, rate(b.direct.PerSec)))
@@ -563,6 +578,18 @@ func (r *report) json() map[string]any {
 		m["vpc_read_ratio_1m_to_1k"], m["view_load_ms_1m"] = round(v.ratio()), round(v.viewLoad.P50)
 		m["vpc_read_graphql_1k_ms_p50"], m["vpc_read_graphql_1m_ms_p50"] = round(v.gql[0].P50), round(v.gql[1].P50)
 		m["vpc_read_page_1k_ms_p50"], m["vpc_read_page_1m_ms_p50"] = round(v.page[0].P50), round(v.page[1].P50)
+	}
+	m["search_p50_ms"], m["search_p99_ms"] = nil, nil
+	if sr := r.search; sr != nil {
+		m["search_p50_ms"], m["search_p99_ms"] = round(sr.page.P50), round(sr.page.P99)
+		_, worst := sr.slowest()
+		m["search_slowest_kind_p50_ms"] = round(worst.P50)
+		m["search_domain_p50_ms"], m["search_domain_p99_ms"] = round(sr.domain.P50), round(sr.domain.P99)
+		m["search_tenant_shared_name_p50_ms"] = round(sr.tenant.P50)
+		for _, kind := range searchKinds {
+			k := "search_" + strings.ReplaceAll(kind, " ", "_") + "_"
+			m[k+"p50_ms"], m[k+"p99_ms"] = round(sr.kinds[kind].P50), round(sr.kinds[kind].P99)
+		}
 	}
 	m["pgbouncer_claims_ratio_to_direct"] = nil
 	if b := r.pgbouncer; b != nil {

@@ -1,0 +1,283 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/ipam"
+)
+
+// searchSize is the number of allocations the search is measured on
+// (issue 15: a million).
+const searchSize = 1_000_000
+
+// searchKinds are the queries of the search's mix, each as often.
+var searchKinds = []string{"address held", "address free", "prefix", "hostname", "uid", "namespace"}
+
+// searchResult is the time of a search on a database of searchSize
+// allocations: the console's search page (the whole handler: session,
+// queries, rendering), for the mix and by kind of query, and the domain's
+// Search alone for the mix.
+type searchResult struct {
+	page, domain figure
+	kinds        map[string]figure
+	bytes        int // the largest page of the mix
+	// tenant is the domain's Search of a tenant of another namespace (100
+	// VMs of its own) for the start of a name that a ninth of the owners
+	// share (host-1 … host-9): nothing it may see.
+	tenant figure
+}
+
+// slowest is the kind of query of the highest p50 on the search page,
+// and its figure.
+func (s searchResult) slowest() (string, figure) {
+	kind := searchKinds[0]
+	for _, k := range searchKinds {
+		if s.kinds[k].P50 > s.kinds[kind].P50 {
+			kind = k
+		}
+	}
+	return kind, s.kinds[kind]
+}
+
+// searchFillSQL gives the pool $1 $2 allocations of VMs host-<i>/0 with
+// uid uid-<i>, of namespace $3 in subnet $4, at the offsets 2 to $2+1 of
+// its prefix (the first host is the subnet's gateway).
+const searchFillSQL = `INSERT INTO allocations (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_by)
+	SELECT p.namespace, p.name || '-' || replace(host(a), '.', '-'), p.uid, a, 'VirtualMachine', 'uid-' || i, 'host-' || i || '/0', $3, $4::uuid, 'bench'
+	FROM pools p, generate_series(2, $2::int + 1) i, LATERAL (SELECT host(p.cidr)::inet + i AS a) x
+	WHERE p.uid = $1`
+
+// searchQuery is a query of the mix and what its answer must be.
+type searchQuery struct {
+	kind, q string
+	check   func(ipam.SearchResult) error
+}
+
+// measureSearch fills a /10 subnet of a /8 VPC with searchSize
+// allocations, checks one answer of each kind, then times the mix through
+// the console's search page and through the domain alone, as an operator.
+func measureSearch(ctx context.Context, cfg config, dsn string) (searchResult, error) {
+	out := searchResult{kinds: map[string]figure{}}
+	db, svc, closeService, err := openService(ctx, dsn)
+	if err != nil {
+		return out, err
+	}
+	defer closeService()
+	const ns = "bench/search"
+	if _, err := svc.CreateVPC(ctx, operator, ipam.CreateVPCInput{Namespace: ns, Name: "net", CIDR: "10.0.0.0/8"}); err != nil {
+		return out, err
+	}
+	sub, err := svc.CreateSubnet(ctx, operator, ipam.CreateSubnetInput{Namespace: ns, VPC: "net", Name: "big", CIDR: "10.0.0.0/10"})
+	if err != nil {
+		return out, err
+	}
+	p, err := svc.Pool(ctx, operator, ns, "vpc-net")
+	if err != nil {
+		return out, err
+	}
+	progress("search: filling a /10 subnet with %d allocations", searchSize)
+	if _, err := db.ExecContext(ctx, searchFillSQL, p.UID, searchSize, ns, sub.UID); err != nil {
+		return out, fmt.Errorf("filling the subnet: %w", err)
+	}
+	if err := vacuum(ctx, db); err != nil {
+		return out, err
+	}
+
+	rng := rand.New(rand.NewPCG(15, 15))
+	held := func() int { return 2 + rng.IntN(searchSize) }
+	next := map[string]func() searchQuery{
+		"address held": func() searchQuery {
+			a := offsetAddr(held())
+			return searchQuery{q: a.String(), check: hits(1, func(h ipam.SearchHit) bool { return h.Kind == ipam.HitAllocation && h.Address == a })}
+		},
+		"address free": func() searchQuery {
+			a := offsetAddr(searchSize + 2 + rng.IntN(1<<22-searchSize-3))
+			return searchQuery{q: a.String(), check: hits(1, func(h ipam.SearchHit) bool { return h.Kind == ipam.HitAddress && h.Explain == a.String()+" is free" })}
+		},
+		"prefix": func() searchQuery {
+			b := offsetAddr(256 * (1 + rng.IntN(searchSize/256-2)))
+			return searchQuery{q: b.String() + "/24", check: more(func(h ipam.SearchHit) bool {
+				return h.Kind == ipam.HitAllocation && netip.PrefixFrom(b, 24).Contains(h.Address) || h.Kind != ipam.HitAllocation
+			})}
+		},
+		"hostname": func() searchQuery {
+			i := held()
+			return searchQuery{q: fmt.Sprint("host-", i), check: first(func(h ipam.SearchHit) bool {
+				return h.Match == ipam.MatchHostname && h.Owner.Name == fmt.Sprintf("host-%d/0", i)
+			})}
+		},
+		"uid": func() searchQuery {
+			i := held()
+			return searchQuery{q: fmt.Sprint("uid-", i), check: hits(1, func(h ipam.SearchHit) bool { return h.Match == ipam.MatchUID && h.Owner.UID == fmt.Sprint("uid-", i) })}
+		},
+		"namespace": func() searchQuery {
+			return searchQuery{q: ns, check: more(func(h ipam.SearchHit) bool { return h.Match == ipam.MatchNamespace })}
+		},
+	}
+	for _, kind := range searchKinds {
+		sq := next[kind]()
+		res, err := svc.Search(ctx, operator, sq.q, 0)
+		if err == nil {
+			err = sq.check(res)
+		}
+		if err != nil {
+			return out, fmt.Errorf("search %q (%s): %w", sq.q, kind, err)
+		}
+	}
+
+	get, closeConsole, err := signedInConsole(ctx, db, svc)
+	if err != nil {
+		return out, err
+	}
+	defer closeConsole()
+	mix := func() []searchQuery {
+		var qs []searchQuery
+		for _, kind := range searchKinds {
+			for range cfg.pageN {
+				sq := next[kind]()
+				sq.kind = kind
+				qs = append(qs, sq)
+			}
+		}
+		rng.Shuffle(len(qs), func(i, j int) { qs[i], qs[j] = qs[j], qs[i] })
+		return qs
+	}
+	page := func(sq searchQuery) (time.Duration, error) {
+		d, size, err := get("/search?" + url.Values{"q": {sq.q}}.Encode())
+		out.bytes = max(out.bytes, size)
+		return d, err
+	}
+	domain := func(sq searchQuery) (time.Duration, error) {
+		start := time.Now()
+		_, err := svc.Search(ctx, operator, sq.q, 0)
+		return time.Since(start), err
+	}
+	for _, sq := range mix()[:3*len(searchKinds)] { // the caches and the connections, as a serving process has them
+		if _, err := page(sq); err != nil {
+			return out, err
+		}
+	}
+	var pageRuns, domainRuns []run
+	kindRuns := map[string][]run{}
+	for r := range cfg.runs {
+		byKind := map[string]*run{}
+		for _, kind := range searchKinds {
+			byKind[kind] = &run{}
+		}
+		for _, m := range []struct {
+			op     func(searchQuery) (time.Duration, error)
+			runs   *[]run
+			byKind bool
+		}{{page, &pageRuns, true}, {domain, &domainRuns, false}} {
+			var rr run
+			start := time.Now()
+			for _, sq := range mix() {
+				d, err := m.op(sq)
+				if err != nil {
+					return out, err
+				}
+				rr.lat, rr.ops = append(rr.lat, d), rr.ops+1
+				if m.byKind {
+					k := byKind[sq.kind]
+					k.lat, k.ops = append(k.lat, d), k.ops+1
+				}
+			}
+			rr.elapsed = time.Since(start)
+			*m.runs = append(*m.runs, rr)
+		}
+		var each []string
+		for _, kind := range searchKinds {
+			kindRuns[kind] = append(kindRuns[kind], *byKind[kind])
+			each = append(each, fmt.Sprintf("%s %.2f", kind, byKind[kind].stats().p50))
+		}
+		progress("  run %d: console page p50 %.2f ms, p99 %.2f ms (by kind, p50 ms: %s); the domain alone p50 %.2f ms",
+			r+1, pageRuns[r].stats().p50, pageRuns[r].stats().p99, strings.Join(each, ", "), domainRuns[r].stats().p50)
+	}
+	// A tenant reads its namespaces' owners by name, never the owners of
+	// the same names elsewhere: its own VPC holds 100 VMs.
+	tenant := auth.Actor{Name: "bench-tenant", Role: auth.Tenant, Namespaces: []string{"bench/elsewhere/*"}}
+	const tenantNS = "bench/elsewhere/prod"
+	if _, err := svc.CreateVPC(ctx, operator, ipam.CreateVPCInput{Namespace: tenantNS, Name: "net", CIDR: "10.0.0.0/8"}); err != nil {
+		return out, err
+	}
+	if _, err := svc.CreateSubnet(ctx, operator, ipam.CreateSubnetInput{Namespace: tenantNS, VPC: "net", Name: "web", CIDR: "10.1.0.0/24"}); err != nil {
+		return out, err
+	}
+	for i := range 100 {
+		if _, err := svc.AttachInterface(ctx, operator, ipam.AttachInterfaceInput{Namespace: tenantNS, VPC: "net", Subnet: "web",
+			VM: ipam.VMRef{UID: fmt.Sprint("web-", i), Hostname: fmt.Sprint("web-", i)}}); err != nil {
+			return out, err
+		}
+	}
+	var tenantRuns []run
+	for r := range cfg.runs {
+		var rr run
+		start := time.Now()
+		for i := range cfg.pageN {
+			q := fmt.Sprint("host-", 1+i%9)
+			t0 := time.Now()
+			res, err := svc.Search(ctx, tenant, q, 0)
+			d := time.Since(t0)
+			if err == nil && len(res.Hits) > 0 {
+				err = fmt.Errorf("a tenant of bench/elsewhere/* found %d hits", len(res.Hits))
+			}
+			if err != nil {
+				return out, fmt.Errorf("search %q as a tenant: %w", q, err)
+			}
+			rr.lat, rr.ops = append(rr.lat, d), rr.ops+1
+		}
+		rr.elapsed = time.Since(start)
+		tenantRuns = append(tenantRuns, rr)
+		progress("  run %d: a tenant's search for host-1 … host-9 (a ninth of the owners each, none its own): p50 %.2f ms", r+1, rr.stats().p50)
+	}
+	out.page, out.domain, out.tenant = figureOf(pageRuns), figureOf(domainRuns), figureOf(tenantRuns)
+	for kind, runs := range kindRuns {
+		out.kinds[kind] = figureOf(runs)
+	}
+	return out, nil
+}
+
+// offsetAddr is the address offset after 10.0.0.0.
+func offsetAddr(offset int) netip.Addr {
+	v := 10<<24 + uint32(offset)
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
+}
+
+// hits checks that an answer is n hits, each as ok says.
+func hits(n int, ok func(ipam.SearchHit) bool) func(ipam.SearchResult) error {
+	return func(r ipam.SearchResult) error {
+		if len(r.Hits) != n || r.More || slices.ContainsFunc(r.Hits, func(h ipam.SearchHit) bool { return !ok(h) }) {
+			return fmt.Errorf("answered %d hits (more: %v): %+v", len(r.Hits), r.More, r.Hits)
+		}
+		return nil
+	}
+}
+
+// more checks that an answer is a full page with more to come, each hit
+// as ok says.
+func more(ok func(ipam.SearchHit) bool) func(ipam.SearchResult) error {
+	return func(r ipam.SearchResult) error {
+		if len(r.Hits) != ipam.DefaultSearchHits || !r.More || slices.ContainsFunc(r.Hits, func(h ipam.SearchHit) bool { return !ok(h) }) {
+			return fmt.Errorf("answered %d hits (more: %v), want a full page and more: %+v", len(r.Hits), r.More, r.Hits)
+		}
+		return nil
+	}
+}
+
+// first checks that an answer's first hit is as ok says.
+func first(ok func(ipam.SearchHit) bool) func(ipam.SearchResult) error {
+	return func(r ipam.SearchResult) error {
+		if len(r.Hits) == 0 || !ok(r.Hits[0]) {
+			return fmt.Errorf("answered %+v", r.Hits)
+		}
+		return nil
+	}
+}
