@@ -59,7 +59,7 @@ type config struct {
 	numbersTwoProcN int // VLANs per run, both processes together
 }
 
-var scenarios = []string{"floor", "seq", "conc16", "twoproc", "churn", "pgbouncer", "page", "graphql", "vpcread", "search", "numbers", "goipam", "preview"}
+var scenarios = []string{"floor", "seq", "conc16", "history", "twoproc", "churn", "pgbouncer", "page", "graphql", "vpcread", "search", "numbers", "goipam", "preview"}
 
 func (c config) want(s string) bool { return c.only == nil || c.only[s] }
 
@@ -241,6 +241,15 @@ func bench(ctx context.Context, cfg config) (*report, error) {
 		if err := concurrent16(ctx, cfg, svc, db, ours); err != nil {
 			return nil, fmt.Errorf("16 clients: %w", err)
 		}
+	}
+	if cfg.want("history") {
+		progress("ours, 16 clients in one process while the usage history is written every %s", historyEvery)
+		warmPool(ctx, db, 16)
+		h, err := historyUnderClaims(ctx, cfg, svc, db)
+		if err != nil {
+			return nil, fmt.Errorf("claims while the history is written: %w", err)
+		}
+		rep.history = &h
 	}
 	if cfg.want("twoproc") {
 		for _, m := range []struct {

@@ -295,22 +295,41 @@ func sequential(ctx context.Context, cfg config, svc *ipam.Service, db *store.DB
 	return nil
 }
 
-// concurrent16 measures 16 clients claiming at once in one process, each
-// run on a fresh subnet, and checks the subnet holds exactly the lowest
-// candidates afterwards.
+// concurrent16 measures 16 clients' claims in one process (measure16).
 func concurrent16(ctx context.Context, cfg config, svc *ipam.Service, db *store.DB, out *oursResult) error {
-	var runs, floors []run
-	var ratios []float64
-	var stmts int64
-	out.conc16Lowest = true
-	fop, err := floorOp(ctx, db)
+	m, err := measure16(ctx, cfg, svc, db, "c16")
 	if err != nil {
 		return err
 	}
+	out.conc16, out.conc16Floor, out.conc16Ratio = figureOf(m.runs), figureOf(m.floors), median(m.ratios)
+	out.conc16Stmts = float64(m.stmts) / float64(cfg.runs*cfg.concN)
+	out.conc16Lowest, out.duplicates = m.lowest, out.duplicates+m.duplicates
+	return nil
+}
+
+// A measured16 is what measure16 found, run by run.
+type measured16 struct {
+	runs, floors []run
+	ratios       []float64
+	stmts        int64
+	lowest       bool
+	duplicates   int
+}
+
+// measure16 runs cfg.runs times 16 clients' claims on a fresh subnet of
+// the namespace bench/<name>-<run>, in slices alternating with the
+// floor's inserts, and checks each subnet: the lowest candidates, no
+// address twice.
+func measure16(ctx context.Context, cfg config, svc *ipam.Service, db *store.DB, name string) (measured16, error) {
+	m := measured16{lowest: true}
+	fop, err := floorOp(ctx, db)
+	if err != nil {
+		return m, err
+	}
 	for r := range cfg.runs {
-		s, err := createSubnet(ctx, svc, fmt.Sprintf("bench/c16-%d", r))
+		s, err := createSubnet(ctx, svc, fmt.Sprintf("bench/%s-%d", name, r))
 		if err != nil {
-			return err
+			return m, err
 		}
 		l := newLedger()
 		claim := func(id string) (time.Duration, error) {
@@ -321,7 +340,7 @@ func concurrent16(ctx context.Context, cfg config, svc *ipam.Service, db *store.
 			return d, err
 		}
 		if _, err := claim("warm"); err != nil {
-			return err
+			return m, err
 		}
 		var k atomic.Int64
 		stmts0 := statements.Load()
@@ -331,27 +350,25 @@ func concurrent16(ctx context.Context, cfg config, svc *ipam.Service, db *store.
 			return claim(fmt.Sprintf("c-%d", k.Add(1)))
 		})
 		if err != nil {
-			return err
+			return m, err
 		}
-		stmts += statements.Load() - stmts0 - int64(fr.ops)
-		runs, floors = append(runs, rr), append(floors, fr)
-		ratios = append(ratios, ratio(rr.stats().perSec, fr.stats().perSec))
+		m.stmts += statements.Load() - stmts0 - int64(fr.ops)
+		m.runs, m.floors = append(m.runs, rr), append(m.floors, fr)
+		m.ratios = append(m.ratios, ratio(rr.stats().perSec, fr.stats().perSec))
 		ok, err := lowest(ctx, db, s, cfg.concN+1)
 		if err != nil {
-			return err
+			return m, err
 		}
-		out.conc16Lowest = out.conc16Lowest && ok
+		m.lowest = m.lowest && ok
 		dup, err := l.duplicates(ctx, db, s)
 		if err != nil {
-			return err
+			return m, err
 		}
-		out.duplicates += dup
+		m.duplicates += dup
 		st := rr.stats()
-		progress("  run %d: %.0f claims/s, p50 %.3f ms, p99 %.3f ms, lowest candidates: %v, duplicates: %d ; the floor, alternating: %.0f inserts/s; ratio %.2f", r+1, st.perSec, st.p50, st.p99, ok, dup, fr.stats().perSec, ratios[r])
+		progress("  run %d: %.0f claims/s, p50 %.3f ms, p99 %.3f ms, lowest candidates: %v, duplicates: %d ; the floor, alternating: %.0f inserts/s; ratio %.2f", r+1, st.perSec, st.p50, st.p99, ok, dup, fr.stats().perSec, m.ratios[r])
 	}
-	out.conc16, out.conc16Floor, out.conc16Ratio = figureOf(runs), figureOf(floors), median(ratios)
-	out.conc16Stmts = float64(stmts) / float64(cfg.runs*cfg.concN)
-	return nil
+	return m, nil
 }
 
 // churn measures releases interleaved with claims on a subnet whose

@@ -26,6 +26,7 @@ type report struct {
 	graphql               *gqlResult
 	vpcRead               *vpcReadResult
 	search                *searchResult
+	history               *historyResult
 	pgbouncer             *pgbouncerResult
 	numbers               *numbersResult
 }
@@ -208,6 +209,9 @@ func (r *report) broken() bool {
 	if b := r.pgbouncer; b != nil && (b.duplicates > 0 || !b.lowest) {
 		return true
 	}
+	if h := r.history; h != nil && (h.duplicates > 0 || !h.lowest) {
+		return true
+	}
 	o := r.ours
 	if o == nil {
 		return false
@@ -231,6 +235,15 @@ func (r *report) targets() []target {
 		ts = append(ts, target{"16 clients: 0 duplicates, the taken set exactly the lowest candidates",
 			fmt.Sprintf("%d duplicates (all measurements), lowest candidates: %s; sequential claims not given the lowest free candidate: %d",
 				o.duplicates, yes(o.conc16Lowest), o.seqMisses), o.duplicates == 0 && o.conc16Lowest})
+	}
+	if h := r.history; h != nil {
+		ts = append(ts,
+			target{fmt.Sprintf("16 clients while the usage history is written every %s: throughput ≥ 0.7 × the floor's with 16 clients (issue 15; the 16 clients' target)", historyEvery),
+				fmt.Sprintf("%.2f ×", h.ratio), h.ratio >= 0.7},
+			target{"the same: p99 ≤ 10 × p50 (issue 15)", fmt.Sprintf("%.1f ×", ratio(h.conc16.P99, h.conc16.P50)), ratio(h.conc16.P99, h.conc16.P50) <= 10},
+			target{"the same: 0 duplicates, the lowest candidates, no history row per claim (one an hour and one a day per object) (issue 15)",
+				fmt.Sprintf("%d duplicates, lowest candidates: %s; %d rows of %d objects over %d hours, %d writes", h.duplicates, yes(h.lowest), h.rows, h.objects, h.hours, h.writes),
+				h.duplicates == 0 && h.lowest && h.rowsBounded()})
 	}
 	if q, ok := r.speedupSeq20k(); ok {
 		ts = append(ts, target{"≥ 20 × go-ipam's sequential throughput at 20 000 taken", fmt.Sprintf("%.0f × (ours at its slowest fill level)", q), q >= 20})
@@ -346,6 +359,10 @@ func (r *report) print(w io.Writer, cfg config) {
 				note = fmt.Sprintf("throughput **%.2f ×** the floor's (%s inserts/s, alternating with the claims); ", q, rate(o.conc16Floor.PerSec)) + note
 			}
 			row("ours: claims in one process", "16", o.conc16, stm(o.conc16Stmts), note)
+		}
+		if h := r.history; h != nil {
+			row(fmt.Sprintf("ours: claims in one process while the usage history is written every %s", historyEvery), "16", h.conc16, "",
+				fmt.Sprintf("throughput **%.2f ×** the floor's (%s inserts/s, alternating with the claims); p99 %.1f × p50; %d writes of the history", h.ratio, rate(h.floor.PerSec), ratio(h.conc16.P99, h.conc16.P50), h.writes))
 		}
 		for _, p := range []struct {
 			name string
@@ -578,6 +595,12 @@ func (r *report) json() map[string]any {
 		m["vpc_read_ratio_1m_to_1k"], m["view_load_ms_1m"] = round(v.ratio()), round(v.viewLoad.P50)
 		m["vpc_read_graphql_1k_ms_p50"], m["vpc_read_graphql_1m_ms_p50"] = round(v.gql[0].P50), round(v.gql[1].P50)
 		m["vpc_read_page_1k_ms_p50"], m["vpc_read_page_1m_ms_p50"] = round(v.page[0].P50), round(v.page[1].P50)
+	}
+	m["history_conc16_throughput_ratio_to_floor"] = nil
+	if h := r.history; h != nil {
+		m["history_conc16_throughput_ratio_to_floor"], m["history_conc16_per_s"] = round(h.ratio), round(h.conc16.PerSec)
+		m["history_conc16_p50_ms"], m["history_conc16_p99_ms"] = round(h.conc16.P50), round(h.conc16.P99)
+		m["history_writes"], m["history_rows_bounded"] = h.writes, h.rowsBounded()
 	}
 	m["search_p50_ms"], m["search_p99_ms"] = nil, nil
 	if sr := r.search; sr != nil {
