@@ -198,14 +198,14 @@ func TestSearchPrefixAndText(t *testing.T) {
 		{acme, "we", SearchText, []string{fmt.Sprintf(subnetWeb, "name")}},
 		{acme, "ma", SearchText, []string{fmt.Sprintf(vpcMain, "name")}},
 		{globex, "ma", SearchText, []string{}},
-		// A namespace: its objects, then what its owners hold, by name.
+		// A namespace: its objects, then what its owners hold.
 		{acme, "acme", SearchText, []string{
 			"pool | by namespace | ns acme/prod | pool vpc-dark | vpc dark | 10.50.0.0/16", "pool | by namespace | ns acme/prod | pool vpc-island | vpc island | 10.60.0.0/24", fmt.Sprintf(poolMain, "namespace"),
 			"vpc | by namespace | ns acme/prod | vpc dark | 10.50.0.0/16", "vpc | by namespace | ns acme/prod | vpc island | 10.60.0.0/24", fmt.Sprintf(vpcMain, "namespace"),
 			fmt.Sprintf(subnetDB, "namespace"), fmt.Sprintf(subnetWeb, "namespace"),
+			vm(0, "namespace"), vm(1, "namespace"), vm(2, "namespace"),
 			"allocation | by namespace | pool public-n | vpc dark | 192.0.2.1 | VPC router uid " + vpcUID(t, svc, "acme/prod", "dark") + " of acme/prod",
-			fmt.Sprintf(uplinkMain, "namespace", mainUID), vm(0, "namespace"), vm(1, "namespace"), vm(2, "namespace"),
-			fmt.Sprintf(www, "namespace", wwwUID),
+			fmt.Sprintf(uplinkMain, "namespace", mainUID), fmt.Sprintf(www, "namespace", wwwUID),
 		}},
 		{globex, "acme", SearchText, []string{}},
 		{globex, "acme/prod", SearchText, []string{}},

@@ -193,93 +193,96 @@ func searchAllocationSelect(with, found string) string {
 		ORDER BY f.match, f.ord`
 }
 
-// allocationsInPrefixSQL finds the allocations in a prefix ($1, a cidr),
-// in address order: of each pool overlapping it that the scope $2 shows,
-// the first $3 in the scope from the index of (pool_uid, address), and
-// the first $3 of them all.
-var allocationsInPrefixSQL = searchAllocationSelect(`WITH`, `SELECT `+matchSQL(InPrefix)+` AS match, row_number() OVER (ORDER BY a.address, a.namespace, a.name) AS ord, a.*
-	FROM (
-		SELECT a.* FROM pools p CROSS JOIN LATERAL (
-			SELECT * FROM allocations WHERE pool_uid = p.uid AND address <<= $1::cidr AND `+inScope("owner_namespace", 2)+`
-			ORDER BY address LIMIT $3
-		) a
-		WHERE p.cidr && $1::cidr AND (p.kind = 'public' OR `+inScope("p.namespace", 2)+`)
-		ORDER BY a.address, a.namespace, a.name LIMIT $3
-	) a`)
-
-// byName is the order of allocations by their owner's name, as the
-// indexes of migration 0013 hold it.
-const byName = `lower(owner_name) COLLATE "C", address`
-
-// matching is one way allocations match a text ($1), in SQL: the first $3
-// of those where holds, in order, with their match and their order among
-// them. With perNamespace, they are read in each namespace n of the
-// common table expression perNamespace, from the index of
-// (owner_namespace, lower(owner_name)), and the first $3 of them all
-// kept; otherwise from an index of where's.
-func matching(match AllocationMatch, where, perNamespace string) string {
-	rows := `SELECT * FROM allocations WHERE ` + where + ` ORDER BY ` + byName + ` LIMIT $3`
-	if perNamespace != "" {
-		rows = `SELECT a.* FROM ` + perNamespace + ` CROSS JOIN LATERAL (
-				SELECT * FROM allocations WHERE owner_namespace = ` + perNamespace + `.n AND ` + where + ` ORDER BY ` + byName + ` LIMIT $3
-			) a ORDER BY ` + byName + ` LIMIT $3`
-	}
-	return `(SELECT ` + matchSQL(match) + ` AS match, row_number() OVER (ORDER BY ` + byName + `) AS ord, a.* FROM (` + rows + `) a)`
-}
-
-// allocationsNamedSQL finds the allocations a text ($1) names, in the
-// scope $2: by the owner's whole name or a VM's hostname, by its uid, by
-// the start of its name (any case; $4 is $1 escaped for LIKE), and by its
-// namespace, at most $3 of each, each read from an index. The namespaces
-// are those of VPCs and floating IPs, the patterns naming one namespace,
-// and $1 itself, that the scope shows; those named are $1 and those below
-// it. For a scope of some namespaces (tenant), the owner's names are
-// read in each of them: read from the index of every namespace's names,
-// the names that other tenants' owners share would each be read and
-// dropped.
-func allocationsNamedSQL(tenant bool) string {
-	byNames := ""
-	if tenant {
-		byNames = "namespaces"
-	}
-	return searchAllocationSelect(`WITH namespaces AS (
+// The allocations in a prefix ($1, a cidr): for every scope but
+// everything, read per namespace of the scope from the index of
+// (owner_namespace, address), the namespaces being those of its VPCs and
+// floating IPs and the patterns naming one namespace; for everything, per
+// pool overlapping the prefix from the index of (pool_uid, address), $2
+// being the limit. Both read at most the limit of each namespace or pool,
+// and the limit in all.
+var (
+	allocationsInPrefixSQL = searchAllocationSelect(`WITH namespaces AS (
 			SELECT DISTINCT n FROM (
 				SELECT namespace FROM vpcs UNION ALL SELECT namespace FROM floating_ips
 				UNION ALL SELECT pattern FROM unnest($2::text[]) pattern WHERE right(pattern, 2) <> '/*'
-				UNION ALL SELECT $1::text
 			) x (n)
 			WHERE `+inScope("n", 2)+`
-		), named AS (
-			SELECT n FROM namespaces WHERE n = $1 OR starts_with(n, $1 || '/')
-		),`,
-		matching(ByOwnerName, `(lower(owner_name) COLLATE "C" = lower($1) OR lower(owner_name) COLLATE "C" LIKE lower($4) || '/%') AND `+inScope("owner_namespace", 2), byNames)+`
-		UNION ALL `+matching(ByOwnerUID, `owner_uid IN ($1, lower($1)) AND `+inScope("owner_namespace", 2), "")+`
-		UNION ALL `+matching(ByOwnerNameStart, `lower(owner_name) COLLATE "C" LIKE lower($4) || '%' AND `+inScope("owner_namespace", 2), byNames)+`
-		UNION ALL `+matching(ByOwnerNamespace, "true", "named"))
-}
-
-// The text searches, of operators and of tenants.
-var (
-	allocationsNamedAllSQL    = allocationsNamedSQL(false)
-	allocationsNamedTenantSQL = allocationsNamedSQL(true)
+		),`, `SELECT `+matchSQL(InPrefix)+` AS match, row_number() OVER (ORDER BY a.address, a.namespace, a.name) AS ord, a.*
+		FROM (
+			SELECT a.* FROM namespaces CROSS JOIN LATERAL (
+				SELECT * FROM allocations WHERE owner_namespace = namespaces.n
+					AND address <<= $1::cidr
+				ORDER BY address LIMIT $3
+			) a
+			ORDER BY a.address, a.namespace, a.name LIMIT $3
+		) a`)
+	allAllocationsInPrefixSQL = searchAllocationSelect(`WITH`, `SELECT `+matchSQL(InPrefix)+` AS match, row_number() OVER (ORDER BY a.address, a.namespace, a.name) AS ord, a.*
+		FROM (
+			SELECT a.* FROM pools p CROSS JOIN LATERAL (
+				SELECT * FROM allocations WHERE pool_uid = p.uid
+					AND address <<= $1::cidr
+				ORDER BY address LIMIT $2
+			) a
+			WHERE p.cidr && $1::cidr
+			ORDER BY a.address, a.namespace, a.name LIMIT $2
+		) a`)
 )
+
+// allocationsNamedSQL finds the allocations of a text ($1): by the
+// owner's whole name or a VM's hostname, by its uid, by the start of its
+// name, and by its namespace (the namespaces of VPCs and floating IPs,
+// and $1 itself, that are $1 or below it), at most $3 of each, each
+// from an index.
+var allocationsNamedSQL = searchAllocationSelect(`WITH namespaces AS (
+		SELECT DISTINCT n FROM (
+			SELECT namespace FROM vpcs UNION ALL SELECT namespace FROM floating_ips UNION ALL SELECT $1::text
+		) x (n)
+		WHERE (n = $1 OR starts_with(n, $1 || '/')) AND `+inScope("n", 2)+`
+	),`, `(SELECT `+matchSQL(ByOwnerName)+` AS match, row_number() OVER (ORDER BY lower(a.owner_name) COLLATE "C", a.address) AS ord, a.*
+		FROM (
+			SELECT * FROM allocations
+			WHERE (lower(owner_name) COLLATE "C" = lower($1) OR lower(owner_name) COLLATE "C" LIKE lower($4) || '/%')
+				AND `+inScope("owner_namespace", 2)+`
+			ORDER BY lower(owner_name) COLLATE "C", address LIMIT $3
+		) a)
+	UNION ALL
+	(SELECT `+matchSQL(ByOwnerUID)+`, row_number() OVER (ORDER BY a.owner_name, a.address), a.*
+		FROM (
+			SELECT * FROM allocations WHERE owner_uid IN ($1, lower($1)) AND `+inScope("owner_namespace", 2)+`
+			ORDER BY owner_name, address LIMIT $3
+		) a)
+	UNION ALL
+	(SELECT `+matchSQL(ByOwnerNameStart)+`, row_number() OVER (ORDER BY lower(a.owner_name) COLLATE "C", a.address), a.*
+		FROM (
+			SELECT * FROM allocations
+			WHERE lower(owner_name) COLLATE "C" LIKE lower($4) || '%' AND `+inScope("owner_namespace", 2)+`
+			ORDER BY lower(owner_name) COLLATE "C", address LIMIT $3
+		) a)
+	UNION ALL
+	(SELECT `+matchSQL(ByOwnerNamespace)+`, row_number() OVER (ORDER BY a.address, a.namespace, a.name), a.*
+		FROM (
+			SELECT a.* FROM namespaces CROSS JOIN LATERAL (
+				SELECT * FROM allocations WHERE owner_namespace = namespaces.n ORDER BY address LIMIT $3
+			) a
+			ORDER BY a.address, a.namespace, a.name LIMIT $3
+		) a)`)
 
 // SearchAllocations returns the allocations in s.Prefix, in address
 // order, or those s.Text names: by the owner's whole name or a VM's
 // hostname ("web" names "web/0"), by the owner's uid, by the start of the
 // owner's name, and by the owner's namespace (the namespaces of VPCs and
 // floating IPs, and s.Text itself, that are s.Text or lie below it), in
-// that order and each in the order of the owners' names, each allocation
-// once, with how it matched first. At most s.Limit of each match.
+// that order, each allocation once, with how it matched first. At most
+// s.Limit of each match.
 func SearchAllocations(ctx context.Context, ext sqlx.QueryerContext, s Search) ([]SearchAllocationRow, error) {
-	query := allocationsNamedTenantSQL
+	query, args := allocationsNamedSQL, s.args()
 	switch {
+	case s.Prefix.IsValid() && s.Scope.Everything:
+		query, args = allAllocationsInPrefixSQL, []any{s.Prefix.String(), s.Limit}
 	case s.Prefix.IsValid():
 		query = allocationsInPrefixSQL
-	case s.Scope.Everything:
-		query = allocationsNamedAllSQL
 	}
-	rows, err := selectRows[searchAllocationScan](ctx, ext, query, s.args()...)
+	rows, err := selectRows[searchAllocationScan](ctx, ext, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to search the allocations: %w", classify(err))
 	}

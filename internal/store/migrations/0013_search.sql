@@ -11,10 +11,8 @@ CREATE INDEX allocations_owner_name_lower ON allocations ((lower(owner_name)) CO
 -- the owner's uid (a VM's, a floating IP's, a VPC's for its uplink), which
 -- renaming a VM reads too;
 CREATE INDEX allocations_owner_uid ON allocations (owner_uid);
--- and the owner's namespace with the owner's name, in place of the
--- namespace alone: the same lookups, a namespace's addresses in the order
--- of their owners' names, the first of them read without reading all,
--- and a tenant's owners found by name without reading the owners of the
--- same name in other namespaces.
-CREATE INDEX allocations_owner_namespace_name ON allocations (owner_namespace, (lower(owner_name)) COLLATE "C");
+-- and the owner's namespace with the address, in place of the namespace
+-- alone: the same lookups, and a namespace's addresses in address order,
+-- the first of them read without reading all.
+CREATE INDEX allocations_owner_namespace_address ON allocations (owner_namespace, address);
 DROP INDEX allocations_owner_namespace;
