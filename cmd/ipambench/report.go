@@ -451,7 +451,7 @@ func (r *report) print(w io.Writer, cfg config) {
 			row("console: search page, "+kind, "1", sr.kinds[kind], "", "")
 		}
 		row("ipam.Service.Search alone, the same mix", "1", sr.domain, "", "the queries, without session and rendering")
-		row("ipam.Service.Search as a tenant of another namespace (100 VMs of its own): host-1 … host-9, each the start of a ninth of the owners' names", "1", sr.tenant, "", "0 hits: the tenant's namespaces' owners read by name, not the others'")
+		row("ipam.Service.Search as a tenant of another namespace (100 VMs of its own): host-1 … host-9, each the start of a ninth of the owners' names", "1", sr.tenant, "", "0 hits: the other namespaces' owners of those names read and dropped")
 	}
 	if b := r.pgbouncer; b != nil {
 		row("claims through PgBouncer (Debian's, transaction mode, 20 server connections)", "16", b.pooled, "",
