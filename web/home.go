@@ -46,7 +46,11 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 // dashboard reads the actor's dashboard: all its rows when all is set.
 func (s *Server) dashboard(ctx context.Context, actor auth.Actor, all bool) (views.DashboardProps, error) {
 	now := time.Now()
-	dash, err := s.ipam.Dashboard(ctx, actor, now)
+	shown := dashboardRows
+	if all {
+		shown = -1
+	}
+	dash, err := s.ipam.Dashboard(ctx, actor, now, shown)
 	if err != nil {
 		return views.DashboardProps{}, err
 	}
@@ -63,8 +67,8 @@ func (s *Server) dashboard(ctx context.Context, actor auth.Actor, all bool) (vie
 		return forecast.CompareUrgency(a.Forecast, a.Utilization(), b.Forecast, b.Utilization())
 	})
 	p.Shown = len(p.Rows)
-	if !all {
-		p.Shown = min(p.Shown, dashboardRows)
+	if shown >= 0 {
+		p.Shown = min(p.Shown, shown)
 	}
 	if p.Operator {
 		p.Counts = append(p.Counts, views.DashboardCount{Label: "IP pools", TestID: "count-pools", Value: dash.Pools, Href: "/pools"})

@@ -79,7 +79,7 @@ func TestLoadOnce(t *testing.T) {
 	if history.Objects != 10 || history.Hours != 10*historyDays*24 {
 		t.Errorf("demo history: %+v, want a month of hours for 4 pools and 6 subnets", history)
 	}
-	dash, err := svc.Dashboard(ctx, acme, time.Now())
+	dash, err := svc.Dashboard(ctx, acme, time.Now(), 10)
 	if err != nil || len(dash.Trends) == 0 {
 		t.Fatalf("acme's dashboard: %d rows, %v", len(dash.Trends), err)
 	}

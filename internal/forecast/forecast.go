@@ -58,36 +58,61 @@ func Of(history []Point, window time.Duration) Forecast {
 			last = p
 		}
 	}
+	var sums Sums
+	for _, p := range history {
+		if !p.At.Before(last.At.Add(-window)) {
+			sums.Add(p, last.At)
+		}
+	}
+	return OfSums(sums, last)
+}
+
+// Sums are what the line is fitted from: the points' count, and the sums
+// of their days before the last point (x, negative), of their usage (y),
+// of x² and of x·y; First is the oldest point's time. A database sums a
+// long history as well as Add does (store.UsageFits), sending only these.
+type Sums struct {
+	N, X, Y, XX, XY float64
+	First           time.Time
+}
+
+// Add adds p to s, its x counted in days from last.
+func (s *Sums) Add(p Point, last time.Time) {
+	x, y := p.At.Sub(last).Hours()/24, float64(p.Used)
+	s.N, s.X, s.Y, s.XX, s.XY = s.N+1, s.X+x, s.Y+y, s.XX+x*x, s.XY+x*y
+	if s.First.IsZero() || p.At.Before(s.First) {
+		s.First = p.At
+	}
+}
+
+// OfSums is the forecast of the points summed in s (the last point among
+// them), which Of makes of a history.
+func OfSums(s Sums, last Point) Forecast {
 	if last.Used >= last.Size {
 		return Forecast{State: Full}
 	}
-	from := last.At.Add(-window)
-	var n, sx, sy, sxx, sxy float64
-	first := last.At
-	for _, p := range history {
-		if p.At.Before(from) {
-			continue
-		}
-		if p.At.Before(first) {
-			first = p.At
-		}
-		x := p.At.Sub(last.At).Hours() / 24
-		y := float64(p.Used)
-		n++
-		sx, sy, sxx, sxy = sx+x, sy+y, sxx+x*x, sxy+x*y
+	first := s.First
+	if first.IsZero() || first.After(last.At) {
+		first = last.At
 	}
 	basis := last.At.Sub(first)
-	if basis < MinHistory || n < 2 {
+	if basis < MinHistory || s.N < 2 {
 		return Forecast{State: NotEnoughHistory, Basis: basis}
 	}
-	slope := (n*sxy - sx*sy) / (n*sxx - sx*sx)
+	slope := (s.N*s.XY - s.X*s.Y) / (s.N*s.XX - s.X*s.X)
 	// Less than one candidate over the whole window is no growth.
 	if !(slope*basis.Hours()/24 >= 1) {
 		return Forecast{State: NotFillingUp, PerDay: max(slope, 0), Basis: basis}
 	}
 	days := float64(last.Size-last.Used) / slope
-	return Forecast{State: Filling, PerDay: slope, Basis: basis, DaysLeft: days,
-		FullAt: last.At.Add(time.Duration(days * 24 * float64(time.Hour)))}
+	f := Forecast{State: Filling, PerDay: slope, Basis: basis, DaysLeft: days}
+	if days < 100*365 {
+		f.FullAt = last.At.Add(time.Duration(days * 24 * float64(time.Hour)))
+	} else {
+		// By the calendar's days: past 292 years a Duration overflows.
+		f.FullAt = last.At.AddDate(0, 0, int(days))
+	}
+	return f
 }
 
 // String says it as the console does: "full in about 23 days (at the rate
@@ -164,4 +189,10 @@ func (f Forecast) tier() int {
 		return 1
 	}
 	return 2
+}
+
+// Shift returns s with its x counted from days later: the sums of points
+// whose x was days before t, counted before t plus days.
+func (s Sums) Shift(days float64) Sums {
+	return Sums{N: s.N, X: s.X - s.N*days, Y: s.Y, XX: s.XX - 2*days*s.X + s.N*days*days, XY: s.XY - days*s.Y, First: s.First}
 }

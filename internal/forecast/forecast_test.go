@@ -123,3 +123,24 @@ func TestCompareUrgency(t *testing.T) {
 		t.Errorf("closest to exhaustion first: %s, want %s", strings.Join(got, " "), want)
 	}
 }
+
+// TestSumsShift: sums counted from one time and shifted to a later one
+// give the forecast of the same points counted from the later one.
+func TestSumsShift(t *testing.T) {
+	points := hourly(5*24, 500, func(h int) int { return 100 + h/3 })
+	last := points[len(points)-1]
+	later := last.At.Add(90 * time.Minute)
+	var early, direct Sums
+	for _, p := range points {
+		early.Add(p, last.At)
+		direct.Add(p, later)
+	}
+	shifted := early.Shift(later.Sub(last.At).Hours() / 24)
+	now := Point{At: later, Used: last.Used, Size: last.Size}
+	shifted.Add(now, later)
+	direct.Add(now, later)
+	a, b := OfSums(shifted, now), OfSums(direct, now)
+	if a.State != Filling || math.Abs(a.DaysLeft-b.DaysLeft) > 1e-6 || math.Abs(a.PerDay-b.PerDay) > 1e-9 {
+		t.Errorf("shifted %+v, counted from the later time %+v", a, b)
+	}
+}

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"pivirt.hu/ipam/internal/store"
 )
 
 // BenchmarkAllocate measures claims through the domain layer on a /16
@@ -67,5 +70,57 @@ func BenchmarkAllocate(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkDashboard measures the dashboard of an operator who sees 10
+// VPCs of 100 subnets, each with a week of hourly history (168 000 rows):
+// the first reading of the forecasts' sums (cold), and the readings
+// within the 15 minutes they are kept (warm). Run with a fixed count: go
+// test -run '^$' -bench Dashboard -benchtime 20x ./internal/ipam
+func BenchmarkDashboard(b *testing.B) {
+	svc, db, _ := newService(b)
+	ctx := context.Background()
+	var records []store.UsageRecord
+	for v := range 10 {
+		ns := fmt.Sprintf("tenant-%d/prod", v)
+		if _, err := svc.CreateVPC(ctx, operator, CreateVPCInput{Namespace: ns, Name: "main", CIDR: "10.0.0.0/8"}); err != nil {
+			b.Fatal(err)
+		}
+		for s := range 100 {
+			sub, err := svc.CreateSubnet(ctx, operator, CreateSubnetInput{Namespace: ns, VPC: "main", Name: fmt.Sprintf("s%d", s), CIDR: fmt.Sprintf("10.%d.0.0/16", s)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			records = append(records, store.UsageRecord{ObjectUID: sub.UID, ObjectKind: "subnet", Size: 65533})
+		}
+	}
+	now := time.Now()
+	for h := 7 * 24; h >= 1; h-- {
+		for i := range records {
+			records[i].Used = int64(i%50 + 7*24 - h)
+		}
+		if err := store.RecordUsage(ctx, db, records, now.Add(-time.Duration(h)*time.Hour), time.Time{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, cold := range []bool{true, false} {
+		name := "warm"
+		if cold {
+			name = "cold"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if cold {
+					svc.fits.mu.Lock()
+					svc.fits.sums = nil
+					svc.fits.mu.Unlock()
+				}
+				d, err := svc.Dashboard(ctx, operator, time.Now(), 10)
+				if err != nil || len(d.Trends) != 1010 {
+					b.Fatalf("%d trends, %v", len(d.Trends), err)
+				}
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"pivirt.hu/ipam/internal/auth"
@@ -12,7 +13,7 @@ import (
 )
 
 // A UsageTrend is a pool's or a subnet's usage with its last week: the
-// hourly history, and the forecast made from it.
+// forecast made from its hourly history, and that history when asked for.
 type UsageTrend struct {
 	ObjectUsage
 	// VPC names the VPC of a private pool or a subnet.
@@ -46,11 +47,12 @@ const recentChanges = 10
 
 // Dashboard returns the dashboard of the actor as of now: the pools and
 // subnets of Usages (an operator's every one; a tenant's VPCs, as their
-// private pools, and subnets) with their last 7 days, ordered by
-// forecast.CompareUrgency; the changes of the actor's namespaces (every
-// one for an operator). A handful of statements, whatever the number of
-// pools: the histories are read in one.
-func (s *Service) Dashboard(ctx context.Context, actor auth.Actor, now time.Time) (Dashboard, error) {
+// private pools, and subnets) with their forecasts (UsageTrends), ordered
+// by forecast.CompareUrgency, the first histories of them (all when
+// negative) with their last 7 days of hours; the changes of the actor's
+// namespaces (every one for an operator). A handful of statements,
+// whatever the number of pools.
+func (s *Service) Dashboard(ctx context.Context, actor auth.Actor, now time.Time, histories int) (Dashboard, error) {
 	trends, vpcs, err := s.usageTrends(ctx, actor, now)
 	if err != nil {
 		return Dashboard{}, err
@@ -67,6 +69,20 @@ func (s *Service) Dashboard(ctx context.Context, actor auth.Actor, now time.Time
 	slices.SortStableFunc(d.Trends, func(a, b UsageTrend) int {
 		return forecast.CompareUrgency(a.Forecast, a.Utilization(), b.Forecast, b.Utilization())
 	})
+	if histories < 0 || histories > len(d.Trends) {
+		histories = len(d.Trends)
+	}
+	uids := make([]string, histories)
+	for i, t := range d.Trends[:histories] {
+		uids[i] = t.uid()
+	}
+	weeks, err := store.UsageHistories(ctx, s.db, uids, HistoryHour, now.Add(-ForecastWindow))
+	if err != nil {
+		return Dashboard{}, err
+	}
+	for i := range d.Trends[:histories] {
+		d.Trends[i].History = usagePoints(weeks[d.Trends[i].uid()])
+	}
 	var namespaces []string
 	if !actor.IsOperator() {
 		namespaces = s.actorNamespaces(ctx, actor)
@@ -84,8 +100,9 @@ func (s *Service) Dashboard(ctx context.Context, actor auth.Actor, now time.Time
 }
 
 // UsageTrends returns the trend of every pool and subnet of Usages as of
-// now, in Usages' order: its last 7 days of hours (read in one statement)
-// and its forecast.
+// now, in Usages' order: its forecast, from the sums of its last week of
+// hours (usageFits: read at most every 15 minutes, a row per object, and
+// shifted to now) and its usage now, without the history itself.
 func (s *Service) UsageTrends(ctx context.Context, actor auth.Actor, now time.Time) ([]UsageTrend, error) {
 	trends, _, err := s.usageTrends(ctx, actor, now)
 	return trends, err
@@ -105,20 +122,75 @@ func (s *Service) usageTrends(ctx context.Context, actor auth.Actor, now time.Ti
 	for _, v := range vpcs {
 		vpcNames[v.VPC.UID] = v.VPC.Name
 	}
-	uids := make([]string, len(usages))
-	for i, u := range usages {
-		uids[i] = u.uid()
-	}
-	histories, err := store.UsageHistories(ctx, s.db, uids, HistoryHour, now.Add(-ForecastWindow))
+	fits, err := s.fits.read(ctx, s.db, now)
 	if err != nil {
 		return nil, 0, err
 	}
 	trends := make([]UsageTrend, len(usages))
 	for i, u := range usages {
-		trends[i] = UsageTrend{ObjectUsage: u, VPC: vpcNames[u.Pool.VPCUID], History: usagePoints(histories[u.uid()])}
-		trends[i].Forecast = ForecastOf(trends[i].History, u.Usage, now)
+		sums := fits.of(u.uid(), now)
+		current := forecast.Point{At: now, Used: u.Usage.Used, Size: u.Usage.Size}
+		sums.Add(current, now)
+		trends[i] = UsageTrend{ObjectUsage: u, VPC: vpcNames[u.Pool.VPCUID], Forecast: forecast.OfSums(sums, current)}
 	}
 	return trends, len(vpcs), nil
+}
+
+// usageFits holds every object's sums of its last week of hours, read
+// after each of this process's writes of the history (so that no request
+// waits for them in ipam serve), or by a request when older than
+// RecordUsageEvery: a dashboard of a thousand subnets reads nothing of
+// the history, its forecasts a thousand sums shifted to now.
+type usageFits struct {
+	mu sync.Mutex
+	// at is when the sums were read, x counted in days before it.
+	at   time.Time
+	sums map[string]store.UsageFit
+}
+
+// fitted is a reading of the sums.
+type fitted struct {
+	at   time.Time
+	sums map[string]store.UsageFit
+}
+
+// read returns the sums, read afresh when older than RecordUsageEvery.
+func (c *usageFits) read(ctx context.Context, db *store.DB, now time.Time) (fitted, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sums != nil && now.Sub(c.at) < RecordUsageEvery && !now.Before(c.at) {
+		return fitted{c.at, c.sums}, nil
+	}
+	return c.refreshLocked(ctx, db, now)
+}
+
+// refresh reads the sums afresh as of now: the history was just written.
+func (c *usageFits) refresh(ctx context.Context, db *store.DB, now time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, err := c.refreshLocked(ctx, db, now)
+	return err
+}
+
+// refreshLocked reads the sums as of now, c.mu held.
+func (c *usageFits) refreshLocked(ctx context.Context, db *store.DB, now time.Time) (fitted, error) {
+	sums, err := store.UsageFits(ctx, db, now.Add(-ForecastWindow), now)
+	if err != nil {
+		return fitted{}, err
+	}
+	c.at, c.sums = now, sums
+	return fitted{now, sums}, nil
+}
+
+// of returns the sums of uid with x counted before now. The hours summed
+// are those of the week before the reading, at most RecordUsageEvery
+// older than the week before now.
+func (f fitted) of(uid string, now time.Time) forecast.Sums {
+	u, ok := f.sums[uid]
+	if !ok {
+		return forecast.Sums{}
+	}
+	return forecast.Sums{N: u.N, X: u.X, Y: u.Y, XX: u.XX, XY: u.XY, First: u.First}.Shift(now.Sub(f.at).Hours() / 24)
 }
 
 // uid is the history's name of the usage: its subnet's, or its pool's.

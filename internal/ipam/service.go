@@ -61,6 +61,9 @@ type Service struct {
 
 	inflightMu sync.Mutex
 	inflight   map[string]*claimCall // by pool and owner
+
+	// fits holds the forecasts' sums of the usage history (dashboard.go).
+	fits usageFits
 }
 
 // cachedPool is a pool with its parsed spec. A pool's spec never changes,

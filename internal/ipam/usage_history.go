@@ -54,7 +54,7 @@ func (s *Service) Usages(ctx context.Context, actor auth.Actor) ([]ObjectUsage, 
 // (store.RecordUsage) as of now: one row an hour and one a day per object,
 // whatever the number of writes and of processes; and counts their claims
 // and releases in the hours from since's (the previous write; zero: now's
-// hour alone) to now's.
+// hour alone) to now's; then reads the forecasts' sums afresh (usageFits).
 func (s *Service) RecordUsage(ctx context.Context, now, since time.Time) error {
 	usages, err := s.Usages(ctx, auth.System)
 	if err != nil {
@@ -67,7 +67,10 @@ func (s *Service) RecordUsage(ctx context.Context, now, since time.Time) error {
 			records[i].ObjectUID, records[i].ObjectKind = u.Subnet.UID, "subnet"
 		}
 	}
-	return store.RecordUsage(ctx, s.db, records, now, since)
+	if err := store.RecordUsage(ctx, s.db, records, now, since); err != nil {
+		return err
+	}
+	return s.fits.refresh(ctx, s.db, now)
 }
 
 // How often ipam serve writes the usage history, and prunes it.

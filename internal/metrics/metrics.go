@@ -9,7 +9,6 @@ import (
 	"context"
 	"database/sql"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -97,7 +96,7 @@ func (m *Metrics) Notified() { m.notifications.Inc() }
 // Watch adds the usage of svc's pools and subnets, read at each scrape,
 // and the statistics of the connection pool db.
 func (m *Metrics) Watch(svc *ipam.Service, db *sql.DB) {
-	m.reg.MustRegister(&usageCollector{svc: svc}, collectors.NewDBStatsCollector(db, "ipam"))
+	m.reg.MustRegister(usageCollector{svc}, collectors.NewDBStatsCollector(db, "ipam"))
 }
 
 // Handler serves the metrics in Prometheus' text format.
@@ -116,38 +115,26 @@ var (
 		[]string{"pool", "namespace", "kind", "subnet"}, nil)
 	poolUsed = prometheus.NewDesc("ipam_pool_used", "Candidates of a pool (subnet=\"\") or of a subnet of a VPC's pool that are allocated.",
 		[]string{"pool", "namespace", "kind", "subnet"}, nil)
-	poolFullIn = prometheus.NewDesc("ipam_pool_full_in_days", "Days until a pool (subnet=\"\") or a subnet of a VPC's pool is full at the rate of its last 7 days (docs/operations.md); absent unless it fills up. Read again every 15 minutes.",
+	poolFullIn = prometheus.NewDesc("ipam_pool_full_in_days", "Days until a pool (subnet=\"\") or a subnet of a VPC's pool is full at the rate of its last 7 days (docs/operations.md); absent unless it fills up; 0 when full.",
 		[]string{"pool", "namespace", "kind", "subnet"}, nil)
 	scrapeErrors = prometheus.NewDesc("ipam_usage_scrape_error", "1 when the pools' usage could not be read at this scrape (the error is logged by the handler).", nil, nil)
 )
 
-// forecastsEvery is how often the scrapes read the forecasts afresh: the
-// history they rest on is written every 15 minutes.
-const forecastsEvery = 15 * time.Minute
-
 // usageCollector reads the usage of every pool and subnet at each scrape,
 // from the process's views (docs/allocation.md: exact for this process's
 // claims and for releases anywhere, other processes' claims within 30 s),
-// and their forecasts every forecastsEvery (one read of the last week's
-// history).
-type usageCollector struct {
-	svc *ipam.Service
+// with their forecasts (ipam.Service.UsageTrends: the history's sums, read
+// after each write of the history, and the usage now).
+type usageCollector struct{ svc *ipam.Service }
 
-	mu sync.Mutex
-	// read is when forecasts were read; forecasts holds the days left of
-	// those filling up, by pool and subnet uid.
-	read      time.Time
-	forecasts map[string]float64
-}
-
-func (c *usageCollector) Describe(ch chan<- *prometheus.Desc) {
+func (c usageCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- poolSize
 	ch <- poolUsed
 	ch <- poolFullIn
 	ch <- scrapeErrors
 }
 
-func (c *usageCollector) Collect(ch chan<- prometheus.Metric) {
+func (c usageCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
 	defer cancel()
 	failed := 0.0
@@ -158,46 +145,21 @@ func (c *usageCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(scrapeErrors, prometheus.GaugeValue, failed)
 }
 
-func (c *usageCollector) collect(ctx context.Context, ch chan<- prometheus.Metric) error {
-	forecasts, err := c.readForecasts(ctx, time.Now())
+func (c usageCollector) collect(ctx context.Context, ch chan<- prometheus.Metric) error {
+	trends, err := c.svc.UsageTrends(ctx, scraper, time.Now())
 	if err != nil {
 		return err
 	}
-	usages, err := c.svc.Usages(ctx, scraper)
-	if err != nil {
-		return err
-	}
-	for _, u := range usages {
-		labels := []string{u.Pool.Name, u.Pool.Namespace, string(u.Pool.Kind), u.Subnet.Name}
-		ch <- prometheus.MustNewConstMetric(poolSize, prometheus.GaugeValue, float64(u.Usage.Size), labels...)
-		ch <- prometheus.MustNewConstMetric(poolUsed, prometheus.GaugeValue, float64(u.Usage.Used), labels...)
-		if days, ok := forecasts[u.Pool.UID+"/"+u.Subnet.UID]; ok {
-			ch <- prometheus.MustNewConstMetric(poolFullIn, prometheus.GaugeValue, days, labels...)
+	for _, t := range trends {
+		labels := []string{t.Pool.Name, t.Pool.Namespace, string(t.Pool.Kind), t.Subnet.Name}
+		ch <- prometheus.MustNewConstMetric(poolSize, prometheus.GaugeValue, float64(t.Usage.Size), labels...)
+		ch <- prometheus.MustNewConstMetric(poolUsed, prometheus.GaugeValue, float64(t.Usage.Used), labels...)
+		switch t.Forecast.State {
+		case forecast.Filling:
+			ch <- prometheus.MustNewConstMetric(poolFullIn, prometheus.GaugeValue, t.Forecast.DaysLeft, labels...)
+		case forecast.Full:
+			ch <- prometheus.MustNewConstMetric(poolFullIn, prometheus.GaugeValue, 0, labels...)
 		}
 	}
 	return nil
-}
-
-// readForecasts returns the days left of the pools and subnets filling
-// up, read afresh when the last reading is older than forecastsEvery.
-func (c *usageCollector) readForecasts(ctx context.Context, now time.Time) (map[string]float64, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.forecasts != nil && now.Sub(c.read) < forecastsEvery {
-		return c.forecasts, nil
-	}
-	trends, err := c.svc.UsageTrends(ctx, scraper, now)
-	if err != nil {
-		return nil, err
-	}
-	c.forecasts, c.read = map[string]float64{}, now
-	for _, t := range trends {
-		switch t.Forecast.State {
-		case forecast.Filling:
-			c.forecasts[t.Pool.UID+"/"+t.Subnet.UID] = t.Forecast.DaysLeft
-		case forecast.Full:
-			c.forecasts[t.Pool.UID+"/"+t.Subnet.UID] = 0
-		}
-	}
-	return c.forecasts, nil
 }

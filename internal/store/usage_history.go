@@ -194,3 +194,39 @@ func ImportUsage(ctx context.Context, ext Ext, uid, kind string, points []UsageP
 	}
 	return nil
 }
+
+// A UsageFit is what a forecast's line is fitted from, summed by the
+// database over an object's hours (forecast.Sums, with x in days before
+// the time given).
+type UsageFit struct {
+	N, X, Y, XX, XY float64
+	First           time.Time
+}
+
+// UsageFits sums the hourly history since since of every object that has
+// one, x counted in days before last, in one statement that returns a row
+// per object.
+func UsageFits(ctx context.Context, ext Ext, since, last time.Time) (map[string]UsageFit, error) {
+	out := map[string]UsageFit{}
+	rows, err := ext.QueryxContext(ctx, `
+		SELECT object_uid, count(*), sum(x), sum(y), sum(x * x), sum(x * y), min(at)
+		FROM (SELECT object_uid, at, used::float8 AS y, date_part('epoch', at - $2::timestamptz) / 86400 AS x
+			FROM usage_history WHERE step = 'hour' AND at >= $1) h
+		GROUP BY object_uid`, since, last)
+	if err != nil {
+		return nil, fmt.Errorf("store: unable to read the usage history: %w", classify(err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var uid string
+		var f UsageFit
+		if err := rows.Scan(&uid, &f.N, &f.X, &f.Y, &f.XX, &f.XY, &f.First); err != nil {
+			return nil, fmt.Errorf("store: unable to read the usage history: %w", classify(err))
+		}
+		out[uid] = f
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: unable to read the usage history: %w", classify(err))
+	}
+	return out, nil
+}
