@@ -9,12 +9,15 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/store"
 )
 
 // growWeb attaches 40 VMs more to subnet web (43 of its 253 held) and
 // writes its last week as ipam serve would have: 3 more a day, so that it
-// is full in 70 days.
+// is full in 70 days. Before ipam serve starts: a process reads the
+// forecasts' sums at its start and after each of its writes of the
+// history, not after another's.
 func growWeb(t *testing.T, srv server) {
 	t.Helper()
 	ctx := context.Background()
@@ -53,9 +56,10 @@ func growWeb(t *testing.T, srv server) {
 // the subnet's page, whose chart is drawn, and whose spans switch without
 // JavaScript. The tenant sees the same subnet on its own dashboard.
 func TestDashboardLeadsToTheChart(t *testing.T) {
-	srv := startServer(t)
-	seed(t, srv)
-	growWeb(t, srv)
+	filled := server{DatabaseURL: pgtest.NewURL(t)}
+	seed(t, filled)
+	growWeb(t, filled)
+	srv := startServerOn(t, filled.DatabaseURL)
 	page := newPage(t)
 	signIn(t, page, srv.URL, "admin", srv.AdminPassword)
 	if _, err := page.Goto(srv.URL + "/"); err != nil {

@@ -112,7 +112,15 @@ type server struct {
 // with SIGINT when the test ends.
 func startServer(t *testing.T) server {
 	t.Helper()
-	srv := server{DatabaseURL: pgtest.NewURL(t)}
+	return startServerOn(t, pgtest.NewURL(t))
+}
+
+// startServerOn runs ipam serve on the database of url (a fresh one, which
+// the test may have filled first). The server is stopped with SIGINT when
+// the test ends.
+func startServerOn(t *testing.T, url string) server {
+	t.Helper()
+	srv := server{DatabaseURL: url}
 	cmd := exec.Command(ipamBinary, "serve", "--listen", "127.0.0.1:0", "--database-url", srv.DatabaseURL)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
