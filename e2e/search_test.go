@@ -64,7 +64,7 @@ func TestWhoHoldsThisAddress(t *testing.T) {
 	if err := page.Locator("[data-testid=search-hit-link]").Click(); err != nil {
 		t.Fatal(err)
 	}
-	waitForURL(t, page, srv.URL, "/vpcs/acme/prod/main#subnet-web")
+	waitForURL(t, page, srv.URL, "/subnets/acme/prod/main/web")
 
 	// Another tenant's VPC is nothing to this one.
 	search(t, page, "172.20.0.9")

@@ -66,13 +66,14 @@ func searchHref(query string) string { return "/search?" + url.Values{"q": {quer
 func searchRow(actor auth.Actor, h ipam.SearchHit) views.SearchRow {
 	pool := ipam.Pool{Namespace: h.Namespace, Name: h.Pool, Kind: h.PoolKind, CIDR: h.CIDR}
 	mayOpenPool := h.Pool != "" && (actor.IsOperator() || h.PoolKind == ipam.Private)
-	vpc := vpcHref(ipam.VPC{Namespace: h.Namespace, Name: h.VPC})
+	namespace := h.Namespace
 	if h.PoolKind == ipam.Public && h.VPC != "" {
 		// A router's uplink or a floating IP: the VPC is in the owner's
 		// namespace.
-		vpc = vpcHref(ipam.VPC{Namespace: h.OwnerNamespace, Name: h.VPC})
+		namespace = h.OwnerNamespace
 	}
-	subnet := vpc + "#subnet-" + url.PathEscape(h.Subnet)
+	vpc := vpcHref(ipam.VPC{Namespace: namespace, Name: h.VPC})
+	subnet := views.SubnetHref(ipam.Subnet{Namespace: namespace, VPC: h.VPC, Name: h.Subnet})
 	row := views.SearchRow{Hit: h}
 	if h.Pool != "" && h.Kind != ipam.HitPool {
 		if mayOpenPool {

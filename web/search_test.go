@@ -85,7 +85,7 @@ func TestSearchPage(t *testing.T) {
 	const (
 		pool   = "/pools/acme/prod/vpc-main"
 		vpc    = "/vpcs/acme/prod/main"
-		subnet = "/vpcs/acme/prod/main#subnet-web"
+		subnet = "/subnets/acme/prod/main/web"
 	)
 	tests := []struct {
 		who   string
