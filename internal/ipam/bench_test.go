@@ -112,9 +112,7 @@ func BenchmarkDashboard(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
 				if cold {
-					svc.fits.mu.Lock()
-					svc.fits.sums = nil
-					svc.fits.mu.Unlock()
+					svc.fits.forget()
 				}
 				d, err := svc.Dashboard(ctx, operator, time.Now(), 10)
 				if err != nil || len(d.Trends) != 1010 {

@@ -172,6 +172,14 @@ func (c *usageFits) refresh(ctx context.Context, db *store.DB, now time.Time) er
 	return err
 }
 
+// forget makes the next read read the sums afresh: the history was
+// written outside the record loop (ImportUsageHistory).
+func (c *usageFits) forget() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sums = nil
+}
+
 // refreshLocked reads the sums as of now, c.mu held.
 func (c *usageFits) refreshLocked(ctx context.Context, db *store.DB, now time.Time) (fitted, error) {
 	sums, err := store.UsageFits(ctx, db, now.Add(-ForecastWindow), now)

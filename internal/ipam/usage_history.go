@@ -238,7 +238,7 @@ func ChartOf(span time.Duration, now time.Time, current Usage, read func(step st
 
 // ImportUsageHistory writes points as the history of the pool or subnet
 // of o (store.ImportUsage): a history kept elsewhere before, or the demo's.
-// Operators only.
+// The next forecast reads the history's sums afresh. Operators only.
 func (s *Service) ImportUsageHistory(ctx context.Context, actor auth.Actor, o ObjectUsage, points []UsagePoint) error {
 	if !actor.IsOperator() {
 		return forbidden("%s may not write the usage history", actor.Name)
@@ -251,5 +251,9 @@ func (s *Service) ImportUsageHistory(ctx context.Context, actor auth.Actor, o Ob
 	if o.Subnet.UID != "" {
 		kind = "subnet"
 	}
-	return store.ImportUsage(ctx, s.db, o.uid(), kind, rows)
+	if err := store.ImportUsage(ctx, s.db, o.uid(), kind, rows); err != nil {
+		return err
+	}
+	s.fits.forget()
+	return nil
 }

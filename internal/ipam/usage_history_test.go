@@ -234,3 +234,48 @@ func TestUsageHistoryUnderClaims(t *testing.T) {
 	}
 	t.Logf("%d writes of the history during %d claims", writes, workers*each)
 }
+
+// TestImportedHistoryForecast: a history imported after the forecasts'
+// sums were read counts at the next forecast, not 15 minutes later.
+func TestImportedHistoryForecast(t *testing.T) {
+	svc, _, _ := newService(t)
+	ctx := context.Background()
+	setupSubnet(t, svc, "10.42.1.0/24")
+	for i := range 50 {
+		if _, err := attachVM(ctx, svc, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := time.Now()
+	d, err := svc.Dashboard(ctx, acme, now, 0)
+	if err != nil || len(d.Trends) != 2 || d.Trends[0].Forecast.State != "not enough history yet" {
+		t.Fatalf("before the import: %d trends, %v", len(d.Trends), err)
+	}
+	var web ObjectUsage
+	usages, err := svc.Usages(ctx, acme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range usages {
+		if u.Subnet.Name == "web" {
+			web = u
+		}
+	}
+	var points []UsagePoint
+	for h := 7 * 24; h >= 1; h-- {
+		points = append(points, UsagePoint{At: now.Add(-time.Duration(h) * time.Hour), Used: int64(50 - h/24*5), Size: 253})
+	}
+	if err := svc.ImportUsageHistory(ctx, acme, web, points); !errors.Is(err, ErrForbidden) {
+		t.Errorf("a tenant imports a history: %v, want forbidden", err)
+	}
+	if err := svc.ImportUsageHistory(ctx, operator, web, points); err != nil {
+		t.Fatal(err)
+	}
+	d, err = svc.Dashboard(ctx, acme, now.Add(time.Minute), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if top := d.Trends[0]; top.Subnet.Name != "web" || top.Forecast.State != "filling" {
+		t.Errorf("after the import the first trend is %s/%s, %s; want web filling up", top.Pool.Name, top.Subnet.Name, top.Forecast)
+	}
+}
