@@ -37,11 +37,11 @@ const recordDivisionUsageSQL = `
 // replacing what was written earlier in that hour or day, in one
 // statement; then counts the divisions' claims and releases in the hours
 // from since's to at's (CountDivisionChanges).
-func RecordDivisionUsage(ctx context.Context, ext Ext, at, since time.Time) error {
-	if _, err := ext.ExecContext(ctx, recordDivisionUsageSQL, usageHour(at), usageDay(at)); err != nil {
+func RecordDivisionUsage(ctx context.Context, db *DB, at, since time.Time) error {
+	if _, err := db.ExecContext(ctx, recordDivisionUsageSQL, usageHour(at), usageDay(at)); err != nil {
 		return fmt.Errorf("store: unable to record the usage history of the number pools' divisions: %w", classify(err))
 	}
-	return CountDivisionChanges(ctx, ext, since, at)
+	return CountDivisionChanges(ctx, db, since, at)
 }
 
 // countDivisionChangesSQL counts the numbers allocated from the pools and
@@ -50,7 +50,7 @@ func RecordDivisionUsage(ctx context.Context, ext Ext, at, since time.Time) erro
 // hour (UTC), into the hours' rows of the history.
 const countDivisionChangesSQL = `
 	WITH changes AS (
-		SELECT date_trunc('hour', a.at, 'UTC') AS hour, a.action, coalesce(a.after, a.before) AS entry
+		SELECT date_bin('1 hour', a.at, '2000-01-01 00:00:00+00') AS hour, a.action, coalesce(a.after, a.before) AS entry
 		FROM audit_log a
 		WHERE a.at >= $1 AND a.at < $2 AND a.object_kind = 'CoreNumberPool' AND a.action IN ('allocate', 'release')
 	), counted AS (
@@ -78,19 +78,21 @@ const sumDivisionDaysSQL = `
 // released in each division, in every hour from since's to until's (UTC),
 // into the history rows of those hours, and sums them into their days'
 // rows, as CountChanges does for pools and subnets: hours counted whole,
-// those without a row not counted.
-func CountDivisionChanges(ctx context.Context, ext Ext, since, until time.Time) error {
+// those without a row not counted, as background work.
+func CountDivisionChanges(ctx context.Context, db *DB, since, until time.Time) error {
 	if since.IsZero() || since.After(until) {
 		since = until
 	}
 	from, to := usageHour(since), usageHour(until).Add(time.Hour)
-	if _, err := ext.ExecContext(ctx, countDivisionChangesSQL, from, to); err != nil {
-		return fmt.Errorf("store: unable to count the claims and releases of the number pools' divisions: %w", classify(err))
-	}
-	if _, err := ext.ExecContext(ctx, sumDivisionDaysSQL, usageDay(from), usageDay(until).Add(24*time.Hour)); err != nil {
-		return fmt.Errorf("store: unable to count the claims and releases of the number pools' divisions: %w", classify(err))
-	}
-	return nil
+	return inBackground(ctx, db, func(tx *Tx) error {
+		if _, err := tx.ExecContext(ctx, countDivisionChangesSQL, from, to); err != nil {
+			return fmt.Errorf("store: unable to count the claims and releases of the number pools' divisions: %w", classify(err))
+		}
+		if _, err := tx.ExecContext(ctx, sumDivisionDaysSQL, usageDay(from), usageDay(until).Add(24*time.Hour)); err != nil {
+			return fmt.Errorf("store: unable to count the claims and releases of the number pools' divisions: %w", classify(err))
+		}
+		return nil
+	})
 }
 
 // PruneDivisionHistory removes the divisions' rows past their keeping at

@@ -25,14 +25,14 @@ const (
 // at (UTC), replacing what was written earlier in that hour or day, in one
 // statement; then counts the claims and releases of pools and subnets in
 // the hours from since's to at's (CountChanges).
-func RecordUsage(ctx context.Context, ext Ext, records []UsageRecord, at, since time.Time) error {
+func RecordUsage(ctx context.Context, db *DB, records []UsageRecord, at, since time.Time) error {
 	uids, kinds := make(pq.StringArray, len(records)), make(pq.StringArray, len(records))
 	used, size := make(pq.Int64Array, len(records)), make(pq.Int64Array, len(records))
 	for i, r := range records {
 		uids[i], kinds[i], used[i], size[i] = r.ObjectUID, r.ObjectKind, r.Used, r.Size
 	}
 	hour, day := usageHour(at), usageDay(at)
-	_, err := ext.ExecContext(ctx, `
+	_, err := db.ExecContext(ctx, `
 		INSERT INTO usage_history (object_uid, object_kind, step, at, used, size)
 		SELECT r.object_uid, r.object_kind, s.step, s.at, r.used, r.size
 		FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::bigint[]) AS r (object_uid, object_kind, used, size),
@@ -42,26 +42,31 @@ func RecordUsage(ctx context.Context, ext Ext, records []UsageRecord, at, since 
 	if err != nil {
 		return fmt.Errorf("store: unable to record the usage history: %w", classify(err))
 	}
-	return CountChanges(ctx, ext, since, at)
+	return CountChanges(ctx, db, since, at)
 }
 
 // countChangesSQL counts the claims and releases of the audit log from $1
 // to $2, per pool and subnet and hour (UTC), into the hours' rows of the
-// history. A subnet's are the changes of its VPC's pool inside its prefix.
+// history. A subnet's are the changes of its VPC's pool inside its prefix:
+// the last subnet at or before the address, if it holds it, one probe of
+// subnets_vpc_cidr (migration 0014) whatever the VPC's number of subnets.
 const countChangesSQL = `
-	WITH changes AS (
-		SELECT date_trunc('hour', a.at, 'UTC') AS hour, a.action, a.namespace,
+	WITH changes AS MATERIALIZED (
+		SELECT date_bin('1 hour', a.at, '2000-01-01 00:00:00+00') AS hour, a.action = 'allocate' AS claim, a.namespace,
 			coalesce(a.after, a.before)->>'pool' AS pool, (coalesce(a.after, a.before)->>'address')::inet AS address
 		FROM audit_log a
 		WHERE a.at >= $1 AND a.at < $2 AND a.object_kind = 'IPAllocation' AND a.action IN ('allocate', 'release')
-	), of_pools AS (
-		SELECT p.uid, p.vpc_uid, c.* FROM changes c JOIN pools p ON p.namespace = c.namespace AND p.name = c.pool
+	), of_pools AS MATERIALIZED (
+		SELECT p.uid, p.vpc_uid, c.hour, c.claim, c.address FROM changes c JOIN pools p ON p.namespace = c.namespace AND p.name = c.pool
 	), counted AS (
-		SELECT uid, hour, count(*) FILTER (WHERE action = 'allocate') AS claims, count(*) FILTER (WHERE action = 'release') AS releases
+		SELECT uid, hour, count(*) FILTER (WHERE claim) AS claims, count(*) FILTER (WHERE NOT claim) AS releases
 		FROM of_pools GROUP BY uid, hour
 		UNION ALL
-		SELECT s.uid, c.hour, count(*) FILTER (WHERE c.action = 'allocate'), count(*) FILTER (WHERE c.action = 'release')
-		FROM of_pools c JOIN subnets s ON s.vpc_uid = c.vpc_uid AND c.address <<= s.cidr GROUP BY s.uid, c.hour
+		SELECT s.uid, c.hour, count(*) FILTER (WHERE c.claim), count(*) FILTER (WHERE NOT c.claim)
+		FROM of_pools c
+		CROSS JOIN LATERAL (SELECT s.uid, s.cidr FROM subnets s WHERE s.vpc_uid = c.vpc_uid AND s.cidr <= c.address ORDER BY s.cidr DESC LIMIT 1) s
+		WHERE c.vpc_uid IS NOT NULL AND s.cidr >>= c.address
+		GROUP BY s.uid, c.hour
 	)
 	UPDATE usage_history h SET claims = c.claims, releases = c.releases
 	FROM counted c
@@ -82,21 +87,42 @@ const sumDaysSQL = `
 // CountChanges counts the claims and releases of pools and subnets in the
 // audit log, in every hour from since's to until's (UTC), into the history
 // rows of those hours, and sums them into their days' rows. The hours are
-// counted whole (since zero: until's alone): whichever process counts, and however often, an hour
-// that has a row gets the same figures. Hours without a row (no process
-// wrote the usage in them) are not counted.
-func CountChanges(ctx context.Context, ext Ext, since, until time.Time) error {
+// counted whole (since zero: until's alone): whichever process counts, and
+// however often, an hour that has a row gets the same figures. Hours
+// without a row (no process wrote the usage in them) are not counted. A
+// busy hour's count outlasts a request's statement timeout (about 10 µs a
+// claim or release, BenchmarkCountChanges): it runs as background work
+// (inBackground).
+func CountChanges(ctx context.Context, db *DB, since, until time.Time) error {
 	if since.IsZero() || since.After(until) {
 		since = until
 	}
 	from, to := usageHour(since), usageHour(until).Add(time.Hour)
-	if _, err := ext.ExecContext(ctx, countChangesSQL, from, to); err != nil {
-		return fmt.Errorf("store: unable to count the claims and releases of the usage history: %w", classify(err))
-	}
-	if _, err := ext.ExecContext(ctx, sumDaysSQL, usageDay(from), usageDay(until).Add(24*time.Hour)); err != nil {
-		return fmt.Errorf("store: unable to count the claims and releases of the usage history: %w", classify(err))
-	}
-	return nil
+	return inBackground(ctx, db, func(tx *Tx) error {
+		if _, err := tx.ExecContext(ctx, countChangesSQL, from, to); err != nil {
+			return fmt.Errorf("store: unable to count the claims and releases of the usage history: %w", classify(err))
+		}
+		if _, err := tx.ExecContext(ctx, sumDaysSQL, usageDay(from), usageDay(until).Add(24*time.Hour)); err != nil {
+			return fmt.Errorf("store: unable to count the claims and releases of the usage history: %w", classify(err))
+		}
+		return nil
+	})
+}
+
+// backgroundTimeout bounds a statement of background work (the usage
+// history's counts), which no request waits for: under the 15 minutes
+// between two writes of the history.
+const backgroundTimeout = "10min"
+
+// inBackground runs fn in a transaction whose statements are bounded by
+// backgroundTimeout, not by a request's.
+func inBackground(ctx context.Context, db *DB, fn func(tx *Tx) error) error {
+	return InTx(ctx, db, func(tx *Tx) error {
+		if _, err := tx.ExecContext(ctx, `SET LOCAL statement_timeout = '`+backgroundTimeout+`'`); err != nil {
+			return fmt.Errorf("store: unable to set the statement timeout of background work: %w", classify(err))
+		}
+		return fn(tx)
+	})
 }
 
 // PruneUsageHistory removes the rows past their keeping at now, and those
