@@ -111,7 +111,7 @@ func TestDashboardLeadsToTheChart(t *testing.T) {
 	if _, err := tenant.Goto(srv.URL + "/"); err != nil {
 		t.Fatal(err)
 	}
-	waitForText(t, tenant, "count-vpcs", "1 VPCs")
+	waitForText(t, tenant, "count-vpcs", "1 VPC")
 	if n, err := tenant.Locator(`[data-testid=exhaustion] tbody tr`).Count(); err != nil || n != 2 {
 		t.Errorf("acme's dashboard lists %d rows (%v), want its subnet and its VPC", n, err)
 	}

@@ -47,7 +47,7 @@ func TestDashboard(t *testing.T) {
 	if got := page.in("exhaustion-public-zone-a").text("forecast"); got != "not enough history yet" {
 		t.Errorf("a pool without history: %q", got)
 	}
-	for id, want := range map[string]string{"count-pools": "2 IP pools", "count-vpcs": "1 VPCs", "count-subnets": "1 subnets", "count-allocations": "121 allocations"} {
+	for id, want := range map[string]string{"count-pools": "2 IP pools", "count-vpcs": "1 VPC", "count-subnets": "1 subnet", "count-allocations": "121 allocations"} {
 		if got := page.text(id); got != want {
 			t.Errorf("%s = %q, want %q", id, got, want)
 		}
@@ -129,6 +129,9 @@ func TestDashboardNumberPools(t *testing.T) {
 	}
 	if got := row.text("forecast"); got != "not enough history yet" {
 		t.Errorf("site-a's forecast: %q", got)
+	}
+	if got := page.text("count-number-pools"); got != "1 number pool" {
+		t.Errorf("count-number-pools = %q, want 1 number pool", got)
 	}
 
 	// The division's page charts its history, and its spans keep it open.

@@ -58,7 +58,7 @@ func (s *Server) dashboard(ctx context.Context, actor auth.Actor, all bool) (vie
 	for _, t := range dash.Trends {
 		p.Rows = append(p.Rows, exhaustionRow(t, now))
 	}
-	divisions, err := s.busiestDivisions(ctx, actor, now)
+	divisions, numberPools, err := s.busiestDivisions(ctx, actor, now, max(shown, 0))
 	if err != nil {
 		return views.DashboardProps{}, err
 	}
@@ -71,13 +71,16 @@ func (s *Server) dashboard(ctx context.Context, actor auth.Actor, all bool) (vie
 		p.Shown = min(p.Shown, shown)
 	}
 	if p.Operator {
-		p.Counts = append(p.Counts, views.DashboardCount{Label: "IP pools", TestID: "count-pools", Value: dash.Pools, Href: "/pools"})
+		p.Counts = append(p.Counts, views.DashboardCount{One: "IP pool", Many: "IP pools", TestID: "count-pools", Value: dash.Pools, Href: "/pools"})
+	}
+	if numberPools > 0 {
+		p.Counts = append(p.Counts, views.DashboardCount{One: "number pool", Many: "number pools", TestID: "count-number-pools", Value: numberPools, Href: "/resource-managers"})
 	}
 	p.Counts = append(p.Counts,
-		views.DashboardCount{Label: "VPCs", TestID: "count-vpcs", Value: dash.VPCs, Href: "/vpcs"},
-		views.DashboardCount{Label: "subnets", TestID: "count-subnets", Value: dash.Subnets, Href: "/vpcs"},
-		views.DashboardCount{Label: "allocations", TestID: "count-allocations", Value: dash.Allocations, Href: "/pools"},
-		views.DashboardCount{Label: "changes today", TestID: "count-changes", Value: dash.ChangesToday, AtLeast: dash.ChangesToday >= ipam.MaxChangesCounted, Href: changesHref(p.Operator)},
+		views.DashboardCount{One: "VPC", Many: "VPCs", TestID: "count-vpcs", Value: dash.VPCs, Href: "/vpcs"},
+		views.DashboardCount{One: "subnet", Many: "subnets", TestID: "count-subnets", Value: dash.Subnets, Href: "/vpcs"},
+		views.DashboardCount{One: "allocation", Many: "allocations", TestID: "count-allocations", Value: dash.Allocations, Href: "/pools"},
+		views.DashboardCount{One: "change today", Many: "changes today", TestID: "count-changes", Value: dash.ChangesToday, AtLeast: dash.ChangesToday >= ipam.MaxChangesCounted, Href: changesHref(p.Operator)},
 	)
 	for _, e := range dash.Recent {
 		p.Changes = append(p.Changes, views.ChangeRow{ID: e.ID, At: e.At, Actor: e.Actor, Action: e.Action, Kind: e.Kind, Object: e.Object(), Change: e.Change(), Href: changedHref(e)})
@@ -85,22 +88,27 @@ func (s *Server) dashboard(ctx context.Context, actor auth.Actor, all bool) (vie
 	return p, nil
 }
 
-// busiestDivisions are the dashboard's rows of the number pools: their
-// busiest divisions (numbers.Service.BusiestDivisions), each with its last
+// busiestDivisions are the dashboard's rows of the number pools, with the
+// number of pools: their busiest divisions, at most limit (0: every
+// pool's, numbers.Service.BusiestDivisions' bound), each with its last
 // week and its forecast. None without number pools, or for tenants.
-func (s *Server) busiestDivisions(ctx context.Context, actor auth.Actor, now time.Time) ([]views.ExhaustionRow, error) {
+func (s *Server) busiestDivisions(ctx context.Context, actor auth.Actor, now time.Time, limit int) ([]views.ExhaustionRow, int, error) {
 	if s.numbers == nil || !actor.IsOperator() {
-		return nil, nil
+		return nil, 0, nil
 	}
-	busy, err := s.numbers.BusiestDivisions(ctx, actor, dashboardRows)
+	pools, err := s.numbers.Pools(ctx, actor, numbers.PoolFilter{}, 1, 0)
+	if err != nil || pools.Count == 0 {
+		return nil, 0, err
+	}
+	busy, err := s.numbers.BusiestDivisions(ctx, actor, limit)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var rows []views.ExhaustionRow
 	for _, b := range busy {
 		history, err := s.numbers.DivisionHistory(ctx, actor, b.Pool.ID, b.Division.Input(), ipam.HistoryHour, now.Add(-ipam.ForecastWindow))
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		f := b.Division.Figures
 		current := ipam.Usage{Used: int(f.Used), Size: int(f.Size), Free: int(f.Size - f.Used)}
@@ -112,7 +120,7 @@ func (s *Server) busiestDivisions(ctx context.Context, actor auth.Actor, now tim
 		}
 		rows = append(rows, row)
 	}
-	return rows, nil
+	return rows, pools.Count, nil
 }
 
 // divisionHref is the page of a division of the number pool id: the

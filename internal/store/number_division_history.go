@@ -80,19 +80,7 @@ const sumDivisionDaysSQL = `
 // rows, as CountChanges does for pools and subnets: hours counted whole,
 // those without a row not counted, as background work.
 func CountDivisionChanges(ctx context.Context, db *DB, since, until time.Time) error {
-	if since.IsZero() || since.After(until) {
-		since = until
-	}
-	from, to := usageHour(since), usageHour(until).Add(time.Hour)
-	return inBackground(ctx, db, func(tx *Tx) error {
-		if _, err := tx.ExecContext(ctx, countDivisionChangesSQL, from, to); err != nil {
-			return fmt.Errorf("store: unable to count the claims and releases of the number pools' divisions: %w", classify(err))
-		}
-		if _, err := tx.ExecContext(ctx, sumDivisionDaysSQL, usageDay(from), usageDay(until).Add(24*time.Hour)); err != nil {
-			return fmt.Errorf("store: unable to count the claims and releases of the number pools' divisions: %w", classify(err))
-		}
-		return nil
-	})
+	return countHours(ctx, db, countDivisionChangesSQL, sumDivisionDaysSQL, "of the number pools' divisions", since, until)
 }
 
 // PruneDivisionHistory removes the divisions' rows past their keeping at

@@ -94,16 +94,24 @@ const sumDaysSQL = `
 // claim or release, BenchmarkCountChanges): it runs as background work
 // (inBackground).
 func CountChanges(ctx context.Context, db *DB, since, until time.Time) error {
+	return countHours(ctx, db, countChangesSQL, sumDaysSQL, "of the usage history", since, until)
+}
+
+// countHours runs count (the changes from $1 to $2 into the hours' rows)
+// over the whole hours from since's to until's (since zero: until's
+// alone), then sumDays (the days from $1 to $2 the sums of their hours),
+// as background work; what names the history in errors.
+func countHours(ctx context.Context, db *DB, count, sumDays, what string, since, until time.Time) error {
 	if since.IsZero() || since.After(until) {
 		since = until
 	}
 	from, to := usageHour(since), usageHour(until).Add(time.Hour)
 	return inBackground(ctx, db, func(tx *Tx) error {
-		if _, err := tx.ExecContext(ctx, countChangesSQL, from, to); err != nil {
-			return fmt.Errorf("store: unable to count the claims and releases of the usage history: %w", classify(err))
+		if _, err := tx.ExecContext(ctx, count, from, to); err != nil {
+			return fmt.Errorf("store: unable to count the claims and releases %s: %w", what, classify(err))
 		}
-		if _, err := tx.ExecContext(ctx, sumDaysSQL, usageDay(from), usageDay(until).Add(24*time.Hour)); err != nil {
-			return fmt.Errorf("store: unable to count the claims and releases of the usage history: %w", classify(err))
+		if _, err := tx.ExecContext(ctx, sumDays, usageDay(from), usageDay(until).Add(24*time.Hour)); err != nil {
+			return fmt.Errorf("store: unable to count the claims and releases %s: %w", what, classify(err))
 		}
 		return nil
 	})
