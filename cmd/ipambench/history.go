@@ -22,6 +22,8 @@ type historyResult struct {
 	lowest        bool
 	duplicates    int
 	writes        int
+	// write is the writes' p50 and their longest, in ms.
+	write figure
 	// rows of the history after the runs, of objects over hours: one an
 	// hour and one a day per object at most, whatever the claims.
 	rows, objects, hours int
@@ -39,6 +41,8 @@ func historyUnderClaims(ctx context.Context, cfg config, svc *ipam.Service, db *
 	werr := make(chan error, 1)
 	go func() {
 		var last time.Time
+		var took run
+		defer func() { res.write = figureOf([]run{took}) }()
 		t := time.NewTicker(historyEvery)
 		defer t.Stop()
 		for {
@@ -50,6 +54,7 @@ func historyUnderClaims(ctx context.Context, cfg config, svc *ipam.Service, db *
 				werr <- err
 				return
 			}
+			took.lat, took.ops = append(took.lat, time.Since(now)), took.ops+1
 			res.writes++
 			last = now
 			select {
@@ -72,7 +77,7 @@ func historyUnderClaims(ctx context.Context, cfg config, svc *ipam.Service, db *
 	res.lowest, res.duplicates = m.lowest, m.duplicates
 	err = db.QueryRowContext(ctx, `SELECT count(*), count(DISTINCT object_uid), count(DISTINCT at) FILTER (WHERE step = 'hour') FROM usage_history`).
 		Scan(&res.rows, &res.objects, &res.hours)
-	progress("  %d writes of the history during the runs; %d rows of %d objects over %d hours", res.writes, res.rows, res.objects, res.hours)
+	progress("  %d writes of the history during the runs (p50 %s, longest %s); %d rows of %d objects over %d hours", res.writes, msf(res.write.P50), msf(res.write.Max), res.rows, res.objects, res.hours)
 	return res, err
 }
 

@@ -362,7 +362,7 @@ func (r *report) print(w io.Writer, cfg config) {
 		}
 		if h := r.history; h != nil {
 			row(fmt.Sprintf("ours: claims in one process while the usage history is written every %s", historyEvery), "16", h.conc16, "",
-				fmt.Sprintf("throughput **%.2f ×** the floor's (%s inserts/s, alternating with the claims); p99 %.1f × p50; %d writes of the history", h.ratio, rate(h.floor.PerSec), ratio(h.conc16.P99, h.conc16.P50), h.writes))
+				fmt.Sprintf("throughput **%.2f ×** the floor's (%s inserts/s, alternating with the claims); p99 %.1f × p50; %d writes of the history, p50 %s, longest %s", h.ratio, rate(h.floor.PerSec), ratio(h.conc16.P99, h.conc16.P50), h.writes, msf(h.write.P50), msf(h.write.Max)))
 		}
 		for _, p := range []struct {
 			name string
@@ -601,6 +601,7 @@ func (r *report) json() map[string]any {
 		m["history_conc16_throughput_ratio_to_floor"], m["history_conc16_per_s"] = round(h.ratio), round(h.conc16.PerSec)
 		m["history_conc16_p50_ms"], m["history_conc16_p99_ms"] = round(h.conc16.P50), round(h.conc16.P99)
 		m["history_writes"], m["history_rows_bounded"] = h.writes, h.rowsBounded()
+		m["history_write_p50_ms"], m["history_write_max_ms"] = round(h.write.P50), round(h.write.Max)
 	}
 	m["search_p50_ms"], m["search_p99_ms"] = nil, nil
 	if sr := r.search; sr != nil {
