@@ -279,3 +279,64 @@ func TestImportedHistoryForecast(t *testing.T) {
 		t.Errorf("after the import the first trend is %s/%s, %s; want web filling up", top.Pool.Name, top.Subnet.Name, top.Forecast)
 	}
 }
+
+// TestUsageHistoryTwoProcesses: two services on one database (as two ipam
+// serve processes) claim in one subnet and write the history at the same
+// time: one row an hour and one a day per object, and every claim of
+// either counted once.
+func TestUsageHistoryTwoProcesses(t *testing.T) {
+	a, db, url := newService(t)
+	b, _ := openService(t, url)
+	ctx := context.Background()
+	setupSubnet(t, a, "10.42.0.0/22")
+	const each = 60
+	errs := make(chan error, 4)
+	for p, svc := range []*Service{a, b} {
+		go func() {
+			for i := range each {
+				if _, err := attachVM(ctx, svc, p*each+i); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+		go func() {
+			var last time.Time
+			for range 10 {
+				now := time.Now()
+				if err := svc.RecordUsage(ctx, now, last); err != nil {
+					errs <- err
+					return
+				}
+				last = now
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.RecordUsage(ctx, time.Now(), time.Now().Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	checkLowest(t, db, "10.42.0.0/22", 2*each)
+	var got struct {
+		Rows    int   `db:"rows"`
+		Objects int   `db:"objects"`
+		Hours   int   `db:"hours"`
+		Claims  int64 `db:"claims"`
+	}
+	if err := db.Get(&got, `SELECT count(*) AS rows, count(DISTINCT object_uid) AS objects, count(DISTINCT at) FILTER (WHERE step = 'hour') AS hours,
+		coalesce(sum(claims) FILTER (WHERE step = 'hour' AND object_kind = 'subnet'), 0) AS claims FROM usage_history`); err != nil {
+		t.Fatal(err)
+	}
+	if got.Objects != 2 || got.Rows > got.Objects*2*got.Hours {
+		t.Errorf("%d rows of %d objects over %d hours: want one an hour and one a day per object", got.Rows, got.Objects, got.Hours)
+	}
+	if got.Claims != 2*each {
+		t.Errorf("the subnet's hours count %d claims of the two processes, want %d", got.Claims, 2*each)
+	}
+}
