@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/net/html"
+
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/numbers"
 )
@@ -132,6 +134,15 @@ func TestDashboardNumberPools(t *testing.T) {
 	}
 	if got := page.text("count-number-pools"); got != "1 number pool" {
 		t.Errorf("count-number-pools = %q, want 1 number pool", got)
+	}
+	changes := page.in("recent-changes")
+	if !changes.linksTo("/resource-managers/"+p.ID, false) {
+		t.Error("the last changes (the VLANs' numbers) do not link their number pool")
+	}
+	if links := changes.elements(func(n *html.Node) bool {
+		return n.Data == "a" && strings.HasPrefix(attrOf(n, "href"), "/objects/IpamVLAN/") && strings.HasSuffix(attrOf(n, "href"), "/edit")
+	}); len(links) == 0 {
+		t.Error("the last changes (the VLANs created) do not link their objects")
 	}
 
 	// The division's page charts its history, and its spans keep it open.

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -170,11 +171,7 @@ func changedHref(e ipam.AuditEntry) string {
 		var a struct {
 			Pool string `json:"pool"`
 		}
-		doc := e.After
-		if doc == nil {
-			doc = e.Before
-		}
-		if json.Unmarshal(doc, &a) != nil || a.Pool == "" {
+		if json.Unmarshal(changed(e), &a) != nil || a.Pool == "" {
 			return ""
 		}
 		return poolHref(ipam.Pool{Namespace: e.Namespace, Name: a.Pool})
@@ -188,6 +185,32 @@ func changedHref(e ipam.AuditEntry) string {
 			return ""
 		}
 		return views.SubnetHref(ipam.Subnet{Namespace: e.Namespace, VPC: vpc, Name: name})
+	case numbers.PoolKind:
+		// A pool's own change names its id; a number claimed or released
+		// from it, pool_id.
+		var p struct {
+			ID     string `json:"id"`
+			PoolID string `json:"pool_id"`
+		}
+		if json.Unmarshal(changed(e), &p) != nil || cmp.Or(p.PoolID, p.ID) == "" {
+			return ""
+		}
+		return numberPoolHref(cmp.Or(p.PoolID, p.ID))
+	case "Branch", "Schema":
+		return ""
+	}
+	if e.Branch != "" {
+		// An object of a kind, named by its id, on its branch.
+		return views.BranchHref("/objects/"+url.PathEscape(e.Kind)+"/"+url.PathEscape(e.Name)+"/edit", e.Branch)
 	}
 	return ""
+}
+
+// changed is the document of what e changed: after, or before for what
+// is gone.
+func changed(e ipam.AuditEntry) json.RawMessage {
+	if e.After != nil {
+		return e.After
+	}
+	return e.Before
 }
