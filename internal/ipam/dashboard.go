@@ -16,8 +16,6 @@ import (
 // forecast made from its hourly history, and that history when asked for.
 type UsageTrend struct {
 	ObjectUsage
-	// VPC names the VPC of a private pool or a subnet.
-	VPC      string
 	History  []UsagePoint
 	Forecast forecast.Forecast
 }
@@ -53,15 +51,21 @@ const recentChanges = 10
 // namespaces (every one for an operator). A handful of statements,
 // whatever the number of pools.
 func (s *Service) Dashboard(ctx context.Context, actor auth.Actor, now time.Time, histories int) (Dashboard, error) {
-	trends, vpcs, err := s.usageTrends(ctx, actor, now)
+	trends, err := s.UsageTrends(ctx, actor, now)
 	if err != nil {
 		return Dashboard{}, err
 	}
-	d := Dashboard{Trends: trends, VPCs: vpcs}
+	d := Dashboard{Trends: trends}
 	for _, t := range trends {
-		if t.Subnet.UID != "" {
+		switch {
+		case t.Subnet.UID != "":
 			d.Subnets++
-		} else {
+		case t.Pool.Kind == Private:
+			// Every VPC has one private pool, and whoever sees the one
+			// sees the other.
+			d.VPCs++
+			fallthrough
+		default:
 			d.Pools++
 			d.Allocations += t.Usage.Used
 		}
@@ -104,36 +108,22 @@ func (s *Service) Dashboard(ctx context.Context, actor auth.Actor, now time.Time
 // hours (usageFits: read at most every 15 minutes, a row per object, and
 // shifted to now) and its usage now, without the history itself.
 func (s *Service) UsageTrends(ctx context.Context, actor auth.Actor, now time.Time) ([]UsageTrend, error) {
-	trends, _, err := s.usageTrends(ctx, actor, now)
-	return trends, err
-}
-
-// usageTrends is UsageTrends, with the number of the actor's VPCs.
-func (s *Service) usageTrends(ctx context.Context, actor auth.Actor, now time.Time) ([]UsageTrend, int, error) {
 	usages, err := s.Usages(ctx, actor)
 	if err != nil {
-		return nil, 0, err
-	}
-	vpcs, err := s.VPCSummaries(ctx, actor, "")
-	if err != nil {
-		return nil, 0, err
-	}
-	vpcNames := make(map[string]string, len(vpcs))
-	for _, v := range vpcs {
-		vpcNames[v.VPC.UID] = v.VPC.Name
+		return nil, err
 	}
 	fits, err := s.fits.read(ctx, s.db, now)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	trends := make([]UsageTrend, len(usages))
 	for i, u := range usages {
 		sums := fits.of(u.uid(), now)
 		current := forecast.Point{At: now, Used: u.Usage.Used, Size: u.Usage.Size}
 		sums.Add(current, now)
-		trends[i] = UsageTrend{ObjectUsage: u, VPC: vpcNames[u.Pool.VPCUID], Forecast: forecast.OfSums(sums, current)}
+		trends[i] = UsageTrend{ObjectUsage: u, Forecast: forecast.OfSums(sums, current)}
 	}
-	return trends, len(vpcs), nil
+	return trends, nil
 }
 
 // usageFits holds every object's sums of its last week of hours, read

@@ -11,10 +11,12 @@ import (
 )
 
 // An ObjectUsage is the usage of a pool (Subnet's UID empty) or of a
-// subnet of a VPC's pool.
+// subnet of a VPC's pool; VPC names the VPC of a private pool and of a
+// subnet.
 type ObjectUsage struct {
 	Pool   Pool
 	Subnet Subnet
+	VPC    string
 	Usage  Usage
 }
 
@@ -29,22 +31,23 @@ func (s *Service) Usages(ctx context.Context, actor auth.Actor) ([]ObjectUsage, 
 	if err != nil {
 		return nil, err
 	}
-	subnets := map[string][]Subnet{} // by VPC uid
+	byUID := map[string]VPCSummary{}
 	for _, v := range vpcs {
-		subnets[v.VPC.UID] = v.Subnets
+		byUID[v.VPC.UID] = v
 	}
 	var out []ObjectUsage
 	for _, p := range pools {
-		out = append(out, ObjectUsage{Pool: p.Pool, Usage: p.Usage})
+		vpc := byUID[p.Pool.VPCUID]
+		out = append(out, ObjectUsage{Pool: p.Pool, VPC: vpc.VPC.Name, Usage: p.Usage})
 		if p.Pool.VPCUID == "" {
 			continue
 		}
-		for _, sub := range subnets[p.Pool.VPCUID] {
+		for _, sub := range vpc.Subnets {
 			u, err := s.SubnetUsage(ctx, actor, sub)
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, ObjectUsage{Pool: p.Pool, Subnet: sub, Usage: u})
+			out = append(out, ObjectUsage{Pool: p.Pool, Subnet: sub, VPC: vpc.VPC.Name, Usage: u})
 		}
 	}
 	return out, nil
