@@ -3,7 +3,6 @@ package views
 import (
 	"fmt"
 	"math"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -363,10 +362,4 @@ func (p SparklineProps) label() string {
 	}
 	first, last := shown[0], shown[len(shown)-1]
 	return fmt.Sprintf("Usage over the last %s: %s then, %s now", spanName(p.Span), pct(first), pct(last))
-}
-
-// SubnetHref is the console path of a subnet's page:
-// /subnets/<namespace>/<vpc>/<name>.
-func SubnetHref(sub ipam.Subnet) string {
-	return "/subnets/" + sub.Namespace + "/" + url.PathEscape(sub.VPC) + "/" + url.PathEscape(sub.Name)
 }
