@@ -4,12 +4,23 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/store"
 )
+
+// usageShape is the part of a query issue 15 asks for on every pool's,
+// subnet's and division's usage, in its words: a query gets it with
+// since's "..." a variable and one of the steps.
+const usageShape = `history(since: "...", step: HOUR|DAY) { at used size } forecast { fullAt daysLeft basis } }`
+
+// usageQuery is usageShape with since $since and step.
+func usageQuery(step string) string {
+	return strings.NewReplacer(`"..."`, "$since", "HOUR|DAY", step).Replace(usageShape)
+}
 
 // TestUsageHistoryAndForecast: a subnet's usage { history(since:, step:)
 // { at used size } forecast { fullAt daysLeft basis } } reads the history
@@ -64,7 +75,7 @@ func TestUsageHistoryAndForecast(t *testing.T) {
 	}
 	since := hour.Add(-4 * 24 * time.Hour).Format(time.RFC3339)
 	e.ok("acme", `query($since: String!) { vpc(namespace: "acme/prod", name: "main") {
-		subnets { usage { history(since: $since, step: HOUR) { at used size } forecast { fullAt daysLeft basis } } }
+		subnets { usage { `+usageQuery("HOUR")+` }
 		pool { usage { forecast { fullAt daysLeft basis } } } } }`, &out, "since", since)
 	u := out.VPC.Subnets[0].Usage
 	if len(u.History) != 3 || u.History[0].At != hour.Add(-72*time.Hour).Format(time.RFC3339) || u.History[0].Used != 0 || u.History[2].Used != 2 || u.History[2].Size != 253 {
@@ -85,7 +96,7 @@ func TestUsageHistoryAndForecast(t *testing.T) {
 			}
 		}
 	}
-	e.ok("acme", `query($since: String!) { vpc(namespace: "acme/prod", name: "main") { subnets { usage { history(since: $since, step: DAY) { at used size } forecast { fullAt daysLeft basis } } } } }`, &days, "since", since)
+	e.ok("acme", `query($since: String!) { vpc(namespace: "acme/prod", name: "main") { subnets { usage { `+usageQuery("DAY")+` } } }`, &days, "since", since)
 	if h := days.VPC.Subnets[0].Usage.History; len(h) != 3 || h[2].Used != 2 {
 		t.Errorf("days = %+v, want a day a point", h)
 	}
