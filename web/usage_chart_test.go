@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,5 +95,23 @@ func TestUsageCharts(t *testing.T) {
 	page = parseHTML(body)
 	if status != http.StatusOK || page.text("forecast") != "not enough history yet" || !page.has("usage-chart") {
 		t.Errorf("the pool page without history: %d, forecast %q, chart %v", status, page.text("forecast"), page.has("usage-chart"))
+	}
+}
+
+// TestAllocationsFragment: the pool's and the subnet's search and pager,
+// by htmx, get their allocation table alone (templ.Fragment "allocations"
+// of AllocationsPanel), not the page.
+func TestAllocationsFragment(t *testing.T) {
+	c := newConsoleWithData(t)
+	for _, target := range []string{"/pools/acme/prod/vpc-main?q=vm-007", "/subnets/acme/prod/main/web?q=vm-007"} {
+		header := c.acme.Clone()
+		header.Set("HX-Request", "true")
+		header.Set("HX-Target", "allocations")
+		res := do(t, c.h, http.MethodGet, target, header)
+		body := string(readBody(t, res))
+		page := parseHTML(body)
+		if res.StatusCode != http.StatusOK || strings.Contains(body, "<html") || page.text("allocation-count") != "1 matching allocation" || !page.has("allocation-10.42.1.9") {
+			t.Errorf("GET %s by htmx = %d, %q:\n%s", target, res.StatusCode, page.text("allocation-count"), body)
+		}
 	}
 }
