@@ -20,9 +20,6 @@ type UsageTrend struct {
 	Forecast forecast.Forecast
 }
 
-// Utilization is the trend's usage in percent.
-func (t UsageTrend) Utilization() float64 { return t.Usage.Utilization() }
-
 // A Dashboard is what an operator or a tenant sees first: every pool and
 // subnet they may see, closest to exhaustion first, the counts of what
 // there is and the last changes.
@@ -71,7 +68,7 @@ func (s *Service) Dashboard(ctx context.Context, actor auth.Actor, now time.Time
 		}
 	}
 	slices.SortStableFunc(d.Trends, func(a, b UsageTrend) int {
-		return forecast.CompareUrgency(a.Forecast, a.Utilization(), b.Forecast, b.Utilization())
+		return forecast.CompareUrgency(a.Forecast, a.Usage.Utilization(), b.Forecast, b.Usage.Utilization())
 	})
 	if histories < 0 || histories > len(d.Trends) {
 		histories = len(d.Trends)
