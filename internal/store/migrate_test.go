@@ -265,3 +265,42 @@ func TestMigration4(t *testing.T) {
 		assertVersion(t, db, 3)
 	})
 }
+
+// TestMigration15 makes the indexes of allocations the same on a database
+// that ran the first form of migration 0013 (commit 3e2714e, kept in
+// testdata) as on one that ran the form shipped since.
+func TestMigration15(t *testing.T) {
+	early := migratedTo(t, 12)
+	first, err := os.ReadFile("testdata/0013_search_3e2714e.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := early.ExecContext(t.Context(), string(first)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := early.ExecContext(t.Context(), `INSERT INTO schema_migrations (version, name) VALUES (13, 'search')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Migrate(t.Context(), early); err != nil {
+		t.Fatal(err)
+	}
+
+	fresh := migratedTo(t, latestVersion(t))
+	if got, want := allocationIndexes(t, early), allocationIndexes(t, fresh); !slices.Equal(got, want) {
+		t.Errorf("indexes of allocations after the first form of 0013:\n%s\nafter the shipped form:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if got := allocationIndexes(t, early); !slices.Contains(got, "CREATE INDEX allocations_owner_namespace_address ON public.allocations USING btree (owner_namespace, address)") {
+		t.Errorf("indexes of allocations: %v, want (owner_namespace, address) among them", got)
+	}
+}
+
+// allocationIndexes returns the definitions of the indexes of allocations,
+// sorted.
+func allocationIndexes(t *testing.T, db *store.DB) []string {
+	t.Helper()
+	var defs []string
+	if err := db.SelectContext(t.Context(), &defs, `SELECT indexdef FROM pg_indexes WHERE tablename = 'allocations' ORDER BY indexdef`); err != nil {
+		t.Fatal(err)
+	}
+	return defs
+}
