@@ -1,9 +1,12 @@
 package store_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/lib/pq"
 
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/store"
@@ -87,5 +90,63 @@ func TestOwnerLocks(t *testing.T) {
 	secret, err := store.ClusterSecret(t.Context(), db)
 	if err != nil || len(secret) != 64 {
 		t.Fatalf("ClusterSecret = %q, %v; want 64 hex digits", secret, err)
+	}
+}
+
+// TestClusterSecretReadByOwnerOnly: on a database where PUBLIC was
+// granted every table (as default privileges may do) and a reporting role
+// every table of the schema, the migrations leave the cluster secret to
+// the tables' owner: neither an unprivileged role nor the reporting role
+// reads it, while the reporting role still reads the rest.
+func TestClusterSecretReadByOwnerOnly(t *testing.T) {
+	db := migratedTo(t, 15)
+	ctx := t.Context()
+	var name string
+	if err := db.GetContext(ctx, &name, `SELECT current_database()`); err != nil {
+		t.Fatal(err)
+	}
+	nobody, reporting := name+"_nobody", name+"_reporting"
+	for _, role := range []string{nobody, reporting} {
+		if _, err := db.ExecContext(ctx, `CREATE ROLE `+role); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if _, err := db.ExecContext(context.Background(), `DROP OWNED BY `+role+`; DROP ROLE `+role); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	// migratedTo's schema public is made afresh: PUBLIC may use it, as it
+	// may a new database's.
+	if _, err := db.ExecContext(ctx, `GRANT USAGE ON SCHEMA public TO PUBLIC; GRANT SELECT ON ALL TABLES IN SCHEMA public TO PUBLIC, `+reporting); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Migrate(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	// reads runs a query as role, and returns its error.
+	reads := func(role, query string) error {
+		tx, err := db.BeginTxx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		if _, err := tx.ExecContext(ctx, `SET LOCAL ROLE `+role); err != nil {
+			t.Fatal(err)
+		}
+		_, err = tx.ExecContext(ctx, query)
+		return err
+	}
+	for _, role := range []string{nobody, reporting} {
+		var pe *pq.Error
+		if err := reads(role, `SELECT secret FROM cluster_secret`); !errors.As(err, &pe) || pe.Code != "42501" {
+			t.Errorf("role %s reading the cluster secret: %v; want insufficient_privilege", role, err)
+		}
+	}
+	if err := reads(reporting, `SELECT count(*) FROM pools`); err != nil {
+		t.Errorf("the reporting role lost its other grants: %v", err)
+	}
+	if _, err := store.ClusterSecret(ctx, db); err != nil {
+		t.Errorf("the owner reading the cluster secret: %v", err)
 	}
 }
