@@ -1,5 +1,5 @@
 // Package routing sends each pool's claims to one process, the pool's
-// owner, when several ipam processes serve one database (issue 14).
+// owner, when several ipam processes serve one database.
 //
 // Claims never need it to be correct: the database's unique indexes decide
 // every claim. It makes them cheap: two processes claiming in one pool
@@ -7,15 +7,17 @@
 // statements more per lost race, docs/scaling.md), while one process hands
 // out distinct candidates from its view of the pool. So the first process
 // to claim in a pool takes a session advisory lock on it (store.OwnerLocks)
-// and records where it listens (store.SetRoute); the others forward their
-// claims in that pool to it over one authenticated connection each
-// (net/rpc), and claim themselves whenever it cannot be reached. An owner
-// gives a pool up after ownerIdle without claims, and every lock ends with
-// its process's connection.
+// and records where it listens (store.OwnerLocks.TryOwn); the others
+// forward their claims in that pool to it over one connection each
+// (net/rpc over TLS 1.3 with certificates pinned from the database,
+// transport.go), and claim themselves whenever it cannot be reached. An
+// owner gives a pool up after ownerIdle without claims, and every lock ends
+// with its process's connection.
 package routing
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -97,9 +99,12 @@ const (
 	// it, up to fallbackFor.
 	routeWait = 64 * time.Millisecond
 	firstMiss = 20 * time.Millisecond
-	// janitorEvery is how often idle pools are given up and stale routes
-	// dropped.
+	// janitorEvery is how often idle pools are given up, stale routes
+	// dropped and this process's certificate published again.
 	janitorEvery = 15 * time.Second
+	// processUnseen is how long a process's certificate is kept after it
+	// was last published: the process stopped without removing it.
+	processUnseen = time.Hour
 	// callTimeout bounds a forwarded claim without a deadline.
 	callTimeout = 30 * time.Second
 )
@@ -107,10 +112,12 @@ const (
 // A Router routes this process's claims and serves the claims others
 // forward to it.
 type Router struct {
-	cfg    Config
-	log    *slog.Logger
-	self   store.Route
-	secret []byte
+	cfg  Config
+	log  *slog.Logger
+	self store.Route
+	// cert is this process's identity on the route link, published with
+	// its route.
+	cert   tls.Certificate
 	locks  *store.OwnerLocks
 	ln     net.Listener
 	server *rpc.Server
@@ -122,7 +129,7 @@ type Router struct {
 	elsewhere map[string]bool
 
 	peersMu sync.Mutex
-	peers   map[string]*rpc.Client // by address
+	peers   map[string]*rpc.Client // by process
 
 	connsMu sync.Mutex
 	conns   map[net.Conn]struct{} // served
@@ -131,7 +138,7 @@ type Router struct {
 	stop    context.CancelFunc
 	running sync.WaitGroup
 
-	forwarded, served, fallbacks atomic.Int64
+	forwarded, served, fallbacks, refused atomic.Int64
 }
 
 // A route is what this process knows of a pool's owner.
@@ -140,10 +147,10 @@ type route struct {
 	// claim in the pool finds it out and the others wait.
 	decided chan struct{}
 	owned   bool
-	peer    string    // the owner's address; "" to claim here
-	until   time.Time // when a route not owned is looked up again
-	misses  int       // lookups in a row that found no route recorded
-	used    time.Time // the last claim in an owned pool
+	peer    store.Route // the owner; its Process "" to claim here
+	until   time.Time   // when a route not owned is looked up again
+	misses  int         // lookups in a row that found no route recorded
+	used    time.Time   // the last claim in an owned pool
 }
 
 // Start listens on cfg.Listen and returns the router, which serves the
@@ -156,9 +163,9 @@ func Start(ctx context.Context, cfg Config) (*Router, error) {
 	if host, _, err := net.SplitHostPort(cfg.Listen); err != nil || host == "" || net.ParseIP(host).IsUnspecified() {
 		return nil, fmt.Errorf("routing: listen address %q: give host:port with an address the other ipam processes reach (it is what they dial), not an unspecified one", cfg.Listen)
 	}
-	secret, err := store.ClusterSecret(ctx, cfg.DB)
+	cert, err := newIdentity(cfg.Process)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("routing: unable to make a key pair for the route link: %w", err)
 	}
 	locks, err := store.OpenOwnerLocks(ctx, cfg.URL)
 	if err != nil {
@@ -170,10 +177,15 @@ func Start(ctx context.Context, cfg Config) (*Router, error) {
 		return nil, fmt.Errorf("routing: unable to listen on %s for the claims of other processes: %w", cfg.Listen, err)
 	}
 	host, _ := os.Hostname()
-	r := &Router{cfg: cfg, log: log, secret: []byte(secret), locks: locks, ln: ln, server: rpc.NewServer(),
+	r := &Router{cfg: cfg, log: log, cert: cert, locks: locks, ln: ln, server: rpc.NewServer(),
 		self:  store.Route{Address: ln.Addr().String(), Host: host, Process: cfg.Process},
 		pools: map[string]*route{}, elsewhere: map[string]bool{}, peers: map[string]*rpc.Client{}, conns: map[net.Conn]struct{}{}}
 	if err := r.server.RegisterName("Claims", &claims{r}); err != nil {
+		ln.Close()
+		locks.Close()
+		return nil, err
+	}
+	if err := store.PublishProcess(ctx, cfg.DB, cfg.Process, cert.Certificate[0]); err != nil {
 		ln.Close()
 		locks.Close()
 		return nil, err
@@ -194,12 +206,13 @@ func (r *Router) Address() string { return r.self.Address }
 
 // Stats counts this process's claims forwarded to owners, the claims it
 // served for others, and the claims it made itself because an owner could
-// not be reached.
-type Stats struct{ Forwarded, Served, Fallbacks int64 }
+// not be reached; and the connections to its route listener it refused
+// (they did not authenticate).
+type Stats struct{ Forwarded, Served, Fallbacks, Refused int64 }
 
 // Stats returns the counts so far.
 func (r *Router) Stats() Stats {
-	return Stats{Forwarded: r.forwarded.Load(), Served: r.served.Load(), Fallbacks: r.fallbacks.Load()}
+	return Stats{Forwarded: r.forwarded.Load(), Served: r.served.Load(), Fallbacks: r.fallbacks.Load(), Refused: r.refused.Load()}
 }
 
 // Forward sends c to the owner of the pool uid. It returns false when the
@@ -207,7 +220,7 @@ func (r *Router) Stats() Stats {
 // owner is unknown or could not be reached. An error is the end of ctx.
 func (r *Router) Forward(ctx context.Context, uid string, c Claim) (Answer, bool, error) {
 	peer, err := r.owner(ctx, uid)
-	if err != nil || peer == "" {
+	if err != nil || peer.Process == "" {
 		return Answer{}, false, err
 	}
 	if d, ok := ctx.Deadline(); ok {
@@ -224,7 +237,7 @@ func (r *Router) Forward(ctx context.Context, uid string, c Claim) (Answer, bool
 	r.forwarded.Add(1)
 	r.mu.Lock()
 	r.elsewhere[uid] = true
-	if rt := r.pools[uid]; !a.Owner && rt != nil && rt.peer == peer {
+	if rt := r.pools[uid]; !a.Owner && rt != nil && rt.peer.Process == peer.Process {
 		delete(r.pools, uid)
 	}
 	r.mu.Unlock()
@@ -244,11 +257,11 @@ func (r *Router) ClaimedElsewhere(uid string) bool {
 	return was
 }
 
-// owner returns the address of the pool's owner, or "" when the claim is
-// to be made here. The first claim in a pool, and the first after its
-// route expired, finds the owner out: it takes the pool's lock if nobody
-// holds it, or reads the route the holder recorded.
-func (r *Router) owner(ctx context.Context, uid string) (string, error) {
+// owner returns the route of the pool's owner, whose Process is "" when
+// the claim is to be made here. The first claim in a pool, and the first
+// after its route expired, finds the owner out: it takes the pool's lock
+// if nobody holds it, or reads the route the holder recorded.
+func (r *Router) owner(ctx context.Context, uid string) (store.Route, error) {
 	now := time.Now()
 	r.mu.Lock()
 	rt := r.pools[uid]
@@ -267,7 +280,7 @@ func (r *Router) owner(ctx context.Context, uid string) (string, error) {
 			select {
 			case <-rt.decided:
 			case <-ctx.Done():
-				return "", ctx.Err()
+				return store.Route{}, ctx.Err()
 			}
 			return r.owner(ctx, uid)
 		}
@@ -326,7 +339,7 @@ func (r *Router) decide(ctx context.Context, uid string, rt *route) {
 			// --route-listen an address the other hosts reach).
 			rt.until = now.Add(routeFor)
 		default:
-			rt.peer, rt.until = found.Address, now.Add(routeFor)
+			rt.peer, rt.until = found, now.Add(routeFor)
 		}
 		return
 	}
@@ -349,13 +362,13 @@ func (r *Router) lostLocks(uid string) {
 // stopped, and its lock with it, so this process tries to own the pool at
 // once; if another process still holds it, this process claims in the pool
 // itself for fallbackFor.
-func (r *Router) unreachable(ctx context.Context, uid, peer string, err error) {
+func (r *Router) unreachable(ctx context.Context, uid string, peer store.Route, err error) {
 	r.fallbacks.Add(1)
-	r.log.Warn("routing: the owner of a pool did not answer", "pool", uid, "owner", peer, "err", err)
-	r.dropPeer(peer)
+	r.log.Warn("routing: the owner of a pool did not answer", "pool", uid, "owner", peer.Address, "err", err)
+	r.dropPeer(peer.Process)
 	r.mu.Lock()
 	rt := r.pools[uid]
-	if rt == nil || rt.peer != peer {
+	if rt == nil || rt.peer.Process != peer.Process {
 		r.mu.Unlock()
 		return
 	}
@@ -365,8 +378,8 @@ func (r *Router) unreachable(ctx context.Context, uid, peer string, err error) {
 		return
 	}
 	r.mu.Lock()
-	if rt := r.pools[uid]; rt != nil && rt.peer == peer {
-		rt.peer, rt.until = "", time.Now().Add(fallbackFor)
+	if rt := r.pools[uid]; rt != nil && rt.peer.Process == peer.Process {
+		rt.peer, rt.until = store.Route{}, time.Now().Add(fallbackFor)
 	}
 	r.mu.Unlock()
 }
@@ -382,6 +395,7 @@ func (r *Router) janitor(ctx context.Context) {
 			return
 		case <-t.C:
 			r.sweep(ctx, time.Now())
+			r.publish(ctx)
 		}
 	}
 }
@@ -417,6 +431,17 @@ func (r *Router) sweep(ctx context.Context, now time.Time) {
 		}
 		r.mu.Unlock()
 		close(placeholder.decided)
+	}
+}
+
+// publish says again that this process runs, with its certificate, and
+// drops the certificates of the processes that stopped saying so.
+func (r *Router) publish(ctx context.Context) {
+	if err := store.PublishProcess(ctx, r.cfg.DB, r.self.Process, r.cert.Certificate[0]); err != nil {
+		r.log.Warn("routing: unable to publish this process's certificate", "err", err)
+	}
+	if err := store.PruneProcesses(ctx, r.cfg.DB, processUnseen); err != nil {
+		r.log.Warn("routing: unable to remove the certificates of stopped processes", "err", err)
 	}
 }
 
@@ -464,6 +489,9 @@ func (r *Router) Close() {
 		}
 	}
 	r.locks.Close()
+	if err := store.UnpublishProcess(ctx, r.cfg.DB, r.self.Process); err != nil {
+		r.log.Warn("routing: unable to remove this process's certificate", "err", err)
+	}
 }
 
 // loopback reports whether address (host:port) is on a loopback address.

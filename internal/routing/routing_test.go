@@ -2,10 +2,7 @@ package routing
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
-	"io"
-	"net"
 	"net/netip"
 	"sync/atomic"
 	"testing"
@@ -21,69 +18,28 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // with the claim's owner name as the allocation's.
 func start(t *testing.T, url, process string, calls *atomic.Int64) *Router {
 	t.Helper()
+	return startHandling(t, url, process, func(_ context.Context, c Claim) Answer {
+		calls.Add(1)
+		return Answer{Allocation: store.AllocationRow{OwnerName: c.OwnerName}}
+	})
+}
+
+// startHandling starts a router on url that makes forwarded claims with
+// handle.
+func startHandling(t *testing.T, url, process string, handle Handler) *Router {
+	t.Helper()
 	db, err := store.Open(t.Context(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	r, err := Start(t.Context(), Config{DB: db, URL: url, Listen: "127.0.0.1:0", Process: process,
-		Handle: func(_ context.Context, c Claim) Answer {
-			calls.Add(1)
-			return Answer{Allocation: store.AllocationRow{OwnerName: c.OwnerName}}
-		}})
+	r, err := Start(t.Context(), Config{DB: db, URL: url, Listen: "127.0.0.1:0", Process: process, Handle: handle})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.Serve()
 	t.Cleanup(r.Close)
 	return r
-}
-
-// TestHandshake: a process of the same database gets its claims served; a
-// client that does not know the cluster secret gets nothing served, and
-// learns nothing it could replay.
-func TestHandshake(t *testing.T) {
-	url := pgtest.NewURL(t)
-	var calls atomic.Int64
-	owner := start(t, url, "owner", &calls)
-	other := start(t, url, "other", &calls)
-
-	a, err := other.call(t.Context(), owner.Address(), Claim{OwnerName: "vm-1/0"})
-	if err != nil || a.Allocation.OwnerName != "vm-1/0" || calls.Load() != 1 {
-		t.Fatalf("call = %+v, %v after %d calls; want the owner's answer", a, err, calls.Load())
-	}
-
-	conn, err := net.Dial("tcp", owner.Address())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(5 * time.Second))
-	if _, err := conn.Write(make([]byte, nonceSize)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.ReadFull(conn, make([]byte, nonceSize)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.Write(make([]byte, sha256.Size)); err != nil {
-		t.Fatal(err)
-	}
-	if n, err := io.ReadFull(conn, make([]byte, sha256.Size)); !errors.Is(err, io.EOF) {
-		t.Fatalf("after a wrong proof the owner sent %d bytes, %v; want the connection closed", n, err)
-	}
-
-	stranger := &Router{secret: []byte("not the secret")}
-	conn2, err := net.Dial("tcp", owner.Address())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn2.Close()
-	if err := stranger.clientHandshake(conn2); err == nil {
-		t.Fatal("a client with another secret was let in")
-	}
-	if calls.Load() != 1 {
-		t.Errorf("%d claims served, want 1", calls.Load())
-	}
 }
 
 // TestIdlePoolGivenUp: an owner gives up a pool nobody claimed in for
@@ -95,11 +51,11 @@ func TestIdlePoolGivenUp(t *testing.T) {
 	b := start(t, url, "b", &calls)
 	pool := makePool(t, a.cfg.DB)
 	ctx := t.Context()
-	if peer, err := a.owner(ctx, pool); peer != "" || err != nil {
-		t.Fatalf("a.owner = %q, %v; want a to own the pool", peer, err)
+	if peer, err := a.owner(ctx, pool); peer.Process != "" || err != nil {
+		t.Fatalf("a.owner = %+v, %v; want a to own the pool", peer, err)
 	}
-	if peer, err := b.owner(ctx, pool); peer != a.Address() || err != nil {
-		t.Fatalf("b.owner = %q, %v; want a's address %s", peer, err, a.Address())
+	if peer, err := b.owner(ctx, pool); peer.Address != a.Address() || err != nil {
+		t.Fatalf("b.owner = %+v, %v; want a's address %s", peer, err, a.Address())
 	}
 	a.sweep(ctx, time.Now().Add(ownerIdle/2))
 	if r, err := store.RouteOf(ctx, a.cfg.DB, pool); err != nil || r.Process != "a" {
@@ -112,11 +68,11 @@ func TestIdlePoolGivenUp(t *testing.T) {
 	b.mu.Lock()
 	delete(b.pools, pool) // b's route expired
 	b.mu.Unlock()
-	if peer, err := b.owner(ctx, pool); peer != "" || err != nil {
-		t.Fatalf("b.owner after a gave the pool up = %q, %v; want b to own it", peer, err)
+	if peer, err := b.owner(ctx, pool); peer.Process != "" || err != nil {
+		t.Fatalf("b.owner after a gave the pool up = %+v, %v; want b to own it", peer, err)
 	}
-	if peer, err := a.owner(ctx, pool); peer != b.Address() || err != nil {
-		t.Fatalf("a.owner = %q, %v; want b's address %s", peer, err, b.Address())
+	if peer, err := a.owner(ctx, pool); peer.Address != b.Address() || err != nil {
+		t.Fatalf("a.owner = %+v, %v; want b's address %s", peer, err, b.Address())
 	}
 }
 

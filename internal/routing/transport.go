@@ -1,95 +1,241 @@
 package routing
 
 import (
+	"bytes"
 	"context"
+	"crypto/ed25519"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"net"
 	"net/rpc"
 	"time"
+
+	"pivirt.hu/ipam/internal/store"
 )
 
-// handshakeTimeout bounds the authentication of a connection.
+// The route link (docs/scaling.md, "The route link"): TLS 1.3, each end
+// presenting the self-signed certificate its process made at start and
+// published in the database (store.PublishProcess), and each end pinning
+// the other's to the one the database holds for that process: the
+// dialling end to the certificate of the route's process, the accepting
+// end to the certificate of the process its client's certificate names.
+// Then each end proves it knows the cluster secret, bound to this TLS
+// session (an HMAC of keying material exported from it), the client
+// first. Everything after that is TLS records: encrypted, authenticated,
+// in order, never replayed.
+
+// handshakeTimeout bounds the making of a connection: dialling, TLS and
+// the proofs of the secret.
 const handshakeTimeout = 5 * time.Second
 
 // ErrNotAuthenticated means that the other end of a route connection does
 // not know the cluster secret: it serves another database, or is no ipam.
 var ErrNotAuthenticated = errors.New("routing: the other process does not know this database's cluster secret")
 
-// A connection is authenticated both ways before anything is sent: each
-// end sends a random nonce, then proves it knows the secret by the HMAC of
-// the other's nonce with its role. The server answers only once the
-// client has proven it.
+// ErrNotPinned means that the other end of a route connection presented a
+// certificate other than the one the database holds for it.
+var ErrNotPinned = errors.New("routing: the other process's certificate is not the one the database holds for it")
+
 const (
-	nonceSize  = 32
-	roleClient = "ipam route client"
-	roleServer = "ipam route server"
+	// exporterLabel names the keying material the proofs of the secret
+	// are bound to (RFC 8446, section 7.5).
+	exporterLabel = "EXPERIMENTAL pivirt ipam route link"
+	roleClient    = "ipam route client"
+	roleServer    = "ipam route server"
 )
 
-// nonce returns nonceSize random bytes.
-func nonce() []byte {
-	b := make([]byte, nonceSize)
-	rand.Read(b)
-	return b
+// newIdentity makes a key pair and a self-signed certificate for process,
+// named by its common name.
+func newIdentity(process string) (tls.Certificate, error) {
+	pub, key, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	now := time.Now()
+	template := &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      pkix.Name{CommonName: process},
+		NotBefore:    now.Add(-time.Hour),
+		// The certificate is pinned, not verified by a chain: it is valid
+		// as long as the database holds it.
+		NotAfter:    now.AddDate(100, 0, 0),
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, template, template, pub, key)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	leaf, err := x509.ParseCertificate(der)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, nil
 }
 
-func (r *Router) mac(role string, nonce []byte) []byte {
-	m := hmac.New(sha256.New, r.secret)
+// pinned returns a check of the other end's certificates: one, want.
+func pinned(want []byte) func([][]byte, [][]*x509.Certificate) error {
+	return func(raw [][]byte, _ [][]*x509.Certificate) error {
+		if len(raw) != 1 || !bytes.Equal(raw[0], want) {
+			return ErrNotPinned
+		}
+		return nil
+	}
+}
+
+// proof is the proof that one end of the TLS session cs knows secret.
+func proof(secret, role string, cs tls.ConnectionState) ([]byte, error) {
+	ekm, err := cs.ExportKeyingMaterial(exporterLabel, nil, 32)
+	if err != nil {
+		return nil, err
+	}
+	m := hmac.New(sha256.New, []byte(secret))
 	m.Write([]byte(role))
-	m.Write(nonce)
-	return m.Sum(nil)
+	m.Write(ekm)
+	return m.Sum(nil), nil
 }
 
-// clientHandshake authenticates conn, dialled by this process.
-func (r *Router) clientHandshake(conn net.Conn) error {
-	conn.SetDeadline(time.Now().Add(handshakeTimeout))
-	defer conn.SetDeadline(time.Time{})
-	mine := nonce()
-	theirs := make([]byte, nonceSize)
-	proof := make([]byte, sha256.Size)
+// dial connects to the owner process peer and authenticates the
+// connection both ways.
+func (r *Router) dial(ctx context.Context, peer store.Route) (*tls.Conn, error) {
+	if len(peer.Certificate) == 0 {
+		return nil, fmt.Errorf("routing: process %s published no certificate", peer.Process)
+	}
+	ctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
+	defer cancel()
+	secrets, err := store.ClusterSecrets(ctx, r.cfg.DB)
+	if err != nil {
+		return nil, err
+	}
+	d := net.Dialer{}
+	raw, err := d.DialContext(ctx, "tcp", peer.Address)
+	if err != nil {
+		return nil, err
+	}
+	conn := tls.Client(raw, clientConfig(r.cert, peer.Certificate))
+	if err := clientHandshake(ctx, conn, secrets[0]); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("routing: %s: %w", peer.Address, err)
+	}
+	return conn, nil
+}
+
+// clientConfig is the TLS configuration of a client with the certificate
+// cert, of a server whose certificate must be pin.
+func clientConfig(cert tls.Certificate, pin []byte) *tls.Config {
+	return &tls.Config{
+		MinVersion:   tls.VersionTLS13,
+		Certificates: []tls.Certificate{cert},
+		// The server's certificate is pinned instead of verified by a
+		// chain.
+		InsecureSkipVerify:    true,
+		VerifyPeerCertificate: pinned(pin),
+	}
+}
+
+// clientHandshake runs TLS on conn, then proves secret and checks that the
+// server proves it too.
+func clientHandshake(ctx context.Context, conn *tls.Conn, secret string) error {
+	if d, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(d)
+		defer conn.SetDeadline(time.Time{})
+	}
+	if err := conn.HandshakeContext(ctx); err != nil {
+		return err
+	}
+	cs := conn.ConnectionState()
+	mine, err := proof(secret, roleClient, cs)
+	if err != nil {
+		return err
+	}
 	if _, err := conn.Write(mine); err != nil {
 		return err
 	}
+	theirs := make([]byte, sha256.Size)
 	if _, err := io.ReadFull(conn, theirs); err != nil {
+		// A server that refused the client's certificate or proof closes
+		// the connection.
+		return fmt.Errorf("%w (%w)", ErrNotAuthenticated, err)
+	}
+	want, err := proof(secret, roleServer, cs)
+	if err != nil {
 		return err
 	}
-	if _, err := conn.Write(r.mac(roleClient, theirs)); err != nil {
-		return err
-	}
-	if _, err := io.ReadFull(conn, proof); err != nil {
-		return ErrNotAuthenticated
-	}
-	if !hmac.Equal(proof, r.mac(roleServer, mine)) {
+	if !hmac.Equal(theirs, want) {
 		return ErrNotAuthenticated
 	}
 	return nil
 }
 
-// serverHandshake authenticates conn, accepted by this process.
-func (r *Router) serverHandshake(conn net.Conn) error {
+// serverHandshake runs TLS on conn, accepted by this process, checks the
+// client's certificate and proof of the secret, and proves the secret in
+// turn.
+func (r *Router) serverHandshake(conn net.Conn) (*tls.Conn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), handshakeTimeout)
+	defer cancel()
 	conn.SetDeadline(time.Now().Add(handshakeTimeout))
 	defer conn.SetDeadline(time.Time{})
-	theirs := make([]byte, nonceSize)
-	mine := nonce()
-	proof := make([]byte, sha256.Size)
-	if _, err := io.ReadFull(conn, theirs); err != nil {
-		return err
+	tc := tls.Server(conn, &tls.Config{
+		MinVersion:   tls.VersionTLS13,
+		Certificates: []tls.Certificate{r.cert},
+		ClientAuth:   tls.RequireAnyClientCert,
+		VerifyPeerCertificate: func(raw [][]byte, _ [][]*x509.Certificate) error {
+			if len(raw) != 1 {
+				return ErrNotPinned
+			}
+			c, err := x509.ParseCertificate(raw[0])
+			if err != nil {
+				return err
+			}
+			want, err := store.ProcessCertificate(ctx, r.cfg.DB, c.Subject.CommonName)
+			if errors.Is(err, store.ErrNotFound) {
+				return ErrNotPinned
+			}
+			if err != nil {
+				return err
+			}
+			return pinned(want)(raw, nil)
+		},
+	})
+	if err := tc.HandshakeContext(ctx); err != nil {
+		return nil, err
 	}
-	if _, err := conn.Write(mine); err != nil {
-		return err
+	cs := tc.ConnectionState()
+	theirs := make([]byte, sha256.Size)
+	if _, err := io.ReadFull(tc, theirs); err != nil {
+		return nil, err
 	}
-	if _, err := io.ReadFull(conn, proof); err != nil {
-		return err
+	secrets, err := store.ClusterSecrets(ctx, r.cfg.DB)
+	if err != nil {
+		return nil, err
 	}
-	if !hmac.Equal(proof, r.mac(roleClient, mine)) {
-		return ErrNotAuthenticated
+	for _, secret := range secrets {
+		want, err := proof(secret, roleClient, cs)
+		if err != nil {
+			return nil, err
+		}
+		if hmac.Equal(theirs, want) {
+			mine, err := proof(secret, roleServer, cs)
+			if err != nil {
+				return nil, err
+			}
+			_, err = tc.Write(mine)
+			return tc, err
+		}
 	}
-	_, err := conn.Write(r.mac(roleServer, theirs))
-	return err
+	return nil, ErrNotAuthenticated
 }
 
 // accept serves the connections of other processes until the listener is
@@ -115,11 +261,13 @@ func (r *Router) accept() {
 				r.connsMu.Unlock()
 				conn.Close()
 			}()
-			if err := r.serverHandshake(conn); err != nil {
+			tc, err := r.serverHandshake(conn)
+			if err != nil {
+				r.refused.Add(1)
 				r.log.Warn("routing: refused a connection", "from", conn.RemoteAddr().String(), "err", err)
 				return
 			}
-			r.server.ServeConn(conn)
+			r.server.ServeCodec(newServerCodec(tc))
 		})
 	}
 }
@@ -138,14 +286,14 @@ func (c *claims) Claim(in Claim, out *Answer) error {
 	defer cancel()
 	*out = r.cfg.Handle(ctx, in)
 	peer, err := r.owner(ctx, in.PoolUID)
-	out.Owner = err == nil && peer == ""
+	out.Owner = err == nil && peer.Process == ""
 	r.served.Add(1)
 	return nil
 }
 
-// call sends c to the process at addr.
-func (r *Router) call(ctx context.Context, addr string, c Claim) (Answer, error) {
-	client, err := r.client(ctx, addr)
+// call sends c to the process peer.
+func (r *Router) call(ctx context.Context, peer store.Route, c Claim) (Answer, error) {
+	client, err := r.client(ctx, peer)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -159,33 +307,29 @@ func (r *Router) call(ctx context.Context, addr string, c Claim) (Answer, error)
 	}
 }
 
-// client returns the connection to addr, dialling it on first use.
-func (r *Router) client(ctx context.Context, addr string) (*rpc.Client, error) {
+// client returns the connection to the process peer, dialling it on first
+// use.
+func (r *Router) client(ctx context.Context, peer store.Route) (*rpc.Client, error) {
 	r.peersMu.Lock()
 	defer r.peersMu.Unlock()
-	if c, ok := r.peers[addr]; ok {
+	if c, ok := r.peers[peer.Process]; ok {
 		return c, nil
 	}
-	d := net.Dialer{Timeout: handshakeTimeout}
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	conn, err := r.dial(ctx, peer)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.clientHandshake(conn); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("routing: %s: %w", addr, err)
-	}
-	c := rpc.NewClient(conn)
-	r.peers[addr] = c
+	c := rpc.NewClientWithCodec(newClientCodec(conn))
+	r.peers[peer.Process] = c
 	return c, nil
 }
 
-// dropPeer closes the connection to addr.
-func (r *Router) dropPeer(addr string) {
+// dropPeer closes the connection to the process peer.
+func (r *Router) dropPeer(peer string) {
 	r.peersMu.Lock()
 	defer r.peersMu.Unlock()
-	if c, ok := r.peers[addr]; ok {
+	if c, ok := r.peers[peer]; ok {
 		c.Close()
-		delete(r.peers, addr)
+		delete(r.peers, peer)
 	}
 }

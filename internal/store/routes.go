@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
-	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 )
 
@@ -17,24 +17,83 @@ type Route struct {
 	Address string // host:port
 	Host    string // the owner's host name
 	Process string // the owner's process id, random
+	// Certificate is the one the owner published (PublishProcess), which
+	// it serves on Address; RouteOf fills it in, nil when there is none.
+	Certificate []byte
 }
 
-// ClusterSecret returns the secret the processes of this database
-// authenticate each other with (migration 0010).
-func ClusterSecret(ctx context.Context, ext Ext) (string, error) {
-	var secret string
-	if err := sqlx.GetContext(ctx, ext, &secret, `SELECT secret FROM cluster_secret`); err != nil {
-		return "", fmt.Errorf("store: unable to read the cluster secret: %w", classify(err))
+// secretGrace is how long the secret before a rotation is still accepted:
+// long enough for a handshake that read the secret just before the
+// rotation to finish.
+const secretGrace = time.Minute
+
+// ClusterSecrets returns the secrets the processes of this database prove
+// to each other on the route link (migrations 0010 and 0016): the current
+// one first, then the one before the last rotation while it is still
+// accepted.
+func ClusterSecrets(ctx context.Context, ext Ext) ([]string, error) {
+	var current, previous string
+	err := ext.QueryRowxContext(ctx, `SELECT secret, CASE WHEN rotated_at > now() - $1 * interval '1 millisecond' THEN previous ELSE '' END FROM cluster_secret`,
+		secretGrace.Milliseconds()).Scan(&current, &previous)
+	if err != nil {
+		return nil, fmt.Errorf("store: unable to read the cluster secret: %w", classify(err))
 	}
-	return secret, nil
+	if previous == "" {
+		return []string{current}, nil
+	}
+	return []string{current, previous}, nil
+}
+
+// PublishProcess records the certificate of the process, which its peers
+// on the route link pin, and that the process runs; it is called again
+// every little while (see PruneProcesses).
+func PublishProcess(ctx context.Context, ext Ext, process string, certificate []byte) error {
+	_, err := ext.ExecContext(ctx, `INSERT INTO route_processes (process, certificate) VALUES ($1, $2)
+		ON CONFLICT (process) DO UPDATE SET certificate = $2, seen = now()`, process, certificate)
+	if err != nil {
+		return fmt.Errorf("store: unable to publish the certificate of process %s: %w", process, classify(err))
+	}
+	return nil
+}
+
+// ProcessCertificate returns the certificate process published;
+// ErrNotFound when there is none.
+func ProcessCertificate(ctx context.Context, ext Ext, process string) ([]byte, error) {
+	var certificate []byte
+	err := ext.QueryRowxContext(ctx, `SELECT certificate FROM route_processes WHERE process = $1`, process).Scan(&certificate)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: unable to read the certificate of process %s: %w", process, classify(err))
+	}
+	return certificate, nil
+}
+
+// UnpublishProcess removes the certificate of process, which stops.
+func UnpublishProcess(ctx context.Context, ext Ext, process string) error {
+	if _, err := ext.ExecContext(ctx, `DELETE FROM route_processes WHERE process = $1`, process); err != nil {
+		return fmt.Errorf("store: unable to remove the certificate of process %s: %w", process, classify(err))
+	}
+	return nil
+}
+
+// PruneProcesses removes the certificates of the processes that have not
+// published theirs again for unseen: they stopped without removing it.
+func PruneProcesses(ctx context.Context, ext Ext, unseen time.Duration) error {
+	if _, err := ext.ExecContext(ctx, `DELETE FROM route_processes WHERE seen < now() - $1 * interval '1 millisecond'`, unseen.Milliseconds()); err != nil {
+		return fmt.Errorf("store: unable to remove the certificates of stopped processes: %w", classify(err))
+	}
+	return nil
 }
 
 // RouteOf returns the route of the pool uid; ErrNotFound when none is
 // recorded.
 func RouteOf(ctx context.Context, ext Ext, uid string) (Route, error) {
 	var r Route
-	err := ext.QueryRowxContext(ctx, `SELECT address, host, process FROM claim_routes WHERE pool_uid = $1`, uid).
-		Scan(&r.Address, &r.Host, &r.Process)
+	err := ext.QueryRowxContext(ctx, `SELECT r.address, r.host, r.process, p.certificate
+		FROM claim_routes r LEFT JOIN route_processes p USING (process) WHERE r.pool_uid = $1`, uid).
+		Scan(&r.Address, &r.Host, &r.Process, &r.Certificate)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Route{}, ErrNotFound
 	}
