@@ -135,10 +135,17 @@ type Router struct {
 	conns   map[net.Conn]struct{} // served
 	closed  bool
 
+	// done is closed by Close; stop closes it.
+	done    <-chan struct{}
 	stop    context.CancelFunc
 	running sync.WaitGroup
 
-	forwarded, served, fallbacks, refused atomic.Int64
+	// handshakes holds a token for each connection being authenticated.
+	handshakes chan struct{}
+	// refusals logs the refused connections, at a bounded rate.
+	refusals rateLog
+
+	forwarded, served, fallbacks, refused, acceptErrors atomic.Int64
 }
 
 // A route is what this process knows of a pool's owner.
@@ -179,7 +186,8 @@ func Start(ctx context.Context, cfg Config) (*Router, error) {
 	host, _ := os.Hostname()
 	r := &Router{cfg: cfg, log: log, cert: cert, locks: locks, ln: ln, server: rpc.NewServer(),
 		self:  store.Route{Address: ln.Addr().String(), Host: host, Process: cfg.Process},
-		pools: map[string]*route{}, elsewhere: map[string]bool{}, peers: map[string]*rpc.Client{}, conns: map[net.Conn]struct{}{}}
+		pools: map[string]*route{}, elsewhere: map[string]bool{}, peers: map[string]*rpc.Client{}, conns: map[net.Conn]struct{}{},
+		handshakes: make(chan struct{}, maxHandshakes), refusals: rateLog{every: refusalsLogEvery}}
 	if err := r.server.RegisterName("Claims", &claims{r}); err != nil {
 		ln.Close()
 		locks.Close()
@@ -191,7 +199,7 @@ func Start(ctx context.Context, cfg Config) (*Router, error) {
 		return nil, err
 	}
 	jctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	r.stop = stop
+	r.stop, r.done = stop, jctx.Done()
 	r.running.Go(func() { r.janitor(jctx) })
 	return r, nil
 }
@@ -206,13 +214,16 @@ func (r *Router) Address() string { return r.self.Address }
 
 // Stats counts this process's claims forwarded to owners, the claims it
 // served for others, and the claims it made itself because an owner could
-// not be reached; and the connections to its route listener it refused
-// (they did not authenticate).
-type Stats struct{ Forwarded, Served, Fallbacks, Refused int64 }
+// not be reached; the connections to its route listener it refused (they
+// did not authenticate, or came while maxHandshakes were being
+// authenticated), and the errors its listener returned instead of a
+// connection.
+type Stats struct{ Forwarded, Served, Fallbacks, Refused, AcceptErrors int64 }
 
 // Stats returns the counts so far.
 func (r *Router) Stats() Stats {
-	return Stats{Forwarded: r.forwarded.Load(), Served: r.served.Load(), Fallbacks: r.fallbacks.Load(), Refused: r.refused.Load()}
+	return Stats{Forwarded: r.forwarded.Load(), Served: r.served.Load(), Fallbacks: r.fallbacks.Load(),
+		Refused: r.refused.Load(), AcceptErrors: r.acceptErrors.Load()}
 }
 
 // Forward sends c to the owner of the pool uid. It returns false when the

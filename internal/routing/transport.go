@@ -16,6 +16,7 @@ import (
 	"math/big"
 	"net"
 	"net/rpc"
+	"sync"
 	"time"
 
 	"pivirt.hu/ipam/internal/store"
@@ -238,18 +239,60 @@ func (r *Router) serverHandshake(conn net.Conn) (*tls.Conn, error) {
 	return nil, ErrNotAuthenticated
 }
 
-// accept serves the connections of other processes until the listener is
+// maxHandshakes bounds the connections being authenticated at once: a
+// connection that comes while so many are is closed at once. Processes
+// make one connection to each other and keep it, so the bound is for
+// whoever else reaches the listener.
+const maxHandshakes = 64
+
+// refusalsLogEvery is how often at most a refused connection is logged.
+const refusalsLogEvery = 10 * time.Second
+
+// Accept's errors are retried after firstAcceptRetry, each error in a row
+// doubling the wait, up to lastAcceptRetry, as net/http's Server.Serve
+// does: running out of file descriptors (EMFILE) must not end serving.
+const (
+	firstAcceptRetry = 5 * time.Millisecond
+	lastAcceptRetry  = time.Second
+)
+
+// accept serves the connections of other processes until the router is
 // closed.
 func (r *Router) accept() {
+	var retry time.Duration
 	for {
 		conn, err := r.ln.Accept()
 		if err != nil {
-			return
+			select {
+			case <-r.done:
+				return
+			default:
+			}
+			r.acceptErrors.Add(1)
+			retry = min(max(2*retry, firstAcceptRetry), lastAcceptRetry)
+			if ok, left := r.refusals.allow(time.Now()); ok {
+				r.log.Warn("routing: unable to accept a connection; retrying", "in", retry, "err", err, "not_logged", left)
+			}
+			select {
+			case <-time.After(retry):
+				continue
+			case <-r.done:
+				return
+			}
+		}
+		retry = 0
+		select {
+		case r.handshakes <- struct{}{}:
+		default:
+			r.refuse(conn, fmt.Errorf("routing: %d connections are being authenticated already", maxHandshakes))
+			conn.Close()
+			continue
 		}
 		r.connsMu.Lock()
 		if r.closed {
 			r.connsMu.Unlock()
 			conn.Close()
+			<-r.handshakes
 			return
 		}
 		r.conns[conn] = struct{}{}
@@ -262,14 +305,45 @@ func (r *Router) accept() {
 				conn.Close()
 			}()
 			tc, err := r.serverHandshake(conn)
+			<-r.handshakes
 			if err != nil {
-				r.refused.Add(1)
-				r.log.Warn("routing: refused a connection", "from", conn.RemoteAddr().String(), "err", err)
+				r.refuse(conn, err)
 				return
 			}
 			r.server.ServeCodec(newServerCodec(tc))
 		})
 	}
+}
+
+// refuse counts and logs, at a bounded rate, the refusal of conn.
+func (r *Router) refuse(conn net.Conn, err error) {
+	r.refused.Add(1)
+	if ok, left := r.refusals.allow(time.Now()); ok {
+		r.log.Warn("routing: refused a connection", "from", conn.RemoteAddr().String(), "err", err, "not_logged", left)
+	}
+}
+
+// A rateLog lets a line be logged at most once every so often, and counts
+// the lines it kept back since the last one.
+type rateLog struct {
+	every time.Duration
+	mu    sync.Mutex
+	last  time.Time
+	left  int
+}
+
+// allow reports whether a line may be logged at now, and how many were
+// kept back since the last one.
+func (l *rateLog) allow(now time.Time) (bool, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.last.IsZero() && now.Sub(l.last) < l.every {
+		l.left++
+		return false, 0
+	}
+	left := l.left
+	l.last, l.left = now, 0
+	return true, left
 }
 
 // claims is the service other processes call.
