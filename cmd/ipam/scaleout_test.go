@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -278,4 +279,51 @@ func attachAll(t *testing.T, bases []string, token string, clients, each int) ma
 	}
 	wg.Wait()
 	return got
+}
+
+// TestStoppedOwner: the process that owns a pool's claims is stopped
+// (SIGSTOP: alive to its connections, answering nothing); a claim the
+// other process forwards to it is made by that process after the
+// forwarded call's own deadline, with the address the owner would have
+// given, and its request succeeds.
+func TestStoppedOwner(t *testing.T) {
+	url := pgtest.NewURL(t)
+	env := []string{"DATABASE_URL=" + url}
+	mustRun(t, "a long tenant password\n", env, "user", "add", "acme", "--role", "tenant", "--namespace", "acme/*", "--password-stdin")
+	token := strings.TrimSpace(mustRun(t, "", env, "token", "create", "acme"))
+	owner := start(t, env, "serve", "--listen", "127.0.0.1:0")
+	other := start(t, env, "serve", "--listen", "127.0.0.1:0")
+	bases := []string{owner.waitServing(t), other.waitServing(t)}
+	setupWeb(t, bases, token)
+	attach := func(base, vm string) string {
+		a, _ := gql(t, base, token, attachMutation, map[string]any{"vm": vm})["attachInterface"].(map[string]any)
+		addr, _ := a["address"].(string)
+		return addr
+	}
+	// The first claim makes the first process the owner; the second is
+	// forwarded to it.
+	if got := attach(bases[0], "vm-0"); got != "10.42.0.2" {
+		t.Fatalf("vm-0 got %q, want 10.42.0.2", got)
+	}
+	if got := attach(bases[1], "vm-1"); got != "10.42.0.3" {
+		t.Fatalf("vm-1 got %q, want 10.42.0.3", got)
+	}
+
+	if err := owner.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { owner.cmd.Process.Signal(syscall.SIGCONT) })
+	if got := attach(bases[1], "vm-2"); got != "10.42.0.4" {
+		t.Errorf("vm-2, claimed while the owner was stopped, got %q; want 10.42.0.4", got)
+	}
+	if log := other.stderr.String(); !strings.Contains(log, "the owner of a pool did not answer; claiming in this process") || !strings.Contains(log, "context deadline exceeded") {
+		t.Errorf("the forwarding process did not log the stopped owner's timeout:\n%s", log)
+	}
+
+	if err := owner.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	if got := attach(bases[0], "vm-3"); got != "10.42.0.5" {
+		t.Errorf("vm-3, claimed once the owner went on, got %q; want 10.42.0.5", got)
+	}
 }

@@ -47,7 +47,10 @@ type Claim struct {
 	// OwnerNamespace is the owner's tenant namespace.
 	OwnerNamespace string
 	Actor          string
-	Deadline       time.Time
+	// Timeout is how long the forwarding process waits for the answer;
+	// the owner gives the claim no longer, and never longer than
+	// forwardTimeout.
+	Timeout time.Duration
 }
 
 // An Answer is the owner's answer to a Claim: the allocation, or a refusal
@@ -90,8 +93,10 @@ const (
 	// routeFor is how long a forwarding process trusts a route it read.
 	routeFor = 30 * time.Second
 	// fallbackFor is how long a process claims itself after its pool's
-	// owner could not be reached.
-	fallbackFor = 5 * time.Second
+	// owner could not be reached; each failure of that owner in a row
+	// doubles it, up to maxFallbackFor.
+	fallbackFor    = 5 * time.Second
+	maxFallbackFor = time.Minute
 	// routeWait is about how long a process waits for the route of a
 	// pool whose lock another process holds; firstMiss is how soon it
 	// looks again after waiting in vain (the owner's statement failed,
@@ -105,8 +110,11 @@ const (
 	// processUnseen is how long a process's certificate is kept after it
 	// was last published: the process stopped without removing it.
 	processUnseen = time.Hour
-	// callTimeout bounds a forwarded claim without a deadline.
-	callTimeout = 30 * time.Second
+	// forwardTimeout bounds a forwarded claim, from the dial to the
+	// answer: an owner that has not answered by then (stopped, paused,
+	// cut off) is dropped and the claim made here. An owner gives a
+	// forwarded claim no longer, whatever the claim asks.
+	forwardTimeout = 2 * time.Second
 )
 
 // A Router routes this process's claims and serves the claims others
@@ -127,6 +135,9 @@ type Router struct {
 	// elsewhere holds the pools whose claims this process forwarded since
 	// it last claimed in them itself (see ClaimedElsewhere).
 	elsewhere map[string]bool
+	// failures counts, by process, the forwarded claims in a row that an
+	// owner did not answer.
+	failures map[string]failures
 
 	peersMu sync.Mutex
 	peers   map[string]*rpc.Client // by process
@@ -145,7 +156,13 @@ type Router struct {
 	// refusals logs the refused connections, at a bounded rate.
 	refusals rateLog
 
-	forwarded, served, fallbacks, refused, acceptErrors atomic.Int64
+	forwarded, served, fallbacks, timeouts, refused, acceptErrors atomic.Int64
+}
+
+// failures are the forwarded claims in a row an owner did not answer.
+type failures struct {
+	n    int
+	last time.Time
 }
 
 // A route is what this process knows of a pool's owner.
@@ -186,7 +203,7 @@ func Start(ctx context.Context, cfg Config) (*Router, error) {
 	host, _ := os.Hostname()
 	r := &Router{cfg: cfg, log: log, cert: cert, locks: locks, ln: ln, server: rpc.NewServer(),
 		self:  store.Route{Address: ln.Addr().String(), Host: host, Process: cfg.Process},
-		pools: map[string]*route{}, elsewhere: map[string]bool{}, peers: map[string]*rpc.Client{}, conns: map[net.Conn]struct{}{},
+		pools: map[string]*route{}, elsewhere: map[string]bool{}, failures: map[string]failures{}, peers: map[string]*rpc.Client{}, conns: map[net.Conn]struct{}{},
 		handshakes: make(chan struct{}, maxHandshakes), refusals: rateLog{every: refusalsLogEvery}}
 	if err := r.server.RegisterName("Claims", &claims{r}); err != nil {
 		ln.Close()
@@ -214,39 +231,47 @@ func (r *Router) Address() string { return r.self.Address }
 
 // Stats counts this process's claims forwarded to owners, the claims it
 // served for others, and the claims it made itself because an owner could
-// not be reached; the connections to its route listener it refused (they
-// did not authenticate, or came while maxHandshakes were being
-// authenticated), and the errors its listener returned instead of a
+// not be reached (Fallbacks), of which Timeouts because the owner did not
+// answer within forwardTimeout; the connections to its route listener it
+// refused (they did not authenticate, or came while maxHandshakes were
+// being authenticated), and the errors its listener returned instead of a
 // connection.
-type Stats struct{ Forwarded, Served, Fallbacks, Refused, AcceptErrors int64 }
+type Stats struct{ Forwarded, Served, Fallbacks, Timeouts, Refused, AcceptErrors int64 }
 
 // Stats returns the counts so far.
 func (r *Router) Stats() Stats {
-	return Stats{Forwarded: r.forwarded.Load(), Served: r.served.Load(), Fallbacks: r.fallbacks.Load(),
+	return Stats{Forwarded: r.forwarded.Load(), Served: r.served.Load(), Fallbacks: r.fallbacks.Load(), Timeouts: r.timeouts.Load(),
 		Refused: r.refused.Load(), AcceptErrors: r.acceptErrors.Load()}
 }
 
 // Forward sends c to the owner of the pool uid. It returns false when the
 // claim is to be made in this process: this process owns the pool, or the
-// owner is unknown or could not be reached. An error is the end of ctx.
+// owner is unknown or did not answer within forwardTimeout. An error is
+// the end of ctx.
 func (r *Router) Forward(ctx context.Context, uid string, c Claim) (Answer, bool, error) {
 	peer, err := r.owner(ctx, uid)
 	if err != nil || peer.Process == "" {
 		return Answer{}, false, err
 	}
-	if d, ok := ctx.Deadline(); ok {
-		c.Deadline = d
+	cctx, cancel := context.WithTimeout(ctx, forwardTimeout)
+	defer cancel()
+	if d, ok := cctx.Deadline(); ok {
+		c.Timeout = time.Until(d)
 	}
-	a, err := r.call(ctx, peer, c)
+	a, err := r.call(cctx, peer, c)
 	if err != nil {
 		if ctx.Err() != nil {
 			return Answer{}, false, ctx.Err()
+		}
+		if cctx.Err() != nil {
+			r.timeouts.Add(1)
 		}
 		r.unreachable(ctx, uid, peer, err)
 		return Answer{}, false, nil
 	}
 	r.forwarded.Add(1)
 	r.mu.Lock()
+	delete(r.failures, peer.Process)
 	r.elsewhere[uid] = true
 	if rt := r.pools[uid]; !a.Owner && rt != nil && rt.peer.Process == peer.Process {
 		delete(r.pools, uid)
@@ -371,13 +396,17 @@ func (r *Router) lostLocks(uid string) {
 
 // unreachable handles an owner that did not answer: most likely it
 // stopped, and its lock with it, so this process tries to own the pool at
-// once; if another process still holds it, this process claims in the pool
-// itself for fallbackFor.
+// once; if another process still holds it (it is paused, or cut off from
+// this one), this process claims in the pool itself for fallbackFor,
+// doubled for each failure of that owner in a row.
 func (r *Router) unreachable(ctx context.Context, uid string, peer store.Route, err error) {
 	r.fallbacks.Add(1)
-	r.log.Warn("routing: the owner of a pool did not answer", "pool", uid, "owner", peer.Address, "err", err)
+	r.log.Warn("routing: the owner of a pool did not answer; claiming in this process", "pool", uid, "owner", peer.Address, "err", err)
 	r.dropPeer(peer.Process)
 	r.mu.Lock()
+	f := r.failures[peer.Process]
+	r.failures[peer.Process] = failures{n: f.n + 1, last: time.Now()}
+	fallback := min(fallbackFor<<min(f.n, 8), maxFallbackFor)
 	rt := r.pools[uid]
 	if rt == nil || rt.peer.Process != peer.Process {
 		r.mu.Unlock()
@@ -390,7 +419,7 @@ func (r *Router) unreachable(ctx context.Context, uid string, peer store.Route, 
 	}
 	r.mu.Lock()
 	if rt := r.pools[uid]; rt != nil && rt.peer.Process == peer.Process {
-		rt.peer, rt.until = store.Route{}, time.Now().Add(fallbackFor)
+		rt.peer, rt.until = store.Route{}, time.Now().Add(fallback)
 	}
 	r.mu.Unlock()
 }
@@ -431,6 +460,11 @@ func (r *Router) sweep(ctx context.Context, now time.Time) {
 			r.pools[uid], giving[uid] = placeholder, placeholder
 		case !rt.owned && now.After(rt.until):
 			delete(r.pools, uid)
+		}
+	}
+	for process, f := range r.failures {
+		if now.Sub(f.last) > 2*maxFallbackFor {
+			delete(r.failures, process)
 		}
 	}
 	r.mu.Unlock()

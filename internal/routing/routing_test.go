@@ -102,3 +102,58 @@ func TestListenAddressReachable(t *testing.T) {
 		}
 	}
 }
+
+// TestSilentOwner: an owner that takes a forwarded claim and never answers
+// it (stopped, paused, cut off) costs the claim forwardTimeout, not the
+// request's time: the forwarding process drops the owner's connection and
+// makes the claim itself, well before the request's deadline. The owner
+// gives a forwarded claim no longer than forwardTimeout, whatever the
+// claim asks.
+func TestSilentOwner(t *testing.T) {
+	ctx := t.Context()
+	url := pgtest.NewURL(t)
+	deadlines := make(chan time.Duration, 4)
+	silent := make(chan struct{})
+	handle := func(ctx context.Context, c Claim) Answer {
+		d, _ := ctx.Deadline()
+		deadlines <- time.Until(d)
+		if c.OwnerName == "silent" {
+			<-silent
+		}
+		return Answer{Allocation: store.AllocationRow{OwnerName: c.OwnerName}}
+	}
+	a := startHandling(t, url, "a", handle)
+	b := startHandling(t, url, "b", handle)
+	t.Cleanup(func() { close(silent) })
+	pool := makePool(t, a.cfg.DB)
+	if peer, err := a.owner(ctx, pool); peer.Process != "" || err != nil {
+		t.Fatalf("a.owner = %+v, %v; want a to own the pool", peer, err)
+	}
+
+	request, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	ans, forwarded, err := b.Forward(request, pool, Claim{PoolUID: pool, OwnerName: "silent"})
+	if err != nil || forwarded {
+		t.Fatalf("Forward to a silent owner = %+v, %v, %v; want the claim left to b, before the request's deadline", ans, forwarded, err)
+	}
+	if s := b.Stats(); s.Fallbacks != 1 || s.Timeouts != 1 || s.Forwarded != 0 {
+		t.Errorf("b's counts %+v, want 1 fallback, of a timeout", s)
+	}
+	b.peersMu.Lock()
+	_, kept := b.peers["a"]
+	b.peersMu.Unlock()
+	if kept {
+		t.Error("b kept its connection to the silent owner")
+	}
+	if left := <-deadlines; left > forwardTimeout {
+		t.Errorf("the owner was given %v for a forwarded claim, want at most %v", left, forwardTimeout)
+	}
+
+	aRoute := store.Route{Address: a.Address(), Process: "a", Certificate: a.cert.Certificate[0]}
+	if _, err := b.call(ctx, aRoute, Claim{PoolUID: pool, OwnerName: "vm-1/0", Timeout: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	if left := <-deadlines; left > forwardTimeout {
+		t.Errorf("a claim asking an hour was given %v, want at most %v", left, forwardTimeout)
+	}
+}

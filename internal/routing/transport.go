@@ -352,11 +352,11 @@ type claims struct{ r *Router }
 // Claim makes a forwarded claim here.
 func (c *claims) Claim(in Claim, out *Answer) error {
 	r := c.r
-	deadline := in.Deadline
-	if deadline.IsZero() {
-		deadline = time.Now().Add(callTimeout)
+	timeout := in.Timeout
+	if timeout <= 0 || timeout > forwardTimeout {
+		timeout = forwardTimeout
 	}
-	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	*out = r.cfg.Handle(ctx, in)
 	peer, err := r.owner(ctx, in.PoolUID)
