@@ -139,15 +139,19 @@ type Router struct {
 	// owner did not answer.
 	failures map[string]failures
 
+	// peers holds the connections to other processes, by process; a
+	// connection is dialled outside peersMu, once however many claims
+	// wait for it.
 	peersMu sync.Mutex
-	peers   map[string]*rpc.Client // by process
+	peers   map[string]*peerConn // nil once closed
+	dials   sync.WaitGroup
 
 	connsMu sync.Mutex
 	conns   map[net.Conn]struct{} // served
 	closed  bool
 
-	// done is closed by Close; stop closes it.
-	done    <-chan struct{}
+	// ctx ends with Close, which calls stop.
+	ctx     context.Context
 	stop    context.CancelFunc
 	running sync.WaitGroup
 
@@ -203,7 +207,7 @@ func Start(ctx context.Context, cfg Config) (*Router, error) {
 	host, _ := os.Hostname()
 	r := &Router{cfg: cfg, log: log, cert: cert, locks: locks, ln: ln, server: rpc.NewServer(),
 		self:  store.Route{Address: ln.Addr().String(), Host: host, Process: cfg.Process},
-		pools: map[string]*route{}, elsewhere: map[string]bool{}, failures: map[string]failures{}, peers: map[string]*rpc.Client{}, conns: map[net.Conn]struct{}{},
+		pools: map[string]*route{}, elsewhere: map[string]bool{}, failures: map[string]failures{}, peers: map[string]*peerConn{}, conns: map[net.Conn]struct{}{},
 		handshakes: make(chan struct{}, maxHandshakes), refusals: rateLog{every: refusalsLogEvery}}
 	if err := r.server.RegisterName("Claims", &claims{r}); err != nil {
 		ln.Close()
@@ -216,7 +220,7 @@ func Start(ctx context.Context, cfg Config) (*Router, error) {
 		return nil, err
 	}
 	jctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	r.stop, r.done = stop, jctx.Done()
+	r.ctx, r.stop = jctx, stop
 	r.running.Go(func() { r.janitor(jctx) })
 	return r, nil
 }
@@ -513,11 +517,12 @@ func (r *Router) Close() {
 	r.connsMu.Unlock()
 	r.running.Wait()
 	r.peersMu.Lock()
-	for addr, c := range r.peers {
-		c.Close()
-		delete(r.peers, addr)
+	for _, p := range r.peers {
+		p.close()
 	}
+	r.peers = nil
 	r.peersMu.Unlock()
+	r.dials.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	r.mu.Lock()

@@ -3,6 +3,7 @@ package routing
 import (
 	"context"
 	"errors"
+	"net"
 	"net/netip"
 	"sync/atomic"
 	"testing"
@@ -155,5 +156,48 @@ func TestSilentOwner(t *testing.T) {
 	}
 	if left := <-deadlines; left > forwardTimeout {
 		t.Errorf("a claim asking an hour was given %v, want at most %v", left, forwardTimeout)
+	}
+}
+
+// TestStuckPeerStallsNoOther: with the connection to one process stuck in
+// its handshake, a claim forwarded to another process is answered while
+// the stuck one still waits.
+func TestStuckPeerStallsNoOther(t *testing.T) {
+	ctx := t.Context()
+	url := pgtest.NewURL(t)
+	var calls atomic.Int64
+	a := start(t, url, "a", &calls)
+	b := start(t, url, "b", &calls)
+	pool := makePool(t, a.cfg.DB)
+
+	// stuck accepts connections and never answers.
+	stuck, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stuck.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		if c, err := stuck.Accept(); err == nil {
+			accepted <- c
+		}
+	}()
+	stuckRoute := store.Route{Address: stuck.Addr().String(), Process: "stuck", Certificate: a.cert.Certificate[0]}
+	stuckDone := make(chan error, 1)
+	go func() {
+		_, err := b.call(ctx, stuckRoute, Claim{PoolUID: pool, OwnerName: "vm-0/0"})
+		stuckDone <- err
+	}()
+	conn := <-accepted // b's handshake with stuck has begun
+	defer conn.Close()
+
+	aRoute := store.Route{Address: a.Address(), Process: "a", Certificate: a.cert.Certificate[0]}
+	if ans, err := b.call(ctx, aRoute, Claim{PoolUID: pool, OwnerName: "vm-1/0"}); err != nil || ans.Allocation.OwnerName != "vm-1/0" {
+		t.Fatalf("b's call to a = %+v, %v; want a's answer", ans, err)
+	}
+	select {
+	case err := <-stuckDone:
+		t.Errorf("the call to the stuck process ended (%v) before the call to a was answered: a waited for it", err)
+	default:
 	}
 }

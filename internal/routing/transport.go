@@ -41,6 +41,9 @@ const handshakeTimeout = 5 * time.Second
 // not know the cluster secret: it serves another database, or is no ipam.
 var ErrNotAuthenticated = errors.New("routing: the other process does not know this database's cluster secret")
 
+// errClosed means that the router is closed.
+var errClosed = errors.New("routing: the router is closed")
+
 // ErrNotPinned means that the other end of a route connection presented a
 // certificate other than the one the database holds for it.
 var ErrNotPinned = errors.New("routing: the other process's certificate is not the one the database holds for it")
@@ -108,11 +111,11 @@ func proof(secret, role string, cs tls.ConnectionState) ([]byte, error) {
 	return m.Sum(nil), nil
 }
 
-// dial connects to the owner process peer and authenticates the
-// connection both ways.
-func (r *Router) dial(ctx context.Context, peer store.Route) (*tls.Conn, error) {
-	if len(peer.Certificate) == 0 {
-		return nil, fmt.Errorf("routing: process %s published no certificate", peer.Process)
+// dial connects to the owner process to and authenticates the connection
+// both ways.
+func (r *Router) dial(ctx context.Context, to store.Route) (*tls.Conn, error) {
+	if len(to.Certificate) == 0 {
+		return nil, fmt.Errorf("routing: process %s published no certificate", to.Process)
 	}
 	ctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
 	defer cancel()
@@ -121,14 +124,14 @@ func (r *Router) dial(ctx context.Context, peer store.Route) (*tls.Conn, error) 
 		return nil, err
 	}
 	d := net.Dialer{}
-	raw, err := d.DialContext(ctx, "tcp", peer.Address)
+	raw, err := d.DialContext(ctx, "tcp", to.Address)
 	if err != nil {
 		return nil, err
 	}
-	conn := tls.Client(raw, clientConfig(r.cert, peer.Certificate))
+	conn := tls.Client(raw, clientConfig(r.cert, to.Certificate))
 	if err := clientHandshake(ctx, conn, secrets[0]); err != nil {
 		conn.Close()
-		return nil, fmt.Errorf("routing: %s: %w", peer.Address, err)
+		return nil, fmt.Errorf("routing: %s: %w", to.Address, err)
 	}
 	return conn, nil
 }
@@ -264,7 +267,7 @@ func (r *Router) accept() {
 		conn, err := r.ln.Accept()
 		if err != nil {
 			select {
-			case <-r.done:
+			case <-r.ctx.Done():
 				return
 			default:
 			}
@@ -276,7 +279,7 @@ func (r *Router) accept() {
 			select {
 			case <-time.After(retry):
 				continue
-			case <-r.done:
+			case <-r.ctx.Done():
 				return
 			}
 		}
@@ -365,9 +368,9 @@ func (c *claims) Claim(in Claim, out *Answer) error {
 	return nil
 }
 
-// call sends c to the process peer.
-func (r *Router) call(ctx context.Context, peer store.Route, c Claim) (Answer, error) {
-	client, err := r.client(ctx, peer)
+// call sends c to the process to.
+func (r *Router) call(ctx context.Context, to store.Route, c Claim) (Answer, error) {
+	client, err := r.client(ctx, to)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -381,29 +384,78 @@ func (r *Router) call(ctx context.Context, peer store.Route, c Claim) (Answer, e
 	}
 }
 
-// client returns the connection to the process peer, dialling it on first
-// use.
-func (r *Router) client(ctx context.Context, peer store.Route) (*rpc.Client, error) {
-	r.peersMu.Lock()
-	defer r.peersMu.Unlock()
-	if c, ok := r.peers[peer.Process]; ok {
-		return c, nil
-	}
-	conn, err := r.dial(ctx, peer)
-	if err != nil {
-		return nil, err
-	}
-	c := rpc.NewClientWithCodec(newClientCodec(conn))
-	r.peers[peer.Process] = c
-	return c, nil
+// A peerConn is the connection to another process.
+type peerConn struct {
+	// dialled is closed once the connection is made, or failed (err).
+	dialled chan struct{}
+	client  *rpc.Client
+	err     error
 }
 
-// dropPeer closes the connection to the process peer.
-func (r *Router) dropPeer(peer string) {
+// close closes the connection, if it was made.
+func (p *peerConn) close() {
+	select {
+	case <-p.dialled:
+		if p.client != nil {
+			p.client.Close()
+		}
+	default:
+	}
+}
+
+// client returns the connection to the process to, dialling it on first
+// use: the claims that need it meanwhile wait for that dial (or their
+// ctx), and the claims to other processes wait for nothing.
+func (r *Router) client(ctx context.Context, to store.Route) (*rpc.Client, error) {
+	r.peersMu.Lock()
+	if r.peers == nil {
+		r.peersMu.Unlock()
+		return nil, errClosed
+	}
+	p, ok := r.peers[to.Process]
+	if !ok {
+		p = &peerConn{dialled: make(chan struct{})}
+		r.peers[to.Process] = p
+		r.dials.Go(func() { r.connect(p, to) })
+	}
+	r.peersMu.Unlock()
+	select {
+	case <-p.dialled:
+		return p.client, p.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// connect dials the process to for p, which is forgotten when that fails
+// or when it was dropped meanwhile.
+func (r *Router) connect(p *peerConn, to store.Route) {
+	conn, err := r.dial(r.ctx, to)
 	r.peersMu.Lock()
 	defer r.peersMu.Unlock()
-	if c, ok := r.peers[peer]; ok {
-		c.Close()
-		delete(r.peers, peer)
+	dropped := r.peers[to.Process] != p
+	switch {
+	case err != nil:
+		p.err = err
+	case dropped:
+		conn.Close()
+		p.err = fmt.Errorf("routing: the connection to %s was dropped while it was made", to.Address)
+	default:
+		p.client = rpc.NewClientWithCodec(newClientCodec(conn))
+	}
+	if p.err != nil && !dropped {
+		delete(r.peers, to.Process)
+	}
+	close(p.dialled)
+}
+
+// dropPeer closes the connection to the process, or forgets it while it is
+// being dialled.
+func (r *Router) dropPeer(process string) {
+	r.peersMu.Lock()
+	defer r.peersMu.Unlock()
+	if p, ok := r.peers[process]; ok {
+		p.close()
+		delete(r.peers, process)
 	}
 }
