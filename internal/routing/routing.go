@@ -104,6 +104,13 @@ const (
 	// it, up to fallbackFor.
 	routeWait = 64 * time.Millisecond
 	firstMiss = 20 * time.Millisecond
+	// ownerLease is how long after a statement succeeded on the
+	// connection holding the owner locks this process trusts that it
+	// holds them (store.OwnerLocks); it checks them every lockCheckEvery,
+	// giving each check lockCheckTimeout.
+	ownerLease       = 5 * time.Second
+	lockCheckEvery   = time.Second
+	lockCheckTimeout = 2 * time.Second
 	// janitorEvery is how often idle pools are given up, stale routes
 	// dropped and this process's certificate published again.
 	janitorEvery = 15 * time.Second
@@ -175,6 +182,7 @@ type route struct {
 	// claim in the pool finds it out and the others wait.
 	decided chan struct{}
 	owned   bool
+	gen     uint64      // the generation of the owner locks it is owned in
 	peer    store.Route // the owner; its Process "" to claim here
 	until   time.Time   // when a route not owned is looked up again
 	misses  int         // lookups in a row that found no route recorded
@@ -195,7 +203,7 @@ func Start(ctx context.Context, cfg Config) (*Router, error) {
 	if err != nil {
 		return nil, fmt.Errorf("routing: unable to make a key pair for the route link: %w", err)
 	}
-	locks, err := store.OpenOwnerLocks(ctx, cfg.URL)
+	locks, err := store.OpenOwnerLocks(ctx, cfg.URL, ownerLease)
 	if err != nil {
 		return nil, err
 	}
@@ -222,6 +230,7 @@ func Start(ctx context.Context, cfg Config) (*Router, error) {
 	jctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	r.ctx, r.stop = jctx, stop
 	r.running.Go(func() { r.janitor(jctx) })
+	r.running.Go(func() { r.watchLocks(jctx) })
 	return r, nil
 }
 
@@ -308,6 +317,12 @@ func (r *Router) owner(ctx context.Context, uid string) (store.Route, error) {
 	if rt != nil {
 		select {
 		case <-rt.decided:
+			if rt.owned && !r.locks.Holds(rt.gen) {
+				// Its lock was not known held for ownerLease.
+				r.mu.Unlock()
+				r.checkLocks()
+				return r.owner(ctx, uid)
+			}
 			if rt.owned || now.Before(rt.until) {
 				if rt.owned {
 					rt.used = now
@@ -344,18 +359,18 @@ func (r *Router) owner(ctx context.Context, uid string) (store.Route, error) {
 func (r *Router) decide(ctx context.Context, uid string, rt *route) {
 	now := time.Now()
 	rt.until = now.Add(fallbackFor)
-	owned, err := r.locks.TryOwn(ctx, uid, r.self)
+	owned, gen, err := r.locks.TryOwn(ctx, uid, r.self)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return
 	case err != nil:
 		if errors.Is(err, store.ErrLocksLost) {
-			r.lostLocks(uid)
+			r.lostLocks()
 		}
 		r.log.Warn("routing: unable to find the owner of a pool; claiming in this process", "pool", uid, "err", err)
 		return
 	case owned:
-		rt.owned, rt.used = true, now
+		rt.owned, rt.gen, rt.used = true, gen, now
 		return
 	}
 	for wait := time.Millisecond; ; wait *= 2 {
@@ -385,16 +400,69 @@ func (r *Router) decide(ctx context.Context, uid string, rt *route) {
 	}
 }
 
-// lostLocks forgets every pool this process owned: the connection that
-// held their locks failed, so others may own them now. The pool uid being
-// decided is kept.
-func (r *Router) lostLocks(uid string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for k, rt := range r.pools {
-		if k != uid && rt.owned {
-			delete(r.pools, k)
+// watchLocks checks the owner locks every lockCheckEvery until ctx ends.
+func (r *Router) watchLocks(ctx context.Context) {
+	t := time.NewTicker(lockCheckEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			r.checkLocks()
 		}
+	}
+}
+
+// checkLocks checks that the connection holding the owner locks lives,
+// and gives up the pools owned on one that does not.
+func (r *Router) checkLocks() {
+	ctx, cancel := context.WithTimeout(r.ctx, lockCheckTimeout)
+	defer cancel()
+	if err := r.locks.Check(ctx); err != nil && r.ctx.Err() == nil {
+		r.log.Warn("routing: the connection holding the pool owner locks failed", "err", err)
+	}
+	r.lostLocks()
+}
+
+// lostLocks gives up the pools this process owned on a connection of the
+// owner locks that is not the current one: that connection failed, and
+// its locks with it, so other processes may own the pools now. A claim in
+// a pool being given up waits until its route is removed, then finds the
+// owner afresh: a route removed after it was recorded again would leave
+// the pool owned with no route.
+func (r *Router) lostLocks() {
+	gen := r.locks.Generation()
+	giving := map[string]*route{}
+	r.mu.Lock()
+	for uid, rt := range r.pools {
+		select {
+		case <-rt.decided:
+		default:
+			continue
+		}
+		if rt.owned && rt.gen != gen {
+			placeholder := &route{decided: make(chan struct{})}
+			r.pools[uid], giving[uid] = placeholder, placeholder
+		}
+	}
+	r.mu.Unlock()
+	if len(giving) == 0 {
+		return
+	}
+	r.log.Warn("routing: gave up the pools owned on a failed connection", "pools", len(giving))
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), lockCheckTimeout)
+	defer cancel()
+	for uid, placeholder := range giving {
+		if err := store.DeleteRoute(ctx, r.cfg.DB, uid, r.self.Process); err != nil {
+			r.log.Warn("routing: unable to remove a pool's route", "pool", uid, "err", err)
+		}
+		r.mu.Lock()
+		if r.pools[uid] == placeholder {
+			delete(r.pools, uid)
+		}
+		r.mu.Unlock()
+		close(placeholder.decided)
 	}
 }
 

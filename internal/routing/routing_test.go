@@ -201,3 +201,78 @@ func TestStuckPeerStallsNoOther(t *testing.T) {
 	default:
 	}
 }
+
+// TestLockConnectionLost: the connection holding an owner's locks is
+// terminated while the owner lives on. Another process does not own the
+// pool while the owner may still believe it does; the owner notices,
+// gives the pool up (its route removed), and the other process then takes
+// it over at once, with one lock held on the pool throughout.
+func TestLockConnectionLost(t *testing.T) {
+	ctx := t.Context()
+	url := pgtest.NewURL(t)
+	var calls atomic.Int64
+	a := start(t, url, "a", &calls)
+	b := start(t, url, "b", &calls)
+	pool := makePool(t, a.cfg.DB)
+	db := a.cfg.DB
+	if peer, err := a.owner(ctx, pool); peer.Process != "" || err != nil {
+		t.Fatalf("a.owner = %+v, %v; want a to own the pool", peer, err)
+	}
+	// believes reports whether r believes it owns the pool, reading its
+	// state without changing it.
+	believes := func(r *Router) bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		rt := r.pools[pool]
+		if rt == nil {
+			return false
+		}
+		select {
+		case <-rt.decided:
+			return rt.owned && r.locks.Holds(rt.gen)
+		default:
+			return false
+		}
+	}
+	forget := func(r *Router) {
+		r.mu.Lock()
+		delete(r.pools, pool)
+		r.mu.Unlock()
+	}
+
+	var pid int
+	if err := db.GetContext(ctx, &pid, `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted`); err != nil {
+		t.Fatal(err)
+	}
+	var terminated bool
+	if err := db.GetContext(ctx, &terminated, `SELECT pg_terminate_backend($1, 10000)`, pid); err != nil || !terminated {
+		t.Fatalf("pg_terminate_backend(a's lock connection) = %v, %v", terminated, err)
+	}
+	forget(b)
+	peer, err := b.owner(ctx, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if peer.Process == "" && believes(a) {
+		t.Fatal("b owns the pool while a still believes it does: two owners")
+	}
+
+	a.checkLocks()
+	if believes(a) {
+		t.Error("a still owns the pool after its lock connection was terminated")
+	}
+	if r, err := store.RouteOf(ctx, db, pool); err == nil && r.Process == "a" {
+		t.Errorf("a's route is left: %+v", r)
+	}
+	forget(b)
+	if peer, err := b.owner(ctx, pool); peer.Process != "" || err != nil {
+		t.Fatalf("b.owner once a gave the pool up = %+v, %v; want b to own it", peer, err)
+	}
+	if peer, err := a.owner(ctx, pool); peer.Process != "b" || err != nil {
+		t.Fatalf("a.owner = %+v, %v; want b", peer, err)
+	}
+	var locks int
+	if err := db.GetContext(ctx, &locks, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted`); err != nil || locks != 1 {
+		t.Errorf("%d advisory locks held, %v; want b's only", locks, err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lib/pq"
@@ -116,16 +117,36 @@ func DeleteRoute(ctx context.Context, ext Ext, uid, process string) error {
 // itself (not through a connection pooler, where a session lock would stay
 // on a server connection others use): the locks end with the connection,
 // so a process that dies owns nothing.
+//
+// A connection can also die under a process that lives on (terminated by
+// an administrator, cut by the network): the locks are free at once, while
+// the process may not know for a moment. So that it never owns a pool at
+// the same time as another process, each connection is a generation, and
+// the locks of a generation are known held for lease after the start of
+// the last statement that succeeded on it (Holds); a process that finds a
+// pool's lock free while its route names another process marks the route
+// orphaned and takes the pool over only a lease later (TryOwn), when that
+// other process must have stopped believing it owns it. Every process of
+// a database must use the same lease.
 type OwnerLocks struct {
-	db *sql.DB
-	mu sync.Mutex
+	db    *sql.DB
+	lease time.Duration
+	mu    sync.Mutex
 	// conn holds the locks; nil after it failed (every lock is lost with
-	// it), until the next TryOwn opens another.
+	// it), until the next TryOwn opens another, of generation gen.
 	conn *sql.Conn
+	gen  uint64
+	// held is the generation whose locks are known held, and until when.
+	held atomic.Pointer[holding]
+}
+
+type holding struct {
+	gen   uint64
+	until time.Time
 }
 
 // OpenOwnerLocks connects to the PostgreSQL server at url.
-func OpenOwnerLocks(ctx context.Context, url string) (*OwnerLocks, error) {
+func OpenOwnerLocks(ctx context.Context, url string, lease time.Duration) (*OwnerLocks, error) {
 	cfg, err := pq.NewConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to read the database URL: %w", err)
@@ -137,7 +158,9 @@ func OpenOwnerLocks(ctx context.Context, url string) (*OwnerLocks, error) {
 	connector.Dialer(newDialer())
 	db := sql.OpenDB(connector)
 	db.SetMaxOpenConns(1)
-	l := &OwnerLocks{db: db}
+	l := &OwnerLocks{db: db, lease: lease}
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if _, err := l.connection(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -149,6 +172,8 @@ func OpenOwnerLocks(ctx context.Context, url string) (*OwnerLocks, error) {
 // process owns no pool any more.
 var ErrLocksLost = errors.New("store: the connection holding the pool owner locks failed")
 
+// connection returns the connection holding the locks, opening one if
+// there is none. l.mu is held.
 func (l *OwnerLocks) connection(ctx context.Context) (*sql.Conn, error) {
 	if l.conn != nil {
 		return l.conn, nil
@@ -158,45 +183,119 @@ func (l *OwnerLocks) connection(ctx context.Context) (*sql.Conn, error) {
 		return nil, fmt.Errorf("store: unable to connect for the pool owner locks: %w", classify(err))
 	}
 	l.conn = c
+	l.gen++
 	return c, nil
+}
+
+// lost closes the connection, which failed with err: its locks are gone.
+// l.mu is held.
+func (l *OwnerLocks) lost(err error) error {
+	l.conn.Close()
+	l.conn = nil
+	l.held.Store(nil)
+	return fmt.Errorf("%w: %w", ErrLocksLost, classify(err))
+}
+
+// succeeded records that a statement sent at sent succeeded on the
+// connection: its locks are held until a lease later. l.mu is held.
+func (l *OwnerLocks) succeeded(sent time.Time) {
+	l.held.Store(&holding{gen: l.gen, until: sent.Add(l.lease)})
+}
+
+// Holds reports whether the locks taken in generation gen are known held
+// now. It takes no lock and runs no statement.
+func (l *OwnerLocks) Holds(gen uint64) bool {
+	h := l.held.Load()
+	return h != nil && h.gen == gen && time.Now().Before(h.until)
+}
+
+// Generation returns the generation of the connection holding the locks,
+// 0 when there is none.
+func (l *OwnerLocks) Generation() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.conn == nil {
+		return 0
+	}
+	return l.gen
+}
+
+// Check runs a statement on the connection holding the locks, if there is
+// one: it succeeds when the locks are held. ErrLocksLost means they are
+// not any more.
+func (l *OwnerLocks) Check(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.conn == nil {
+		return nil
+	}
+	sent := time.Now()
+	if _, err := l.conn.ExecContext(ctx, `SELECT 1`); err != nil {
+		return l.lost(err)
+	}
+	l.succeeded(sent)
+	return nil
 }
 
 // TryOwn takes the lock of the pool uid if no other process holds it and,
 // in the same statement, records r as its route, so that the others find
 // the route as soon as they find the lock taken. It reports whether this
-// process owns the pool now. ErrNotFound means that the pool is gone;
+// process owns the pool now, and in which generation (see Holds). When the
+// lock is free but the route names another process, that process lost its
+// lock connection: the route is marked orphaned, and the pool is taken
+// over only a lease after that. ErrNotFound means that the pool is gone;
 // ErrLocksLost, that the locks taken before are gone.
-func (l *OwnerLocks) TryOwn(ctx context.Context, uid string, r Route) (bool, error) {
+func (l *OwnerLocks) TryOwn(ctx context.Context, uid string, r Route) (owned bool, gen uint64, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	c, err := l.connection(ctx)
 	if err != nil {
-		return false, err
+		return false, 0, err
 	}
-	var got bool
+	sent := time.Now()
+	var got, routed bool
 	err = c.QueryRowContext(ctx, `
 		WITH lock AS (SELECT pg_try_advisory_lock(hashtextextended('claim route ' || $1::text, 0)) AS got),
 		route AS (
 			INSERT INTO claim_routes (pool_uid, address, host, process) SELECT $1::uuid, $2, $3, $4 FROM lock WHERE got
-			ON CONFLICT (pool_uid) DO UPDATE SET address = $2, host = $3, process = $4, since = now()
+			ON CONFLICT (pool_uid) DO UPDATE SET address = $2, host = $3, process = $4, since = now(), orphaned_at = NULL
+			WHERE claim_routes.process = $4 OR claim_routes.orphaned_at < clock_timestamp() - $5 * interval '1 millisecond'
+			RETURNING true
 		)
-		SELECT got FROM lock`, uid, r.Address, r.Host, r.Process).Scan(&got)
+		SELECT got, EXISTS (SELECT FROM route) FROM lock`, uid, r.Address, r.Host, r.Process, l.lease.Milliseconds()).Scan(&got, &routed)
 	var pe *pq.Error
 	switch {
 	case errors.As(err, &pe) && pe.Code == "23503":
 		// The lock, a session's, outlives the failed statement.
-		if _, err := c.ExecContext(ctx, `SELECT pg_advisory_unlock(hashtextextended('claim route ' || $1, 0))`, uid); err != nil {
-			c.Close()
-			l.conn = nil
-			return false, fmt.Errorf("%w: %w", ErrLocksLost, classify(err))
+		if err := l.unlock(ctx, c, uid, false); err != nil {
+			return false, 0, err
 		}
-		return false, ErrNotFound
+		return false, 0, ErrNotFound
 	case err != nil:
-		c.Close()
-		l.conn = nil
-		return false, fmt.Errorf("%w: %w", ErrLocksLost, classify(err))
+		return false, 0, l.lost(err)
+	case got && !routed:
+		if err := l.unlock(ctx, c, uid, true); err != nil {
+			return false, 0, err
+		}
+		return false, 0, nil
 	}
-	return got, nil
+	l.succeeded(sent)
+	return got, l.gen, nil
+}
+
+// unlock gives up the lock of the pool uid, taken by a statement that
+// could not record the route; orphaned marks the route that kept it from
+// being recorded. l.mu is held.
+func (l *OwnerLocks) unlock(ctx context.Context, c *sql.Conn, uid string, orphaned bool) error {
+	_, err := c.ExecContext(ctx, `
+		WITH orphan AS (
+			UPDATE claim_routes SET orphaned_at = clock_timestamp() WHERE $2 AND pool_uid = $1::uuid AND orphaned_at IS NULL
+		)
+		SELECT pg_advisory_unlock(hashtextextended('claim route ' || $1::text, 0))`, uid, orphaned)
+	if err != nil {
+		return l.lost(err)
+	}
+	return nil
 }
 
 // Disown gives up the lock of the pool uid.
@@ -207,9 +306,7 @@ func (l *OwnerLocks) Disown(ctx context.Context, uid string) error {
 		return nil
 	}
 	if _, err := l.conn.ExecContext(ctx, `SELECT pg_advisory_unlock(hashtextextended('claim route ' || $1, 0))`, uid); err != nil {
-		l.conn.Close()
-		l.conn = nil
-		return fmt.Errorf("%w: %w", ErrLocksLost, classify(err))
+		return l.lost(err)
 	}
 	return nil
 }
@@ -221,6 +318,7 @@ func (l *OwnerLocks) Close() error {
 	if l.conn != nil {
 		l.conn.Close()
 		l.conn = nil
+		l.held.Store(nil)
 	}
 	return l.db.Close()
 }

@@ -14,7 +14,9 @@ import (
 
 // TestOwnerLocks: one process owns a pool at a time, its route recorded
 // with the lock; the ownership ends when it gives the pool up or its
-// connection ends; a pool that is gone cannot be owned.
+// connection ends, and a process whose connection ended without giving
+// its route up is taken over only a lease after another process found the
+// lock free; a pool that is gone cannot be owned.
 func TestOwnerLocks(t *testing.T) {
 	url := pgtest.NewURL(t)
 	db, err := store.Open(t.Context(), url)
@@ -23,23 +25,24 @@ func TestOwnerLocks(t *testing.T) {
 	}
 	defer db.Close()
 	pool := privatePool(t, db)
-	a, err := store.OpenOwnerLocks(t.Context(), url)
-	if err != nil {
-		t.Fatal(err)
+	const lease = 300 * time.Millisecond
+	open := func() *store.OwnerLocks {
+		l, err := store.OpenOwnerLocks(t.Context(), url, lease)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		return l
 	}
-	defer a.Close()
-	b, err := store.OpenOwnerLocks(t.Context(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	a, b := open(), open()
 	ra := store.Route{Address: "127.0.0.1:7001", Host: "h", Process: "a"}
 	rb := store.Route{Address: "127.0.0.1:7002", Host: "h", Process: "b"}
 
-	if got, err := a.TryOwn(t.Context(), pool, ra); !got || err != nil {
-		t.Fatalf("a.TryOwn = %v, %v; want the pool", got, err)
+	got, gen, err := a.TryOwn(t.Context(), pool, ra)
+	if !got || err != nil || !a.Holds(gen) {
+		t.Fatalf("a.TryOwn = %v, %v (held %v); want the pool", got, err, a.Holds(gen))
 	}
-	if got, err := b.TryOwn(t.Context(), pool, rb); got || err != nil {
+	if got, _, err := b.TryOwn(t.Context(), pool, rb); got || err != nil {
 		t.Fatalf("b.TryOwn while a owns the pool = %v, %v; want false", got, err)
 	}
 	if r, err := store.RouteOf(t.Context(), db, pool); r.Address != ra.Address || r.Process != ra.Process || err != nil {
@@ -54,21 +57,42 @@ func TestOwnerLocks(t *testing.T) {
 	if _, err := store.RouteOf(t.Context(), db, pool); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("RouteOf after a gave the pool up = %v, want ErrNotFound", err)
 	}
-	if got, err := b.TryOwn(t.Context(), pool, rb); !got || err != nil {
+	if got, _, err := b.TryOwn(t.Context(), pool, rb); !got || err != nil {
 		t.Fatalf("b.TryOwn after a gave the pool up = %v, %v; want the pool", got, err)
 	}
-	b.Close()
-	// The lock ends once the server has seen the connection closed.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		got, err := a.TryOwn(t.Context(), pool, ra)
+
+	// b's connection ends, its route left behind: a finds the lock free
+	// (once the server has seen the connection end), marks the route
+	// orphaned, and takes the pool a lease later.
+	var pid int
+	if err := db.Get(&pid, `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted`); err != nil {
+		t.Fatal(err)
+	}
+	var terminated bool
+	if err := db.Get(&terminated, `SELECT pg_terminate_backend($1, 10000)`, pid); err != nil || !terminated {
+		t.Fatalf("pg_terminate_backend(b's connection) = %v, %v", terminated, err)
+	}
+	if err := b.Check(t.Context()); !errors.Is(err, store.ErrLocksLost) {
+		t.Errorf("b.Check after its connection ended = %v, want ErrLocksLost", err)
+	}
+	if got, _, err := a.TryOwn(t.Context(), pool, ra); got || err != nil {
+		t.Fatalf("a.TryOwn at once after b's connection ended = %v, %v; want false: b may not know yet", got, err)
+	}
+	var orphaned time.Time
+	if err := db.Get(&orphaned, `SELECT orphaned_at FROM claim_routes WHERE pool_uid = $1 AND process = 'b'`, pool); err != nil {
+		t.Fatalf("b's route is not marked orphaned: %v", err)
+	}
+	for {
+		got, _, err := a.TryOwn(t.Context(), pool, ra)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got {
 			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("a.TryOwn after b's connection ended: still not the pool after 10 s")
+		var waited bool
+		if err := db.Get(&waited, `SELECT clock_timestamp() - orphaned_at > $1 * interval '1 millisecond' FROM claim_routes WHERE pool_uid = $2`, 2*lease.Milliseconds(), pool); err != nil || waited {
+			t.Fatalf("a.TryOwn two leases after b's route was orphaned: not the pool (%v)", err)
 		}
 	}
 	if r, err := store.RouteOf(t.Context(), db, pool); r.Address != ra.Address || r.Process != ra.Process || err != nil {
@@ -76,15 +100,11 @@ func TestOwnerLocks(t *testing.T) {
 	}
 
 	gone := "6d1f8a52-3c1e-4d7b-9a0e-1f2e3d4c5b6a"
-	if got, err := a.TryOwn(t.Context(), gone, ra); got || !errors.Is(err, store.ErrNotFound) {
+	if got, _, err := a.TryOwn(t.Context(), gone, ra); got || !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("a.TryOwn of a pool that is gone = %v, %v; want ErrNotFound", got, err)
 	}
-	c, err := store.OpenOwnerLocks(t.Context(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if got, err := c.TryOwn(t.Context(), gone, ra); got || !errors.Is(err, store.ErrNotFound) {
+	c := open()
+	if got, _, err := c.TryOwn(t.Context(), gone, ra); got || !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("the lock of a pool that is gone stayed held: TryOwn = %v, %v", got, err)
 	}
 	secrets, err := store.ClusterSecrets(t.Context(), db)
