@@ -33,6 +33,7 @@ Usage:
   ipam user sessions end NAME
   ipam token create NAME
   ipam token revoke NAME
+  ipam cluster rotate-secret
   ipam version
 
 Without --database-url (or DATABASE_URL), ipam runs its own PostgreSQL in
@@ -62,6 +63,7 @@ var commands = map[string]command{
 	"audit":   audit,
 	"user":    userCommand,
 	"token":   tokenCommand,
+	"cluster": clusterCommand,
 }
 
 // run executes one command and returns the process's exit code.

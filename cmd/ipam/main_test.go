@@ -162,6 +162,9 @@ func TestCommandLine(t *testing.T) {
 		{[]string{"serve", "-h"}, 0, "", "-database-url"},
 		{[]string{"migrate", "--help"}, 0, "", "-data-dir"},
 		{[]string{"help"}, 0, "Usage:", ""},
+		{[]string{"cluster"}, 2, "", "cluster needs a subcommand"},
+		{[]string{"cluster", "spin"}, 2, "", `unknown cluster subcommand "spin"`},
+		{[]string{"cluster", "rotate-secret", "now"}, 2, "", `cluster rotate-secret takes no arguments, got ["now"]`},
 	}
 	for _, tt := range tests {
 		name := "ipam " + strings.Join(tt.args, " ")

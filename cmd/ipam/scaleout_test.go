@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -325,5 +326,50 @@ func TestStoppedOwner(t *testing.T) {
 	}
 	if got := attach(bases[0], "vm-3"); got != "10.42.0.5" {
 		t.Errorf("vm-3, claimed once the owner went on, got %q; want 10.42.0.5", got)
+	}
+}
+
+// TestClusterRotateSecret rotates the cluster secret with ipam cluster
+// rotate-secret, twice, while claims run through two ipam serve processes
+// whose pool's claims go to one of them: every claim is answered, no
+// address twice, and the secret changed.
+func TestClusterRotateSecret(t *testing.T) {
+	url := pgtest.NewURL(t)
+	env := []string{"DATABASE_URL=" + url}
+	mustRun(t, "a long tenant password\n", env, "user", "add", "acme", "--role", "tenant", "--namespace", "acme/*", "--password-stdin")
+	token := strings.TrimSpace(mustRun(t, "", env, "token", "create", "acme"))
+	var bases []string
+	for range 2 {
+		bases = append(bases, start(t, env, "serve", "--listen", "127.0.0.1:0").waitServing(t))
+	}
+	setupWeb(t, bases, token)
+	db, err := store.Open(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	before, err := store.ClusterSecrets(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	const clients, each = 8, 20
+	claimed := make(chan map[string]string)
+	go func() { claimed <- attachAll(t, bases, token, clients, each) }()
+	for range 2 {
+		if out := mustRun(t, "", env, "cluster", "rotate-secret"); !strings.HasPrefix(out, "rotated the cluster secret") {
+			t.Errorf("ipam cluster rotate-secret printed %q", out)
+		}
+	}
+	if got := <-claimed; len(got) != clients*each {
+		t.Errorf("%d addresses handed out, want %d", len(got), clients*each)
+	}
+	var held int
+	if err := db.Get(&held, `SELECT count(DISTINCT address) FROM allocations WHERE owner_kind = 'VirtualMachine'`); err != nil || held != clients*each {
+		t.Errorf("%d addresses held, %v; want %d", held, err, clients*each)
+	}
+	after, err := store.ClusterSecrets(t.Context(), db)
+	if err != nil || after[0] == before[0] || slices.Contains(after, before[0]) {
+		t.Errorf("the secrets after two rotations = %q, %v; want neither the first", after, err)
 	}
 }

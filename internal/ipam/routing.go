@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/netip"
 
+	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/routing"
 	"pivirt.hu/ipam/internal/store"
 )
@@ -43,6 +44,18 @@ func (s *Service) claimRouted(ctx context.Context, r claimRequest) (Allocation, 
 		}
 	}
 	return s.claim(ctx, s.db, r, nil)
+}
+
+// RotateClusterSecret gives the processes of the database a new cluster
+// secret, which they prove to each other on the route link
+// (docs/scaling.md, "The route link"): the connections already made go on,
+// new ones prove the new secret, and the previous one is still accepted a
+// moment for the handshakes that read it just before. Operators only.
+func (s *Service) RotateClusterSecret(ctx context.Context, actor auth.Actor) error {
+	if !actor.IsOperator() {
+		return forbidden("only operators rotate the cluster secret")
+	}
+	return store.RotateClusterSecret(ctx, s.db, actor.Name)
 }
 
 // serveForwarded makes a claim another process forwarded to this one, the

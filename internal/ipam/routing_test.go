@@ -157,3 +157,47 @@ func waitFor(t *testing.T, what string, done func() bool) {
 		}
 	}
 }
+
+// TestRoutedClaimsWhileSecretRotates: claims run through forwarding while
+// the cluster secret is rotated again and again, and after each rotation
+// a process that starts forwards claims, connecting to the owner with the
+// new secret: every claim is answered by the owner, no address twice, the
+// taken set the lowest candidates.
+func TestRoutedClaimsWhileSecretRotates(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.NewURL(t)
+	a, db := openRouted(t, url)
+	b, _ := openRouted(t, url)
+	setupSubnet(t, a, "10.42.0.0/22")
+	attachFrom(t, a, 0, 1, 1) // a owns the pool
+	const rotations, per, forwarded = 4, 16, 400
+	late := make([]*Service, rotations)
+	for i := range late {
+		late[i], _ = openRouted(t, url)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { attachFrom(t, b, 1, forwarded, 8) })
+	wg.Go(func() {
+		for i, svc := range late {
+			if err := a.RotateClusterSecret(ctx, operator); err != nil {
+				t.Error(err)
+				return
+			}
+			attachFrom(t, svc, 1000+i*per, per, 4)
+		}
+	})
+	wg.Wait()
+	checkLowest(t, db, "10.42.0.0/22", 1+forwarded+rotations*per)
+	if s := b.router.Stats(); s.Forwarded != forwarded || s.Fallbacks != 0 {
+		t.Errorf("b's counts %+v, want %d forwarded and no fallback", s, forwarded)
+	}
+	for i, svc := range late {
+		if s := svc.router.Stats(); s.Forwarded != per || s.Fallbacks != 0 {
+			t.Errorf("the process started after rotation %d: %+v, want %d forwarded and no fallback", i+1, s, per)
+		}
+	}
+	var rotated int
+	if err := db.Get(&rotated, `SELECT count(*) FROM audit_log WHERE action = 'rotate' AND object_kind = 'ClusterSecret'`); err != nil || rotated != rotations {
+		t.Errorf("%d rotations audited, %v; want %d", rotated, err, rotations)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/store"
@@ -335,5 +336,75 @@ func TestLinkMessageBounded(t *testing.T) {
 	}
 	if ans, err := b.call(ctx, aRoute, Claim{PoolUID: pool, OwnerName: "vm-1/0"}); err != nil || ans.Allocation.OwnerName != "vm-1/0" {
 		t.Errorf("b's call to a afterwards = %+v, %v; want a's answer", ans, err)
+	}
+}
+
+// TestRotatedSecret: after the cluster secret is rotated, the connections
+// made before go on, new ones prove the new secret, and a process that
+// read the secret just before the rotation is let in for a moment, not
+// after.
+func TestRotatedSecret(t *testing.T) {
+	ctx := t.Context()
+	url := pgtest.NewURL(t)
+	var calls atomic.Int64
+	a := start(t, url, "a", &calls)
+	b := start(t, url, "b", &calls)
+	pool := makePool(t, a.cfg.DB)
+	db := a.cfg.DB
+	aRoute := store.Route{Address: a.Address(), Process: "a", Certificate: a.cert.Certificate[0]}
+	call := func(what string) {
+		t.Helper()
+		if ans, err := b.call(ctx, aRoute, Claim{PoolUID: pool, OwnerName: what}); err != nil || ans.Allocation.OwnerName != what {
+			t.Errorf("%s: b's call to a = %+v, %v; want a's answer", what, ans, err)
+		}
+	}
+	late, err := newIdentity("late")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.PublishProcess(ctx, db, "late", late.Certificate[0]); err != nil {
+		t.Fatal(err)
+	}
+	handshake := func(secret string) error {
+		raw, err := net.Dial("tcp", a.Address())
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn := tls.Client(raw, clientConfig(late, aRoute.Certificate))
+		defer conn.Close()
+		return clientHandshake(ctx, conn, secret)
+	}
+
+	call("before the rotation")
+	before, err := store.ClusterSecrets(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.RotateClusterSecret(ctx, db, "test"); err != nil {
+		t.Fatal(err)
+	}
+	after, err := store.ClusterSecrets(ctx, db)
+	if err != nil || len(after) != 2 || after[0] == before[0] || after[1] != before[0] {
+		t.Fatalf("secrets after the rotation = %q, %v; want a new one, then %q", after, err, before[0])
+	}
+	call("on the connection made before")
+	if err := handshake(before[0]); err != nil {
+		t.Errorf("a handshake proving the secret read just before the rotation: %v", err)
+	}
+	b.dropPeer("a")
+	call("on a new connection")
+
+	if _, err := db.ExecContext(ctx, `UPDATE cluster_secret SET rotated_at = rotated_at - $1 * interval '1 millisecond'`, (2 * time.Minute).Milliseconds()); err != nil {
+		t.Fatal(err)
+	}
+	if err := handshake(before[0]); !errors.Is(err, ErrNotAuthenticated) {
+		t.Errorf("a handshake proving the previous secret long after the rotation = %v, want ErrNotAuthenticated", err)
+	}
+	if err := handshake(after[0]); err != nil {
+		t.Errorf("a handshake proving the new secret: %v", err)
+	}
+	var audited int
+	if err := db.GetContext(ctx, &audited, `SELECT count(*) FROM audit_log WHERE action = 'rotate' AND object_kind = 'ClusterSecret' AND actor = 'test' AND before IS NULL AND after IS NULL`); err != nil || audited != 1 {
+		t.Errorf("%d audit entries of the rotation, %v; want 1, without the secrets", audited, err)
 	}
 }

@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sync"
@@ -43,6 +45,20 @@ func ClusterSecrets(ctx context.Context, ext Ext) ([]string, error) {
 		return []string{current}, nil
 	}
 	return []string{current, previous}, nil
+}
+
+// RotateClusterSecret replaces the cluster secret by a new random one,
+// keeping the one it replaces as the previous (see ClusterSecrets), and
+// records who did it (never the secrets).
+func RotateClusterSecret(ctx context.Context, db *DB, actor string) error {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return InTx(ctx, db, func(tx *Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE cluster_secret SET previous = secret, secret = $1, rotated_at = now()`, hex.EncodeToString(b)); err != nil {
+			return fmt.Errorf("store: unable to rotate the cluster secret: %w", classify(err))
+		}
+		return InsertAudit(ctx, tx, AuditEntry{Actor: actor, Action: "rotate", ObjectKind: "ClusterSecret", ObjectName: "cluster secret"})
+	})
 }
 
 // PublishProcess records the certificate of the process, which its peers
