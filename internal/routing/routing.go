@@ -596,8 +596,12 @@ func (r *Router) Close() {
 	r.mu.Lock()
 	var owned []string
 	for uid, rt := range r.pools {
-		if rt.owned {
-			owned = append(owned, uid)
+		select {
+		case <-rt.decided:
+			if rt.owned {
+				owned = append(owned, uid)
+			}
+		default:
 		}
 	}
 	r.mu.Unlock()
