@@ -153,19 +153,8 @@ func (c *serverCodec) ReadRequestHeader(r *rpc.Request) error {
 	return nil
 }
 
-// ReadRequestBody reads the body; on an error it closes the connection,
-// whose gob stream cannot be trusted to be in step any more (net/rpc
-// would answer the request and read on).
-func (c *serverCodec) ReadRequestBody(body any) error {
-	err := c.dec.Decode(body)
-	if err == nil {
-		err = c.fr.end()
-	}
-	if err != nil {
-		c.conn.Close()
-	}
-	return err
-}
+// ReadRequestBody reads the body (see readBody).
+func (c *serverCodec) ReadRequestBody(body any) error { return readBody(c.conn, &c.fr, c.dec, body) }
 
 // WriteResponse is called once per request read, one call at a time.
 func (c *serverCodec) WriteResponse(r *rpc.Response, body any) error {
@@ -210,13 +199,18 @@ func (c *clientCodec) ReadResponseHeader(r *rpc.Response) error {
 	return c.dec.Decode(r)
 }
 
-func (c *clientCodec) ReadResponseBody(body any) error {
-	err := c.dec.Decode(body)
+func (c *clientCodec) ReadResponseBody(body any) error { return readBody(c.conn, &c.fr, c.dec, body) }
+
+// readBody reads the body of a message, which ends its frame; on an error
+// it closes the connection, whose gob stream cannot be trusted to be in
+// step any more (net/rpc would go on reading it).
+func readBody(conn net.Conn, fr *frameReader, dec *gob.Decoder, body any) error {
+	err := dec.Decode(body)
 	if err == nil {
-		err = c.fr.end()
+		err = fr.end()
 	}
 	if err != nil {
-		c.conn.Close()
+		conn.Close()
 	}
 	return err
 }

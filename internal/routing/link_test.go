@@ -229,11 +229,9 @@ func TestLinkPinned(t *testing.T) {
 	b := start(t, url, "b", &calls)
 	c := start(t, url, "c", &calls)
 	pool := makePool(t, a.cfg.DB)
-	aRoute := store.Route{Address: a.Address(), Process: "a", Certificate: a.cert.Certificate[0]}
+	aRoute := routeTo(a)
 
-	if ans, err := b.call(ctx, aRoute, Claim{PoolUID: pool, OwnerName: "vm-1/0"}); err != nil || ans.Allocation.OwnerName != "vm-1/0" {
-		t.Fatalf("b's call to a = %+v, %v; want a's answer", ans, err)
-	}
+	callAnswered(t, b, aRoute, pool, "vm-1/0")
 
 	// A stranger that calls itself b, with a key of its own; one whose
 	// process published nothing; one that published its certificate but
@@ -302,12 +300,8 @@ func TestLinkPinned(t *testing.T) {
 // never holding it; the owner serves on.
 func TestLinkMessageBounded(t *testing.T) {
 	ctx := t.Context()
-	url := pgtest.NewURL(t)
-	var calls atomic.Int64
-	a := start(t, url, "a", &calls)
-	b := start(t, url, "b", &calls)
-	pool := makePool(t, a.cfg.DB)
-	aRoute := store.Route{Address: a.Address(), Process: "a", Certificate: a.cert.Certificate[0]}
+	a, b, pool, calls := pair(t)
+	aRoute := routeTo(a)
 	conn, err := b.dial(ctx, aRoute)
 	if err != nil {
 		t.Fatal(err)
@@ -334,9 +328,7 @@ func TestLinkMessageBounded(t *testing.T) {
 	if calls.Load() != 0 {
 		t.Errorf("%d claims served, want none", calls.Load())
 	}
-	if ans, err := b.call(ctx, aRoute, Claim{PoolUID: pool, OwnerName: "vm-1/0"}); err != nil || ans.Allocation.OwnerName != "vm-1/0" {
-		t.Errorf("b's call to a afterwards = %+v, %v; want a's answer", ans, err)
-	}
+	callAnswered(t, b, aRoute, pool, "vm-1/0")
 }
 
 // TestRotatedSecret: after the cluster secret is rotated, the connections
@@ -345,19 +337,9 @@ func TestLinkMessageBounded(t *testing.T) {
 // after.
 func TestRotatedSecret(t *testing.T) {
 	ctx := t.Context()
-	url := pgtest.NewURL(t)
-	var calls atomic.Int64
-	a := start(t, url, "a", &calls)
-	b := start(t, url, "b", &calls)
-	pool := makePool(t, a.cfg.DB)
+	a, b, pool, _ := pair(t)
 	db := a.cfg.DB
-	aRoute := store.Route{Address: a.Address(), Process: "a", Certificate: a.cert.Certificate[0]}
-	call := func(what string) {
-		t.Helper()
-		if ans, err := b.call(ctx, aRoute, Claim{PoolUID: pool, OwnerName: what}); err != nil || ans.Allocation.OwnerName != what {
-			t.Errorf("%s: b's call to a = %+v, %v; want a's answer", what, ans, err)
-		}
-	}
+	aRoute := routeTo(a)
 	late, err := newIdentity("late")
 	if err != nil {
 		t.Fatal(err)
@@ -375,7 +357,7 @@ func TestRotatedSecret(t *testing.T) {
 		return clientHandshake(ctx, conn, secret)
 	}
 
-	call("before the rotation")
+	callAnswered(t, b, aRoute, pool, "before the rotation")
 	before, err := store.ClusterSecrets(ctx, db)
 	if err != nil {
 		t.Fatal(err)
@@ -387,12 +369,12 @@ func TestRotatedSecret(t *testing.T) {
 	if err != nil || len(after) != 2 || after[0] == before[0] || after[1] != before[0] {
 		t.Fatalf("secrets after the rotation = %q, %v; want a new one, then %q", after, err, before[0])
 	}
-	call("on the connection made before")
+	callAnswered(t, b, aRoute, pool, "on the connection made before")
 	if err := handshake(before[0]); err != nil {
 		t.Errorf("a handshake proving the secret read just before the rotation: %v", err)
 	}
 	b.dropPeer("a")
-	call("on a new connection")
+	callAnswered(t, b, aRoute, pool, "on a new connection")
 
 	if _, err := db.ExecContext(ctx, `UPDATE cluster_secret SET rotated_at = rotated_at - $1 * interval '1 millisecond'`, (2 * time.Minute).Milliseconds()); err != nil {
 		t.Fatal(err)

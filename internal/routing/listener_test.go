@@ -2,7 +2,6 @@ package routing
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -16,7 +15,6 @@ import (
 	"time"
 
 	"pivirt.hu/ipam/internal/pgtest"
-	"pivirt.hu/ipam/internal/store"
 )
 
 // A failingListener fails its first Accepts as a process out of file
@@ -33,44 +31,19 @@ func (l *failingListener) Accept() (net.Conn, error) {
 	return l.Listener.Accept()
 }
 
-// startUnserved starts a router on url that does not serve yet, logging
-// to log.
-func startUnserved(t *testing.T, url, process string, calls *atomic.Int64, log *slog.Logger) *Router {
-	t.Helper()
-	db, err := store.Open(t.Context(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	r, err := Start(t.Context(), Config{DB: db, URL: url, Listen: "127.0.0.1:0", Process: process, Logger: log,
-		Handle: func(_ context.Context, c Claim) Answer {
-			calls.Add(1)
-			return Answer{Allocation: store.AllocationRow{OwnerName: c.OwnerName}}
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r.Close)
-	return r
-}
-
 // TestAcceptErrorsRetried: a listener whose Accept fails (EMFILE) does not
 // end the serving of claims.
 func TestAcceptErrorsRetried(t *testing.T) {
-	ctx := t.Context()
 	url := pgtest.NewURL(t)
 	var calls atomic.Int64
-	a := startUnserved(t, url, "a", &calls, nil)
+	a := newRouter(t, url, "a", counting(&calls), nil)
 	failing := &failingListener{Listener: a.ln}
 	failing.fails.Store(3)
 	a.ln = failing
 	a.Serve()
 	b := start(t, url, "b", &calls)
 	pool := makePool(t, a.cfg.DB)
-	aRoute := store.Route{Address: a.Address(), Process: "a", Certificate: a.cert.Certificate[0]}
-	if ans, err := b.call(ctx, aRoute, Claim{PoolUID: pool, OwnerName: "vm-1/0"}); err != nil || ans.Allocation.OwnerName != "vm-1/0" {
-		t.Fatalf("b's call to a after its Accept failed = %+v, %v; want a's answer", ans, err)
-	}
+	callAnswered(t, b, routeTo(a), pool, "vm-1/0")
 	if s := a.Stats(); s.AcceptErrors != 3 || s.Served != 1 {
 		t.Errorf("a's counts %+v, want 3 accept errors and 1 claim served", s)
 	}
@@ -126,11 +99,10 @@ func (c *watchedConn) Close() error {
 // and logged at a bounded rate; once those go, a process is served
 // again.
 func TestHandshakesBounded(t *testing.T) {
-	ctx := t.Context()
 	url := pgtest.NewURL(t)
 	var calls atomic.Int64
 	var logs logBuffer
-	a := startUnserved(t, url, "a", &calls, slog.New(slog.NewTextHandler(&logs, nil)))
+	a := newRouter(t, url, "a", counting(&calls), slog.New(slog.NewTextHandler(&logs, nil)))
 	const extra = 3
 	watched := &watchedListener{Listener: a.ln, accepted: make(chan struct{}, maxHandshakes+extra), closed: make(chan struct{}, maxHandshakes+extra)}
 	a.ln = watched
@@ -179,8 +151,6 @@ func TestHandshakesBounded(t *testing.T) {
 	for range maxHandshakes + extra {
 		<-watched.closed
 	}
-	aRoute := store.Route{Address: a.Address(), Process: "a", Certificate: a.cert.Certificate[0]}
-	if ans, err := b.call(ctx, aRoute, Claim{PoolUID: pool, OwnerName: "vm-1/0"}); err != nil || ans.Allocation.OwnerName != "vm-1/0" {
-		t.Errorf("b's call to a = %+v, %v; want a's answer", ans, err)
-	}
+	aRoute := routeTo(a)
+	callAnswered(t, b, aRoute, pool, "vm-1/0")
 }

@@ -230,7 +230,6 @@ func Start(ctx context.Context, cfg Config) (*Router, error) {
 	jctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	r.ctx, r.stop = jctx, stop
 	r.running.Go(func() { r.janitor(jctx) })
-	r.running.Go(func() { r.watchLocks(jctx) })
 	return r, nil
 }
 
@@ -400,20 +399,6 @@ func (r *Router) decide(ctx context.Context, uid string, rt *route) {
 	}
 }
 
-// watchLocks checks the owner locks every lockCheckEvery until ctx ends.
-func (r *Router) watchLocks(ctx context.Context) {
-	t := time.NewTicker(lockCheckEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			r.checkLocks()
-		}
-	}
-}
-
 // checkLocks checks that the connection holding the owner locks lives,
 // and gives up the pools owned on one that does not.
 func (r *Router) checkLocks() {
@@ -496,16 +481,20 @@ func (r *Router) unreachable(ctx context.Context, uid string, peer store.Route, 
 	r.mu.Unlock()
 }
 
-// janitor gives up the pools nobody claimed in for ownerIdle and drops the
-// expired routes, every janitorEvery until ctx ends.
+// janitor checks the owner locks every lockCheckEvery, and gives up the
+// pools nobody claimed in for ownerIdle and drops the expired routes every
+// janitorEvery, until ctx ends.
 func (r *Router) janitor(ctx context.Context) {
-	t := time.NewTicker(janitorEvery)
-	defer t.Stop()
+	checks, sweeps := time.NewTicker(lockCheckEvery), time.NewTicker(janitorEvery)
+	defer checks.Stop()
+	defer sweeps.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-checks.C:
+			r.checkLocks()
+		case <-sweeps.C:
 			r.sweep(ctx, time.Now())
 			r.publish(ctx)
 		}

@@ -3,6 +3,7 @@ package routing
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"net/netip"
 	"sync/atomic"
@@ -19,38 +20,63 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // with the claim's owner name as the allocation's.
 func start(t *testing.T, url, process string, calls *atomic.Int64) *Router {
 	t.Helper()
-	return startHandling(t, url, process, func(_ context.Context, c Claim) Answer {
+	return startHandling(t, url, process, counting(calls))
+}
+
+// counting is a handler that counts its calls and answers with the
+// claim's owner name as the allocation's.
+func counting(calls *atomic.Int64) Handler {
+	return func(_ context.Context, c Claim) Answer {
 		calls.Add(1)
 		return Answer{Allocation: store.AllocationRow{OwnerName: c.OwnerName}}
-	})
+	}
 }
 
 // startHandling starts a router on url that makes forwarded claims with
 // handle.
 func startHandling(t *testing.T, url, process string, handle Handler) *Router {
 	t.Helper()
+	r := newRouter(t, url, process, handle, nil)
+	r.Serve()
+	return r
+}
+
+// newRouter starts a router on url that makes forwarded claims with
+// handle and logs to log (slog's default when nil), but does not serve
+// them yet.
+func newRouter(t *testing.T, url, process string, handle Handler, log *slog.Logger) *Router {
+	t.Helper()
 	db, err := store.Open(t.Context(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	r, err := Start(t.Context(), Config{DB: db, URL: url, Listen: "127.0.0.1:0", Process: process, Handle: handle})
+	r, err := Start(t.Context(), Config{DB: db, URL: url, Listen: "127.0.0.1:0", Process: process, Handle: handle, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Serve()
 	t.Cleanup(r.Close)
 	return r
+}
+
+// routeTo is the route to r.
+func routeTo(r *Router) store.Route {
+	return store.Route{Address: r.Address(), Process: r.self.Process, Certificate: r.cert.Certificate[0]}
+}
+
+// callAnswered has from call to with a claim of owner in pool, and wants
+// the answer of counting.
+func callAnswered(t *testing.T, from *Router, to store.Route, pool, owner string) {
+	t.Helper()
+	if ans, err := from.call(t.Context(), to, Claim{PoolUID: pool, OwnerName: owner}); err != nil || ans.Allocation.OwnerName != owner {
+		t.Fatalf("%s's call to %s for %s = %+v, %v; want its answer", from.self.Process, to.Process, owner, ans, err)
+	}
 }
 
 // TestIdlePoolGivenUp: an owner gives up a pool nobody claimed in for
 // ownerIdle; another process then owns it, and the first forwards to it.
 func TestIdlePoolGivenUp(t *testing.T) {
-	url := pgtest.NewURL(t)
-	var calls atomic.Int64
-	a := start(t, url, "a", &calls)
-	b := start(t, url, "b", &calls)
-	pool := makePool(t, a.cfg.DB)
+	a, b, pool, _ := pair(t)
 	ctx := t.Context()
 	if peer, err := a.owner(ctx, pool); peer.Process != "" || err != nil {
 		t.Fatalf("a.owner = %+v, %v; want a to own the pool", peer, err)
@@ -75,6 +101,16 @@ func TestIdlePoolGivenUp(t *testing.T) {
 	if peer, err := a.owner(ctx, pool); peer.Address != b.Address() || err != nil {
 		t.Fatalf("a.owner = %+v, %v; want b's address %s", peer, err, b.Address())
 	}
+}
+
+// pair starts processes a and b on a fresh database holding a pool, both
+// counting the claims they serve in calls.
+func pair(t *testing.T) (a, b *Router, pool string, calls *atomic.Int64) {
+	t.Helper()
+	url := pgtest.NewURL(t)
+	calls = new(atomic.Int64)
+	a, b = start(t, url, "a", calls), start(t, url, "b", calls)
+	return a, b, makePool(t, a.cfg.DB), calls
 }
 
 // makePool stores a VPC's pool and returns its uid.
@@ -150,7 +186,7 @@ func TestSilentOwner(t *testing.T) {
 		t.Errorf("the owner was given %v for a forwarded claim, want at most %v", left, forwardTimeout)
 	}
 
-	aRoute := store.Route{Address: a.Address(), Process: "a", Certificate: a.cert.Certificate[0]}
+	aRoute := routeTo(a)
 	if _, err := b.call(ctx, aRoute, Claim{PoolUID: pool, OwnerName: "vm-1/0", Timeout: time.Hour}); err != nil {
 		t.Fatal(err)
 	}
@@ -164,11 +200,7 @@ func TestSilentOwner(t *testing.T) {
 // the stuck one still waits.
 func TestStuckPeerStallsNoOther(t *testing.T) {
 	ctx := t.Context()
-	url := pgtest.NewURL(t)
-	var calls atomic.Int64
-	a := start(t, url, "a", &calls)
-	b := start(t, url, "b", &calls)
-	pool := makePool(t, a.cfg.DB)
+	a, b, pool, _ := pair(t)
 
 	// stuck accepts connections and never answers.
 	stuck, err := net.Listen("tcp", "127.0.0.1:0")
@@ -191,10 +223,8 @@ func TestStuckPeerStallsNoOther(t *testing.T) {
 	conn := <-accepted // b's handshake with stuck has begun
 	defer conn.Close()
 
-	aRoute := store.Route{Address: a.Address(), Process: "a", Certificate: a.cert.Certificate[0]}
-	if ans, err := b.call(ctx, aRoute, Claim{PoolUID: pool, OwnerName: "vm-1/0"}); err != nil || ans.Allocation.OwnerName != "vm-1/0" {
-		t.Fatalf("b's call to a = %+v, %v; want a's answer", ans, err)
-	}
+	aRoute := routeTo(a)
+	callAnswered(t, b, aRoute, pool, "vm-1/0")
 	select {
 	case err := <-stuckDone:
 		t.Errorf("the call to the stuck process ended (%v) before the call to a was answered: a waited for it", err)
@@ -209,11 +239,7 @@ func TestStuckPeerStallsNoOther(t *testing.T) {
 // it over at once, with one lock held on the pool throughout.
 func TestLockConnectionLost(t *testing.T) {
 	ctx := t.Context()
-	url := pgtest.NewURL(t)
-	var calls atomic.Int64
-	a := start(t, url, "a", &calls)
-	b := start(t, url, "b", &calls)
-	pool := makePool(t, a.cfg.DB)
+	a, b, pool, _ := pair(t)
 	db := a.cfg.DB
 	if peer, err := a.owner(ctx, pool); peer.Process != "" || err != nil {
 		t.Fatalf("a.owner = %+v, %v; want a to own the pool", peer, err)
