@@ -170,3 +170,42 @@ func TestClusterSecretReadByOwnerOnly(t *testing.T) {
 		t.Errorf("the owner reading the cluster secret: %v", err)
 	}
 }
+
+// TestProcessCertificates: a process's certificate is found by its
+// process and with its routes until it is removed, or until it was not
+// published again for as long as PruneProcesses is told.
+func TestProcessCertificates(t *testing.T) {
+	ctx := t.Context()
+	db := pgtest.NewDB(t)
+	pool := privatePool(t, db)
+	if err := store.PublishProcess(ctx, db, "a", []byte("certificate of a")); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.PublishProcess(ctx, db, "b", []byte("certificate of b")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `INSERT INTO claim_routes (pool_uid, address, host, process) VALUES ($1, '127.0.0.1:7001', 'h', 'a')`, pool); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := store.ProcessCertificate(ctx, db, "a"); string(c) != "certificate of a" || err != nil {
+		t.Errorf("ProcessCertificate(a) = %q, %v", c, err)
+	}
+	if r, err := store.RouteOf(ctx, db, pool); string(r.Certificate) != "certificate of a" || err != nil {
+		t.Errorf("RouteOf = %+v, %v; want a's certificate with it", r, err)
+	}
+	if _, err := db.ExecContext(ctx, `UPDATE route_processes SET seen = now() - interval '2 hours' WHERE process = 'b'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.PruneProcesses(ctx, db, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := store.ProcessCertificate(ctx, db, "b"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("ProcessCertificate(b) unseen for 2 hours = %q, %v; want ErrNotFound", c, err)
+	}
+	if err := store.UnpublishProcess(ctx, db, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := store.RouteOf(ctx, db, pool); r.Certificate != nil || err != nil {
+		t.Errorf("RouteOf after a removed its certificate = %+v, %v; want no certificate", r, err)
+	}
+}
