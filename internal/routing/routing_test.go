@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -18,7 +19,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // start starts a router on url whose handler counts its calls and answers
 // with the claim's owner name as the allocation's.
-func start(t *testing.T, url, process string, calls *atomic.Int64) *Router {
+func start(t testing.TB, url, process string, calls *atomic.Int64) *Router {
 	t.Helper()
 	return startHandling(t, url, process, counting(calls))
 }
@@ -34,7 +35,7 @@ func counting(calls *atomic.Int64) Handler {
 
 // startHandling starts a router on url that makes forwarded claims with
 // handle.
-func startHandling(t *testing.T, url, process string, handle Handler) *Router {
+func startHandling(t testing.TB, url, process string, handle Handler) *Router {
 	t.Helper()
 	r := newRouter(t, url, process, handle, nil)
 	r.Serve()
@@ -44,7 +45,7 @@ func startHandling(t *testing.T, url, process string, handle Handler) *Router {
 // newRouter starts a router on url that makes forwarded claims with
 // handle and logs to log (slog's default when nil), but does not serve
 // them yet.
-func newRouter(t *testing.T, url, process string, handle Handler, log *slog.Logger) *Router {
+func newRouter(t testing.TB, url, process string, handle Handler, log *slog.Logger) *Router {
 	t.Helper()
 	db, err := store.Open(t.Context(), url)
 	if err != nil {
@@ -114,7 +115,7 @@ func pair(t *testing.T) (a, b *Router, pool string, calls *atomic.Int64) {
 }
 
 // makePool stores a VPC's pool and returns its uid.
-func makePool(t *testing.T, db *store.DB) string {
+func makePool(t testing.TB, db *store.DB) string {
 	t.Helper()
 	cidr := netip.MustParsePrefix("10.42.0.0/16")
 	v, err := store.InsertVPC(t.Context(), db, store.VPCRow{UID: "8f0c5c6e-0d3b-4c8e-9a51-5c1b0c3d2e10", Namespace: "acme/prod", Name: "main", CIDR: cidr, CreatedBy: "test"})
@@ -301,4 +302,36 @@ func TestLockConnectionLost(t *testing.T) {
 	if err := db.GetContext(ctx, &locks, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted`); err != nil || locks != 1 {
 		t.Errorf("%d advisory locks held, %v; want b's only", locks, err)
 	}
+}
+
+// BenchmarkForwardedCall measures a forwarded claim's round trip on the
+// route link, from a call to its answer, the owner's handler doing
+// nothing; in parallel, the calls share one connection, as a process's
+// claims do. cpu-ns/op is the CPU time of both ends (one test process).
+func BenchmarkForwardedCall(b *testing.B) {
+	url := pgtest.NewURL(b)
+	var calls atomic.Int64
+	owner, other := start(b, url, "owner", &calls), start(b, url, "other", &calls)
+	pool := makePool(b, owner.cfg.DB)
+	to := routeTo(owner)
+	claim := Claim{PoolUID: pool, Pool: "vpc-main", PoolNamespace: "acme/prod", VPC: "main", Subnet: "web",
+		OwnerKind: "VirtualMachine", OwnerUID: "8f0c5c6e-0d3b-4c8e-9a51-5c1b0c3d2e10", OwnerName: "vm-1/0", OwnerNamespace: "acme/prod", Actor: "acme"}
+	if _, err := other.call(b.Context(), to, claim); err != nil {
+		b.Fatal(err)
+	}
+	var before, after syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := other.call(b.Context(), to, claim); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+	cpu := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
