@@ -31,7 +31,7 @@ type Route struct {
 const secretGrace = time.Minute
 
 // ClusterSecrets returns the secrets the processes of this database prove
-// to each other on the route link (migrations 0010 and 0016): the current
+// to each other on the route link (table cluster_secret): the current
 // one first, then the one before the last rotation while it is still
 // accepted.
 func ClusterSecrets(ctx context.Context, ext Ext) ([]string, error) {
