@@ -14,6 +14,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+	"github.com/lib/pq/pqerror"
 )
 
 // The rows of number pools (migration 0006, docs/numbers.md): pools, the
@@ -598,7 +599,15 @@ const numberConflictSQL = `SELECT (SELECT revision FROM number_pools WHERE id = 
 
 // ReleaseNumbers deletes the allocations of keys whose number no
 // holding holds any more in the division, records each in the audit log
-// (a "release" by actor on branch) and returns them.
+// (a "release" by actor on branch) and returns them. tx deleted holdings
+// of those keys before. Two statements: the allocations are locked first
+// (FOR UPDATE, in the order of their keys), then a statement of its own,
+// whose snapshot follows the locks, deletes those that no holding holds.
+// So of two transactions that delete the last two holdings of a number
+// at once, the second to lock sees the first's deletion committed and
+// releases the number (docs/numbers.md, "Releases"). The second
+// statement is skipped when none of keys is allocated. ErrStale:
+// a deadlock with another release, the change is to be tried again.
 func ReleaseNumbers(ctx context.Context, tx *Tx, keys []NumberKey, actor, branch string) ([]NumberKey, error) {
 	if len(keys) == 0 {
 		return nil, nil
@@ -607,8 +616,18 @@ func ReleaseNumbers(ctx context.Context, tx *Tx, keys []NumberKey, actor, branch
 	for i, k := range keys {
 		pools[i], divisions[i], numbers[i] = k.Pool, string(k.Division), k.Number
 	}
+	var locked int
+	err := tx.GetContext(ctx, &locked, `SELECT count(*) FROM (SELECT 1 FROM number_allocations a
+			JOIN unnest($1::uuid[], $2::jsonb[], $3::bigint[]) k(p, d, n) ON a.pool_id = k.p AND a.division = k.d AND a.number = k.n
+			ORDER BY a.pool_id, a.division, a.number FOR UPDATE OF a) l`, textArray(pools), textArray(divisions), numbers)
+	if pq.As(err, pqerror.TRDeadlockDetected) != nil {
+		return nil, fmt.Errorf("store: unable to release %d numbers: %w", len(keys), ErrStale)
+	}
+	if err != nil || locked == 0 {
+		return nil, fmtRelease(len(keys), err)
+	}
 	var scans []numberKeyScan
-	err := tx.SelectContext(ctx, &scans, `WITH gone AS (
+	err = tx.SelectContext(ctx, &scans, `WITH gone AS (
 			DELETE FROM number_allocations a USING unnest($1::uuid[], $2::jsonb[], $3::bigint[]) k(p, d, n)
 			WHERE a.pool_id = k.p AND a.division = k.d AND a.number = k.n
 				AND NOT EXISTS (SELECT 1 FROM number_holdings h WHERE h.pool_id = a.pool_id AND h.division = a.division AND h.number = a.number)
@@ -621,9 +640,18 @@ func ReleaseNumbers(ctx context.Context, tx *Tx, keys []NumberKey, actor, branch
 		)
 		SELECT pool_id, division, number FROM gone`, textArray(pools), textArray(divisions), numbers, actor, nullable(branch))
 	if err != nil {
-		return nil, fmt.Errorf("store: unable to release %d numbers: %w", len(keys), classify(err))
+		return nil, fmtRelease(len(keys), err)
 	}
 	return numberKeys(scans)
+}
+
+// fmtRelease wraps err, if any, as ReleaseNumbers' failure to release n
+// numbers.
+func fmtRelease(n int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("store: unable to release %d numbers: %w", n, classify(err))
 }
 
 // ReleaseIdentified deletes the allocation of key if the identifier holds
