@@ -183,3 +183,88 @@ func deleting(branchName, id string) func(*env) error {
 		return err
 	}
 }
+
+// sharedNumbers lists the numbers of the pool that two objects hold in
+// one division, on any branch (no number is given in the tests that ask).
+func (e *env) sharedNumbers(pool string) []string {
+	e.t.Helper()
+	var out []string
+	if err := e.db.SelectContext(e.t.Context(), &out, `SELECT division::text || ' ' || number FROM number_holdings
+		WHERE pool_id = $1 AND number IS NOT NULL GROUP BY division, number HAVING count(DISTINCT object_id) > 1`, pool); err != nil {
+		e.t.Fatal(err)
+	}
+	return out
+}
+
+// TestIdentifierPathHoldsItsNumber: the issue's interleaving. VLAN O gets
+// 100 on main; on branch bx it is renumbered (value: null with from_pool)
+// to 101; on main it is renumbered again and takes 101 through its
+// identifier's allocation, its write held open once its holding is
+// written. Then bx is deleted, or O renumbered again on bx, either of
+// which used to free 101 (the holding on main not committed); then VLAN
+// P is created from the pool in the same site, and O's write commits. No
+// number may be held by two VLANs of the site.
+func TestIdentifierPathHoldsItsNumber(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		bx   func(e *env, pool, o string) error
+	}{
+		{"bx deleted", func(e *env, pool, o string) error {
+			_, err := e.branches.DeleteBranch(context.Background(), operator, "bx")
+			return err
+		}},
+		{"O renumbered again on bx", func(e *env, pool, o string) error {
+			_, err := e.svc.UpdateObject(context.Background(), operator, "bx", o, branch.ObjectInput{Attributes: map[string]any{"vlan_id": nil}},
+				[]FromPool{{Attribute: "vlan_id", Pool: pool}})
+			return err
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t)
+			x := e.site(branch.Main, "site-x")
+			e.endpoint()
+			p := e.pool("VLAN IDs per site", []Range{{Start: 100, End: 199, Weight: 1}}, "site")
+			renumber := func(on *env, branchName, id string) (int64, error) {
+				o, err := on.svc.UpdateObject(context.Background(), operator, branchName, id, branch.ObjectInput{Attributes: map[string]any{"vlan_id": nil}},
+					[]FromPool{{Attribute: "vlan_id", Pool: p.ID}})
+				if err != nil {
+					return 0, err
+				}
+				return o.Attributes["vlan_id"].(int64), nil
+			}
+			o, _ := e.fromPool(branch.Main, p.ID, "O", x.ID, "user") // 100
+			e.newBranch("bx")
+			if n, err := renumber(e, "bx", o.ID); err != nil || n != 101 {
+				t.Fatalf("O renumbered on bx: %d, %v; want 101", n, err)
+			}
+
+			other, proxy := e.proxied()
+			open := proxy.HoldAnswer("INSERT INTO number_holdings")
+			var onMain int64
+			mainDone, mainErr := goDo(func() (err error) {
+				onMain, err = renumber(other, branch.Main, o.ID)
+				return err
+			})
+			reached(t, open, "O's write on main")
+			bxDone, bxErr := goDo(func() error { return c.bx(e, p.ID, o.ID) })
+			e.waitFor(c.name, bxDone)
+			_, np := e.fromPool(branch.Main, p.ID, "P", x.ID, "user")
+			open.Release()
+			finished(t, mainDone, mainErr, "O's write on main")
+			finished(t, bxDone, bxErr, c.name)
+
+			if onMain != 101 {
+				t.Fatalf("O got %d on main, want 101 (its identifier's)", onMain)
+			}
+			if np == 101 {
+				t.Errorf("P got 101, which O holds from the pool")
+			}
+			if shared := e.sharedNumbers(p.ID); len(shared) > 0 {
+				t.Errorf("numbers held by two VLANs of a division: %v", shared)
+			}
+			if n := e.orphans(); n != 0 {
+				t.Errorf("%d allocations held by nothing", n)
+			}
+		})
+	}
+}

@@ -592,8 +592,15 @@ func NumberClaimConflict(ctx context.Context, q sqlx.QueryerContext, key NumberK
 	return c, nil
 }
 
+// numberConflictSQL locks the allocation of the identifier it returns
+// (FOR KEY SHARE, until the claim's transaction ends): a claim that
+// returns it writes a holding of its number that no other transaction
+// sees before the commit, and a release, which locks allocations FOR
+// UPDATE before it decides (ReleaseNumbers), waits for that commit and
+// then sees the holding. An allocation deleted meanwhile is not returned.
 const numberConflictSQL = `SELECT (SELECT revision FROM number_pools WHERE id = $1) AS revision,
-		(SELECT number FROM number_allocations WHERE pool_id = $1 AND division = $2::jsonb AND identifier = $4) AS identified,
+		(SELECT number FROM number_allocations WHERE pool_id = $1 AND division = $2::jsonb AND identifier = $4 AND NOT given_up
+			FOR KEY SHARE) AS identified,
 		EXISTS (SELECT 1 FROM number_allocations WHERE pool_id = $1 AND division = $2::jsonb AND number = $3)
 			OR EXISTS (SELECT 1 FROM number_holdings WHERE pool_id = $1 AND division = $2::jsonb AND number = $3) AS taken`
 
@@ -654,27 +661,19 @@ func fmtRelease(n int, err error) error {
 	return fmt.Errorf("store: unable to release %d numbers: %w", n, classify(err))
 }
 
-// ReleaseIdentified deletes the allocation of key if the identifier holds
-// it, whoever holds the number, and records it in the audit log: a
-// number given up for another (value: null with from_pool). It reports
-// whether it deleted one.
-func ReleaseIdentified(ctx context.Context, tx *Tx, key NumberKey, identifier, actor, branch string) (bool, error) {
-	var n int
-	err := tx.GetContext(ctx, &n, `WITH gone AS (
-			DELETE FROM number_allocations a
-			WHERE a.pool_id = $1 AND a.division = $2::jsonb AND a.number = $3 AND a.identifier = $4
-			RETURNING a.*
-		), audit AS (
-			INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, before, branch)
-			SELECT $5, 'release', '', 'CoreNumberPool', p.name, jsonb_build_object('pool', p.name, 'pool_id', p.id,
-				'division', g.division, 'number', g.number, 'identifier', g.identifier, 'object', g.object_id, 'allocated_on', g.branch), $6
-			FROM gone g JOIN number_pools p ON p.id = g.pool_id
-		)
-		SELECT count(*) FROM gone`, key.Pool, string(key.Division), key.Number, identifier, actor, nullable(branch))
-	if err != nil {
-		return false, fmt.Errorf("store: unable to release number %d of pool %s: %w", key.Number, key.Pool, classify(err))
+// GiveUpNumber marks the allocation of key given up if the identifier
+// holds it: the identifier gives the number up for another (value: null
+// with from_pool), and may claim another in the division. The allocation
+// stays, and decides every claim of the number, until a release finds no
+// holding of it (ReleaseNumbers): objects of other branches may still
+// hold it.
+func GiveUpNumber(ctx context.Context, tx *Tx, key NumberKey, identifier string) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE number_allocations SET given_up = true
+		WHERE pool_id = $1 AND division = $2::jsonb AND number = $3 AND identifier = $4 AND NOT given_up`,
+		key.Pool, string(key.Division), key.Number, identifier); err != nil {
+		return fmt.Errorf("store: unable to give up number %d of pool %s: %w", key.Number, key.Pool, classify(err))
 	}
-	return n > 0, nil
+	return nil
 }
 
 // TakenNumbers returns the numbers of the division of the pool that are
