@@ -268,3 +268,44 @@ func TestIdentifierPathHoldsItsNumber(t *testing.T) {
 		})
 	}
 }
+
+// TestBranchDeletionMeetsADeletionOnMain: a VLAN of main that branch bx
+// sees is deleted on main while bx is deleted. The deletion on main ends
+// the VLAN's holding (bx sees it) rather than deleting it; the deletion of
+// bx must then drop it, as no branch sees it any more, and free the
+// number, whichever commits first.
+func TestBranchDeletionMeetsADeletionOnMain(t *testing.T) {
+	e := newEnv(t)
+	a := e.site(branch.Main, "site-a")
+	e.endpoint()
+	p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 10, Weight: 1}}, "site")
+	v, _ := e.fromPool(branch.Main, p.ID, "v", a.ID, "user") // 1
+	e.newBranch("bx")
+
+	other, proxy := e.proxied()
+	open := proxy.HoldAnswer("INSERT INTO number_holdings")
+	mainDone, mainErr := goDo(func() error { return deleting(branch.Main, v.ID)(other) })
+	reached(t, open, "the deletion on main")
+	bxDone, bxErr := goDo(func() error {
+		_, err := e.branches.DeleteBranch(context.Background(), operator, "bx")
+		return err
+	})
+	e.waitFor("bx's deletion", bxDone)
+	open.Release()
+	finished(t, mainDone, mainErr, "the deletion on main")
+	finished(t, bxDone, bxErr, "bx's deletion")
+
+	var rows int
+	if err := e.db.GetContext(t.Context(), &rows, `SELECT count(*) FROM number_holdings WHERE object_id = $1`, v.ID); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 0 {
+		t.Errorf("the deleted VLAN keeps %d holdings, though no branch sees it", rows)
+	}
+	if n := e.orphans(); n != 0 {
+		t.Errorf("%d allocations held by nothing", n)
+	}
+	if _, n := e.fromPool(branch.Main, p.ID, "again", a.ID, "user"); n != 1 {
+		t.Errorf("site A got %d, want 1: the number came back", n)
+	}
+}
