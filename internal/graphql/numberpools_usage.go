@@ -42,8 +42,8 @@ type NumberPoolDivision {
 	"One entry for each scope element, in the scope's order; none for a pool without a scope."
 	entries: [NumberPoolDivisionEntry!]!
 	figures: NumberPoolFigures!
-	"The division's usage over time, oldest first, since an RFC 3339 time: a point an hour (HOUR, kept 35 days) or a day (DAY, kept 400 days), the last figures of each (used: the numbers of the ranges it holds, size: the numbers in the ranges), and the numbers allocated from the pool and released in it."
-	history(since: String!, step: UsageStep = HOUR): [UsagePoint!]!
+	"The division's usage over time, oldest first, since an RFC 3339 time (by default the last 7 days; with DAY, from the start of the day 7 days ago): a point an hour (HOUR, kept 35 days) or a day (DAY, kept 400 days), the last figures of each (used: the numbers of the ranges it holds, size: the numbers in the ranges), and the numbers allocated from the pool and released in it."
+	history(since: String, step: UsageStep = HOUR): [UsagePoint!]!
 	"When it will be full at the rate of the last 7 days."
 	forecast: Forecast!
 }
@@ -303,7 +303,7 @@ func addNumberPoolDivisionFields(b *engine.Builder, pools *numbers.Service) {
 		"figures":       func(d poolDivision) any { return d.Figures },
 	})
 	b.Resolve("NumberPoolDivision", "history", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
-		step, since, err := historyArgs(p.Args)
+		step, since, err := historyArgs(p.Args, time.Now())
 		if err != nil {
 			return nil, err
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+	"github.com/lib/pq/pqerror"
 )
 
 // The rows of number pools (migration 0006, docs/numbers.md): pools, the
@@ -591,14 +592,29 @@ func NumberClaimConflict(ctx context.Context, q sqlx.QueryerContext, key NumberK
 	return c, nil
 }
 
+// numberConflictSQL locks the allocation of the identifier it returns
+// (FOR KEY SHARE, until the claim's transaction ends): a claim that
+// returns it writes a holding of its number that no other transaction
+// sees before the commit, and a release, which locks allocations FOR
+// UPDATE before it decides (ReleaseNumbers), waits for that commit and
+// then sees the holding. An allocation deleted meanwhile is not returned.
 const numberConflictSQL = `SELECT (SELECT revision FROM number_pools WHERE id = $1) AS revision,
-		(SELECT number FROM number_allocations WHERE pool_id = $1 AND division = $2::jsonb AND identifier = $4) AS identified,
+		(SELECT number FROM number_allocations WHERE pool_id = $1 AND division = $2::jsonb AND identifier = $4 AND NOT given_up
+			FOR KEY SHARE) AS identified,
 		EXISTS (SELECT 1 FROM number_allocations WHERE pool_id = $1 AND division = $2::jsonb AND number = $3)
 			OR EXISTS (SELECT 1 FROM number_holdings WHERE pool_id = $1 AND division = $2::jsonb AND number = $3) AS taken`
 
 // ReleaseNumbers deletes the allocations of keys whose number no
 // holding holds any more in the division, records each in the audit log
-// (a "release" by actor on branch) and returns them.
+// (a "release" by actor on branch) and returns them. tx deleted holdings
+// of those keys before. Two statements: the allocations are locked first
+// (FOR UPDATE, in the order of their keys), then a statement of its own,
+// whose snapshot follows the locks, deletes those that no holding holds.
+// So of two transactions that delete the last two holdings of a number
+// at once, the second to lock sees the first's deletion committed and
+// releases the number (docs/numbers.md, "Releases"). The second
+// statement is skipped when none of keys is allocated. ErrStale:
+// a deadlock with another release, the change is to be tried again.
 func ReleaseNumbers(ctx context.Context, tx *Tx, keys []NumberKey, actor, branch string) ([]NumberKey, error) {
 	if len(keys) == 0 {
 		return nil, nil
@@ -607,8 +623,18 @@ func ReleaseNumbers(ctx context.Context, tx *Tx, keys []NumberKey, actor, branch
 	for i, k := range keys {
 		pools[i], divisions[i], numbers[i] = k.Pool, string(k.Division), k.Number
 	}
+	var locked int
+	err := tx.GetContext(ctx, &locked, `SELECT count(*) FROM (SELECT 1 FROM number_allocations a
+			JOIN unnest($1::uuid[], $2::jsonb[], $3::bigint[]) k(p, d, n) ON a.pool_id = k.p AND a.division = k.d AND a.number = k.n
+			ORDER BY a.pool_id, a.division, a.number FOR UPDATE OF a) l`, textArray(pools), textArray(divisions), numbers)
+	if pq.As(err, pqerror.TRDeadlockDetected) != nil {
+		return nil, fmt.Errorf("store: unable to release %d numbers: %w", len(keys), ErrStale)
+	}
+	if err != nil || locked == 0 {
+		return nil, fmtRelease(len(keys), err)
+	}
 	var scans []numberKeyScan
-	err := tx.SelectContext(ctx, &scans, `WITH gone AS (
+	err = tx.SelectContext(ctx, &scans, `WITH gone AS (
 			DELETE FROM number_allocations a USING unnest($1::uuid[], $2::jsonb[], $3::bigint[]) k(p, d, n)
 			WHERE a.pool_id = k.p AND a.division = k.d AND a.number = k.n
 				AND NOT EXISTS (SELECT 1 FROM number_holdings h WHERE h.pool_id = a.pool_id AND h.division = a.division AND h.number = a.number)
@@ -621,32 +647,33 @@ func ReleaseNumbers(ctx context.Context, tx *Tx, keys []NumberKey, actor, branch
 		)
 		SELECT pool_id, division, number FROM gone`, textArray(pools), textArray(divisions), numbers, actor, nullable(branch))
 	if err != nil {
-		return nil, fmt.Errorf("store: unable to release %d numbers: %w", len(keys), classify(err))
+		return nil, fmtRelease(len(keys), err)
 	}
 	return numberKeys(scans)
 }
 
-// ReleaseIdentified deletes the allocation of key if the identifier holds
-// it, whoever holds the number, and records it in the audit log: a
-// number given up for another (value: null with from_pool). It reports
-// whether it deleted one.
-func ReleaseIdentified(ctx context.Context, tx *Tx, key NumberKey, identifier, actor, branch string) (bool, error) {
-	var n int
-	err := tx.GetContext(ctx, &n, `WITH gone AS (
-			DELETE FROM number_allocations a
-			WHERE a.pool_id = $1 AND a.division = $2::jsonb AND a.number = $3 AND a.identifier = $4
-			RETURNING a.*
-		), audit AS (
-			INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, before, branch)
-			SELECT $5, 'release', '', 'CoreNumberPool', p.name, jsonb_build_object('pool', p.name, 'pool_id', p.id,
-				'division', g.division, 'number', g.number, 'identifier', g.identifier, 'object', g.object_id, 'allocated_on', g.branch), $6
-			FROM gone g JOIN number_pools p ON p.id = g.pool_id
-		)
-		SELECT count(*) FROM gone`, key.Pool, string(key.Division), key.Number, identifier, actor, nullable(branch))
-	if err != nil {
-		return false, fmt.Errorf("store: unable to release number %d of pool %s: %w", key.Number, key.Pool, classify(err))
+// fmtRelease wraps err, if any, as ReleaseNumbers' failure to release n
+// numbers.
+func fmtRelease(n int, err error) error {
+	if err == nil {
+		return nil
 	}
-	return n > 0, nil
+	return fmt.Errorf("store: unable to release %d numbers: %w", n, classify(err))
+}
+
+// GiveUpNumber marks the allocation of key given up if the identifier
+// holds it: the identifier gives the number up for another (value: null
+// with from_pool), and may claim another in the division. The allocation
+// stays, and decides every claim of the number, until a release finds no
+// holding of it (ReleaseNumbers): objects of other branches may still
+// hold it.
+func GiveUpNumber(ctx context.Context, tx *Tx, key NumberKey, identifier string) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE number_allocations SET given_up = true
+		WHERE pool_id = $1 AND division = $2::jsonb AND number = $3 AND identifier = $4 AND NOT given_up`,
+		key.Pool, string(key.Division), key.Number, identifier); err != nil {
+		return fmt.Errorf("store: unable to give up number %d of pool %s: %w", key.Number, key.Pool, classify(err))
+	}
+	return nil
 }
 
 // TakenNumbers returns the numbers of the division of the pool that are
