@@ -84,7 +84,7 @@ FUZZ_TARGETS := internal/candidates:FuzzSpace internal/candidates:FuzzSetBuilder
 	internal/candidates:FuzzParsePool internal/candidates:FuzzParseRangeList \
 	internal/candidates:FuzzNumberPool internal/candidates:FuzzParseNumberList \
 	internal/manifest:FuzzParse internal/schema:FuzzParse internal/graphql:FuzzGraphQL web:FuzzConsoleForms web:FuzzSafeNext \
-	internal/forecast:FuzzForecast
+	internal/forecast:FuzzForecast internal/store:FuzzRedactURL
 fuzz: $(WASM)
 	for entry in $(FUZZ_TARGETS); do \
 		$(GO) test -run '^$$' -fuzz "^$${entry#*:}$$" -fuzztime $(FUZZTIME) ./$${entry%%:*} || exit 1; \

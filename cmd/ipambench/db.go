@@ -122,7 +122,7 @@ func withDatabase(dsn, name string) (string, error) {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		u, err := url.Parse(dsn)
 		if err != nil {
-			return "", err
+			return "", fmt.Errorf("the database URL %s cannot be read", store.RedactURL(dsn))
 		}
 		u.Path = "/" + name
 		return u.String(), nil
@@ -137,7 +137,11 @@ var statements atomic.Int64
 // openDB opens url with the connection pool of ipam serve (store.Open's
 // settings) and counts every statement sent.
 func openDB(ctx context.Context, dsn string) (*store.DB, error) {
-	c, err := pq.NewConnector(dsn)
+	cfg, err := store.ParseURL(dsn)
+	if err != nil {
+		return nil, err
+	}
+	c, err := pq.NewConnectorConfig(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	goipam "github.com/metal-stack/go-ipam"
+
+	"pivirt.hu/ipam/internal/store"
 )
 
 // The peer: github.com/metal-stack/go-ipam v1.14.14 with its PostgreSQL
@@ -25,7 +27,7 @@ import (
 func goipamStorage(dsn string) (goipam.Storage, error) {
 	u, err := url.Parse(dsn)
 	if err != nil || u.Scheme != "postgres" && u.Scheme != "postgresql" {
-		return nil, fmt.Errorf("go-ipam needs a postgres:// URL, not %q", dsn)
+		return nil, fmt.Errorf("go-ipam needs a postgres:// URL, not %s", store.RedactURL(dsn))
 	}
 	q := u.Query()
 	sslmode := q.Get("sslmode")

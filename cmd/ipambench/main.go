@@ -245,7 +245,7 @@ func bench(ctx context.Context, cfg config) (*report, error) {
 	progress("%s", d.server)
 	if cfg.keep {
 		defer func() {
-			fmt.Fprintf(os.Stderr, "ipambench: the database is %s\nipambench: Ctrl-C ends the run\n", d.url)
+			fmt.Fprintf(os.Stderr, "ipambench: the database is %s\nipambench: Ctrl-C ends the run\n", store.RedactURL(d.url))
 			<-ctx.Done()
 		}()
 	}
