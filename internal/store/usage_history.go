@@ -105,7 +105,7 @@ func CountChanges(ctx context.Context, db *DB, since, until time.Time) error {
 // claims and releases of objects of kind $2 that the snapshot $1 (the
 // previous count's) did not see and this statement's sees, those that have
 // a row of the history; and this statement's snapshot. An entry's xid is
-// its transaction's (migration 0016); an xid past the snapshot's xmax
+// its transaction's (audit_log.xid's default); an xid past the snapshot's xmax
 // (entries restored from another cluster) is left for a later count.
 const lateHoursSQL = `
 	SELECT coalesce(array_agg(DISTINCT extract(epoch FROM l.hour)::bigint), '{}'), pg_current_snapshot()::text
