@@ -195,9 +195,22 @@ func nullableArray(ss []string) any {
 // branches created meanwhile too. While tx holds them, no object is
 // written on any branch.
 func LockAllBranches(ctx context.Context, tx *Tx) ([]BranchRow, error) {
+	return allBranches(ctx, tx, ExclusiveBranch)
+}
+
+// ShareAllBranches locks every branch shared until tx ends, in the order
+// of LockAllBranches, the branches created meanwhile too. While tx holds
+// them, objects are written, but no branch is created, deleted, merged or
+// rebased, and no schema is loaded.
+func ShareAllBranches(ctx context.Context, tx *Tx) error {
+	_, err := allBranches(ctx, tx, ShareBranch)
+	return err
+}
+
+func allBranches(ctx context.Context, tx *Tx, lock BranchLock) ([]BranchRow, error) {
 	seen := -1
 	for {
-		rows, err := selectRows[branchScan](ctx, tx, `SELECT `+branchColumns+` FROM branches ORDER BY id = 1, id FOR UPDATE`)
+		rows, err := selectRows[branchScan](ctx, tx, `SELECT `+branchColumns+` FROM branches ORDER BY id = 1, id `+string(lock))
 		if err != nil {
 			return nil, fmt.Errorf("store: unable to lock the branches: %w", classify(err))
 		}
