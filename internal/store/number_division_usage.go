@@ -272,10 +272,7 @@ const analyzeAfter = 1000
 // division they name, as shownSQL shows it: a division that shows no
 // number any more loses its row. It returns the divisions it kept, to be
 // labelled, and whether each is new.
-const foldDivisionUsageSQL = `WITH spans AS (
-		SELECT coalesce(range_agg(int8range((r->>'start')::bigint, (r->>'end')::bigint, '[]')), '{}') AS numbers
-		FROM number_pools p, jsonb_array_elements(p.ranges) r WHERE p.id = $1
-	), marks AS (
+const foldDivisionUsageSQL = `WITH spans AS (` + spansSQL + `), marks AS (
 		DELETE FROM number_division_dirty WHERE pool_id = $1 RETURNING division
 	), counted AS (
 		SELECT m.division, c.held, c.used FROM (SELECT DISTINCT division FROM marks) m, LATERAL (
@@ -286,6 +283,7 @@ const foldDivisionUsageSQL = `WITH spans AS (
 						WHERE b.id <> 1 AND h.from_seq <= b.branched_from AND b.branched_from < h.to_seq
 							AND NOT EXISTS (SELECT 1 FROM number_holdings s
 								WHERE s.pool_id = h.pool_id AND s.branch_id = b.id AND s.object_id = h.object_id AND s.to_seq IS NULL)))
+					AND ` + poolsNumberSQL + `
 			) n
 		) c
 	), kept AS (
