@@ -96,13 +96,20 @@ func InsertNumberPool(ctx context.Context, tx *Tx, p NumberPoolRow, audit AuditE
 // UpdateNumberPool sets the name, the description and the ranges of the
 // pool id, counts the change in its revision and records the audit entry;
 // ErrObjectExists when another pool has the name, ErrNotFound when there is
-// no such pool.
+// no such pool. New ranges mark every division that holds a number (not
+// only those counted: a number outside the old ranges may be in the new).
 func UpdateNumberPool(ctx context.Context, tx *Tx, id, name, description string, ranges []NumberRange, audit AuditEntry) (NumberPoolRow, error) {
 	doc, err := json.Marshal(ranges)
 	if err != nil {
 		return NumberPoolRow{}, fmt.Errorf("store: unable to write the ranges of number pool %s: %w", name, err)
 	}
-	out, err := getRow[numberPoolScan](ctx, tx, `UPDATE number_pools SET name = $2, description = $3, ranges = $4, revision = revision + 1
+	out, err := getRow[numberPoolScan](ctx, tx, `WITH marks AS (
+			INSERT INTO number_division_dirty (pool_id, division)
+			SELECT DISTINCT h.pool_id, h.division FROM number_holdings h
+			WHERE h.pool_id = $1 AND h.division IS NOT NULL
+				AND (SELECT p.ranges FROM number_pools p WHERE p.id = $1) IS DISTINCT FROM $4::jsonb
+		)
+		UPDATE number_pools SET name = $2, description = $3, ranges = $4, revision = revision + 1
 		WHERE id = $1 RETURNING `+numberPoolColumns, id, name, description, string(doc))
 	if _, ok := isUniqueViolation(err); ok {
 		return NumberPoolRow{}, fmt.Errorf("store: number pool %s: %w", name, ErrObjectExists)
@@ -195,9 +202,22 @@ func nullableArray(ss []string) any {
 // branches created meanwhile too. While tx holds them, no object is
 // written on any branch.
 func LockAllBranches(ctx context.Context, tx *Tx) ([]BranchRow, error) {
+	return allBranches(ctx, tx, ExclusiveBranch)
+}
+
+// ShareAllBranches locks every branch shared until tx ends, in the order
+// of LockAllBranches, the branches created meanwhile too. While tx holds
+// them, objects are written, but no branch is created, deleted, merged or
+// rebased, and no schema is loaded.
+func ShareAllBranches(ctx context.Context, tx *Tx) error {
+	_, err := allBranches(ctx, tx, ShareBranch)
+	return err
+}
+
+func allBranches(ctx context.Context, tx *Tx, lock BranchLock) ([]BranchRow, error) {
 	seen := -1
 	for {
-		rows, err := selectRows[branchScan](ctx, tx, `SELECT `+branchColumns+` FROM branches ORDER BY id = 1, id FOR UPDATE`)
+		rows, err := selectRows[branchScan](ctx, tx, `SELECT `+branchColumns+` FROM branches ORDER BY id = 1, id `+string(lock))
 		if err != nil {
 			return nil, fmt.Errorf("store: unable to lock the branches: %w", classify(err))
 		}
@@ -695,19 +715,36 @@ const takenNumbersSQL = `SELECT number FROM number_allocations WHERE pool_id = $
 // claims (see PrepareStatements).
 var numberStatements = []string{numberRecordsSQL, writeHoldingsSQL, claimNumberSQL, numberConflictSQL, takenNumbersSQL}
 
-// shownSQL is what the branches show of a pool's holdings ($1): every
-// branch's live rows, on that branch, and main's ended rows on each branch
-// that sees them at its branch point and has no row of its own for the
-// object.
-const shownSQL = `shown AS (
-		SELECT h.object_id, h.division, h.number, h.branch_id AS shown_on
-		FROM number_holdings h WHERE h.pool_id = $1 AND h.number IS NOT NULL AND h.to_seq IS NULL
-		UNION ALL
-		SELECT h.object_id, h.division, h.number, b.id
-		FROM number_holdings h JOIN branches b ON b.id <> 1 AND h.from_seq <= b.branched_from AND b.branched_from < h.to_seq
-		WHERE h.pool_id = $1 AND h.branch_id = 1 AND h.number IS NOT NULL AND h.to_seq IS NOT NULL
-			AND NOT EXISTS (SELECT 1 FROM number_holdings s WHERE s.pool_id = h.pool_id AND s.branch_id = b.id AND s.object_id = h.object_id AND s.to_seq IS NULL)
+// shownSQL is what the branches show of the numbers of a pool ($1):
+// every branch's live rows, on that branch, and main's ended rows on each
+// branch that sees them at its branch point and has no row of its own for
+// the object; of those, the pool's numbers alone (poolsNumberSQL).
+const shownSQL = `spans AS (` + spansSQL + `), shown AS (
+		SELECT h.* FROM (
+			SELECT h.object_id, h.division, h.number, h.branch_id AS shown_on
+			FROM number_holdings h WHERE h.pool_id = $1 AND h.number IS NOT NULL AND h.to_seq IS NULL
+			UNION ALL
+			SELECT h.object_id, h.division, h.number, b.id
+			FROM number_holdings h JOIN branches b ON b.id <> 1 AND h.from_seq <= b.branched_from AND b.branched_from < h.to_seq
+			WHERE h.pool_id = $1 AND h.branch_id = 1 AND h.number IS NOT NULL AND h.to_seq IS NOT NULL
+				AND NOT EXISTS (SELECT 1 FROM number_holdings s WHERE s.pool_id = h.pool_id AND s.branch_id = b.id AND s.object_id = h.object_id AND s.to_seq IS NULL)
+		) h
+		WHERE ` + poolsNumberSQL + `
 	)`
+
+// spansSQL is the numbers of the ranges of the pool $1, as one multirange
+// (numbers): what its figures count.
+const spansSQL = `SELECT coalesce(range_agg(int8range((r->>'start')::bigint, (r->>'end')::bigint, '[]')), '{}') AS numbers
+		FROM number_pools p, jsonb_array_elements(p.ranges) r WHERE p.id = $1`
+
+// poolsNumberSQL says whether the row h (a holding: its division and
+// number) holds a number of the pool $1: one of its ranges (spans), or one
+// allocated from it (its ranges may have changed since). Every pool of a
+// kind and attribute records every number its objects hold, so that it
+// skips them; it lists and counts its own alone, not another pool's of
+// the same attribute, nor a number given outside its ranges.
+const poolsNumberSQL = `((SELECT numbers FROM spans) @> h.number
+			OR EXISTS (SELECT 1 FROM number_allocations a WHERE a.pool_id = $1 AND a.division = h.division AND a.number = h.number))`
 
 // DivisionNumbers are the numbers shown in one division.
 type DivisionNumbers struct {
@@ -716,7 +753,7 @@ type DivisionNumbers struct {
 }
 
 // NumberDivisions returns the divisions of the pool where a branch shows
-// an object holding a number, with those numbers.
+// an object holding a number of the pool (shownSQL), with those numbers.
 func NumberDivisions(ctx context.Context, q sqlx.QueryerContext, pool string) ([]DivisionNumbers, error) {
 	var scans []struct {
 		Division []byte        `db:"division"`
