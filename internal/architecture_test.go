@@ -7,7 +7,10 @@ import (
 	"errors"
 	"go/build"
 	"io/fs"
+	"maps"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -122,4 +125,37 @@ func packagesUnder(t *testing.T, dir string) []*build.Package {
 		t.Fatalf("no Go package in %s", dir)
 	}
 	return pkgs
+}
+
+// TestArchitectureNamesEveryPackage: docs/architecture.md has a row of its
+// table for every folder of Go code, so that a newcomer finds what each
+// holds. The folder of this test, which holds nothing else, is named in the
+// text.
+func TestArchitectureNamesEveryPackage(t *testing.T) {
+	doc, err := os.ReadFile("../docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := map[string]bool{}
+	err = filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && path != "..") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".go") {
+			dirs[filepath.ToSlash(filepath.Dir(strings.TrimPrefix(path, "../")))] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(dirs, "internal")
+	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
+		if !strings.Contains(string(doc), "\n| `"+dir+"` |") {
+			t.Errorf("docs/architecture.md has no row | `%s` | in its table of packages: add one saying what it holds", dir)
+		}
+	}
 }

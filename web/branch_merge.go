@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/branch"
@@ -43,7 +42,7 @@ func (s *Server) branchAct(w http.ResponseWriter, r *http.Request, action, done 
 	status := http.StatusConflict
 	switch c := ipam.Classify(err); {
 	case errors.As(err, &merge):
-		refusal.Lines = mergeConflicts(merge)
+		refusal.Lines = merge.Conflicts()
 	case c.Code == ipam.CodeNotFound:
 		status, refusal.Lines = http.StatusNotFound, []string{c.Message}
 	case c.Code == ipam.CodeInvalidArgument:
@@ -55,38 +54,4 @@ func (s *Server) branchAct(w http.ResponseWriter, r *http.Request, action, done 
 		return
 	}
 	s.renderBranches(w, r, actor, status, views.BranchesPageProps{Refusal: refusal})
-}
-
-// mergeConflicts lists everything that refused a merge or a rebase, one
-// line each, in the words of its error.
-func mergeConflicts(e *branch.MergeError) []string {
-	var out []string
-	for _, c := range e.Fields {
-		if c.Field == "" {
-			out = append(out, fmt.Sprintf("%s %s was deleted on one side and changed on the other", c.Kind, c.Object))
-		} else {
-			out = append(out, fmt.Sprintf("%s %s: %s changed on both sides", c.Kind, c.Object, c.Field))
-		}
-	}
-	for _, c := range e.Elements {
-		if c.Element == "" {
-			out = append(out, fmt.Sprintf("schema: kind %s changed on both sides", c.Kind))
-		} else {
-			out = append(out, fmt.Sprintf("schema: %s.%s changed on both sides", c.Kind, c.Element))
-		}
-	}
-	for _, c := range e.Unique {
-		out = append(out, fmt.Sprintf("%s: Violates uniqueness constraint '%s' (objects %s)", c.Kind, c.Constraint, strings.Join(c.Objects, ", ")))
-	}
-	for _, c := range e.References {
-		out = append(out, fmt.Sprintf("%s %s: %s points at %s, which would be gone", c.Kind, c.Object, c.Field, c.Peer))
-	}
-	for _, c := range e.Invalid {
-		if c.Object == "" {
-			out = append(out, c.Message)
-		} else {
-			out = append(out, fmt.Sprintf("%s %s: %s", c.Kind, c.Object, c.Message))
-		}
-	}
-	return out
 }

@@ -160,8 +160,11 @@ func (pg poolPage) scopes() (*views.AllocationScopesProps, error) {
 	for _, name := range append(pg.pool.ScopeNames(), numbers.SortByUsage) {
 		c := views.ScopeColumn{Name: name, Label: name, SortHref: at(1, name, false)}
 		if name == sortBy || (sortBy == "" && name == numbers.SortByUsage) {
+			// A scope element sorts ascending, usage most used first:
+			// reversed, the other way.
+			descending := reverse != (name == numbers.SortByUsage)
 			c.Sorted, c.SortHref = "ascending", at(1, name, !reverse)
-			if reverse {
+			if descending {
 				c.Sorted = "descending"
 			}
 		}

@@ -312,6 +312,45 @@ func TestNumberPoolPage(t *testing.T) {
 	}
 }
 
+// TestNumberPoolSortShown: each column header's aria-sort says the order
+// the rows are in: by usage, most used first, is descending (the
+// default), its reverse ascending; by site, ascending then descending.
+func TestNumberPoolSortShown(t *testing.T) {
+	c := newKindsConsole(t)
+	sites := map[string]string{}
+	for _, name := range []string{"site-a", "site-b", "site-c"} {
+		sites[name] = c.site(t, branch.Main, name)
+	}
+	p := c.vlanPool(t, "VLAN IDs per site", []numbers.Range{{Start: 100, End: 109, Weight: 1}}, "site")
+	for i, s := range []string{"site-b", "site-b", "site-b", "site-a", "site-c", "site-c"} {
+		c.fromPool(t, p.ID, fmt.Sprint("v", i), sites[s])
+	}
+	sorted := func(scopes htmlPage, column string) string {
+		t.Helper()
+		return attrOf(scopes.all("sort-" + column)[0].Parent, "aria-sort")
+	}
+	href := "/resource-managers/" + p.ID
+	for _, tt := range []struct {
+		query       string
+		rows        []string
+		site, usage string
+	}{
+		{"", []string{"division-site-b", "division-site-c", "division-site-a"}, "none", "descending"},
+		{"?sort=usage", []string{"division-site-b", "division-site-c", "division-site-a"}, "none", "descending"},
+		{"?sort=usage&dir=desc", []string{"division-site-a", "division-site-c", "division-site-b"}, "none", "ascending"},
+		{"?sort=site", []string{"division-site-a", "division-site-b", "division-site-c"}, "ascending", "none"},
+		{"?sort=site&dir=desc", []string{"division-site-c", "division-site-b", "division-site-a"}, "descending", "none"},
+	} {
+		scopes := c.page(t, href+tt.query).in("allocation-scopes")
+		if got := scopes.testIDs("division-"); !slices.Equal(got, tt.rows) {
+			t.Errorf("%q: rows %q, want %q", tt.query, got, tt.rows)
+		}
+		if site, usage := sorted(scopes, "site"), sorted(scopes, "usage"); site != tt.site || usage != tt.usage {
+			t.Errorf("%q: aria-sort of site %q, of usage %q; want %q and %q", tt.query, site, usage, tt.site, tt.usage)
+		}
+	}
+}
+
 // renderNode writes n back as HTML.
 func renderNode(n *html.Node) string {
 	var b strings.Builder

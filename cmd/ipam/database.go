@@ -140,6 +140,7 @@ func (d *databaseFlags) open(ctx context.Context, logger *slog.Logger, listen bo
 	}
 	if m != nil {
 		m.Watch(svc, db.DB.DB)
+		m.WatchNumbers(pools, metrics.DivisionsPerPool)
 	}
 	return &services{ipam: svc, users: auth.NewService(db), metrics: m, branches: pools.Branches(), numbers: pools}, func() {
 		pools.Close()

@@ -66,3 +66,25 @@ func TestMigrate(t *testing.T) {
 		})
 	}
 }
+
+// TestMalformedDatabaseURLMasked runs ipam migrate with a malformed
+// --database-url, and with a good one beside a malformed
+// --listen-database-url, each holding a password: ipam exits 1 naming the
+// URL with its password masked, and prints no part of the password.
+func TestMalformedDatabaseURLMasked(t *testing.T) {
+	const password = "Pw0rdA"
+	malformed := "postgres://alice:" + password + "@db.example:54x2/ipam"
+	for _, args := range [][]string{
+		{"migrate", "--database-url", malformed},
+		{"migrate", "--database-url", "host=db.example user=alice password=" + password + " Pw0rdB"},
+		{"migrate", "--database-url", pgtest.NewURL(t), "--listen-database-url", malformed},
+	} {
+		code, stdout, stderr := runIpam(t, 30*time.Second, args...)
+		if code != 1 || !strings.Contains(stderr, "postgres://alice:xxxxx@") && !strings.Contains(stderr, "password=xxxxx") {
+			t.Errorf("ipam %q exited %d, want 1 and the URL with its password masked\nstderr:\n%s", args, code, stderr)
+		}
+		if strings.Contains(stdout+stderr, "Pw0rd") {
+			t.Errorf("ipam %q printed the password:\n%s%s", args, stdout, stderr)
+		}
+	}
+}

@@ -32,8 +32,9 @@ type database struct {
 }
 
 // openDatabase starts or connects to PostgreSQL, creates the scratch
-// database and applies the product's migrations to it.
-func openDatabase(ctx context.Context, serverURL string, log *slog.Logger) (*database, error) {
+// database and applies the product's migrations to it. A PostgreSQL of its
+// own is durable unless fast (a smoke run, whose figures are not judged).
+func openDatabase(ctx context.Context, serverURL string, fast bool, log *slog.Logger) (*database, error) {
 	d := &database{cleanup: func() {}}
 	var adminURL, name string
 	if serverURL == "" {
@@ -44,8 +45,12 @@ func openDatabase(ctx context.Context, serverURL string, log *slog.Logger) (*dat
 		if err != nil {
 			return nil, fmt.Errorf("unable to create a folder for PostgreSQL: %w", err)
 		}
-		progress("starting PostgreSQL in %s (durable: fsync and synchronous_commit on)", dir)
-		cluster, err := pgembed.Start(ctx, pgembed.Options{DataDir: dir, Fast: false, Logger: log})
+		if fast {
+			progress("starting PostgreSQL in %s (fsync and synchronous_commit off: a smoke run)", dir)
+		} else {
+			progress("starting PostgreSQL in %s (durable: fsync and synchronous_commit on)", dir)
+		}
+		cluster, err := pgembed.Start(ctx, pgembed.Options{DataDir: dir, Fast: fast, Logger: log})
 		if err != nil {
 			os.RemoveAll(dir)
 			return nil, err
@@ -106,7 +111,7 @@ func openDatabase(ctx context.Context, serverURL string, log *slog.Logger) (*dat
 		return nil, err
 	}
 	d.server = fmt.Sprintf("PostgreSQL %s, fsync %s, synchronous_commit %s, wal_sync_method %s", version, fsync, syncCommit, walSync)
-	if fsync != "on" || syncCommit != "on" {
+	if !fast && (fsync != "on" || syncCommit != "on") {
 		progress("warning: %s: commits are not durable, the floor and the claims are both cheaper than in production", d.server)
 	}
 	return d, nil
@@ -117,7 +122,7 @@ func withDatabase(dsn, name string) (string, error) {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		u, err := url.Parse(dsn)
 		if err != nil {
-			return "", err
+			return "", fmt.Errorf("the database URL %s cannot be read", store.RedactURL(dsn))
 		}
 		u.Path = "/" + name
 		return u.String(), nil
@@ -132,7 +137,11 @@ var statements atomic.Int64
 // openDB opens url with the connection pool of ipam serve (store.Open's
 // settings) and counts every statement sent.
 func openDB(ctx context.Context, dsn string) (*store.DB, error) {
-	c, err := pq.NewConnector(dsn)
+	cfg, err := store.ParseURL(dsn)
+	if err != nil {
+		return nil, err
+	}
+	c, err := pq.NewConnectorConfig(cfg)
 	if err != nil {
 		return nil, err
 	}

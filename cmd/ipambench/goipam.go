@@ -12,6 +12,8 @@ import (
 	"time"
 
 	goipam "github.com/metal-stack/go-ipam"
+
+	"pivirt.hu/ipam/internal/store"
 )
 
 // The peer: github.com/metal-stack/go-ipam v1.14.14 with its PostgreSQL
@@ -25,7 +27,7 @@ import (
 func goipamStorage(dsn string) (goipam.Storage, error) {
 	u, err := url.Parse(dsn)
 	if err != nil || u.Scheme != "postgres" && u.Scheme != "postgresql" {
-		return nil, fmt.Errorf("go-ipam needs a postgres:// URL, not %q", dsn)
+		return nil, fmt.Errorf("go-ipam needs a postgres:// URL, not %s", store.RedactURL(dsn))
 	}
 	q := u.Query()
 	sslmode := q.Get("sslmode")
@@ -42,6 +44,7 @@ func goipamStorage(dsn string) (goipam.Storage, error) {
 }
 
 type goipamResult struct {
+	taken                    int // the addresses taken before seq20k (20 000; config.goipamTaken)
 	seqEmpty, seq20k, conc16 figure
 	errors, stalls           int // over every 16-client run
 	inFlight                 int // claims still running when a 16-client run ended
@@ -91,7 +94,8 @@ func goipamSequential(ctx context.Context, cfg config, st goipam.Storage, out *g
 	// At 20 000 taken: a /16 whose lowest 20 000 addresses are taken,
 	// loaded through go-ipam's own dump format (Load takes the root
 	// namespace).
-	progress("go-ipam, sequential at 20 000 taken")
+	out.taken = cfg.goipamTaken
+	progress("go-ipam, sequential at %d taken", out.taken)
 	p, err := ip.NewPrefix(ctx, "10.42.0.0/16")
 	if err != nil {
 		return err
@@ -108,7 +112,7 @@ func goipamSequential(ctx context.Context, cfg config, st goipam.Storage, out *g
 	if ips == nil {
 		ips = map[string]any{}
 	}
-	for a := netip.MustParseAddr("10.42.0.0"); len(ips) < 20000; a = a.Next() {
+	for a := netip.MustParseAddr("10.42.0.0"); len(ips) < out.taken; a = a.Next() {
 		ips[a.String()] = true
 	}
 	prefixes[0]["IPs"] = ips

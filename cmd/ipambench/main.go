@@ -5,7 +5,13 @@
 // number given, and against a pool locked for each allocation), and prints
 // a Markdown table of the figures and their ratios.
 //
-//	cd cmd/ipambench && go run . [--quick] [--json] [--database-url URL]
+//	cd cmd/ipambench && go run . [--quick | --smoke] [--json] [--database-url URL]
+//
+// --smoke runs every measurement at toy sizes, in seconds each: its
+// figures say nothing about speed and are not judged against the targets,
+// but it must reach its report, and a measurement's correctness check (an
+// address or a number handed out twice, an answer of the wrong size)
+// fails it as it fails a full run. make test runs it (make test-bench).
 //
 // It lives in a module of its own so that the product's go.mod never
 // carries go-ipam's dependencies. Without --database-url it starts its own
@@ -36,9 +42,9 @@ import (
 
 // config holds the flags and the counts of a run.
 type config struct {
-	quick, json, keep, check bool
-	databaseURL, cpuprofile  string
-	only                     map[string]bool
+	quick, smoke, json, keep, check bool
+	databaseURL, cpuprofile         string
+	only                            map[string]bool
 
 	runs         int // repetitions of every measurement
 	floorN       int // inserts per run, one client
@@ -57,6 +63,15 @@ type config struct {
 	numbersSeqN     int // VLANs per run and fill level, from the pool and as many given
 	numbers16N      int // VLANs per run, 16 clients, for each of the three measurements
 	numbersTwoProcN int // VLANs per run, both processes together
+
+	// What the measurements fill before they time anything.
+	seqSpan      int    // the sequential claims' fill levels take addresses of offsets 2 to seqSpan-1 of the /16
+	pageTaken    [2]int // allocations of the two pools whose page is timed
+	vpcReadSizes [2]int // allocations of the /10 subnet of each VPC read: the reference and the large one
+	searchSize   int    // allocations the search runs on
+	goipamTaken  int    // addresses taken in go-ipam's /16 of its second sequential measurement
+	previewTaken int    // addresses taken, in fragments, in the /16 of the WASM preview
+	numbersTaken int    // numbers taken, in runs, in the division 1-4094 of the WASM next number
 }
 
 var scenarios = []string{"floor", "seq", "conc16", "history", "twoproc", "churn", "pgbouncer", "page", "graphql", "vpcread", "search", "numbers", "goipam", "preview"}
@@ -66,7 +81,8 @@ func (c config) want(s string) bool { return c.only == nil || c.only[s] }
 func parseFlags(args []string) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("ipambench", flag.ContinueOnError)
-	fs.BoolVar(&c.quick, "quick", false, "smaller counts: finishes in under a minute on 2 cores")
+	fs.BoolVar(&c.quick, "quick", false, "smaller counts: finishes in a few minutes on 2 cores")
+	fs.BoolVar(&c.smoke, "smoke", false, "every measurement at toy sizes, once, its figures not judged: checks that the bench runs to its report (make test runs it)")
 	fs.BoolVar(&c.json, "json", false, "print one JSON object with the figures as the last line")
 	fs.StringVar(&c.databaseURL, "database-url", "", "PostgreSQL server to run on (a scratch database is created there and dropped); default: a PostgreSQL of its own")
 	fs.IntVar(&c.runs, "runs", 0, "repetitions of every measurement (default 3 with --quick, else 5)")
@@ -89,13 +105,32 @@ func parseFlags(args []string) (config, error) {
 			c.only[s] = true
 		}
 	}
-	if c.quick {
+	if c.quick && c.smoke {
+		return c, errors.New("--quick and --smoke: choose one")
+	}
+	if c.smoke && c.check {
+		return c, errors.New("--check and --smoke: a smoke run's figures are not judged against the targets")
+	}
+	c.seqSpan, c.pageTaken, c.vpcReadSizes, c.searchSize, c.goipamTaken = 65535, [2]int{100, 60_000}, [2]int{1_000, 1_000_000}, 1_000_000, 20_000
+	c.previewTaken, c.numbersTaken = 60_000, 4_000
+	switch {
+	case c.smoke:
+		c.runs = cmp(c.runs, 1)
+		c.floorN, c.floor16N, c.seqN, c.concN, c.twoProcN, c.churnN = 20, 64, 10, 64, 64, 20
+		c.goipamSeqN, c.goipam20kN, c.goipamWindow = 5, 3, time.Second
+		c.previewCalls, c.pageN, c.gqlN = 5, 5, 10
+		c.numbersSeqN, c.numbers16N, c.numbersTwoProcN = 5, 64, 32
+		// vpcReadSizes' large VPC and the search's overlap (10.0.0.2 up in
+		// both), as in a full run.
+		c.seqSpan, c.pageTaken, c.vpcReadSizes, c.searchSize, c.goipamTaken = 2000, [2]int{100, 2000}, [2]int{100, 2000}, 3000, 1000
+		c.previewTaken, c.numbersTaken = 2000, 400
+	case c.quick:
 		c.runs = cmp(c.runs, 3)
 		c.floorN, c.floor16N, c.seqN, c.concN, c.twoProcN, c.churnN = 300, 1600, 100, 1600, 1600, 300
 		c.goipamSeqN, c.goipam20kN, c.goipamWindow = 30, 10, 3*time.Second
 		c.previewCalls, c.pageN, c.gqlN = 20, 20, 200
 		c.numbersSeqN, c.numbers16N, c.numbersTwoProcN = 50, 480, 480
-	} else {
+	default:
 		c.runs = cmp(c.runs, 5)
 		c.floorN, c.floor16N, c.seqN, c.concN, c.twoProcN, c.churnN = 1000, 8000, 120, 8000, 8000, 1500
 		c.goipamSeqN, c.goipam20kN, c.goipamWindow = 100, 30, 10*time.Second
@@ -155,8 +190,11 @@ func main() {
 // bench runs every measurement and returns the report.
 func bench(ctx context.Context, cfg config) (*report, error) {
 	mode := "full"
-	if cfg.quick {
+	switch {
+	case cfg.quick:
 		mode = "quick"
+	case cfg.smoke:
+		mode = "smoke"
 	}
 	progress("ipambench, %s run: %d runs of every measurement", mode, cfg.runs)
 	if cfg.cpuprofile != "" {
@@ -198,7 +236,7 @@ func bench(ctx context.Context, cfg config) (*report, error) {
 		// The preview alone needs no database.
 		return rep, measurePreview(ctx, cfg, wasm, rep)
 	}
-	d, err := openDatabase(ctx, cfg.databaseURL, quiet)
+	d, err := openDatabase(ctx, cfg.databaseURL, cfg.smoke, quiet)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +245,7 @@ func bench(ctx context.Context, cfg config) (*report, error) {
 	progress("%s", d.server)
 	if cfg.keep {
 		defer func() {
-			fmt.Fprintf(os.Stderr, "ipambench: the database is %s\nipambench: Ctrl-C ends the run\n", d.url)
+			fmt.Fprintf(os.Stderr, "ipambench: the database is %s\nipambench: Ctrl-C ends the run\n", store.RedactURL(d.url))
 			<-ctx.Done()
 		}()
 	}
@@ -350,13 +388,13 @@ func measurePreview(ctx context.Context, cfg config, wasm *wasmModule, rep *repo
 	if wasm == nil {
 		return nil
 	}
-	progress("WASM preview in node: next 8 of a /16 with 60 000 taken in fragments")
+	progress("WASM preview in node: next 8 of a /16 with %d taken in fragments", cfg.previewTaken)
 	pr, err := preview(ctx, cfg, wasm)
 	if err != nil {
 		return fmt.Errorf("preview: %w", err)
 	}
 	rep.preview = &pr
-	progress("WASM next number in node: a VLAN division with 4 000 of 4 094 taken")
+	progress("WASM next number in node: a VLAN division with %d of 4 094 taken", cfg.numbersTaken)
 	np, err := numbersPreview(ctx, cfg, wasm)
 	if err != nil {
 		return fmt.Errorf("next number: %w", err)

@@ -36,17 +36,19 @@ func (p numbersPreviewResult) keyForm() previewForm {
 
 // numbersPreview times, in node, the page's call
 // JSON.parse(ipamNextNumber(JSON.stringify(input), takenRanges)) for a
-// VLAN division (one range, 1-4094) with 4 000 numbers taken, spread so
-// that the 94 free ones split them into 95 runs: the taken numbers as a
+// VLAN division (one range, 1-4094) with 4 000 numbers taken
+// (config.numbersTaken), spread so that the 94 free ones split them into
+// 95 runs: the taken numbers as a
 // JSON list in the input, as one takenRanges string in it, and as that
 // string passed beside it, which the module parses once and keeps. Each
 // answer is compared with the Go package's.
 func numbersPreview(ctx context.Context, cfg config, m *wasmModule) (numbersPreviewResult, error) {
-	const size, count = 4094, 4000
+	const size = 4094
+	count := int64(cfg.numbersTaken)
 	var b candidates.NumberSetBuilder
 	var taken []int64
 	next := int64(1)
-	for i := range int64(size - count) {
+	for i := range size - count {
 		hole := (i + 1) * size / (size - count + 1)
 		for ; next < hole; next++ {
 			b.Add(next)

@@ -230,13 +230,13 @@ func sequential(ctx context.Context, cfg config, svc *ipam.Service, db *store.DB
 		}
 		var offsets []int
 		if lvl.m > 0 {
-			for o := 2; o < 65535; o++ {
+			for o := 2; o < cfg.seqSpan; o++ {
 				if o%lvl.m != 0 {
 					offsets = append(offsets, o)
 				}
 			}
 		}
-		progress("ours, sequential at %d %% full (%d taken, free addresses spread across the /16)", lvl.pct, len(offsets))
+		progress("ours, sequential at %d %% full (%d taken, free addresses spread across offsets 2 to %d of the /16)", lvl.pct, len(offsets), cfg.seqSpan-1)
 		if err := s.fill(ctx, db, offsets); err != nil {
 			return err
 		}

@@ -19,17 +19,18 @@ import (
 )
 
 type pageResult struct {
-	small, large           figure // the pool page of a /16 with 100, and with 60 000 allocations
+	taken                  [2]int // the allocations of the two pools (100 and 60 000)
+	small, large           figure // the pool page of each
 	smallBytes, largeBytes int
 	smallStmts, largeStmts float64 // statements per page
-	viewLoad               figure  // a process's first use of the 60 000 pool: its view read from the database
+	viewLoad               figure  // a process's first use of the large pool: its view read from the database
 }
 
 // page times the console's pool page, server side: the whole handler
 // (session, queries, rendering) called in process, signed in as an
 // operator through the real sign-in form.
 func page(ctx context.Context, cfg config, dsn string) (pageResult, error) {
-	var out pageResult
+	out := pageResult{taken: cfg.pageTaken}
 	db, svc, closeService, err := openService(ctx, dsn)
 	if err != nil {
 		return out, err
@@ -38,7 +39,7 @@ func page(ctx context.Context, cfg config, dsn string) (pageResult, error) {
 	pools := []struct {
 		name, cidr string
 		taken      int
-	}{{"page-100", "10.100.0.0/16", 100}, {"page-60k", "10.101.0.0/16", 60000}}
+	}{{"page-small", "10.100.0.0/16", out.taken[0]}, {"page-large", "10.101.0.0/16", out.taken[1]}}
 	for _, p := range pools {
 		created, err := svc.CreatePublicPool(ctx, auth.System, ipam.CreatePublicPoolInput{Name: p.name, CIDR: p.cidr})
 		if err != nil {
@@ -51,13 +52,13 @@ func page(ctx context.Context, cfg config, dsn string) (pageResult, error) {
 	// What a process pays to (re)load a view: after its start, a
 	// reconnection of its listener, or a statement releasing more than 64.
 	out.viewLoad, err = viewLoads(ctx, cfg, db, func(fresh *ipam.Service) error {
-		_, err := fresh.Preview(ctx, auth.System, "", "page-60k", "", nil, 1)
+		_, err := fresh.Preview(ctx, auth.System, "", "page-large", "", nil, 1)
 		return err
 	})
 	if err != nil {
 		return out, err
 	}
-	progress("  loading the view of a /16 with 60 000 taken: %.1f ms", out.viewLoad.P50)
+	progress("  loading the view of a /16 with %d taken: %.1f ms", out.taken[1], out.viewLoad.P50)
 	get, closeConsole, err := signedInConsole(ctx, db, svc)
 	if err != nil {
 		return out, err

@@ -8,8 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/lib/pq"
-
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/pgbouncer"
 	"pivirt.hu/ipam/internal/store"
@@ -32,7 +30,7 @@ type pgbouncerResult struct {
 // claiming through the bench's own service, each on a fresh subnet a run.
 func throughPgBouncer(ctx context.Context, cfg config, dsn string, svc *ipam.Service, db *store.DB) (pgbouncerResult, error) {
 	out := pgbouncerResult{lowest: true}
-	pc, err := pq.NewConfig(dsn)
+	pc, err := store.ParseURL(dsn)
 	if err != nil {
 		return out, err
 	}

@@ -138,6 +138,7 @@ func takenRangesField() (string, bool) {
 }
 
 type previewResult struct {
+	taken      int // addresses taken in the /16 (60 000; config.previewTaken)
 	forms      []previewForm
 	rangeCount int
 	wasmBytes  int64
@@ -155,14 +156,14 @@ type previewForm struct {
 func (p previewResult) page() previewForm { return p.forms[len(p.forms)-1] }
 
 // preview times, in node, the next 8 candidates of a /16 with 60 000
-// taken in fragments, as the page asks for them, in each form this tree
+// (config.previewTaken) taken in fragments, as the page asks for them, in each form this tree
 // offers: the taken ranges as a JSON list (the page's form before issue
 // 5), as one takenRanges string in the JSON, and as the page passes them
 // now, one string beside the JSON that the module parses once and keeps.
 func preview(ctx context.Context, cfg config, m *wasmModule) (previewResult, error) {
-	out := previewResult{wasmBytes: m.size}
+	out := previewResult{taken: cfg.previewTaken, wasmBytes: m.size}
 	base := netip.MustParseAddr("10.0.0.0")
-	ranges := rangesOf(base, fragmented(60000))
+	ranges := rangesOf(base, fragmented(out.taken))
 	out.rangeCount = len(ranges)
 	list := strings.Join(ranges, ",")
 	pool := map[string]any{"cidr": "10.0.0.0/16", "gateway": "10.0.0.1"}

@@ -9,15 +9,12 @@ import (
 	"pivirt.hu/ipam/internal/ipam"
 )
 
-// vpcReadSizes are the allocations of the /10 subnet of each VPC read: the
-// reference and the large one (issue 14).
-var vpcReadSizes = [2]int{1_000, 1_000_000}
-
 // vpcReadResult is the time of reading a VPC with its subnets' usage, by
 // GraphQL and by the console's VPC page, with a /10 subnet of a /8 holding
-// 1 000 allocations and 1 000 000.
+// 1 000 allocations and 1 000 000 (issue 14; config.vpcReadSizes).
 type vpcReadResult struct {
-	gql, page [2]figure // by vpcReadSizes
+	sizes     [2]int    // the allocations of each VPC: the reference and the large one
+	gql, page [2]figure // by sizes
 	// gqlRatio and pageRatio are the medians of the runs' p50 ratios of
 	// the large VPC to the reference.
 	gqlRatio, pageRatio float64
@@ -36,14 +33,14 @@ const vpcGQL = `query($ns: String!) { vpc(namespace: $ns, name: "net") { name su
 // after the gateway up), checks that both reads count them exactly, then
 // times the reads, the two sizes alternating in each run.
 func vpcRead(ctx context.Context, cfg config, dsn string) (vpcReadResult, error) {
-	var out vpcReadResult
+	out := vpcReadResult{sizes: cfg.vpcReadSizes}
 	db, svc, closeService, err := openService(ctx, dsn)
 	if err != nil {
 		return out, err
 	}
 	defer closeService()
 	var namespaces [2]string
-	for i, n := range vpcReadSizes {
+	for i, n := range out.sizes {
 		ns := fmt.Sprintf("bench/vpc-%d", n)
 		namespaces[i] = ns
 		if _, err := svc.CreateVPC(ctx, operator, ipam.CreateVPCInput{Namespace: ns, Name: "net", CIDR: "10.0.0.0/8"}); err != nil {
@@ -74,7 +71,7 @@ func vpcRead(ctx context.Context, cfg config, dsn string) (vpcReadResult, error)
 	if err != nil {
 		return out, err
 	}
-	progress("  a process's first read of the VPC of %d allocations (its view loaded): %.1f ms", vpcReadSizes[1], out.viewLoad.P50)
+	progress("  a process's first read of the VPC of %d allocations (its view loaded): %.1f ms", out.sizes[1], out.viewLoad.P50)
 
 	h, closeHandler, err := operatorAPI(ctx, db, svc)
 	if err != nil {
@@ -98,8 +95,8 @@ func vpcRead(ctx context.Context, cfg config, dsn string) (vpcReadResult, error)
 		if err := json.Unmarshal(body, &res); err != nil {
 			return d, err
 		}
-		if s := res.Data.VPC.Subnets; len(s) != 1 || s[0].Usage.Used != vpcReadSizes[i] {
-			return d, fmt.Errorf("the VPC of %d allocations read by GraphQL: %.300s", vpcReadSizes[i], body)
+		if s := res.Data.VPC.Subnets; len(s) != 1 || s[0].Usage.Used != out.sizes[i] {
+			return d, fmt.Errorf("the VPC of %d allocations read by GraphQL: %.300s", out.sizes[i], body)
 		}
 		return d, nil
 	}
@@ -112,7 +109,7 @@ func vpcRead(ctx context.Context, cfg config, dsn string) (vpcReadResult, error)
 		d, _, err := get("/vpcs/" + namespaces[i] + "/net")
 		return d, err
 	}
-	for i := range vpcReadSizes {
+	for i := range out.sizes {
 		for range 3 { // loads the views and the caches, as a serving process has them
 			if _, err := post(i); err != nil {
 				return out, err
@@ -132,17 +129,17 @@ func vpcRead(ctx context.Context, cfg config, dsn string) (vpcReadResult, error)
 			name   string
 		}{{post, &gqlRuns, &gqlRatios, "GraphQL"}, {view, &pageRuns, &pageRatios, "console"}} {
 			var rr [2]run
-			for i := range vpcReadSizes {
+			for i := range out.sizes {
 				if rr[i], err = concurrently(cfg.pageN, 1, func() (time.Duration, error) { return read.op(i) }); err != nil {
 					return out, err
 				}
 				read.runs[i] = append(read.runs[i], rr[i])
 			}
 			*read.ratios = append(*read.ratios, ratio(rr[1].stats().p50, rr[0].stats().p50))
-			progress("  run %d, %s: p50 %.2f ms at %d allocations, %.2f ms at %d", r+1, read.name, rr[0].stats().p50, vpcReadSizes[0], rr[1].stats().p50, vpcReadSizes[1])
+			progress("  run %d, %s: p50 %.2f ms at %d allocations, %.2f ms at %d", r+1, read.name, rr[0].stats().p50, out.sizes[0], rr[1].stats().p50, out.sizes[1])
 		}
 	}
-	for i := range vpcReadSizes {
+	for i := range out.sizes {
 		out.gql[i], out.page[i] = figureOf(gqlRuns[i]), figureOf(pageRuns[i])
 	}
 	out.gqlRatio, out.pageRatio = median(gqlRatios), median(pageRatios)

@@ -126,6 +126,11 @@ func (s *Service) CreateBranch(ctx context.Context, actor auth.Actor, name strin
 
 // DeleteBranch deletes the branch name and discards its changes: its
 // objects' versions, unique values and schema. main cannot be deleted.
+// It holds the branch alone, then main (the order merges lock in): what
+// main's writes keep because a branch sees it (a number pool's ended
+// holdings) is decided by main's writes under way before the branch goes,
+// and by those after without it, so the records told of the deletion see
+// every such row.
 func (s *Service) DeleteBranch(ctx context.Context, actor auth.Actor, name string) (Branch, error) {
 	if !actor.IsOperator() {
 		return Branch{}, notFound("branch %s", name)
@@ -143,6 +148,9 @@ func (s *Service) DeleteBranch(ctx context.Context, actor auth.Actor, name strin
 			return err
 		}
 		b = branchOf(row)
+		if _, err := store.LockBranch(ctx, tx, Main, store.ExclusiveBranch, store.ObjectLocks{}); err != nil {
+			return err
+		}
 		if err := s.record(ctx, tx, ObjectsChange{Branch: b, Actor: actor.Name, Deleted: true}); err != nil {
 			return err
 		}

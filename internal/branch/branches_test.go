@@ -424,3 +424,51 @@ func TestEveryChangeAudited(t *testing.T) {
 		t.Fatalf("audit log:\n%q\nwant\n%q", entries, want)
 	}
 }
+
+// TestMergeListsEveryKindOfConflict: a branch with a field changed on both
+// sides and a VLAN moved into a site where main has since given its number
+// to a new VLAN is refused with both listed, by a merge and by a rebase,
+// and main is unchanged.
+func TestMergeListsEveryKindOfConflict(t *testing.T) {
+	svc, _, _ := newService(t)
+	ctx := t.Context()
+	load(t, svc, Main, vlans)
+	a, b := site(t, svc, Main, "site-a"), site(t, svc, Main, "site-b")
+	v1 := vlan(t, svc, Main, "v1", 100, a.ID)
+	v2 := vlan(t, svc, Main, "v2", 200, b.ID)
+	newBranch(t, svc, "move")
+	update(t, svc, "move", v1.ID, map[string]any{"name": "v1-move"}, nil)
+	update(t, svc, Main, v1.ID, map[string]any{"name": "v1-main"}, nil)
+	update(t, svc, "move", v2.ID, nil, map[string][]string{"site": {a.ID}})
+	v3 := vlan(t, svc, Main, "v3", 200, a.ID)
+
+	for _, action := range []string{"merge", "rebase"} {
+		var err error
+		if action == "merge" {
+			_, err = svc.MergeBranch(ctx, operator, "move")
+		} else {
+			_, err = svc.RebaseBranch(ctx, operator, "move")
+		}
+		var me *MergeError
+		if !errors.As(err, &me) {
+			t.Fatalf("%s: err = %v, want a *MergeError", action, err)
+		}
+		if want := []FieldConflict{{Object: v1.ID, Kind: "IpamVLAN", Field: "name"}}; !slices.Equal(me.Fields, want) {
+			t.Errorf("%s: field conflicts %+v, want %+v", action, me.Fields, want)
+		}
+		if len(me.Unique) != 1 || me.Unique[0].Constraint != "site-vlan_id" || !slices.Contains(me.Unique[0].Objects, v2.ID) || !slices.Contains(me.Unique[0].Objects, v3.ID) {
+			t.Errorf("%s: uniqueness conflicts %+v, want site-vlan_id held by v2 and v3", action, me.Unique)
+		}
+		for _, part := range []string{"IpamVLAN " + v1.ID + ": name changed on both sides", "IpamVLAN: Violates uniqueness constraint 'site-vlan_id'"} {
+			if !strings.Contains(err.Error(), part) {
+				t.Errorf("%s: %q lacks %q", action, err, part)
+			}
+		}
+	}
+	if got := read(t, svc, Main, v2.ID); got.Relationships["site"][0] != b.ID {
+		t.Fatalf("main changed: %+v", got)
+	}
+	if got := read(t, svc, Main, v1.ID); got.Attributes["name"] != "v1-main" {
+		t.Fatalf("main changed: %+v", got)
+	}
+}

@@ -147,40 +147,46 @@ type InvalidObject struct {
 }
 
 func (e *MergeError) Error() string {
-	var b strings.Builder
+	head := fmt.Sprintf("cannot merge branch %s into main: ", e.Branch)
 	if e.Action == "rebase" {
-		fmt.Fprintf(&b, "cannot rebase branch %s onto main:", e.Branch)
-	} else {
-		fmt.Fprintf(&b, "cannot merge branch %s into main:", e.Branch)
+		head = fmt.Sprintf("cannot rebase branch %s onto main: ", e.Branch)
 	}
+	return head + strings.Join(e.Conflicts(), "; ")
+}
+
+// Conflicts lists everything that stands in the way, one line each, as the
+// error says them: field conflicts, schema conflicts, uniqueness
+// constraints, references and invalid objects, in that order.
+func (e *MergeError) Conflicts() []string {
+	var out []string
 	for _, c := range e.Fields {
 		if c.Field == "" {
-			fmt.Fprintf(&b, " %s %s was deleted on one side and changed on the other;", c.Kind, c.Object)
+			out = append(out, fmt.Sprintf("%s %s was deleted on one side and changed on the other", c.Kind, c.Object))
 		} else {
-			fmt.Fprintf(&b, " %s %s: %s changed on both sides;", c.Kind, c.Object, c.Field)
+			out = append(out, fmt.Sprintf("%s %s: %s changed on both sides", c.Kind, c.Object, c.Field))
 		}
 	}
 	for _, c := range e.Elements {
 		if c.Element == "" {
-			fmt.Fprintf(&b, " schema: kind %s changed on both sides;", c.Kind)
+			out = append(out, fmt.Sprintf("schema: kind %s changed on both sides", c.Kind))
 		} else {
-			fmt.Fprintf(&b, " schema: %s.%s changed on both sides;", c.Kind, c.Element)
+			out = append(out, fmt.Sprintf("schema: %s.%s changed on both sides", c.Kind, c.Element))
 		}
 	}
 	for _, c := range e.Unique {
-		fmt.Fprintf(&b, " %s: Violates uniqueness constraint '%s' (objects %s);", c.Kind, c.Constraint, strings.Join(c.Objects, ", "))
+		out = append(out, fmt.Sprintf("%s: Violates uniqueness constraint '%s' (objects %s)", c.Kind, c.Constraint, strings.Join(c.Objects, ", ")))
 	}
 	for _, c := range e.References {
-		fmt.Fprintf(&b, " %s %s: %s points at %s, which would be gone;", c.Kind, c.Object, c.Field, c.Peer)
+		out = append(out, fmt.Sprintf("%s %s: %s points at %s, which would be gone", c.Kind, c.Object, c.Field, c.Peer))
 	}
 	for _, c := range e.Invalid {
 		if c.Object == "" {
-			fmt.Fprintf(&b, " %s;", c.Message)
+			out = append(out, c.Message)
 		} else {
-			fmt.Fprintf(&b, " %s %s: %s;", c.Kind, c.Object, c.Message)
+			out = append(out, fmt.Sprintf("%s %s: %s", c.Kind, c.Object, c.Message))
 		}
 	}
-	return strings.TrimSuffix(b.String(), ";")
+	return out
 }
 
 // Unwrap makes errors.Is(err, ErrConflict) hold.

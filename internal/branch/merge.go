@@ -108,6 +108,12 @@ type integration struct {
 	refusal     *MergeError
 }
 
+// run merges or rebases. Every step runs even when an earlier one found
+// conflicts, on what did not conflict, so that a refusal lists everything
+// that stands in the way together (field conflicts and uniqueness
+// constraints alike); the transaction is then rolled back, nothing merged.
+// Once a step found a conflict, an error of a later step (an object the
+// partial merge leaves inconsistent) gives way to the refusal.
 func (in *integration) run() error {
 	if err := in.mergeSchemas(); err != nil {
 		return err
@@ -115,14 +121,8 @@ func (in *integration) run() error {
 	if err := in.mergeObjects(); err != nil {
 		return err
 	}
-	if !in.refusal.empty() {
-		return in.refusal
-	}
 	if err := in.checkReferences(); err != nil {
-		return err
-	}
-	if !in.refusal.empty() {
-		return in.refusal
+		return in.refusalOr(err)
 	}
 	seq, err := store.NextChange(in.ctx, in.tx)
 	if err != nil {
@@ -134,12 +134,20 @@ func (in *integration) run() error {
 		err = in.rebase(seq)
 	}
 	if err != nil {
-		return err
+		return in.refusalOr(err)
 	}
 	if !in.refusal.empty() {
 		return in.refusal
 	}
 	return nil
+}
+
+// refusalOr returns the refusal when it lists a conflict, else err.
+func (in *integration) refusalOr(err error) error {
+	if !in.refusal.empty() {
+		return in.refusal
+	}
+	return err
 }
 
 // mergeSchemas works out the schema the branch and main end with: main's
@@ -342,7 +350,7 @@ func (in *integration) rebase(seq int64) error {
 	if err := store.DeleteKindSchemas(ctx, tx, row.ID, ownSeq); err != nil {
 		return err
 	}
-	if err := in.replaceUniqueValues(row.ID, in.changed); err != nil || !in.refusal.empty() {
+	if err := in.replaceUniqueValues(row.ID, in.changed); err != nil {
 		return err
 	}
 	if err := in.checkMainAtHead(); err != nil || !in.refusal.empty() {

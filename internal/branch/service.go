@@ -142,6 +142,33 @@ func (s *Service) forgetAll() {
 	clear(s.branches)
 }
 
+// Refresh drops the cached state of every branch whose row changed since
+// it was read (its schema, its branch point) or that is gone, as the
+// notifications of those changes will: once it returns, what the service
+// reads uses schemas at least as new as the rows it read. One statement.
+// A caller that must not act on a schema older than what it saw in the
+// database calls it first (number pools labelling their divisions): a
+// notification may arrive a moment after the commit.
+func (s *Service) Refresh(ctx context.Context) error {
+	rows, err := store.Branches(ctx, s.db)
+	if err != nil {
+		return err
+	}
+	now := make(map[string]store.BranchRow, len(rows))
+	for _, r := range rows {
+		now[r.Name] = r
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for name, st := range s.branches {
+		if r, ok := now[name]; !ok || r.ID != st.row.ID || r.BranchedFrom != st.row.BranchedFrom || r.SchemaSeq != st.row.SchemaSeq {
+			s.generation++
+			delete(s.branches, name)
+		}
+	}
+	return nil
+}
+
 // state returns the branch called name as cached, reading it when it is
 // not: reads use it without a statement of their own.
 func (s *Service) state(ctx context.Context, name string) (*branchState, error) {

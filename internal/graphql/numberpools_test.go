@@ -952,6 +952,76 @@ func TestNumberPoolQueries(t *testing.T) {
 	}
 }
 
+// TestNumberPoolsShareAnAttribute: pool A (10-19) and pool B (500-509),
+// both on IpamVLAN.vlan_id and scoped by site. Each records every number
+// of the attribute, and skips it, but lists and counts what it holds
+// alone: the numbers of its ranges, taken from it or given, and those it
+// allocated (still its own once its ranges no longer hold them); neither
+// B's numbers nor one given outside both.
+func TestNumberPoolsShareAnAttribute(t *testing.T) {
+	e := newEnv(t)
+	e.load(vlanSchema)
+	siteA, siteB, siteC := e.site("site-a"), e.site("site-b"), e.site("site-c")
+	a := e.createPool(`{name: {value: "A"}, node: {value: "IpamVLAN"}, node_attribute: {value: "vlan_id"}, ranges: [{start: 10, end: 19}], allocation_scope: {value: ["site"]}}`)
+	b := e.createPool(`{name: {value: "B"}, node: {value: "IpamVLAN"}, node_attribute: {value: "vlan_id"}, ranges: [{start: 500, end: 509}], allocation_scope: {value: ["site"]}}`)
+	a1, _ := e.vlan(fromPool(a, "a1", siteA))
+	a2, _ := e.vlan(fromPool(a, "a2", siteA))
+	b1, _ := e.vlan(fromPool(b, "b1", siteB))
+	given, _ := e.vlan(`name: {value: "given"}, site: {id: "` + siteB + `"}, vlan_id: {value: 15}`)
+	e.vlan(`name: {value: "outside"}, site: {id: "` + siteC + `"}, vlan_id: {value: 9000}`)
+	if _, n := e.vlan(fromPool(b, "b2", siteC)); n != 500 {
+		t.Fatalf("B gave %d in site-c, want 500", n)
+	}
+
+	check := func(step, pool, divisions, allocations, allocated string) {
+		t.Helper()
+		for _, q := range []struct{ query, want string }{
+			{`{ InfrahubNumberPoolDivisions(pool_id: "` + pool + `") { count divisions { display_label figures { used } } } }`, divisions},
+			{`{ InfrahubNumberPoolAllocations(pool_id: "` + pool + `") { count allocations { value holder { id } } } }`, allocations},
+			{`{ InfrahubResourcePoolAllocated(pool_id: "` + pool + `", resource_id: "ignored") { count edges { node { id value } } } }`, allocated},
+		} {
+			if res := e.query("op", q.query); len(res.Errors) > 0 || string(res.Data) != q.want {
+				t.Errorf("%s: %s\nanswered %s\nwant data %s", step, q.query, res.body, q.want)
+			}
+		}
+	}
+	division := func(label string, used int) string {
+		return fmt.Sprintf(`{"display_label":%q,"figures":{"used":%d}}`, label, used)
+	}
+	allocation := func(value int, holder string) string {
+		return fmt.Sprintf(`{"value":%d,"holder":{"id":%q}}`, value, holder)
+	}
+	node := func(value int, holder string) string {
+		return fmt.Sprintf(`{"node":{"id":%q,"value":%d}}`, holder, value)
+	}
+	check("pool A", a,
+		`{"InfrahubNumberPoolDivisions":{"count":2,"divisions":[`+division("site-a", 2)+`,`+division("site-b", 1)+`]}}`,
+		`{"InfrahubNumberPoolAllocations":{"count":3,"allocations":[`+allocation(10, a1)+`,`+allocation(11, a2)+`,`+allocation(15, given)+`]}}`,
+		`{"InfrahubResourcePoolAllocated":{"count":3,"edges":[`+node(10, a1)+`,`+node(11, a2)+`,`+node(15, given)+`]}}`)
+	var b2 string
+	var holders struct {
+		InfrahubNumberPoolAllocations struct {
+			Allocations []struct{ Holder struct{ ID string } }
+		}
+	}
+	e.ok("op", `{ InfrahubNumberPoolAllocations(pool_id: "`+b+`", division: [{path: "site", value: "`+siteC+`"}]) { allocations { holder { id } } } }`, &holders)
+	if h := holders.InfrahubNumberPoolAllocations.Allocations; len(h) == 1 {
+		b2 = h[0].Holder.ID
+	}
+	check("pool B", b,
+		`{"InfrahubNumberPoolDivisions":{"count":2,"divisions":[`+division("site-b", 1)+`,`+division("site-c", 1)+`]}}`,
+		`{"InfrahubNumberPoolAllocations":{"count":2,"allocations":[`+allocation(500, b1)+`,`+allocation(500, b2)+`]}}`,
+		`{"InfrahubResourcePoolAllocated":{"count":2,"edges":[`+node(500, b1)+`,`+node(500, b2)+`]}}`)
+
+	// A's ranges narrowed to 10: 11, allocated from A, is still A's (not
+	// counted); 15, given, is no longer A's.
+	e.ok("op", `mutation { CoreNumberPoolUpdate(data: {id: "`+a+`", ranges: [{start: 10, end: 10}]}) { ok } }`, nil)
+	check("pool A narrowed", a,
+		`{"InfrahubNumberPoolDivisions":{"count":1,"divisions":[`+division("site-a", 1)+`]}}`,
+		`{"InfrahubNumberPoolAllocations":{"count":2,"allocations":[`+allocation(10, a1)+`,`+allocation(11, a2)+`]}}`,
+		`{"InfrahubResourcePoolAllocated":{"count":2,"edges":[`+node(10, a1)+`,`+node(11, a2)+`]}}`)
+}
+
 // allocatedNode is a node of InfrahubResourcePoolAllocated.
 type allocatedNode struct {
 	ID           string

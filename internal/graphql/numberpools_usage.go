@@ -42,8 +42,8 @@ type NumberPoolDivision {
 	"One entry for each scope element, in the scope's order; none for a pool without a scope."
 	entries: [NumberPoolDivisionEntry!]!
 	figures: NumberPoolFigures!
-	"The division's usage over time, oldest first, since an RFC 3339 time: a point an hour (HOUR, kept 35 days) or a day (DAY, kept 400 days), the last figures of each (used: the numbers of the ranges it holds, size: the numbers in the ranges), and the numbers allocated from the pool and released in it."
-	history(since: String!, step: UsageStep = HOUR): [UsagePoint!]!
+	"The division's usage over time, oldest first, since an RFC 3339 time (by default the last 7 days; with DAY, from the start of the day 7 days ago): a point an hour (HOUR, kept 35 days) or a day (DAY, kept 400 days), the last figures of each (used: the numbers of the ranges it holds, size: the numbers in the ranges), and the numbers allocated from the pool and released in it."
+	history(since: String, step: UsageStep = HOUR): [UsagePoint!]!
 	"When it will be full at the rate of the last 7 days."
 	forecast: Forecast!
 }
@@ -164,7 +164,7 @@ type PoolAllocatedNode {
 // addNumberPoolUsage adds the queries of the pools' usage, over pools.
 func addNumberPoolUsage(b *engine.Builder, pools *numbers.Service) {
 	b.Types("numberpoolusage", numberPoolUsageTypes)
-	b.Query(`"The divisions (allocation scopes) of the number pool pool_id that hold at least one number on a branch, the most used first; a pool without a scope has one, without entries, once it holds a number."
+	b.Query(`"The divisions (allocation scopes) of the number pool pool_id that hold at least one of its numbers on a branch (a number of its ranges, or one allocated from it; not another pool's of the same attribute), the most used first; a pool without a scope has one, without entries, once it holds a number."
 		InfrahubNumberPoolDivisions(pool_id: ID!): NumberPoolDivisions!`,
 		resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
 			pool := stringArg(p.Args, "pool_id")
@@ -176,7 +176,7 @@ func addNumberPoolUsage(b *engine.Builder, pools *numbers.Service) {
 		resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
 			return pools.Utilization(ctx, st.actor, stringArg(p.Args, "pool_id"), divisionArg(p.Args))
 		}))
-	b.Query(`"The numbers held in the divisions of the number pool pool_id that match division (some of the scope elements, or none for every division), on every branch, ascending: limit of them (at most `+fmt.Sprint(branch.MaxPage)+`, the default) from offset."
+	b.Query(`"The numbers of the number pool pool_id (of its ranges, or allocated from it) held in its divisions that match division (some of the scope elements, or none for every division), on every branch, ascending: limit of them (at most `+fmt.Sprint(branch.MaxPage)+`, the default) from offset."
 		InfrahubNumberPoolAllocations(pool_id: ID!, division: [NumberPoolDivisionEntryInput!], limit: Int, offset: Int): NumberPoolAllocations!`,
 		resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
 			limit, offset, err := limitOffset(p.Args)
@@ -190,7 +190,7 @@ func addNumberPoolUsage(b *engine.Builder, pools *numbers.Service) {
 		resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
 			return pools.ResourcePoolUtilization(ctx, st.actor, stringArg(p.Args, "pool_id"))
 		}))
-	b.Query(`"Every number held of the number pool pool_id, on every branch, ascending, its scope ignored: limit of them (at most `+fmt.Sprint(branch.MaxPage)+`, the default) from offset. resource_id is ignored for number pools."
+	b.Query(`"Every number of the number pool pool_id (of its ranges, or allocated from it) held on every branch, ascending, its scope ignored: limit of them (at most `+fmt.Sprint(branch.MaxPage)+`, the default) from offset. resource_id is ignored for number pools."
 		InfrahubResourcePoolAllocated(pool_id: ID!, resource_id: ID, limit: Int, offset: Int): PoolAllocated!`,
 		resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
 			limit, offset, err := limitOffset(p.Args)
@@ -303,7 +303,7 @@ func addNumberPoolDivisionFields(b *engine.Builder, pools *numbers.Service) {
 		"figures":       func(d poolDivision) any { return d.Figures },
 	})
 	b.Resolve("NumberPoolDivision", "history", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
-		step, since, err := historyArgs(p.Args)
+		step, since, err := historyArgs(p.Args, time.Now())
 		if err != nil {
 			return nil, err
 		}

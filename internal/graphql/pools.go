@@ -37,8 +37,8 @@ type Usage {
 	used: Int!
 	free: Int!
 	utilization: Float!
-	"The usage over time, oldest first, since an RFC 3339 time: a point an hour (HOUR, kept 35 days) or a day (DAY, kept 400 days), the last figures of each."
-	history(since: String!, step: UsageStep = HOUR): [UsagePoint!]!
+	"The usage over time, oldest first, since an RFC 3339 time (by default the last 7 days; with DAY, from the start of the day 7 days ago): a point an hour (HOUR, kept 35 days) or a day (DAY, kept 400 days), the last figures of each."
+	history(since: String, step: UsageStep = HOUR): [UsagePoint!]!
 	"When it will be full at the rate of the last 7 days."
 	forecast: Forecast!
 }
@@ -143,7 +143,7 @@ func addPoolFields(b *engine.Builder, svc *ipam.Service) {
 		"utilization": func(u usageOf) any { return u.Utilization() },
 	})
 	b.Resolve("Usage", "history", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
-		step, since, err := historyArgs(p.Args)
+		step, since, err := historyArgs(p.Args, time.Now())
 		if err != nil {
 			return nil, err
 		}
@@ -179,15 +179,26 @@ func addPoolFields(b *engine.Builder, svc *ipam.Service) {
 }
 
 // historyArgs reads the arguments of a history field: its step
-// (ipam.HistoryHour for HOUR, the default, or ipam.HistoryDay) and since.
-func historyArgs(args map[string]any) (string, time.Time, error) {
-	since, err := time.Parse(time.RFC3339, args["since"].(string))
-	if err != nil {
-		return "", time.Time{}, invalidField("since", "since: give a time in RFC 3339, such as 2026-11-24T00:00:00Z")
-	}
+// (ipam.HistoryHour for HOUR, the default, or ipam.HistoryDay) and since,
+// by default the last 7 days (ipam.ForecastWindow, the dashboard's week),
+// from the start of the day they begin in for days, as ipam.ChartOf reads
+// days.
+func historyArgs(args map[string]any, now time.Time) (string, time.Time, error) {
 	step := ipam.HistoryHour
 	if args["step"] == "DAY" {
 		step = ipam.HistoryDay
+	}
+	given, ok := args["since"].(string)
+	if !ok {
+		since := now.Add(-ipam.ForecastWindow)
+		if step == ipam.HistoryDay {
+			since = since.Truncate(24 * time.Hour)
+		}
+		return step, since, nil
+	}
+	since, err := time.Parse(time.RFC3339, given)
+	if err != nil {
+		return "", time.Time{}, invalidField("since", "since: give a time in RFC 3339, such as 2026-11-24T00:00:00Z")
 	}
 	return step, since, nil
 }

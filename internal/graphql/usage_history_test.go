@@ -105,3 +105,76 @@ func TestUsageHistoryAndForecast(t *testing.T) {
 		t.Errorf("since \"last week\": %q", err.Message)
 	}
 }
+
+// TestUsageHistoryWithoutSince: usage { history { … } } without since
+// answers the last 7 days, hours by default, with step: DAY the days from
+// the one 7 days ago began in (as the charts read days).
+func TestUsageHistoryWithoutSince(t *testing.T) {
+	e := newEnv(t)
+	e.seed()
+	var subnet string
+	if err := e.db.Get(&subnet, `SELECT uid FROM subnets WHERE name = 'web'`); err != nil {
+		t.Fatal(err)
+	}
+	hour := time.Now().UTC().Truncate(time.Hour)
+	for _, ago := range []time.Duration{8 * 24 * time.Hour, 3 * 24 * time.Hour, time.Hour} {
+		if err := store.RecordUsage(t.Context(), e.db, []store.UsageRecord{{ObjectUID: subnet, ObjectKind: "subnet", Used: 1, Size: 253}}, hour.Add(-ago), time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type history struct {
+		VPC struct {
+			Subnets []struct {
+				Usage struct{ History []struct{ At string } }
+			}
+		}
+	}
+	ats := func(h history) []string {
+		var out []string
+		for _, p := range h.VPC.Subnets[0].Usage.History {
+			out = append(out, p.At)
+		}
+		return out
+	}
+	var hours, days history
+	e.ok("acme", `{ vpc(namespace: "acme/prod", name: "main") { subnets { usage { history { at used size claims releases } } } } }`, &hours)
+	if got, want := ats(hours), []string{hour.Add(-72 * time.Hour).Format(time.RFC3339), hour.Add(-time.Hour).Format(time.RFC3339)}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("history without since: %v, want the hours of the last 7 days %v", got, want)
+	}
+	e.ok("acme", `{ vpc(namespace: "acme/prod", name: "main") { subnets { usage { history(step: DAY) { at } } } } }`, &days)
+	day := func(ago time.Duration) string { return hour.Add(-ago).Truncate(24 * time.Hour).Format(time.RFC3339) }
+	want := []string{day(72 * time.Hour), day(time.Hour)}
+	if want[0] == want[1] {
+		want = want[1:]
+	}
+	if got := ats(days); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("history(step: DAY) without since: %v, want the days of the last 7 days %v", got, want)
+	}
+}
+
+// TestDivisionHistoryWithoutSince: a number pool's division's history
+// without since answers the last 7 days too.
+func TestDivisionHistoryWithoutSince(t *testing.T) {
+	e := newEnv(t)
+	e.load(vlanSchema)
+	site := e.site("site-a")
+	pool := e.createPool(`{name: {value: "VLAN IDs per site"}, node: {value: "IpamVLAN"}, node_attribute: {value: "vlan_id"},
+		ranges: [{start: 100, end: 199}], allocation_scope: {value: ["site"]}}`)
+	e.vlan(fromPool(pool, "a0", site))
+	hour := time.Now().UTC().Truncate(time.Hour)
+	for _, ago := range []time.Duration{8 * 24 * time.Hour, 3 * 24 * time.Hour} {
+		if err := e.pools.RecordUsage(t.Context(), hour.Add(-ago), time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out struct {
+		InfrahubNumberPoolDivisions struct {
+			Divisions []struct{ History []struct{ At string } }
+		}
+	}
+	e.ok("op", `query($pool: ID!) { InfrahubNumberPoolDivisions(pool_id: $pool) { divisions { history { at used size claims releases } } } }`, &out, "pool", pool)
+	ds := out.InfrahubNumberPoolDivisions.Divisions
+	if want := hour.Add(-72 * time.Hour).Format(time.RFC3339); len(ds) != 1 || len(ds[0].History) != 1 || ds[0].History[0].At != want {
+		t.Errorf("divisions %+v, want one whose history is the hour %s", ds, want)
+	}
+}

@@ -2,6 +2,7 @@ package ipam
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -48,7 +49,10 @@ type queuedInsert struct {
 }
 
 // insert is store.InsertAllocation(ctx, db, row, pool), maybe made in one
-// statement with other claims' inserts.
+// statement with other claims' inserts. A claim whose ctx ends while it is
+// queued leaves the queue and answers ctx's error; once its statement is
+// sent, it waits for the statement's answer (a statement timeout bounds
+// it), so that what was stored for it is never answered as a failure.
 func (c *claimInserts) insert(ctx context.Context, row store.AllocationRow, pool string) (store.AllocationRow, error) {
 	c.mu.Lock()
 	if c.running < insertsInFlight {
@@ -63,14 +67,42 @@ func (c *claimInserts) insert(ctx context.Context, row store.AllocationRow, pool
 	c.mu.Unlock()
 	select {
 	case batch := <-q.lead:
-		c.run(ctx, batch)
-		c.next()
+		c.lead(ctx, batch)
 	case <-q.done:
+	case <-ctx.Done():
+		if c.leave(q) {
+			return store.AllocationRow{}, ctx.Err()
+		}
+		// next handed the claim to a batch meanwhile: its first claim
+		// runs it, ctx's claim left out when it is the first (run).
+		select {
+		case batch := <-q.lead:
+			c.lead(ctx, batch)
+		case <-q.done:
+		}
 	}
 	if q.alone {
 		return store.InsertAllocation(ctx, c.db, row, pool)
 	}
 	return q.got, q.err
+}
+
+// leave takes q out of the queue, and says whether it was still there.
+func (c *claimInserts) leave(q *queuedInsert) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	i := slices.Index(c.queue, q)
+	if i < 0 {
+		return false
+	}
+	c.queue = slices.Delete(c.queue, i, i+1)
+	return true
+}
+
+// lead runs the batch handed to ctx's claim, then hands on the queue.
+func (c *claimInserts) lead(ctx context.Context, batch []*queuedInsert) {
+	c.run(ctx, batch)
+	c.next()
 }
 
 // next is called when an insert finished: it hands the queued inserts to
@@ -89,33 +121,47 @@ func (c *claimInserts) next() {
 	batch[0].lead <- batch
 }
 
-// run inserts a batch, ctx's claim first, in one statement. A batch of
-// several does not end with ctx: it makes the inserts of several claims (a
-// statement timeout bounds it).
+// run inserts a batch, ctx's claim first, in one statement. When ctx has
+// ended, ctx's claim leaves the batch with ctx's error and the others are
+// inserted without it. The others' inserts do not end with ctx (a
+// statement timeout bounds them).
 func (c *claimInserts) run(ctx context.Context, batch []*queuedInsert) {
 	defer func() {
 		for _, q := range batch {
 			close(q.done)
 		}
 	}()
-	if len(batch) == 1 {
-		batch[0].got, batch[0].err = store.InsertAllocation(ctx, c.db, batch[0].row, batch[0].pool)
+	// own are the claims inserted, and octx their statement's context: an
+	// insert of ctx's claim alone ends with ctx, as any claim alone does.
+	own, octx := batch, context.WithoutCancel(ctx)
+	switch {
+	case ctx.Err() != nil:
+		batch[0].err = ctx.Err()
+		own = batch[1:]
+	case len(batch) == 1:
+		octx = ctx
+	}
+	switch len(own) {
+	case 0:
+		return
+	case 1:
+		own[0].got, own[0].err = store.InsertAllocation(octx, c.db, own[0].row, own[0].pool)
 		return
 	}
-	rows, pools := make([]store.AllocationRow, len(batch)), make([]string, len(batch))
-	for i, q := range batch {
+	rows, pools := make([]store.AllocationRow, len(own)), make([]string, len(own))
+	for i, q := range own {
 		rows[i], pools[i] = q.row, q.pool
 	}
-	got, errs, err := store.InsertAllocations(context.Background(), c.db, rows, pools)
+	got, errs, err := store.InsertAllocations(octx, c.db, rows, pools)
 	if err != nil {
-		for _, q := range batch {
+		for _, q := range own {
 			q.alone = true
 		}
 		return
 	}
 	c.batches.Add(1)
-	c.batched.Add(int64(len(batch)))
-	for i, q := range batch {
+	c.batched.Add(int64(len(own)))
+	for i, q := range own {
 		q.got, q.err = got[i], errs[i]
 	}
 }

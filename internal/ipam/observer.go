@@ -49,3 +49,26 @@ func (noObserver) LostRace()                     {}
 func (noObserver) Released(string)               {}
 func (noObserver) ViewLoaded()                   {}
 func (noObserver) Notified()                     {}
+
+// ClaimStats counts how this process's claims were made so far, for the
+// metrics.
+type ClaimStats struct {
+	// SharedStatements are the statements that inserted several claims'
+	// rows (inserts.go), SharedInserts the rows they inserted.
+	SharedStatements, SharedInserts int64
+	// Forwarded are the claims sent to their pool's owner process, Served
+	// those other processes sent to this one, Fallbacks those made here
+	// because their pool's owner could not be reached (internal/routing);
+	// zero without routing.
+	Forwarded, Served, Fallbacks int64
+}
+
+// ClaimStats returns the counts so far.
+func (s *Service) ClaimStats() ClaimStats {
+	c := ClaimStats{SharedStatements: s.inserts.batches.Load(), SharedInserts: s.inserts.batched.Load()}
+	if s.router != nil {
+		r := s.router.Stats()
+		c.Forwarded, c.Served, c.Fallbacks = r.Forwarded, r.Served, r.Fallbacks
+	}
+	return c
+}

@@ -57,7 +57,9 @@ func (s *Service) Usages(ctx context.Context, actor auth.Actor) ([]ObjectUsage, 
 // (store.RecordUsage) as of now: one row an hour and one a day per object,
 // whatever the number of writes and of processes; and counts their claims
 // and releases in the hours from since's (the previous write; zero: now's
-// hour alone) to now's; then reads the forecasts' sums afresh (usageFits).
+// hour alone) to now's, and in those of the claims and releases committed
+// since the last count (store.CountChanges); then reads the forecasts'
+// sums afresh (usageFits).
 func (s *Service) RecordUsage(ctx context.Context, now, since time.Time) error {
 	usages, err := s.Usages(ctx, auth.System)
 	if err != nil {

@@ -340,3 +340,97 @@ func TestUsageHistoryTwoProcesses(t *testing.T) {
 		t.Errorf("the subnet's hours count %d claims of the two processes, want %d", got.Claims, 2*each)
 	}
 }
+
+// TestUsageHistoryCountsLateCommit: a claim whose statement begins in an
+// hour (its audit entry's time) and commits after the first write of the
+// next hour is counted in its hour, once. The claim waits on a row another
+// session holds (seen waiting in pg_stat_activity); the history is written
+// as at the next hour's start, then the claim commits, then the history is
+// written again.
+func TestUsageHistoryCountsLateCommit(t *testing.T) {
+	svc, db, _ := newService(t)
+	ctx := context.Background()
+	setupSubnet(t, svc, "10.42.1.0/24")
+	var pool, subnet string
+	if err := db.Get(&pool, `SELECT uid FROM pools WHERE name = 'vpc-main'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Get(&subnet, `SELECT uid FROM subnets WHERE name = 'web'`); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.Beginx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`INSERT INTO allocations (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_by)
+		VALUES ('acme/prod', 'vpc-main-10-42-1-2', $1, '10.42.1.2', 'VirtualMachine', 'other', 'other/0', 'acme/prod', $2, 'test')`, pool, subnet); err != nil {
+		t.Fatal(err)
+	}
+	claimed := make(chan error, 1)
+	go func() {
+		a, err := attachVM(ctx, svc, 1)
+		if err == nil && a.Address.String() != "10.42.1.2" {
+			err = fmt.Errorf("got %s, want 10.42.1.2", a.Address)
+		}
+		claimed <- err
+	}()
+	waitLockWaits(t, db, 1)
+	// The claim's audit entry will bear its statement's start: the
+	// waiting session's transaction start.
+	var began time.Time
+	if err := db.Get(&began, `SELECT xact_start FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`); err != nil {
+		t.Fatal(err)
+	}
+	hour := began.UTC().Truncate(time.Hour)
+	next := hour.Add(time.Hour)
+	if err := svc.RecordUsage(ctx, began, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.RecordUsage(ctx, next.Add(time.Minute), began); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-claimed; err != nil {
+		t.Fatal(err)
+	}
+	var at time.Time
+	if err := db.Get(&at, `SELECT at FROM audit_log WHERE action = 'allocate' AND object_name = 'vpc-main-10-42-1-2'`); err != nil {
+		t.Fatal(err)
+	}
+	if !at.Equal(began) {
+		t.Fatalf("the claim's entry is at %s, want its statement's start %s", at, began)
+	}
+	if err := svc.RecordUsage(ctx, next.Add(16*time.Minute), next.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.RecordUsage(ctx, next.Add(31*time.Minute), next.Add(16*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	for _, uid := range []string{pool, subnet} {
+		hours, err := store.UsageHistory(ctx, db, uid, HistoryHour, hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var claims []int64
+		for _, h := range hours {
+			claims = append(claims, h.Claims)
+		}
+		if len(hours) != 2 || claims[0] != 1 || claims[1] != 0 {
+			t.Errorf("the claims of %s's hours %s and %s: %v, want 1 and 0: the claim counted in its hour, once", uid, hour, next, claims)
+		}
+		days, err := store.UsageHistory(ctx, db, uid, HistoryDay, hour.Truncate(24*time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum int64
+		for _, d := range days {
+			sum += d.Claims
+		}
+		if sum != 1 {
+			t.Errorf("the days of %s: %+v, want 1 claim in all", uid, days)
+		}
+	}
+}

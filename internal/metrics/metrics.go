@@ -2,13 +2,15 @@
 // each pool and subnet is, what the claims and releases did, and the
 // state of the process and its database connections, in Prometheus' text
 // format through the official client. The series are bounded: one per
-// pool and per subnet, none per allocation.
+// pool and per subnet, none per allocation; a number pool's divisions, its
+// most used alone.
 package metrics
 
 import (
 	"context"
 	"database/sql"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,6 +20,7 @@ import (
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/forecast"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/numbers"
 )
 
 // Metrics holds the process's metrics. It is the ipam.Observer of the
@@ -94,9 +97,20 @@ func (m *Metrics) ViewLoaded() { m.viewLoads.Inc() }
 func (m *Metrics) Notified() { m.notifications.Inc() }
 
 // Watch adds the usage of svc's pools and subnets, read at each scrape,
-// and the statistics of the connection pool db.
+// how svc's claims were made (shared statements, routing), and the
+// statistics of the connection pool db.
 func (m *Metrics) Watch(svc *ipam.Service, db *sql.DB) {
-	m.reg.MustRegister(usageCollector{svc}, collectors.NewDBStatsCollector(db, "ipam"))
+	m.reg.MustRegister(usageCollector{svc}, claimsCollector{svc}, collectors.NewDBStatsCollector(db, "ipam"))
+}
+
+// DivisionsPerPool bounds the divisions of a number pool whose usage is
+// exported: its most used.
+const DivisionsPerPool = 20
+
+// WatchNumbers adds the usage of the divisions of svc's number pools, read
+// at each scrape: the perPool most used of each pool, and how many it has.
+func (m *Metrics) WatchNumbers(svc *numbers.Service, perPool int) {
+	m.reg.MustRegister(divisionCollector{svc, perPool})
 }
 
 // Handler serves the metrics in Prometheus' text format.
@@ -162,4 +176,110 @@ func (c usageCollector) collect(ctx context.Context, ch chan<- prometheus.Metric
 		}
 	}
 	return nil
+}
+
+var (
+	sharedStatements = prometheus.NewDesc("ipam_claim_shared_statements_total",
+		"Statements that inserted the rows of several of this process's claims at once (docs/allocation.md, claims share statements under load).", nil, nil)
+	sharedInserts = prometheus.NewDesc("ipam_claim_shared_inserts_total",
+		"Claims' rows inserted by statements shared with other claims (ipam_claim_shared_statements_total).", nil, nil)
+	claimsForwarded = prometheus.NewDesc("ipam_claims_forwarded_total",
+		"Claims this process sent to the process that owns their pool, which made them.", nil, nil)
+	claimsServed = prometheus.NewDesc("ipam_claims_served_total",
+		"Claims other processes sent to this one, the owner of their pool, which it made.", nil, nil)
+	claimFallbacks = prometheus.NewDesc("ipam_claim_forward_fallbacks_total",
+		"Claims this process made itself because the process that owns their pool could not be reached.", nil, nil)
+)
+
+// claimsCollector reads, at each scrape, how the service's claims were
+// made: in statements shared with other claims, forwarded to their pool's
+// owner or served for other processes (ipam.Service.ClaimStats).
+type claimsCollector struct{ svc *ipam.Service }
+
+func (c claimsCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{sharedStatements, sharedInserts, claimsForwarded, claimsServed, claimFallbacks} {
+		ch <- d
+	}
+}
+
+func (c claimsCollector) Collect(ch chan<- prometheus.Metric) {
+	s := c.svc.ClaimStats()
+	for d, v := range map[*prometheus.Desc]int64{sharedStatements: s.SharedStatements, sharedInserts: s.SharedInserts,
+		claimsForwarded: s.Forwarded, claimsServed: s.Served, claimFallbacks: s.Fallbacks} {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v))
+	}
+}
+
+var (
+	divisionSize = prometheus.NewDesc("ipam_number_pool_division_size",
+		"Numbers of a number pool's ranges that a division (of the pool's most used) may hold: the numbers in the ranges.",
+		[]string{"pool", "division", "division_id"}, nil)
+	divisionUsed = prometheus.NewDesc("ipam_number_pool_division_used",
+		"Numbers of a number pool's ranges that a division (of the pool's most used) holds.",
+		[]string{"pool", "division", "division_id"}, nil)
+	poolDivisions = prometheus.NewDesc("ipam_number_pool_divisions",
+		"Divisions of a number pool that hold a number, all of them (ipam_number_pool_division_used has the most used alone).",
+		[]string{"pool"}, nil)
+	divisionScrapeErrors = prometheus.NewDesc("ipam_number_pool_usage_scrape_error",
+		"1 when the number pools' divisions could not be read at this scrape (the error is logged by the handler).", nil, nil)
+)
+
+// divisionCollector reads, at each scrape, the usage of the perPool most
+// used divisions of every number pool (numbers.Service.DivisionPage by
+// usage: exact, the pool's marks folded first), labelled by the pool's
+// name, the division's display label and its values (division_id: the
+// scope elements' values, peers by id, which tell apart two divisions of
+// one label), and how many divisions each pool has.
+type divisionCollector struct {
+	svc     *numbers.Service
+	perPool int
+}
+
+func (c divisionCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- divisionSize
+	ch <- divisionUsed
+	ch <- poolDivisions
+	ch <- divisionScrapeErrors
+}
+
+func (c divisionCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
+	defer cancel()
+	failed := 0.0
+	if err := c.collect(ctx, ch); err != nil {
+		failed = 1
+		ch <- prometheus.NewInvalidMetric(divisionScrapeErrors, err)
+	}
+	ch <- prometheus.MustNewConstMetric(divisionScrapeErrors, prometheus.GaugeValue, failed)
+}
+
+func (c divisionCollector) collect(ctx context.Context, ch chan<- prometheus.Metric) error {
+	for offset := 0; ; {
+		pools, err := c.svc.Pools(ctx, scraper, numbers.PoolFilter{}, 0, offset)
+		if err != nil {
+			return err
+		}
+		for _, p := range pools.Pools {
+			list, err := c.svc.DivisionPage(ctx, scraper, p.ID, numbers.DivisionQuery{Sort: numbers.SortByUsage, Limit: c.perPool})
+			switch {
+			case err != nil && ipam.Classify(err).Code == ipam.CodeNotFound:
+				continue // deleted since Pools read it
+			case err != nil:
+				return err
+			}
+			ch <- prometheus.MustNewConstMetric(poolDivisions, prometheus.GaugeValue, float64(list.Count), p.Name)
+			for _, d := range list.Divisions {
+				values := make([]string, len(d.Entries))
+				for i, e := range d.Entries {
+					values[i] = e.Value
+				}
+				labels := []string{p.Name, d.DisplayLabel, strings.Join(values, "/")}
+				ch <- prometheus.MustNewConstMetric(divisionSize, prometheus.GaugeValue, float64(d.Figures.Size), labels...)
+				ch <- prometheus.MustNewConstMetric(divisionUsed, prometheus.GaugeValue, float64(d.Figures.Used), labels...)
+			}
+		}
+		if offset += len(pools.Pools); len(pools.Pools) == 0 || offset >= pools.Count {
+			return nil
+		}
+	}
 }

@@ -155,9 +155,10 @@ func (c *Claims) claim(ctx context.Context, w *branch.Write, r FromPool) error {
 	return w.SetAttribute(r.Attribute, number)
 }
 
-// giveUp releases the allocation of the number before held (an update
+// giveUp gives up the allocation of the number before held (an update
 // with value: null), if it was allocated under identifier, so that the
-// claim gets another: the number stays taken while an object holds it.
+// claim gets another: the allocation stays until no object holds the
+// number (store.GiveUpNumber).
 func (c *Claims) giveUp(ctx context.Context, w *branch.Write, p *poolState, n names, before branch.Object, attribute, identifier string) error {
 	old, ok := before.Attributes[attribute].(int64)
 	if !ok {
@@ -167,8 +168,7 @@ func (c *Claims) giveUp(ctx context.Context, w *branch.Write, p *poolState, n na
 	if err != nil {
 		return nil // the object had no division: it held no allocation
 	}
-	_, err = store.ReleaseIdentified(ctx, w.Tx, store.NumberKey{Pool: p.row.ID, Division: division, Number: old}, identifier, c.actor.Name, w.Branch.Name)
-	return err
+	return store.GiveUpNumber(ctx, w.Tx, store.NumberKey{Pool: p.row.ID, Division: division, Number: old}, identifier)
 }
 
 // divisionOf returns the division of the object o in the pool of row, on
@@ -222,7 +222,9 @@ func divisionOf(s schema.Schema, row store.NumberPoolRow, n names, o branch.Obje
 // identifier, in the write's transaction: the number its view holds free
 // first, inserted in one statement; a number taken meanwhile is marked in
 // the view and the next is tried. An identifier that holds a number in
-// the division gets it back.
+// the division gets it back, its allocation locked until the write ends
+// (store.NumberClaimConflict), so that no release frees it before the
+// write's holding of it is committed.
 func (c *Claims) allocate(ctx context.Context, w *branch.Write, p *poolState, division json.RawMessage, identifier string) (int64, error) {
 	dv, err := c.s.views.division(ctx, w.Tx, p.row.ID, division)
 	if err != nil {

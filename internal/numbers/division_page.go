@@ -83,7 +83,9 @@ func (s *Service) DivisionPage(ctx context.Context, actor auth.Actor, poolID str
 
 // fold folds the marks of the pool's divisions (store.FoldDivisionUsage),
 // labelling the divisions it recounts as main then the other branches show
-// their peers; at most maxFolds at once.
+// their peers, with the schemas the database holds once the fold's locks
+// are granted (branch.Service.Refresh: this process may not have been told
+// of a schema loaded elsewhere yet); at most maxFolds at once.
 func (s *Service) fold(ctx context.Context, row store.NumberPoolRow) error {
 	select {
 	case s.folds <- struct{}{}:
@@ -92,6 +94,9 @@ func (s *Service) fold(ctx context.Context, row store.NumberPoolRow) error {
 		return ctx.Err()
 	}
 	return store.FoldDivisionUsage(ctx, s.db, row.ID, func(ctx context.Context, divisions []json.RawMessage) ([][]string, error) {
+		if err := s.branches.Refresh(ctx); err != nil {
+			return nil, err
+		}
 		main, err := s.branches.Schema(ctx, branch.Main)
 		if err != nil {
 			return nil, err

@@ -393,3 +393,42 @@ func TestDivisionPageFollowsPeers(t *testing.T) {
 	bySite("a new label template", DivisionQuery{}, "gamma", "Site beta", "Site zulu")
 	bySite("a new label template, searched", DivisionQuery{Search: "site "}, "Site beta", "Site zulu")
 }
+
+// TestDivisionUsageOfPoolsSharingAnAttribute: two pools on one attribute
+// each count the divisions that hold their own numbers alone (the page's
+// list): not those that hold only the other's, or numbers given outside
+// its ranges; new ranges that take in a number given earlier count its
+// division, though no page counted it before.
+func TestDivisionUsageOfPoolsSharingAnAttribute(t *testing.T) {
+	e := newEnv(t)
+	ctx := t.Context()
+	a, b, c := e.site(branch.Main, "site-a"), e.site(branch.Main, "site-b"), e.site(branch.Main, "site-c")
+	pa := e.pool("A", []Range{{Start: 10, End: 19, Weight: 1}}, "site")
+	pb := e.pool("B", []Range{{Start: 500, End: 509, Weight: 1}}, "site")
+	rangesA := []store.NumberRange{{Start: 10, End: 19, Weight: 1}}
+	rangesB := []store.NumberRange{{Start: 500, End: 509, Weight: 1}}
+	e.fromPool(branch.Main, pa.ID, "a", a.ID, "user")
+	e.fromPool(branch.Main, pb.ID, "b", b.ID, "user")
+	e.given(branch.Main, "outside", c.ID, "user", 900)
+	count := func(p Pool) int {
+		t.Helper()
+		d, err := e.svc.DivisionPage(ctx, operator, p.ID, DivisionQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Count
+	}
+	if count(pa) != 1 || count(pb) != 1 {
+		t.Errorf("A lists %d divisions, B %d; want 1 each", count(pa), count(pb))
+	}
+	usageChecker(t, e, pa, &rangesA)("pool A")
+	usageChecker(t, e, pb, &rangesB)("pool B")
+	rangesA = []store.NumberRange{{Start: 10, End: 999, Weight: 1}}
+	if _, err := e.svc.UpdatePool(ctx, operator, pa.ID, PoolUpdate{Ranges: []Range{{Start: 10, End: 999, Weight: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if count(pa) != 3 {
+		t.Errorf("A lists %d divisions once its ranges take in 500 and 900, want 3", count(pa))
+	}
+	usageChecker(t, e, pa, &rangesA)("pool A widened")
+}

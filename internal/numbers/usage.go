@@ -147,7 +147,8 @@ type AllocatedPage struct {
 const RangeKind = "CoreNumberPoolRange"
 
 // Divisions returns the divisions of the pool id where a branch shows an
-// object holding a number, most used first, ties by display label (the
+// object holding one of the pool's numbers (of its ranges, or allocated
+// from it: not another pool's of the same attribute), most used first, ties by display label (the
 // seed's InfrahubNumberPoolDivisions); the figures count every branch. A
 // pool without a scope has one division, without entries, once a number
 // is held.
@@ -318,8 +319,8 @@ func entryValue(main schema.Schema, id string, e EntryInput) (json.RawMessage, e
 	return canonical(e.Value)
 }
 
-// Allocations returns a page of the numbers held in the divisions of the
-// pool id that match division (some of the scope elements, or none for
+// Allocations returns a page of the pool's numbers (as Divisions counts
+// them) held in the divisions of the pool id that match division (some of the scope elements, or none for
 // every division), ascending, on every branch (each holder once, on the
 // first branch that shows it: main, then by name), limit at most
 // (branch.MaxPage when 0) from offset on, and how many there are.
@@ -442,8 +443,8 @@ func (s *Service) ResourcePoolUtilization(ctx context.Context, actor auth.Actor,
 	return out, nil
 }
 
-// ResourcePoolAllocated returns a page of every number held of the pool
-// id, its scope ignored, as Infrahub's InfrahubResourcePoolAllocated (the
+// ResourcePoolAllocated returns a page of every number of the pool id
+// held (as Allocations), its scope ignored, as Infrahub's InfrahubResourcePoolAllocated (the
 // holders of Allocations, without a division); resourceID is ignored for
 // number pools.
 func (s *Service) ResourcePoolAllocated(ctx context.Context, actor auth.Actor, poolID, resourceID string, limit, offset int) (AllocatedPage, error) {

@@ -2,7 +2,10 @@
 //
 // The cluster lives in a data directory owned by the application and listens
 // only on a unix socket in that directory, so it never conflicts with another
-// PostgreSQL server on the machine.
+// PostgreSQL server on the machine. The directory is private (0700, owned by
+// the user PostgreSQL runs as), and the socket authenticates by peer: only
+// the user running this process and PostgreSQL's own log in, as the mapped
+// roles (pg_hba.conf and pg_ident.conf, written at every start).
 package pgembed
 
 import (
@@ -47,7 +50,10 @@ var versionPattern = regexp.MustCompile(`\(PostgreSQL\) (\d+)`)
 type Options struct {
 	// DataDir holds the cluster (in a subfolder named after the major
 	// version, such as pg15), its log file and its unix socket. It is
-	// created if missing.
+	// created if missing. One that exists must belong to this process's
+	// user or to the one PostgreSQL runs as (else Start refuses it, naming
+	// its owner); one that other users may enter is made 0700, with a
+	// warning in the log.
 	DataDir string
 
 	// BinDir holds the PostgreSQL server binaries. It defaults to
@@ -63,6 +69,12 @@ type Options struct {
 	// cluster is then its streaming-replication standby until promoted
 	// (SQL pg_promote()). The copy stays a standby on later starts.
 	StandbyOf string
+
+	// Roles are the database roles, besides the superuser postgres, that
+	// the user running this process may log in as (a role of fewer
+	// rights that a test runs ipam as). The socket refuses every other
+	// role, and every other local user.
+	Roles []string
 
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
@@ -121,7 +133,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		return nil, err
 	}
 
-	if err := prepareDataDir(dataDir, owner); err != nil {
+	if err := prepareDataDir(dataDir, owner, logger); err != nil {
 		return nil, err
 	}
 
@@ -143,6 +155,10 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 
 	if err := c.checkNotRunning(); err != nil {
+		return nil, err
+	}
+
+	if err := c.writeAuthConfig(owner, opts.Roles); err != nil {
 		return nil, err
 	}
 
@@ -262,7 +278,8 @@ func (c *Cluster) initdb(ctx context.Context, binDir string, owner *serverUser) 
 
 	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "initdb"),
 		"-D", c.pgData,
-		"--auth=trust",
+		"--auth-local=peer",
+		"--auth-host=reject",
 		"-U", "postgres",
 		"--no-sync",
 		"-E", "UTF8",
@@ -279,6 +296,62 @@ func (c *Cluster) initdb(ctx context.Context, binDir string, owner *serverUser) 
 		return fmt.Errorf("pgembed: unable to initialise the cluster in %s: %w\n%s", c.pgData, err, lastLines(output, logTailLines))
 	}
 	return nil
+}
+
+// authMap is the name of the map of pg_ident.conf that pg_hba.conf names.
+const authMap = "ipam"
+
+// hbaConf is the whole of pg_hba.conf: the unix socket alone (the server
+// listens on no TCP address), by peer authentication through authMap, for
+// the databases and for replication (pg_basebackup and a standby's
+// stream). A local user the map does not name, or a role it does not map
+// that user to, is refused.
+const hbaConf = `# Written by pivirt-ipam (internal/pgembed) at every start: edits are lost.
+# The unix socket only, by peer authentication: the local users of the map
+# "ipam" (pg_ident.conf) log in as the roles it maps them to, and no one else.
+local all         all peer map=` + authMap + `
+local replication all peer map=` + authMap + `
+`
+
+// writeAuthConfig writes the cluster's pg_hba.conf and pg_ident.conf: the
+// user running this process and the one PostgreSQL runs as (its
+// pg_basebackup and standby's stream, PgBouncer started by the
+// pgbouncer package) may log in as postgres and as each of roles. A
+// cluster made before (initdb's trust for every local user) is brought
+// to this at its next start.
+func (c *Cluster) writeAuthConfig(owner *serverUser, roles []string) error {
+	me, err := user.Current()
+	if err != nil {
+		return fmt.Errorf("pgembed: unable to name the user running this process, whom the socket's peer authentication must know: %w", err)
+	}
+	users := []string{me.Username}
+	if owner != nil && owner.name != me.Username {
+		users = append(users, owner.name)
+	}
+	var ident strings.Builder
+	ident.WriteString("# Written by pivirt-ipam (internal/pgembed) at every start: edits are lost.\n# MAPNAME SYSTEM-USERNAME DATABASE-USERNAME\n")
+	for _, u := range users {
+		for _, role := range append([]string{"postgres"}, roles...) {
+			fmt.Fprintf(&ident, "%s %s %s\n", authMap, quoteIdent(u), quoteIdent(role))
+		}
+	}
+	for name, content := range map[string]string{"pg_hba.conf": hbaConf, "pg_ident.conf": ident.String()} {
+		path := filepath.Join(c.pgData, name)
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			return fmt.Errorf("pgembed: unable to write %s: %w", path, err)
+		}
+		if owner != nil {
+			if err := os.Chown(path, int(owner.uid), int(owner.gid)); err != nil {
+				return fmt.Errorf("pgembed: unable to give %s to the %s user: %w", path, owner.name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// quoteIdent writes a user or role name as a field of pg_ident.conf.
+func quoteIdent(name string) string {
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
 }
 
 // checkNotRunning refuses to start when a postmaster from an earlier run
@@ -529,6 +602,34 @@ func (u *serverUser) sysProcAttr() *syscall.SysProcAttr {
 	return attr
 }
 
+// checkDirOwner refuses a data directory (described by info) that belongs
+// to neither this process's user nor the one PostgreSQL runs as (owner,
+// nil when it is this process's), naming its owner and what to do.
+func checkDirOwner(dataDir string, info fs.FileInfo, owner *serverUser) error {
+	stat, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil
+	}
+	me := uint32(os.Geteuid())
+	if stat.Uid == me || owner != nil && stat.Uid == owner.uid {
+		return nil
+	}
+	runs := userName(me)
+	if owner != nil {
+		runs = owner.name
+	}
+	return fmt.Errorf("pgembed: the data directory %s belongs to %s, but PostgreSQL runs as %s here: its owner could read the cluster and reach its socket. Give it to %s (as root: chown -R %s %s) or choose another data directory",
+		dataDir, userName(stat.Uid), runs, runs, runs, dataDir)
+}
+
+// userName is the name of the user of uid, or "uid N".
+func userName(uid uint32) string {
+	if u, err := user.LookupId(strconv.FormatUint(uint64(uid), 10)); err == nil {
+		return u.Username
+	}
+	return fmt.Sprintf("uid %d", uid)
+}
+
 // canTraverse reports whether the user may enter the folder described by info.
 func (u *serverUser) canTraverse(info fs.FileInfo) bool {
 	stat, ok := info.Sys().(*syscall.Stat_t)
@@ -556,7 +657,7 @@ func PrepareDir(dir string) (*syscall.SysProcAttr, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := prepareDataDir(dir, owner); err != nil {
+	if err := prepareDataDir(dir, owner, slog.Default()); err != nil {
 		return nil, err
 	}
 	return owner.sysProcAttr(), nil
@@ -564,7 +665,11 @@ func PrepareDir(dir string) (*syscall.SysProcAttr, error) {
 
 // prepareDataDir creates the data directory and, when running as root, hands
 // it over to the postgres user after checking that this user can reach it.
-func prepareDataDir(dataDir string, owner *serverUser) error {
+// One that exists must belong to this process's user or to the one
+// PostgreSQL runs as: anyone else who owns it may read the cluster and
+// reach its socket. It is made 0700 if others may enter it (as systemd's
+// StateDirectory= and install -d create them, 0755), and the log says so.
+func prepareDataDir(dataDir string, owner *serverUser, logger *slog.Logger) error {
 	if err := os.MkdirAll(filepath.Dir(dataDir), 0o755); err != nil {
 		return fmt.Errorf("pgembed: unable to create the data directory: %w", err)
 	}
@@ -580,12 +685,24 @@ func prepareDataDir(dataDir string, owner *serverUser) error {
 		return fmt.Errorf("pgembed: the data directory %s is not a directory", dataDir)
 	}
 
-	if owner == nil {
-		return nil
+	if err := checkDirOwner(dataDir, info, owner); err != nil {
+		return err
+	}
+	if owner != nil {
+		if err := os.Chown(dataDir, int(owner.uid), int(owner.gid)); err != nil {
+			return fmt.Errorf("pgembed: unable to give the data directory to the %s user: %w", owner.name, err)
+		}
+	}
+	if perm := info.Mode().Perm(); perm&0o077 != 0 {
+		if err := os.Chmod(dataDir, 0o700); err != nil {
+			return fmt.Errorf("pgembed: the data directory %s is open to other users (mode %04o) and could not be made 0700: %w", dataDir, perm, err)
+		}
+		logger.Warn("The data directory was open to other users: made it 0700, so that only PostgreSQL's user reaches the cluster and its socket",
+			slog.String("data_dir", dataDir), slog.String("mode_was", fmt.Sprintf("%04o", perm)))
 	}
 
-	if err := os.Chown(dataDir, int(owner.uid), int(owner.gid)); err != nil {
-		return fmt.Errorf("pgembed: unable to give the data directory to the %s user: %w", owner.name, err)
+	if owner == nil {
+		return nil
 	}
 
 	for dir := filepath.Dir(dataDir); ; dir = filepath.Dir(dir) {

@@ -5,9 +5,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/lib/pq"
-
 	"pivirt.hu/ipam/internal/pgbouncer"
+	"pivirt.hu/ipam/internal/store"
 )
 
 // NewPgBouncer starts Debian's PgBouncer in transaction mode in front of
@@ -15,13 +14,13 @@ import (
 // database through it. It stops when the test ends.
 func NewPgBouncer(t testing.TB, dbURL string) string {
 	t.Helper()
-	cfg, err := pq.NewConfig(server.baseURL)
+	cfg, err := store.ParseURL(server.baseURL)
 	if err != nil {
 		t.Fatalf("pgtest: unable to read the server's URL: %v", err)
 	}
 	u, err := url.Parse(dbURL)
 	if err != nil {
-		t.Fatalf("pgtest: unable to read %q: %v", dbURL, err)
+		t.Fatalf("pgtest: unable to read %s", store.RedactURL(dbURL))
 	}
 	// Not t.TempDir(): PgBouncer runs as the postgres user, who must reach
 	// its folder, as the cluster's.

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"pivirt.hu/ipam/internal/store"
 )
 
 // A Proxy stands between a test's connections and the database server, on
@@ -62,7 +64,7 @@ func NewProxy(t testing.TB, dbURL string) (*Proxy, string) {
 	t.Helper()
 	u, err := url.Parse(dbURL)
 	if err != nil || u.Scheme != "postgres" && u.Scheme != "postgresql" {
-		t.Fatalf("pgtest: the proxy needs a postgres:// URL, not %q", dbURL)
+		t.Fatalf("pgtest: the proxy needs a postgres:// URL, not %s", store.RedactURL(dbURL))
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -246,6 +246,10 @@ func newDataDir(t *testing.T) string {
 	return filepath.Join(parent, "data")
 }
 
+// appRole is the role of fewer rights than the superuser that a test may
+// create in its cluster and run ipam serve as (TestConnectionLimit).
+const appRole = "ipam_app"
+
 // cluster is a PostgreSQL server of the test's own, which it may stop,
 // restart or reconfigure without disturbing other tests.
 type cluster struct {
@@ -292,8 +296,9 @@ func startStandby(t *testing.T, primary *cluster) *cluster {
 func (c *cluster) start() {
 	c.t.Helper()
 	// Not Fast: synchronous_commit off would lose confirmed commits in a
-	// crash, which is what the tests look for.
-	pg, err := pgembed.Start(context.Background(), pgembed.Options{DataDir: c.dir, Logger: pgLogger, StandbyOf: c.standbyOf})
+	// crash, which is what the tests look for. The test's user may log in
+	// as appRole too.
+	pg, err := pgembed.Start(context.Background(), pgembed.Options{DataDir: c.dir, Logger: pgLogger, StandbyOf: c.standbyOf, Roles: []string{appRole}})
 	if err != nil {
 		c.t.Fatal(err)
 	}

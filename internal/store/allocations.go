@@ -102,7 +102,11 @@ func InsertAllocation(ctx context.Context, ext sqlx.QueryerContext, a Allocation
 // insertAllocationsSQL is insertAllocationSQL for many rows: the columns
 // come as arrays, one element a row, the pool's name last; the rows are
 // inserted in the order of (pool_uid, address), so that two such
-// statements wait for each other's addresses in one order.
+// statements wait for each other's addresses in one order. Each row
+// inserted writes one audit entry, which takes its pool's name from the
+// input by pool alone: rows of the input that propose one address (one of
+// them inserted, the others changing nothing) must not each add an entry
+// (TestBatchOfOneAddressAuditsOnce).
 const insertAllocationsSQL = `WITH input AS (
 		SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::inet[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
 			AS i (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_by, pool)
@@ -118,7 +122,7 @@ const insertAllocationsSQL = `WITH input AS (
 			'pool', input.pool, 'address', host(a.address),
 			'owner', jsonb_build_object('kind', a.owner_kind, 'uid', a.owner_uid, 'name', a.owner_name),
 			'ownerNamespace', a.owner_namespace)
-		FROM a JOIN input ON input.pool_uid = a.pool_uid AND input.address = a.address
+		FROM a JOIN (SELECT DISTINCT ON (pool_uid) pool_uid, pool FROM input) input ON input.pool_uid = a.pool_uid
 	)
 	SELECT ` + allocationColumns + ` FROM a`
 

@@ -54,6 +54,11 @@ const listenerPing = 90 * time.Second
 // first. event, when not nil, is called on every event of the connection,
 // from a goroutine of the Listener's. Run delivers the notifications.
 func Listen(ctx context.Context, url string, channels []string, event func(ListenerEvent, error)) (*Listener, error) {
+	// lib/pq's listener would retry a URL it cannot read for ever, its
+	// events quoting the URL with its password.
+	if _, err := ParseURL(url); err != nil {
+		return nil, err
+	}
 	events := map[pq.ListenerEventType]ListenerEvent{
 		pq.ListenerEventConnected:               ListenerConnected,
 		pq.ListenerEventReconnected:             ListenerReconnected,

@@ -46,13 +46,14 @@ func RecordDivisionUsage(ctx context.Context, db *DB, at, since time.Time) error
 
 // countDivisionChangesSQL counts the numbers allocated from the pools and
 // released (the audit log's allocate and release of CoreNumberPool, which
-// name the pool's id and the division) from $1 to $2, per division and
-// hour (UTC), into the hours' rows of the history.
+// name the pool's id and the division) in the hours $1 (their starts,
+// UTC), per division and hour, into the hours' rows of the history.
 const countDivisionChangesSQL = `
 	WITH changes AS (
-		SELECT date_bin('1 hour', a.at, '2000-01-01 00:00:00+00') AS hour, a.action, coalesce(a.after, a.before) AS entry
-		FROM audit_log a
-		WHERE a.at >= $1 AND a.at < $2 AND a.object_kind = 'CoreNumberPool' AND a.action IN ('allocate', 'release')
+		SELECT h.hour, a.action, coalesce(a.after, a.before) AS entry
+		FROM unnest($1::timestamptz[]) h (hour)
+		JOIN audit_log a ON a.at >= h.hour AND a.at < h.hour + interval '1 hour'
+		WHERE a.object_kind = 'CoreNumberPool' AND a.action IN ('allocate', 'release')
 	), counted AS (
 		SELECT number_division_uid((entry->>'pool_id')::uuid, entry->'division') AS uid, hour,
 			count(*) FILTER (WHERE action = 'allocate') AS claims, count(*) FILTER (WHERE action = 'release') AS releases
@@ -75,12 +76,13 @@ const sumDivisionDaysSQL = `
 		AND (d.claims, d.releases) IS DISTINCT FROM (s.claims, s.releases)`
 
 // CountDivisionChanges counts the numbers claimed from the pools and
-// released in each division, in every hour from since's to until's (UTC),
-// into the history rows of those hours, and sums them into their days'
-// rows, as CountChanges does for pools and subnets: hours counted whole,
-// those without a row not counted, as background work.
+// released in each division, in every hour from since's to until's (UTC)
+// and in the hours of the entries committed since the last count, into the
+// history rows of those hours, and sums them into their days' rows, as
+// CountChanges does for pools and subnets: hours counted whole, those
+// without a row not counted, as background work.
 func CountDivisionChanges(ctx context.Context, db *DB, since, until time.Time) error {
-	return countHours(ctx, db, countDivisionChangesSQL, sumDivisionDaysSQL, "of the number pools' divisions", since, until)
+	return countHours(ctx, db, "CoreNumberPool", countDivisionChangesSQL, sumDivisionDaysSQL, "of the number pools' divisions", since, until)
 }
 
 // PruneDivisionHistory removes the divisions' rows past their keeping at

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -133,9 +134,20 @@ type DivisionLabeler func(ctx context.Context, divisions []json.RawMessage) ([][
 // marks it read. Writers only insert marks; folds of one pool take turns
 // on an advisory lock, and each counts in a snapshot taken once the lock
 // is held, so that a fold never overwrites a later one's count. A mark
-// committed after the fold's snapshot stays for the next fold. The pool's
-// ranges are read in the same snapshot as its marks: new ranges mark every
-// division of the pool.
+// committed after the fold's snapshot stays for the next fold.
+//
+// A writer marks the divisions whose rows it sees; a division this fold
+// counts for the first time has a row no writer sees before the fold
+// commits. So the fold holds what such a writer would change, from before
+// it reads until it commits: the pool's row shared (FOR SHARE: new ranges
+// wait for the fold, or the fold for them, and reads their ranges), and,
+// when it adds divisions, every branch shared (a schema load, which holds
+// its branch alone, waits, or is waited for) and the live versions of the
+// objects the new divisions name shared (a write of one waits, or is
+// waited for): a change either commits before the fold reads what it
+// changed, or marks the fold's rows once they are committed
+// (docs/numbers.md, "Why it is exact"). label is called after those
+// locks, and reads through the database what they made current.
 func FoldDivisionUsage(ctx context.Context, db *DB, pool string, label DivisionLabeler) error {
 	var marked bool
 	if err := db.GetContext(ctx, &marked, `SELECT EXISTS (SELECT 1 FROM number_division_dirty WHERE pool_id = $1)`, pool); err != nil {
@@ -148,9 +160,27 @@ func FoldDivisionUsage(ctx context.Context, db *DB, pool string, label DivisionL
 		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('number_division_usage ' || $1, 0))`, pool); err != nil {
 			return err
 		}
-		var kept []json.RawMessage
-		if err := tx.SelectContext(ctx, &kept, foldDivisionUsageSQL, pool); err != nil {
+		if _, err := tx.ExecContext(ctx, `SELECT 1 FROM number_pools WHERE id = $1 FOR SHARE`, pool); err != nil {
 			return err
+		}
+		var counted []struct {
+			Division json.RawMessage `db:"division"`
+			Added    bool            `db:"added"`
+		}
+		if err := tx.SelectContext(ctx, &counted, foldDivisionUsageSQL, pool); err != nil {
+			return err
+		}
+		kept, added := make([]json.RawMessage, len(counted)), []json.RawMessage(nil)
+		for i, c := range counted {
+			kept[i] = c.Division
+			if c.Added {
+				added = append(added, c.Division)
+			}
+		}
+		if len(added) > 0 {
+			if err := holdLabelSources(ctx, tx, added); err != nil {
+				return err
+			}
 		}
 		if len(kept) > 0 {
 			labels, err := label(ctx, kept)
@@ -199,6 +229,37 @@ func FoldDivisionUsage(ctx context.Context, db *DB, pool string, label DivisionL
 	return nil
 }
 
+// holdLabelSources holds shared, until tx ends, what the labels of the
+// divisions depend on: every branch (its schema) and the live versions,
+// on any branch, of the objects the divisions name (their peers; a value
+// that merely looks like an object's id locks that object, harmlessly).
+func holdLabelSources(ctx context.Context, tx *Tx, divisions []json.RawMessage) error {
+	if err := ShareAllBranches(ctx, tx); err != nil {
+		return err
+	}
+	var ids []string
+	for _, d := range divisions {
+		var values []json.RawMessage
+		_ = json.Unmarshal(d, &values)
+		for _, v := range values {
+			var id string
+			if json.Unmarshal(v, &id) == nil && objectID.MatchString(id) && !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	slices.Sort(ids)
+	_, err := tx.ExecContext(ctx, `SELECT 1 FROM object_versions WHERE object_id = ANY($1::uuid[]) AND to_seq IS NULL
+		ORDER BY object_id, branch_id FOR SHARE`, textArray(ids))
+	return err
+}
+
+// objectID matches an object's id as objects hold it (a peer's id).
+var objectID = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
 // divisionTotalSQL is how many divisions of pool $1 number_division_usage
 // holds.
 const divisionTotalSQL = `coalesce((SELECT divisions FROM number_division_totals WHERE pool_id = $1), 0)`
@@ -210,11 +271,8 @@ const analyzeAfter = 1000
 // foldDivisionUsageSQL deletes the marks of pool $1 and recounts each
 // division they name, as shownSQL shows it: a division that shows no
 // number any more loses its row. It returns the divisions it kept, to be
-// labelled.
-const foldDivisionUsageSQL = `WITH spans AS (
-		SELECT coalesce(range_agg(int8range((r->>'start')::bigint, (r->>'end')::bigint, '[]')), '{}') AS numbers
-		FROM number_pools p, jsonb_array_elements(p.ranges) r WHERE p.id = $1
-	), marks AS (
+// labelled, and whether each is new.
+const foldDivisionUsageSQL = `WITH spans AS (` + spansSQL + `), marks AS (
 		DELETE FROM number_division_dirty WHERE pool_id = $1 RETURNING division
 	), counted AS (
 		SELECT m.division, c.held, c.used FROM (SELECT DISTINCT division FROM marks) m, LATERAL (
@@ -225,13 +283,14 @@ const foldDivisionUsageSQL = `WITH spans AS (
 						WHERE b.id <> 1 AND h.from_seq <= b.branched_from AND b.branched_from < h.to_seq
 							AND NOT EXISTS (SELECT 1 FROM number_holdings s
 								WHERE s.pool_id = h.pool_id AND s.branch_id = b.id AND s.object_id = h.object_id AND s.to_seq IS NULL)))
+					AND ` + poolsNumberSQL + `
 			) n
 		) c
 	), kept AS (
 		INSERT INTO number_division_usage (pool_id, division, held, used)
 		SELECT $1, division, held, used FROM counted WHERE held > 0
 		ON CONFLICT (pool_id, division) DO UPDATE SET held = EXCLUDED.held, used = EXCLUDED.used
-		RETURNING xmax = 0 AS added
+		RETURNING division, xmax = 0 AS added
 	), dropped AS (
 		DELETE FROM number_division_usage u USING counted c
 		WHERE u.pool_id = $1 AND u.division = c.division AND c.held = 0
@@ -246,7 +305,7 @@ const foldDivisionUsageSQL = `WITH spans AS (
 		INSERT INTO number_division_totals (pool_id, divisions) SELECT $1, greatest(change, 0) FROM counts
 		ON CONFLICT (pool_id) DO UPDATE SET divisions = number_division_totals.divisions + (SELECT change FROM counts)
 	)
-	SELECT c.division FROM counted c, counts WHERE c.held > 0 AND counts.recounted >= 0`
+	SELECT k.division, k.added FROM kept k, counts WHERE counts.recounted >= 0`
 
 // MarkedNumberPools returns the ids of the pools that have divisions
 // marked since their last fold.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+	"github.com/lib/pq/pqerror"
 )
 
 // The rows of number pools (migration 0006, docs/numbers.md): pools, the
@@ -95,13 +96,20 @@ func InsertNumberPool(ctx context.Context, tx *Tx, p NumberPoolRow, audit AuditE
 // UpdateNumberPool sets the name, the description and the ranges of the
 // pool id, counts the change in its revision and records the audit entry;
 // ErrObjectExists when another pool has the name, ErrNotFound when there is
-// no such pool.
+// no such pool. New ranges mark every division that holds a number (not
+// only those counted: a number outside the old ranges may be in the new).
 func UpdateNumberPool(ctx context.Context, tx *Tx, id, name, description string, ranges []NumberRange, audit AuditEntry) (NumberPoolRow, error) {
 	doc, err := json.Marshal(ranges)
 	if err != nil {
 		return NumberPoolRow{}, fmt.Errorf("store: unable to write the ranges of number pool %s: %w", name, err)
 	}
-	out, err := getRow[numberPoolScan](ctx, tx, `UPDATE number_pools SET name = $2, description = $3, ranges = $4, revision = revision + 1
+	out, err := getRow[numberPoolScan](ctx, tx, `WITH marks AS (
+			INSERT INTO number_division_dirty (pool_id, division)
+			SELECT DISTINCT h.pool_id, h.division FROM number_holdings h
+			WHERE h.pool_id = $1 AND h.division IS NOT NULL
+				AND (SELECT p.ranges FROM number_pools p WHERE p.id = $1) IS DISTINCT FROM $4::jsonb
+		)
+		UPDATE number_pools SET name = $2, description = $3, ranges = $4, revision = revision + 1
 		WHERE id = $1 RETURNING `+numberPoolColumns, id, name, description, string(doc))
 	if _, ok := isUniqueViolation(err); ok {
 		return NumberPoolRow{}, fmt.Errorf("store: number pool %s: %w", name, ErrObjectExists)
@@ -194,9 +202,22 @@ func nullableArray(ss []string) any {
 // branches created meanwhile too. While tx holds them, no object is
 // written on any branch.
 func LockAllBranches(ctx context.Context, tx *Tx) ([]BranchRow, error) {
+	return allBranches(ctx, tx, ExclusiveBranch)
+}
+
+// ShareAllBranches locks every branch shared until tx ends, in the order
+// of LockAllBranches, the branches created meanwhile too. While tx holds
+// them, objects are written, but no branch is created, deleted, merged or
+// rebased, and no schema is loaded.
+func ShareAllBranches(ctx context.Context, tx *Tx) error {
+	_, err := allBranches(ctx, tx, ShareBranch)
+	return err
+}
+
+func allBranches(ctx context.Context, tx *Tx, lock BranchLock) ([]BranchRow, error) {
 	seen := -1
 	for {
-		rows, err := selectRows[branchScan](ctx, tx, `SELECT `+branchColumns+` FROM branches ORDER BY id = 1, id FOR UPDATE`)
+		rows, err := selectRows[branchScan](ctx, tx, `SELECT `+branchColumns+` FROM branches ORDER BY id = 1, id `+string(lock))
 		if err != nil {
 			return nil, fmt.Errorf("store: unable to lock the branches: %w", classify(err))
 		}
@@ -591,14 +612,29 @@ func NumberClaimConflict(ctx context.Context, q sqlx.QueryerContext, key NumberK
 	return c, nil
 }
 
+// numberConflictSQL locks the allocation of the identifier it returns
+// (FOR KEY SHARE, until the claim's transaction ends): a claim that
+// returns it writes a holding of its number that no other transaction
+// sees before the commit, and a release, which locks allocations FOR
+// UPDATE before it decides (ReleaseNumbers), waits for that commit and
+// then sees the holding. An allocation deleted meanwhile is not returned.
 const numberConflictSQL = `SELECT (SELECT revision FROM number_pools WHERE id = $1) AS revision,
-		(SELECT number FROM number_allocations WHERE pool_id = $1 AND division = $2::jsonb AND identifier = $4) AS identified,
+		(SELECT number FROM number_allocations WHERE pool_id = $1 AND division = $2::jsonb AND identifier = $4 AND NOT given_up
+			FOR KEY SHARE) AS identified,
 		EXISTS (SELECT 1 FROM number_allocations WHERE pool_id = $1 AND division = $2::jsonb AND number = $3)
 			OR EXISTS (SELECT 1 FROM number_holdings WHERE pool_id = $1 AND division = $2::jsonb AND number = $3) AS taken`
 
 // ReleaseNumbers deletes the allocations of keys whose number no
 // holding holds any more in the division, records each in the audit log
-// (a "release" by actor on branch) and returns them.
+// (a "release" by actor on branch) and returns them. tx deleted holdings
+// of those keys before. Two statements: the allocations are locked first
+// (FOR UPDATE, in the order of their keys), then a statement of its own,
+// whose snapshot follows the locks, deletes those that no holding holds.
+// So of two transactions that delete the last two holdings of a number
+// at once, the second to lock sees the first's deletion committed and
+// releases the number (docs/numbers.md, "Releases"). The second
+// statement is skipped when none of keys is allocated. ErrStale:
+// a deadlock with another release, the change is to be tried again.
 func ReleaseNumbers(ctx context.Context, tx *Tx, keys []NumberKey, actor, branch string) ([]NumberKey, error) {
 	if len(keys) == 0 {
 		return nil, nil
@@ -607,8 +643,18 @@ func ReleaseNumbers(ctx context.Context, tx *Tx, keys []NumberKey, actor, branch
 	for i, k := range keys {
 		pools[i], divisions[i], numbers[i] = k.Pool, string(k.Division), k.Number
 	}
+	var locked int
+	err := tx.GetContext(ctx, &locked, `SELECT count(*) FROM (SELECT 1 FROM number_allocations a
+			JOIN unnest($1::uuid[], $2::jsonb[], $3::bigint[]) k(p, d, n) ON a.pool_id = k.p AND a.division = k.d AND a.number = k.n
+			ORDER BY a.pool_id, a.division, a.number FOR UPDATE OF a) l`, textArray(pools), textArray(divisions), numbers)
+	if pq.As(err, pqerror.TRDeadlockDetected) != nil {
+		return nil, fmt.Errorf("store: unable to release %d numbers: %w", len(keys), ErrStale)
+	}
+	if err != nil || locked == 0 {
+		return nil, fmtRelease(len(keys), err)
+	}
 	var scans []numberKeyScan
-	err := tx.SelectContext(ctx, &scans, `WITH gone AS (
+	err = tx.SelectContext(ctx, &scans, `WITH gone AS (
 			DELETE FROM number_allocations a USING unnest($1::uuid[], $2::jsonb[], $3::bigint[]) k(p, d, n)
 			WHERE a.pool_id = k.p AND a.division = k.d AND a.number = k.n
 				AND NOT EXISTS (SELECT 1 FROM number_holdings h WHERE h.pool_id = a.pool_id AND h.division = a.division AND h.number = a.number)
@@ -621,32 +667,33 @@ func ReleaseNumbers(ctx context.Context, tx *Tx, keys []NumberKey, actor, branch
 		)
 		SELECT pool_id, division, number FROM gone`, textArray(pools), textArray(divisions), numbers, actor, nullable(branch))
 	if err != nil {
-		return nil, fmt.Errorf("store: unable to release %d numbers: %w", len(keys), classify(err))
+		return nil, fmtRelease(len(keys), err)
 	}
 	return numberKeys(scans)
 }
 
-// ReleaseIdentified deletes the allocation of key if the identifier holds
-// it, whoever holds the number, and records it in the audit log: a
-// number given up for another (value: null with from_pool). It reports
-// whether it deleted one.
-func ReleaseIdentified(ctx context.Context, tx *Tx, key NumberKey, identifier, actor, branch string) (bool, error) {
-	var n int
-	err := tx.GetContext(ctx, &n, `WITH gone AS (
-			DELETE FROM number_allocations a
-			WHERE a.pool_id = $1 AND a.division = $2::jsonb AND a.number = $3 AND a.identifier = $4
-			RETURNING a.*
-		), audit AS (
-			INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, before, branch)
-			SELECT $5, 'release', '', 'CoreNumberPool', p.name, jsonb_build_object('pool', p.name, 'pool_id', p.id,
-				'division', g.division, 'number', g.number, 'identifier', g.identifier, 'object', g.object_id, 'allocated_on', g.branch), $6
-			FROM gone g JOIN number_pools p ON p.id = g.pool_id
-		)
-		SELECT count(*) FROM gone`, key.Pool, string(key.Division), key.Number, identifier, actor, nullable(branch))
-	if err != nil {
-		return false, fmt.Errorf("store: unable to release number %d of pool %s: %w", key.Number, key.Pool, classify(err))
+// fmtRelease wraps err, if any, as ReleaseNumbers' failure to release n
+// numbers.
+func fmtRelease(n int, err error) error {
+	if err == nil {
+		return nil
 	}
-	return n > 0, nil
+	return fmt.Errorf("store: unable to release %d numbers: %w", n, classify(err))
+}
+
+// GiveUpNumber marks the allocation of key given up if the identifier
+// holds it: the identifier gives the number up for another (value: null
+// with from_pool), and may claim another in the division. The allocation
+// stays, and decides every claim of the number, until a release finds no
+// holding of it (ReleaseNumbers): objects of other branches may still
+// hold it.
+func GiveUpNumber(ctx context.Context, tx *Tx, key NumberKey, identifier string) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE number_allocations SET given_up = true
+		WHERE pool_id = $1 AND division = $2::jsonb AND number = $3 AND identifier = $4 AND NOT given_up`,
+		key.Pool, string(key.Division), key.Number, identifier); err != nil {
+		return fmt.Errorf("store: unable to give up number %d of pool %s: %w", key.Number, key.Pool, classify(err))
+	}
+	return nil
 }
 
 // TakenNumbers returns the numbers of the division of the pool that are
@@ -668,19 +715,36 @@ const takenNumbersSQL = `SELECT number FROM number_allocations WHERE pool_id = $
 // claims (see PrepareStatements).
 var numberStatements = []string{numberRecordsSQL, writeHoldingsSQL, claimNumberSQL, numberConflictSQL, takenNumbersSQL}
 
-// shownSQL is what the branches show of a pool's holdings ($1): every
-// branch's live rows, on that branch, and main's ended rows on each branch
-// that sees them at its branch point and has no row of its own for the
-// object.
-const shownSQL = `shown AS (
-		SELECT h.object_id, h.division, h.number, h.branch_id AS shown_on
-		FROM number_holdings h WHERE h.pool_id = $1 AND h.number IS NOT NULL AND h.to_seq IS NULL
-		UNION ALL
-		SELECT h.object_id, h.division, h.number, b.id
-		FROM number_holdings h JOIN branches b ON b.id <> 1 AND h.from_seq <= b.branched_from AND b.branched_from < h.to_seq
-		WHERE h.pool_id = $1 AND h.branch_id = 1 AND h.number IS NOT NULL AND h.to_seq IS NOT NULL
-			AND NOT EXISTS (SELECT 1 FROM number_holdings s WHERE s.pool_id = h.pool_id AND s.branch_id = b.id AND s.object_id = h.object_id AND s.to_seq IS NULL)
+// shownSQL is what the branches show of the numbers of a pool ($1):
+// every branch's live rows, on that branch, and main's ended rows on each
+// branch that sees them at its branch point and has no row of its own for
+// the object; of those, the pool's numbers alone (poolsNumberSQL).
+const shownSQL = `spans AS (` + spansSQL + `), shown AS (
+		SELECT h.* FROM (
+			SELECT h.object_id, h.division, h.number, h.branch_id AS shown_on
+			FROM number_holdings h WHERE h.pool_id = $1 AND h.number IS NOT NULL AND h.to_seq IS NULL
+			UNION ALL
+			SELECT h.object_id, h.division, h.number, b.id
+			FROM number_holdings h JOIN branches b ON b.id <> 1 AND h.from_seq <= b.branched_from AND b.branched_from < h.to_seq
+			WHERE h.pool_id = $1 AND h.branch_id = 1 AND h.number IS NOT NULL AND h.to_seq IS NOT NULL
+				AND NOT EXISTS (SELECT 1 FROM number_holdings s WHERE s.pool_id = h.pool_id AND s.branch_id = b.id AND s.object_id = h.object_id AND s.to_seq IS NULL)
+		) h
+		WHERE ` + poolsNumberSQL + `
 	)`
+
+// spansSQL is the numbers of the ranges of the pool $1, as one multirange
+// (numbers): what its figures count.
+const spansSQL = `SELECT coalesce(range_agg(int8range((r->>'start')::bigint, (r->>'end')::bigint, '[]')), '{}') AS numbers
+		FROM number_pools p, jsonb_array_elements(p.ranges) r WHERE p.id = $1`
+
+// poolsNumberSQL says whether the row h (a holding: its division and
+// number) holds a number of the pool $1: one of its ranges (spans), or one
+// allocated from it (its ranges may have changed since). Every pool of a
+// kind and attribute records every number its objects hold, so that it
+// skips them; it lists and counts its own alone, not another pool's of
+// the same attribute, nor a number given outside its ranges.
+const poolsNumberSQL = `((SELECT numbers FROM spans) @> h.number
+			OR EXISTS (SELECT 1 FROM number_allocations a WHERE a.pool_id = $1 AND a.division = h.division AND a.number = h.number))`
 
 // DivisionNumbers are the numbers shown in one division.
 type DivisionNumbers struct {
@@ -689,7 +753,7 @@ type DivisionNumbers struct {
 }
 
 // NumberDivisions returns the divisions of the pool where a branch shows
-// an object holding a number, with those numbers.
+// an object holding a number of the pool (shownSQL), with those numbers.
 func NumberDivisions(ctx context.Context, q sqlx.QueryerContext, pool string) ([]DivisionNumbers, error) {
 	var scans []struct {
 		Division []byte        `db:"division"`

@@ -163,13 +163,13 @@ type holding struct {
 
 // OpenOwnerLocks connects to the PostgreSQL server at url.
 func OpenOwnerLocks(ctx context.Context, url string, lease time.Duration) (*OwnerLocks, error) {
-	cfg, err := pq.NewConfig(url)
+	cfg, err := ParseURL(url)
 	if err != nil {
-		return nil, fmt.Errorf("store: unable to read the database URL: %w", err)
+		return nil, err
 	}
 	connector, err := pq.NewConnectorConfig(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("store: unable to read the database URL: %w", err)
+		return nil, fmt.Errorf("store: unable to read the database URL %s: %w", RedactURL(url), err)
 	}
 	connector.Dialer(newDialer())
 	db := sql.OpenDB(connector)

@@ -78,9 +78,9 @@ func OpenPooled(ctx context.Context, url string) (*DB, error) {
 }
 
 func open(ctx context.Context, url string, pooled bool) (*DB, error) {
-	cfg, err := pq.NewConfig(url)
+	cfg, err := ParseURL(url)
 	if err != nil {
-		return nil, fmt.Errorf("store: unable to read the database URL: %w", err)
+		return nil, err
 	}
 	setup := connectionSetup
 	if pooled {
@@ -89,7 +89,7 @@ func open(ctx context.Context, url string, pooled bool) (*DB, error) {
 	}
 	connector, err := pq.NewConnectorConfig(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("store: unable to read the database URL: %w", err)
+		return nil, fmt.Errorf("store: unable to read the database URL %s: %w", RedactURL(url), err)
 	}
 	connector.Dialer(newDialer())
 	db := New(sqlx.NewDb(sql.OpenDB(boundedConnector{Connector: connector, setup: setup}), "postgres"))

@@ -24,7 +24,8 @@ const (
 // RecordUsage writes records as the usage of the hour and of the day of
 // at (UTC), replacing what was written earlier in that hour or day, in one
 // statement; then counts the claims and releases of pools and subnets in
-// the hours from since's to at's (CountChanges).
+// the hours from since's to at's, and in those of the ones committed since
+// the last count (CountChanges).
 func RecordUsage(ctx context.Context, db *DB, records []UsageRecord, at, since time.Time) error {
 	uids, kinds := make(pq.StringArray, len(records)), make(pq.StringArray, len(records))
 	used, size := make(pq.Int64Array, len(records)), make(pq.Int64Array, len(records))
@@ -45,17 +46,19 @@ func RecordUsage(ctx context.Context, db *DB, records []UsageRecord, at, since t
 	return CountChanges(ctx, db, since, at)
 }
 
-// countChangesSQL counts the claims and releases of the audit log from $1
-// to $2, per pool and subnet and hour (UTC), into the hours' rows of the
-// history. A subnet's are the changes of its VPC's pool inside its prefix:
-// the last subnet at or before the address, if it holds it, one probe of
-// subnets_vpc_cidr (migration 0014) whatever the VPC's number of subnets.
+// countChangesSQL counts the claims and releases of the audit log in the
+// hours $1 (their starts, UTC), per pool and subnet and hour, into the
+// hours' rows of the history. A subnet's are the changes of its VPC's pool
+// inside its prefix: the last subnet at or before the address, if it holds
+// it, one probe of subnets_vpc_cidr (migration 0014) whatever the VPC's
+// number of subnets.
 const countChangesSQL = `
 	WITH changes AS MATERIALIZED (
-		SELECT date_bin('1 hour', a.at, '2000-01-01 00:00:00+00') AS hour, a.action = 'allocate' AS claim, a.namespace,
+		SELECT h.hour, a.action = 'allocate' AS claim, a.namespace,
 			coalesce(a.after, a.before)->>'pool' AS pool, (coalesce(a.after, a.before)->>'address')::inet AS address
-		FROM audit_log a
-		WHERE a.at >= $1 AND a.at < $2 AND a.object_kind = 'IPAllocation' AND a.action IN ('allocate', 'release')
+		FROM unnest($1::timestamptz[]) h (hour)
+		JOIN audit_log a ON a.at >= h.hour AND a.at < h.hour + interval '1 hour'
+		WHERE a.object_kind = 'IPAllocation' AND a.action IN ('allocate', 'release')
 	), of_pools AS MATERIALIZED (
 		SELECT p.uid, p.vpc_uid, c.hour, c.claim, c.address FROM changes c JOIN pools p ON p.namespace = c.namespace AND p.name = c.pool
 	), counted AS (
@@ -85,33 +88,91 @@ const sumDaysSQL = `
 		AND (d.claims, d.releases) IS DISTINCT FROM (s.claims, s.releases)`
 
 // CountChanges counts the claims and releases of pools and subnets in the
-// audit log, in every hour from since's to until's (UTC), into the history
-// rows of those hours, and sums them into their days' rows. The hours are
-// counted whole (since zero: until's alone): whichever process counts, and
-// however often, an hour that has a row gets the same figures. Hours
-// without a row (no process wrote the usage in them) are not counted. A
-// busy hour's count outlasts a request's statement timeout (about 10 µs a
-// claim or release, BenchmarkCountChanges): it runs as background work
-// (inBackground).
+// audit log, in every hour from since's to until's (UTC) and in the hours
+// of the entries committed since the last count (countHours), into the
+// history rows of those hours, and sums them into their days' rows. The
+// hours are counted whole (since zero: until's alone): whichever process
+// counts, and however often, an hour that has a row gets the same figures.
+// Hours without a row (no process wrote the usage in them) are not
+// counted. A busy hour's count outlasts a request's statement timeout
+// (about 10 µs a claim or release, BenchmarkCountChanges): it runs as
+// background work (inBackground).
 func CountChanges(ctx context.Context, db *DB, since, until time.Time) error {
-	return countHours(ctx, db, countChangesSQL, sumDaysSQL, "of the usage history", since, until)
+	return countHours(ctx, db, "IPAllocation", countChangesSQL, sumDaysSQL, "of the usage history", since, until)
 }
 
-// countHours runs count (the changes from $1 to $2 into the hours' rows)
-// over the whole hours from since's to until's (since zero: until's
-// alone), then sumDays (the days from $1 to $2 the sums of their hours),
-// as background work; what names the history in errors.
-func countHours(ctx context.Context, db *DB, count, sumDays, what string, since, until time.Time) error {
+// lateHoursSQL returns the hours (UTC, as Unix times) of the audit log's
+// claims and releases of objects of kind $2 that the snapshot $1 (the
+// previous count's) did not see and this statement's sees, those that have
+// a row of the history; and this statement's snapshot. An entry's xid is
+// its transaction's (audit_log.xid's default); an xid past the snapshot's xmax
+// (entries restored from another cluster) is left for a later count.
+const lateHoursSQL = `
+	SELECT coalesce(array_agg(DISTINCT extract(epoch FROM l.hour)::bigint), '{}'), pg_current_snapshot()::text
+	FROM (
+		SELECT date_bin('1 hour', a.at, '2000-01-01 00:00:00+00') AS hour
+		FROM audit_log a
+		WHERE a.xid >= pg_snapshot_xmin($1::pg_snapshot) AND a.xid < pg_snapshot_xmax(pg_current_snapshot())
+			AND NOT pg_visible_in_snapshot(a.xid, $1::pg_snapshot)
+			AND a.object_kind = $2 AND a.action IN ('allocate', 'release')
+	) l
+	WHERE EXISTS (SELECT FROM usage_history h WHERE h.step = 'hour' AND h.at = l.hour)`
+
+// countHours runs count (the changes in the hours $1 into the hours'
+// rows) over the whole hours from since's to until's (since zero: until's
+// alone) and the hours of the audit log's entries of objects of kind that
+// committed since the last count, then sumDays (the days from $1 to $2
+// the sums of their hours), as background work; what names the history in
+// errors.
+//
+// An entry bears its transaction's start, and may commit after a count of
+// its hour: a claim that began in an hour and waited on a lock past the
+// next hour's first count. So the counts of a kind follow the audit log in
+// commit order: they take usage_history_counted's row of kind in turn
+// (FOR UPDATE), each reads, with a snapshot taken once the previous count
+// committed, the hours of the entries the previous count's snapshot did
+// not see (lateHoursSQL), counts them with the others, and leaves its
+// snapshot for the next. An entry is thus seen first by one count, which
+// counts its hour (TestUsageHistoryCountsLateCommit).
+func countHours(ctx context.Context, db *DB, kind, count, sumDays, what string, since, until time.Time) error {
 	if since.IsZero() || since.After(until) {
 		since = until
 	}
 	from, to := usageHour(since), usageHour(until).Add(time.Hour)
 	return inBackground(ctx, db, func(tx *Tx) error {
-		if _, err := tx.ExecContext(ctx, count, from, to); err != nil {
+		var counted string
+		if err := tx.GetContext(ctx, &counted, `SELECT counted::text FROM usage_history_counted WHERE object_kind = $1 FOR UPDATE`, kind); err != nil {
+			return fmt.Errorf("store: unable to read the last count %s: %w", what, classify(err))
+		}
+		var late pq.Int64Array
+		var seen string
+		if err := tx.QueryRowxContext(ctx, lateHoursSQL, counted, kind).Scan(&late, &seen); err != nil {
+			return fmt.Errorf("store: unable to read the changes committed since the last count %s: %w", what, classify(err))
+		}
+		hours := map[time.Time]bool{}
+		for h := from; h.Before(to); h = h.Add(time.Hour) {
+			hours[h] = true
+		}
+		first := from
+		for _, u := range late {
+			h := time.Unix(u, 0).UTC()
+			hours[h] = true
+			if h.Before(first) {
+				first = h
+			}
+		}
+		list := make(pq.StringArray, 0, len(hours))
+		for h := range hours {
+			list = append(list, h.Format(time.RFC3339))
+		}
+		if _, err := tx.ExecContext(ctx, count, list); err != nil {
 			return fmt.Errorf("store: unable to count the claims and releases %s: %w", what, classify(err))
 		}
-		if _, err := tx.ExecContext(ctx, sumDays, usageDay(from), usageDay(until).Add(24*time.Hour)); err != nil {
+		if _, err := tx.ExecContext(ctx, sumDays, usageDay(first), usageDay(until).Add(24*time.Hour)); err != nil {
 			return fmt.Errorf("store: unable to count the claims and releases %s: %w", what, classify(err))
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE usage_history_counted SET counted = $2::pg_snapshot WHERE object_kind = $1`, kind, seen); err != nil {
+			return fmt.Errorf("store: unable to record the last count %s: %w", what, classify(err))
 		}
 		return nil
 	})
