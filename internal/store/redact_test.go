@@ -58,7 +58,7 @@ func TestMalformedURLErrorMasksPassword(t *testing.T) {
 					return err
 				},
 				"OpenOwnerLocks": func() error {
-					_, err := store.OpenOwnerLocks(ctx, c.url)
+					_, err := store.OpenOwnerLocks(ctx, c.url, time.Second)
 					return err
 				},
 				"Listen": func() error {
