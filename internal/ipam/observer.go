@@ -1,6 +1,10 @@
 package ipam
 
-import "time"
+import (
+	"time"
+
+	"pivirt.hu/ipam/internal/routing"
+)
 
 // An Observer is told what the service does, for its metrics
 // (internal/metrics); its methods must be cheap and safe for concurrent
@@ -56,19 +60,19 @@ type ClaimStats struct {
 	// SharedStatements are the statements that inserted several claims'
 	// rows (inserts.go), SharedInserts the rows they inserted.
 	SharedStatements, SharedInserts int64
-	// Forwarded are the claims sent to their pool's owner process, Served
-	// those other processes sent to this one, Fallbacks those made here
-	// because their pool's owner could not be reached (internal/routing);
-	// zero without routing.
-	Forwarded, Served, Fallbacks int64
+	// Routing counts the claims sent to their pool's owner process, those
+	// other processes sent to this one, those made here because their pool's
+	// owner could not be reached or did not answer in time, and the route
+	// link's refused connections and failed accepts (internal/routing); zero
+	// without routing.
+	Routing routing.Stats
 }
 
 // ClaimStats returns the counts so far.
 func (s *Service) ClaimStats() ClaimStats {
 	c := ClaimStats{SharedStatements: s.inserts.batches.Load(), SharedInserts: s.inserts.batched.Load()}
 	if s.router != nil {
-		r := s.router.Stats()
-		c.Forwarded, c.Served, c.Fallbacks = r.Forwarded, r.Served, r.Fallbacks
+		c.Routing = s.router.Stats()
 	}
 	return c
 }

@@ -101,10 +101,13 @@ func TestScrapeRouting(t *testing.T) {
 	})
 	attach(t, b, 20, 1)
 	s := b.ClaimStats()
-	if s.Fallbacks == 0 {
+	if s.Routing.Fallbacks == 0 {
 		t.Errorf("b's claim after the owner stopped: %+v, want a fallback", s)
 	}
-	checkCounters(t, "the other, its owner gone", scrape(t, mb.Handler()), map[string]int64{"ipam_claims_forwarded_total": 3, "ipam_claim_forward_fallbacks_total": s.Fallbacks})
+	checkCounters(t, "the other, its owner gone", scrape(t, mb.Handler()), map[string]int64{"ipam_claims_forwarded_total": 3,
+		"ipam_claims_served_total": s.Routing.Served, "ipam_claim_forward_fallbacks_total": s.Routing.Fallbacks,
+		"ipam_claim_forward_timeouts_total": s.Routing.Timeouts, "ipam_route_link_refused_total": s.Routing.Refused,
+		"ipam_route_link_accept_errors_total": s.Routing.AcceptErrors})
 }
 
 // TestScrapeSharedStatements: claims that queue behind the inserts in

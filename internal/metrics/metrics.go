@@ -189,6 +189,12 @@ var (
 		"Claims other processes sent to this one, the owner of their pool, which it made.", nil, nil)
 	claimFallbacks = prometheus.NewDesc("ipam_claim_forward_fallbacks_total",
 		"Claims this process made itself because the process that owns their pool could not be reached.", nil, nil)
+	claimForwardTimeouts = prometheus.NewDesc("ipam_claim_forward_timeouts_total",
+		"Forwarded claims whose owner did not answer within the forwarded call's deadline; each is also a fallback (docs/scaling.md).", nil, nil)
+	routeLinkRefused = prometheus.NewDesc("ipam_route_link_refused_total",
+		"Connections to this process's route link closed unauthenticated: a certificate or proof that did not match, or too many handshakes at once.", nil, nil)
+	routeLinkAcceptErrors = prometheus.NewDesc("ipam_route_link_accept_errors_total",
+		"Errors accepting connections on the route link (too many open files, say), each retried after a pause.", nil, nil)
 )
 
 // claimsCollector reads, at each scrape, how the service's claims were
@@ -197,7 +203,8 @@ var (
 type claimsCollector struct{ svc *ipam.Service }
 
 func (c claimsCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{sharedStatements, sharedInserts, claimsForwarded, claimsServed, claimFallbacks} {
+	for _, d := range []*prometheus.Desc{sharedStatements, sharedInserts, claimsForwarded, claimsServed, claimFallbacks,
+		claimForwardTimeouts, routeLinkRefused, routeLinkAcceptErrors} {
 		ch <- d
 	}
 }
@@ -205,7 +212,8 @@ func (c claimsCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c claimsCollector) Collect(ch chan<- prometheus.Metric) {
 	s := c.svc.ClaimStats()
 	for d, v := range map[*prometheus.Desc]int64{sharedStatements: s.SharedStatements, sharedInserts: s.SharedInserts,
-		claimsForwarded: s.Forwarded, claimsServed: s.Served, claimFallbacks: s.Fallbacks} {
+		claimsForwarded: s.Routing.Forwarded, claimsServed: s.Routing.Served, claimFallbacks: s.Routing.Fallbacks,
+		claimForwardTimeouts: s.Routing.Timeouts, routeLinkRefused: s.Routing.Refused, routeLinkAcceptErrors: s.Routing.AcceptErrors} {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v))
 	}
 }
