@@ -184,6 +184,21 @@ func OpenOwnerLocks(ctx context.Context, url string, lease time.Duration) (*Owne
 	return l, nil
 }
 
+// lockStatementTimeout bounds a statement on the connection holding the
+// locks.
+const lockStatementTimeout = 5 * time.Second
+
+// lockStatementContext is the context of a statement on the connection
+// holding the locks, asked for by a claim whose context is ctx: not ended
+// when the claim's is (a client gone while its claim took a pool's lock).
+// A statement given up half way leaves unknown whether its lock was taken,
+// and only closing the connection, which gives up every pool the process
+// owns, would make that known; so the statement runs to its end, bounded
+// by lockStatementTimeout instead (TestOwnerLocksOutliveAClaimGivenUp).
+func lockStatementContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), lockStatementTimeout)
+}
+
 // ErrLocksLost means that the connection holding the locks failed: the
 // process owns no pool any more.
 var ErrLocksLost = errors.New("store: the connection holding the pool owner locks failed")
@@ -262,6 +277,8 @@ func (l *OwnerLocks) Check(ctx context.Context) error {
 // over only a lease after that. ErrNotFound means that the pool is gone;
 // ErrLocksLost, that the locks taken before are gone.
 func (l *OwnerLocks) TryOwn(ctx context.Context, uid string, r Route) (owned bool, gen uint64, err error) {
+	ctx, cancel := lockStatementContext(ctx)
+	defer cancel()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	c, err := l.connection(ctx)
@@ -316,6 +333,8 @@ func (l *OwnerLocks) unlock(ctx context.Context, c *sql.Conn, uid string, orphan
 
 // Disown gives up the lock of the pool uid.
 func (l *OwnerLocks) Disown(ctx context.Context, uid string) error {
+	ctx, cancel := lockStatementContext(ctx)
+	defer cancel()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.conn == nil {

@@ -119,6 +119,43 @@ func TestOwnerLocks(t *testing.T) {
 // granted every table (as default privileges may do) and a reporting role
 // every table of the schema before the route link's migration, the
 // migrations leave the cluster secret to the tables' owner: neither an unprivileged role nor the reporting role
+
+// TestOwnerLocksOutliveAClaimGivenUp: a claim whose context has ended (its
+// client went away) while it asks for a pool's owner does not make the
+// process give up the pools it owns: the statement on the locks'
+// connection runs to its end.
+func TestOwnerLocksOutliveAClaimGivenUp(t *testing.T) {
+	url := pgtest.NewURL(t)
+	db, err := store.Open(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	pool := privatePool(t, db)
+	l, err := store.OpenOwnerLocks(t.Context(), url, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	route := store.Route{Address: "127.0.0.1:7001", Host: "h", Process: "a"}
+	got, gen, err := l.TryOwn(t.Context(), pool, route)
+	if !got || err != nil {
+		t.Fatalf("TryOwn = %v, %v; want the pool", got, err)
+	}
+
+	ended, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, _, err := l.TryOwn(ended, "5b0f3c1e-9d2a-4f6b-8c7e-1a2b3c4d5e6f", route); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("TryOwn of a pool that is gone, its claim's context ended = %v; want ErrNotFound, the statement run to its end", err)
+	}
+	if err := l.Disown(ended, "5b0f3c1e-9d2a-4f6b-8c7e-1a2b3c4d5e6f"); err != nil {
+		t.Errorf("Disown with its claim's context ended = %v", err)
+	}
+	if !l.Holds(gen) || l.Generation() != gen {
+		t.Fatalf("after a claim given up: holds %v, generation %d (was %d); want the pool still owned on the same connection", l.Holds(gen), l.Generation(), gen)
+	}
+}
+
 // reads it, while the reporting role still reads the rest.
 func TestClusterSecretReadByOwnerOnly(t *testing.T) {
 	db := migratedTo(t, migrationVersion(t, "route_link")-1)
