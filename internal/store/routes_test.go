@@ -115,11 +115,6 @@ func TestOwnerLocks(t *testing.T) {
 	}
 }
 
-// TestClusterSecretReadByOwnerOnly: on a database where PUBLIC was
-// granted every table (as default privileges may do) and a reporting role
-// every table of the schema before the route link's migration, the
-// migrations leave the cluster secret to the tables' owner: neither an unprivileged role nor the reporting role
-
 // TestOwnerLocksOutliveAClaimGivenUp: a claim whose context has ended (its
 // client went away) while it asks for a pool's owner does not make the
 // process give up the pools it owns: the statement on the locks'
@@ -156,6 +151,10 @@ func TestOwnerLocksOutliveAClaimGivenUp(t *testing.T) {
 	}
 }
 
+// TestClusterSecretReadByOwnerOnly: on a database where PUBLIC was
+// granted every table (as default privileges may do) and a reporting role
+// every table of the schema before the route link's migration, the
+// migrations leave the cluster secret to the tables' owner: neither an unprivileged role nor the reporting role
 // reads it, while the reporting role still reads the rest.
 func TestClusterSecretReadByOwnerOnly(t *testing.T) {
 	db := migratedTo(t, migrationVersion(t, "route_link")-1)
