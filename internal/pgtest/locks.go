@@ -30,9 +30,9 @@ func AwaitLockWaits(t testing.TB, db *store.DB, n int, what string, done ...<-ch
 	t.Helper()
 	switch pollLocks(done, func() bool { return lockWaits(t, db, 0) >= n }) {
 	case endedFirst:
-		t.Fatalf("%s: it ended before %d sessions waited for a lock", what, n)
+		t.Fatalf("%s ended without waiting for a lock (%d sessions wait, want %d)", what, lockWaits(t, db, 0), n)
 	case timedOut:
-		t.Fatalf("%s: %d sessions did not wait for a lock within %v (%d do)", what, n, lockWaitDeadline, lockWaits(t, db, 0))
+		t.Fatalf("%s: %d sessions do not wait for a lock after %v (%d do)", what, n, lockWaitDeadline, lockWaits(t, db, 0))
 	}
 }
 
@@ -50,9 +50,9 @@ func AwaitBlockedBy(t testing.TB, db *store.DB, pid int, what string, done ...<-
 	t.Helper()
 	switch pollLocks(done, func() bool { return lockWaits(t, db, pid) > 0 }) {
 	case endedFirst:
-		t.Fatalf("%s: it ended before a session waited for a lock of session %d", what, pid)
+		t.Fatalf("%s ended without waiting for a lock of session %d", what, pid)
 	case timedOut:
-		t.Fatalf("%s: no session waited for a lock of session %d within %v", what, pid, lockWaitDeadline)
+		t.Fatalf("%s: no session waits for a lock of session %d after %v", what, pid, lockWaitDeadline)
 	}
 }
 
@@ -68,7 +68,7 @@ func DoneOrWaiting(t testing.TB, db *store.DB, what string, done ...<-chan struc
 	case endedFirst:
 		return false
 	case timedOut:
-		t.Fatalf("%s: neither ended nor waited for a lock within %v", what, lockWaitDeadline)
+		t.Fatalf("%s neither ended nor waited for a lock in %v", what, lockWaitDeadline)
 	}
 	return true
 }
