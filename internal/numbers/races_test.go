@@ -44,32 +44,11 @@ func goDo(op func() error) (<-chan struct{}, *error) {
 
 // waitFor waits until one of signals is closed (an operation done, a held
 // statement reached), or until a session of the database waits for a
-// lock (pg_stat_activity): the operation has gone as far as the locks
-// held now let it. It polls; it never sleeps in place of a signal.
+// lock (pgtest.DoneOrWaiting): the operation has gone as far as the locks
+// held now let it.
 func (e *env) waitFor(what string, signals ...<-chan struct{}) {
 	e.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		for _, s := range signals {
-			select {
-			case <-s:
-				return
-			default:
-			}
-		}
-		var waiting int
-		if err := e.db.GetContext(e.t.Context(), &waiting, `SELECT count(*) FROM pg_stat_activity
-			WHERE datname = current_database() AND wait_event_type = 'Lock'`); err != nil {
-			e.t.Fatal(err)
-		}
-		if waiting > 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("%s neither went through nor waited for a lock", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	pgtest.DoneOrWaiting(e.t, e.db, what, signals...)
 }
 
 // reached waits until the statement h holds is held.
