@@ -130,7 +130,8 @@ func (s *Service) CreateBranch(ctx context.Context, actor auth.Actor, name strin
 // main's writes keep because a branch sees it (a number pool's ended
 // holdings) is decided by main's writes under way before the branch goes,
 // and by those after without it, so the records told of the deletion see
-// every such row.
+// every such row. A deadlock that refuses it (its release of numbers
+// meeting another change's locks) is met by trying again (change).
 func (s *Service) DeleteBranch(ctx context.Context, actor auth.Actor, name string) (Branch, error) {
 	if !actor.IsOperator() {
 		return Branch{}, notFound("branch %s", name)
@@ -139,7 +140,7 @@ func (s *Service) DeleteBranch(ctx context.Context, actor auth.Actor, name strin
 		return Branch{}, invalid("name", "branch main is the default branch; it cannot be deleted")
 	}
 	var b Branch
-	err := s.inTx(ctx, func(tx *store.Tx) error {
+	err := s.change(ctx, func(tx *store.Tx) error {
 		row, err := store.LockBranch(ctx, tx, name, store.ExclusiveBranch, store.ObjectLocks{})
 		if errors.Is(err, store.ErrNotFound) {
 			return notFound("branch %s", name)

@@ -40,7 +40,8 @@ func (s *Service) RebaseBranch(ctx context.Context, actor auth.Actor, name strin
 	return s.integrate(ctx, actor, name, "rebase")
 }
 
-// integrate merges or rebases (action) the branch called name.
+// integrate merges or rebases (action) the branch called name, in one
+// change (tried again when a deadlock refuses it, see change).
 func (s *Service) integrate(ctx context.Context, actor auth.Actor, name, action string) (Branch, error) {
 	if !actor.IsOperator() {
 		return Branch{}, notFound("branch %s", name)
@@ -50,7 +51,7 @@ func (s *Service) integrate(ctx context.Context, actor auth.Actor, name, action 
 	}
 	var out Branch
 	var mainChanged bool
-	err := s.inTx(ctx, func(tx *store.Tx) error {
+	err := s.change(ctx, func(tx *store.Tx) error {
 		// The branch, then main: every merge and rebase locks in this
 		// order, and writes lock one branch only.
 		b, err := store.LockBranch(ctx, tx, name, store.ExclusiveBranch, store.ObjectLocks{})

@@ -171,53 +171,63 @@ func TestUniqueOnBranchWhileShadowing(t *testing.T) {
 	}
 }
 
+// goDo runs op in a goroutine and returns a channel closed when it is
+// done, and where its error is then.
+func goDo(op func() error) (<-chan struct{}, *error) {
+	done, err := make(chan struct{}), new(error)
+	go func() {
+		defer close(done)
+		*err = op()
+	}()
+	return done, err
+}
+
 // TestUniqueOnMainWaitsForTheHolder: a writer whose value another
-// transaction holds (uncommitted) waits for it, and gets the conflict once
-// it commits.
+// transaction holds (uncommitted) waits for it (seen waiting for a lock),
+// and gets the conflict once it commits.
 func TestUniqueOnMainWaitsForTheHolder(t *testing.T) {
-	other, _, url := newService(t)
+	other, db, url := newService(t)
 	load(t, other, Main, sites)
 	svc, proxy := proxiedService(t, url)
 	hold := proxy.HoldAnswer("INSERT INTO unique_values")
+	defer hold.Release() // a failure lets the statement go before the services close
 	done := make(chan error, 1)
 	go func() {
 		_, err := svc.CreateObject(context.Background(), operator, Main, "LocationSite", ObjectInput{Attributes: map[string]any{"name": "x"}})
 		done <- err
 	}()
 	reached(t, hold, "the first creation")
-	second := make(chan error, 1)
-	go func() {
+	secondDone, second := goDo(func() error {
 		_, err := other.CreateObject(context.Background(), operator, Main, "LocationSite", ObjectInput{Attributes: map[string]any{"name": "x"}})
-		second <- err
-	}()
-	select {
-	case err := <-second:
-		t.Fatalf("the second creation did not wait: %v", err)
-	case <-time.After(300 * time.Millisecond):
-	}
+		return err
+	})
+	pgtest.AwaitLockWait(t, db, "the second creation of x (the first holds the name)", secondDone)
 	hold.Release()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	refusal(t, <-second, ErrConflict, "Violates uniqueness constraint 'name'")
+	<-secondDone
+	refusal(t, *second, ErrConflict, "Violates uniqueness constraint 'name'")
 	if n := sitesNamed(t, other, Main, "x"); n != 1 {
 		t.Fatalf("%d sites called x", n)
 	}
 }
 
 // TestDeleteWhilePointedAtAnew: a site deleted while a VLAN is being
-// created on it waits for the creation, and is then refused naming the
-// VLAN; a VLAN created while its site is being deleted finds no site.
+// created on it waits for the creation (seen waiting for a lock), and is
+// then refused naming the VLAN; a VLAN created while its site is being
+// deleted waits for the deletion, and then finds no site.
 func TestDeleteWhilePointedAtAnew(t *testing.T) {
 	for _, branch := range []string{Main, "b1"} {
 		t.Run(branch, func(t *testing.T) {
-			other, _, url := newService(t)
+			other, db, url := newService(t)
 			load(t, other, Main, sites)
 			s := site(t, other, Main, "s")
 			newBranch(t, other, "b1")
 			svc, proxy := proxiedService(t, url)
 
 			hold := proxy.Hold("INSERT INTO unique_values")
+			defer hold.Release() // a failure lets the statement go before the services close
 			created := make(chan error, 1)
 			var vlanID string
 			go func() {
@@ -227,24 +237,19 @@ func TestDeleteWhilePointedAtAnew(t *testing.T) {
 				created <- err
 			}()
 			reached(t, hold, "the VLAN's creation")
-			deleted := make(chan error, 1)
-			go func() {
+			deletedDone, deleted := goDo(func() error {
 				_, err := other.DeleteObject(context.Background(), operator, branch, s.ID)
-				deleted <- err
-			}()
-			select {
-			case err := <-deleted:
-				t.Fatalf("the deletion did not wait for the creation: %v", err)
-			case <-time.After(300 * time.Millisecond):
-			}
+				return err
+			})
+			pgtest.AwaitLockWait(t, db, "the site's deletion during the VLAN's creation", deletedDone)
 			hold.Release()
 			if err := <-created; err != nil {
 				t.Fatal(err)
 			}
-			err := <-deleted
+			<-deletedDone
 			var c *ConflictError
-			if !errors.As(err, &c) || len(c.Objects) != 1 || c.Objects[0] != vlanID {
-				t.Fatalf("the deletion: %v, want the conflict naming VLAN %s", err, vlanID)
+			if !errors.As(*deleted, &c) || len(c.Objects) != 1 || c.Objects[0] != vlanID {
+				t.Fatalf("the deletion: %v, want the conflict naming VLAN %s", *deleted, vlanID)
 			}
 
 			// The other way round: the deletion first.
@@ -252,22 +257,25 @@ func TestDeleteWhilePointedAtAnew(t *testing.T) {
 				t.Fatal(err)
 			}
 			hold = proxy.Hold("INSERT INTO object_versions")
-			go func() {
+			defer hold.Release()
+			deletedDone, deleted = goDo(func() error {
 				_, err := svc.DeleteObject(context.Background(), operator, branch, s.ID)
-				deleted <- err
-			}()
+				return err
+			})
 			reached(t, hold, "the site's deletion")
-			go func() {
+			createdDone, creation := goDo(func() error {
 				_, err := other.CreateObject(context.Background(), operator, branch, "IpamVLAN", ObjectInput{Attributes: map[string]any{"name": "v"},
 					Relationships: map[string][]string{"site": {s.ID}}})
-				created <- err
-			}()
-			time.Sleep(300 * time.Millisecond)
+				return err
+			})
+			pgtest.AwaitLockWait(t, db, "the VLAN's creation during its site's deletion", createdDone)
 			hold.Release()
-			if err := <-deleted; err != nil {
-				t.Fatal(err)
+			<-deletedDone
+			if *deleted != nil {
+				t.Fatal(*deleted)
 			}
-			refusal(t, <-created, ErrNotFound, "")
+			<-createdDone
+			refusal(t, *creation, ErrNotFound, "")
 		})
 	}
 }

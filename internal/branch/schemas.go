@@ -64,7 +64,8 @@ func (s *Service) LoadSchema(ctx context.Context, actor auth.Actor, branch strin
 	}
 	var changes schema.Changes
 	var branchID int64
-	err := s.inTx(ctx, func(tx *store.Tx) error {
+	err := s.change(ctx, func(tx *store.Tx) error {
+		changes = nil
 		row, err := store.LockBranch(ctx, tx, branch, store.ExclusiveBranch, store.ObjectLocks{})
 		if errors.Is(err, store.ErrNotFound) {
 			return notFound("branch %s", branch)

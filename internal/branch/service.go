@@ -256,32 +256,45 @@ func (s *Service) inTx(ctx context.Context, fn func(tx *store.Tx) error) error {
 	return store.InTx(ctx, s.db, fn)
 }
 
-// maxAttempts bounds how many times a write is tried when another writer
-// changed the object it replaces meanwhile.
+// maxAttempts bounds how many times a change is tried when it meets
+// another change made meanwhile.
 const maxAttempts = 5
 
-// write runs fn in a transaction that holds the branch called name shared
-// (with objects locked, see store.ObjectLocks), given the branch's state
-// as the lock found it. It tries again when fn meets store.ErrStale.
-func (s *Service) write(ctx context.Context, name string, locks store.ObjectLocks, fn func(tx *store.Tx, st *branchState) error) error {
+// change runs fn in a transaction, and again in a fresh one when fn meets
+// another change made meanwhile (store.Retryable: an object written first,
+// a pool deleted, a deadlock PostgreSQL broke by refusing this
+// transaction), maxAttempts times in all. Every change of objects' versions
+// goes through it (writes, schema loads, merges, rebases, branch
+// deletions): the releases of numbers their records make lock allocations
+// that another change may lock in the other order (docs/numbers.md,
+// "Records"). fn starts afresh each time: what it read or set in a
+// refused attempt is to be read or set again.
+func (s *Service) change(ctx context.Context, fn func(tx *store.Tx) error) error {
 	for attempt := 1; ; attempt++ {
-		err := s.inTx(ctx, func(tx *store.Tx) error {
-			row, err := store.LockBranch(ctx, tx, name, store.ShareBranch, locks)
-			if errors.Is(err, store.ErrNotFound) {
-				return notFound("branch %s", name)
-			}
-			if err != nil {
-				return err
-			}
-			st, err := s.stateOf(ctx, tx, row)
-			if err != nil {
-				return err
-			}
-			return fn(tx, st)
-		})
-		if errors.Is(err, store.ErrStale) && attempt < maxAttempts {
+		err := s.inTx(ctx, fn)
+		if store.Retryable(err) && attempt < maxAttempts {
 			continue
 		}
 		return err
 	}
+}
+
+// write runs fn in a change (a transaction, tried again as change says)
+// that holds the branch called name shared (with objects locked, see
+// store.ObjectLocks), given the branch's state as the lock found it.
+func (s *Service) write(ctx context.Context, name string, locks store.ObjectLocks, fn func(tx *store.Tx, st *branchState) error) error {
+	return s.change(ctx, func(tx *store.Tx) error {
+		row, err := store.LockBranch(ctx, tx, name, store.ShareBranch, locks)
+		if errors.Is(err, store.ErrNotFound) {
+			return notFound("branch %s", name)
+		}
+		if err != nil {
+			return err
+		}
+		st, err := s.stateOf(ctx, tx, row)
+		if err != nil {
+			return err
+		}
+		return fn(tx, st)
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -142,19 +143,6 @@ func TestBatchOfOneAddressAuditsOnce(t *testing.T) {
 	}
 }
 
-// waitLockWaits waits until n sessions of db's database wait for a lock
-// (pg_stat_activity), so that an interleaving is forced, not hoped for.
-func waitLockWaits(t *testing.T, db *store.DB, n int) {
-	t.Helper()
-	waitFor(t, fmt.Sprintf("%d sessions to wait for a lock", n), func() bool {
-		var waiting int
-		if err := db.Get(&waiting, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`); err != nil {
-			t.Fatal(err)
-		}
-		return waiting >= n
-	})
-}
-
 // TestQueuedClaimGivesUp: a claim queued behind a statement in flight
 // leaves the queue when its request ends, answering the context's error,
 // and the others' claims, queued with it and in flight, are each stored
@@ -189,7 +177,7 @@ func TestQueuedClaimGivesUp(t *testing.T) {
 	c.running = insertsInFlight
 	inFlight := queueClaims(t, t.Context(), c, []store.AllocationRow{row("10.42.0.10", "vm-a"), row("10.42.0.20", "vm-b")})
 	c.next()
-	waitLockWaits(t, db, 1)
+	pgtest.AwaitLockWait(t, db, "the batch of vm-a and vm-b")
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()

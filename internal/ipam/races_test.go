@@ -39,15 +39,6 @@ func reached(t *testing.T, h *pgtest.Hold, what string) {
 	}
 }
 
-// doneOrBlocked waits until done is closed or half a second passed: long
-// enough for a request that does not wait on the held one to finish.
-func doneOrBlocked(done <-chan struct{}) {
-	select {
-	case <-done:
-	case <-time.After(500 * time.Millisecond):
-	}
-}
-
 // allocationCount counts the allocations at address.
 func allocationCount(t *testing.T, db *store.DB, address string) int {
 	t.Helper()
@@ -108,7 +99,7 @@ func TestDeleteKeepsInterfaceAttachedMeanwhile(t *testing.T) {
 // one process, for two subnets, each get the answer to their own request:
 // an address in their subnet, or a refusal naming it.
 func TestOneOwnerInTwoSubnetsAtOnce(t *testing.T) {
-	_, _, dbURL := newService(t)
+	_, db, dbURL := newService(t)
 	svc, proxy := proxiedService(t, dbURL)
 	setupSubnet(t, svc, "10.42.1.0/24")
 	ctx := context.Background()
@@ -119,6 +110,7 @@ func TestOneOwnerInTwoSubnetsAtOnce(t *testing.T) {
 		return svc.AttachInterface(ctx, acme, AttachInterfaceInput{Namespace: "acme/prod", VPC: "main", Subnet: subnet, VM: VMRef{UID: "vm-1", Hostname: "web-01"}})
 	}
 	hold := proxy.Hold("INSERT INTO allocations")
+	defer hold.Release() // a failure lets the statement go before the services close
 	type answer struct {
 		a   Allocation
 		err error
@@ -135,7 +127,11 @@ func TestOneOwnerInTwoSubnetsAtOnce(t *testing.T) {
 		second <- answer{a, err}
 		close(secondDone)
 	}()
-	doneOrBlocked(secondDone)
+	// The second request goes as far as it can while the first's insert
+	// is held: to its answer, or to a lock the first holds; waiting for
+	// the first's answer in this process, it is seen doing neither, and
+	// the test fails.
+	pgtest.DoneOrWaiting(t, db, "the attach in db", secondDone)
 	hold.Release()
 	for _, c := range []struct {
 		subnet, cidr string
@@ -261,6 +257,7 @@ func TestReleaseFloatingIPTwiceAuditsOnce(t *testing.T) {
 	}
 	svc, proxy := proxiedService(t, dbURL)
 	hold := proxy.Hold("DELETE FROM floating_ips")
+	defer hold.Release() // a failure lets the statement go before the services close
 	first := make(chan error, 1)
 	go func() { first <- svc.ReleaseFloatingIP(ctx, acme, "acme/prod", "web") }()
 	reached(t, hold, "the first release")
@@ -270,7 +267,9 @@ func TestReleaseFloatingIPTwiceAuditsOnce(t *testing.T) {
 		second = other.ReleaseFloatingIP(ctx, acme, "acme/prod", "web")
 		close(secondDone)
 	}()
-	doneOrBlocked(secondDone)
+	// The second release goes as far as it can while the first's delete
+	// is held: to its answer, or to a lock the first holds.
+	pgtest.DoneOrWaiting(t, db, "the second release", secondDone)
 	hold.Release()
 	errs := []error{<-first}
 	<-secondDone
@@ -398,32 +397,19 @@ func TestIsolationPinned(t *testing.T) {
 			VALUES ('acme/prod', 'vpc-main-10-42-100-2', $1, '10.42.100.2', 'VirtualMachine', 'other', 'other/0', 'acme/prod', $2, 'test')`, pool, subnet); err != nil {
 			t.Fatal(err)
 		}
-		claimed := make(chan error, 1)
+		claimed, claimErr := make(chan struct{}), new(error)
 		var got Allocation
 		go func() {
-			var err error
-			got, err = svc.AttachInterface(ctx, acme, AttachInterfaceInput{Namespace: "acme/prod", VPC: "main", Subnet: "web", VM: VMRef{UID: "vm-1", Hostname: "web-01"}})
-			claimed <- err
+			defer close(claimed)
+			got, *claimErr = svc.AttachInterface(ctx, acme, AttachInterfaceInput{Namespace: "acme/prod", VPC: "main", Subnet: "web", VM: VMRef{UID: "vm-1", Hostname: "web-01"}})
 		}()
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			var waiting int
-			if err := db.Get(&waiting, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`); err != nil {
-				t.Fatal(err)
-			}
-			if waiting > 0 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("the claim never waited for the uncommitted row")
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		pgtest.AwaitLockWait(t, db, "the claim of the address another client holds uncommitted", claimed)
 		if err := tx.Commit(); err != nil {
 			t.Fatal(err)
 		}
-		if err := <-claimed; err != nil || got.Address.String() != "10.42.100.3" {
-			t.Errorf("the claim = %v, %v; want 10.42.100.3", got.Address, err)
+		<-claimed
+		if *claimErr != nil || got.Address.String() != "10.42.100.3" {
+			t.Errorf("the claim = %v, %v; want 10.42.100.3", got.Address, *claimErr)
 		}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -375,7 +376,7 @@ func TestUsageHistoryCountsLateCommit(t *testing.T) {
 		}
 		claimed <- err
 	}()
-	waitLockWaits(t, db, 1)
+	pgtest.AwaitLockWait(t, db, "the claim of the held address")
 	// The claim's audit entry will bear its statement's start: the
 	// waiting session's transaction start.
 	var began time.Time

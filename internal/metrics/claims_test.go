@@ -133,10 +133,7 @@ func TestScrapeSharedStatements(t *testing.T) {
 			attach(t, svc, 12*round, 12)
 			close(done)
 		}()
-		waitUntil(t, "4 inserts to wait for the subnet's row", func() bool {
-			var waiting int
-			return db.Get(&waiting, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`) == nil && waiting == 4
-		})
+		pgtest.AwaitLockWaits(t, db, 4, "the inserts behind the subnet's row", done)
 		if err := tx.Commit(); err != nil {
 			t.Fatal(err)
 		}

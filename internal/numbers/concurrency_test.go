@@ -6,9 +6,9 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
 	"pivirt.hu/ipam/internal/branch"
+	"pivirt.hu/ipam/internal/pgtest"
 )
 
 // claimAll runs n claims at once from the pool in the site, spread over
@@ -100,8 +100,10 @@ func TestConcurrentClaimsTwoServices(t *testing.T) {
 
 // TestDivisionsNeverWait: while a claim in site A holds its transaction
 // open, a claim in site B of another service (which knows nothing of it)
-// goes through; one in site A waits for the first, then takes the next
-// number.
+// goes through without waiting for a lock (were it to wait for the open
+// claim, it would never end: the test fails when it is seen waiting); one
+// in site A waits for the first (seen waiting in pg_stat_activity), then
+// takes the next number.
 func TestDivisionsNeverWait(t *testing.T) {
 	e := newEnv(t)
 	other := openEnv(t, e.url)
@@ -109,6 +111,13 @@ func TestDivisionsNeverWait(t *testing.T) {
 	a, b := e.site(branch.Main, "site-a"), e.site(branch.Main, "site-b")
 	p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 4094, Weight: 1}}, "site")
 	claimed, release := make(chan struct{}), make(chan struct{})
+	defer func() {
+		select {
+		case <-release:
+		default:
+			close(release) // a failure lets the open claim end
+		}
+	}()
 	c := e.svc.Claims(operator, []FromPool{{Attribute: "vlan_id", Pool: p.ID}})
 	in := e.vlanInput("held", a.ID, "user", nil)
 	in.Hook = func(ctx context.Context, w *branch.Write) error {
@@ -126,34 +135,33 @@ func TestDivisionsNeverWait(t *testing.T) {
 		held <- err
 	}()
 	<-claimed
-	done := make(chan int64, 1)
-	go func() {
-		_, n := other.fromPool(branch.Main, p.ID, "site-b", b.ID, "user")
-		done <- n
-	}()
-	select {
-	case n := <-done:
-		if n != 1 {
-			t.Errorf("site B got %d, want 1", n)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("a claim in site B waited for one in site A")
+	claim := func(name, site string) (<-chan struct{}, *int64, *error) {
+		n := new(int64)
+		done, err := goDo(func() error {
+			o, err := other.svc.CreateObject(context.Background(), operator, branch.Main, "IpamVLAN", other.vlanInput(name, site, "user", nil),
+				[]FromPool{{Attribute: "vlan_id", Pool: p.ID}})
+			if err == nil {
+				*n = o.Attributes["vlan_id"].(int64)
+			}
+			return err
+		})
+		return done, n, err
 	}
-	waiting := make(chan int64, 1)
-	go func() {
-		_, n := other.fromPool(branch.Main, p.ID, "site-a", a.ID, "user")
-		waiting <- n
-	}()
-	select {
-	case n := <-waiting:
-		t.Fatalf("a claim in site A got %d while the first one was open", n)
-	case <-time.After(200 * time.Millisecond):
+	inB, nB, errB := claim("site-b", b.ID)
+	if pgtest.DoneOrWaiting(t, e.db, "the claim in site B", inB) {
+		t.Fatal("a claim in site B waited for a lock while one in site A was open")
 	}
+	if *errB != nil || *nB != 1 {
+		t.Errorf("site B got %d, %v; want 1", *nB, *errB)
+	}
+	inA, nA, errA := claim("site-a", a.ID)
+	pgtest.AwaitLockWait(t, e.db, "the second claim in site A", inA)
 	close(release)
 	if err := <-held; err != nil {
 		t.Fatal(err)
 	}
-	if n := <-waiting; n != 2 {
-		t.Fatalf("the second claim in site A got %d, want 2", n)
+	<-inA
+	if *errA != nil || *nA != 2 {
+		t.Fatalf("the second claim in site A got %d, %v; want 2", *nA, *errA)
 	}
 }

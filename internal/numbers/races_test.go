@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/store"
@@ -44,32 +46,11 @@ func goDo(op func() error) (<-chan struct{}, *error) {
 
 // waitFor waits until one of signals is closed (an operation done, a held
 // statement reached), or until a session of the database waits for a
-// lock (pg_stat_activity): the operation has gone as far as the locks
-// held now let it. It polls; it never sleeps in place of a signal.
+// lock (pgtest.DoneOrWaiting): the operation has gone as far as the locks
+// held now let it.
 func (e *env) waitFor(what string, signals ...<-chan struct{}) {
 	e.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		for _, s := range signals {
-			select {
-			case <-s:
-				return
-			default:
-			}
-		}
-		var waiting int
-		if err := e.db.GetContext(e.t.Context(), &waiting, `SELECT count(*) FROM pg_stat_activity
-			WHERE datname = current_database() AND wait_event_type = 'Lock'`); err != nil {
-			e.t.Fatal(err)
-		}
-		if waiting > 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("%s neither went through nor waited for a lock", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	pgtest.DoneOrWaiting(e.t, e.db, what, signals...)
 }
 
 // reached waits until the statement h holds is held.
@@ -307,5 +288,121 @@ func TestBranchDeletionMeetsADeletionOnMain(t *testing.T) {
 	}
 	if _, n := e.fromPool(branch.Main, p.ID, "again", a.ID, "user"); n != 1 {
 		t.Errorf("site A got %d, want 1: the number came back", n)
+	}
+}
+
+// TestChangesTriedAgainAfterADeadlock: a merge, a rebase or a deletion of
+// a branch releases, in one statement, the numbers 1, 2 and 3 of site A
+// (locking their allocations in that order), while another transaction,
+// standing for a change whose releases lock in the other order (a write
+// whose two releases free 3 then 1, or whose claim holds 3 key-share
+// locked), holds 3 and asks for 1. The branch's change is held at 2 by a
+// third session until the other waits for 1 (seen in pg_stat_activity),
+// then asks for 3: PostgreSQL breaks the deadlock by refusing the
+// branch's change, the only one of the two that looks for deadlocks (the
+// other's deadlock_timeout is an hour, which the harness's superuser may
+// set). The change is tried again, waits for the other to commit, and is
+// done; the numbers come back.
+func TestChangesTriedAgainAfterADeadlock(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		change func(e *env) error
+	}{
+		{"merge", func(e *env) error { _, err := e.branches.MergeBranch(context.Background(), operator, "bx"); return err }},
+		{"rebase", func(e *env) error {
+			_, err := e.branches.RebaseBranch(context.Background(), operator, "bx")
+			return err
+		}},
+		{"deletion", func(e *env) error {
+			_, err := e.branches.DeleteBranch(context.Background(), operator, "bx")
+			return err
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t)
+			ctx := t.Context()
+			a := e.site(branch.Main, "site-a")
+			e.endpoint()
+			p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 10, Weight: 1}}, "site")
+			var vlans []branch.Object
+			for _, name := range []string{"o1", "o2", "o3"} {
+				o, _ := e.fromPool(branch.Main, p.ID, name, a.ID, "user") // 1, 2, 3
+				vlans = append(vlans, o)
+			}
+			// bx renames them; main renumbers them (4, 5, 6): bx's rows and
+			// main's ended rows hold 1, 2 and 3 until bx is merged, rebased
+			// or deleted, which frees the three in one release.
+			e.newBranch("bx")
+			for _, o := range vlans {
+				if _, err := e.branches.UpdateObject(ctx, operator, "bx", o.ID, branch.ObjectInput{Attributes: map[string]any{"name": o.Attributes["name"].(string) + "-bx"}}); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := e.svc.UpdateObject(ctx, operator, branch.Main, o.ID, branch.ObjectInput{Attributes: map[string]any{"vlan_id": nil}},
+					[]FromPool{{Attribute: "vlan_id", Pool: p.ID}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			lock := func(tx *sqlx.Tx, n int, mode string) error {
+				_, err := tx.ExecContext(context.Background(), `SELECT FROM number_allocations WHERE pool_id = $1 AND number = $2 FOR `+mode, p.ID, n)
+				return err
+			}
+			begin := func() *sqlx.Tx {
+				tx, err := e.db.Beginx()
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { tx.Rollback() })
+				return tx
+			}
+			third, other := begin(), begin()
+			thirdPID, otherPID := pgtest.BackendPID(t, third), pgtest.BackendPID(t, other)
+			if err := lock(third, 2, "KEY SHARE"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := other.Exec(`SET LOCAL deadlock_timeout = '1h'`); err != nil {
+				t.Fatalf("the other transaction cannot leave deadlocks to the change (it needs a superuser): %v", err)
+			}
+			if err := lock(other, 3, "UPDATE"); err != nil {
+				t.Fatal(err)
+			}
+
+			changeDone, changeErr := goDo(func() error { return c.change(e) })
+			// The change locks 1, then waits for 2.
+			pgtest.AwaitBlockedBy(t, e.db, thirdPID, "the "+c.name, changeDone)
+			otherDone, otherErr := goDo(func() error { return lock(other, 1, "UPDATE") })
+			// The other, holding 3, waits for 1: two sessions wait.
+			pgtest.AwaitLockWaits(t, e.db, 2, "the other transaction", otherDone)
+			if err := third.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			// The change takes 2 and waits for 3: a deadlock, which its
+			// own check finds a second later; its retry waits for 1.
+			pgtest.AwaitBlockedBy(t, e.db, otherPID, "the "+c.name, changeDone)
+			finished(t, otherDone, otherErr, "the other transaction's lock of 1")
+			if err := other.Commit(); err != nil {
+				t.Fatalf("the other transaction: %v", err)
+			}
+			finished(t, changeDone, changeErr, "the "+c.name)
+
+			// PostgreSQL counts the deadlock once its session reports.
+			var deadlocks int
+			for deadline := time.Now().Add(30 * time.Second); deadlocks == 0; time.Sleep(10 * time.Millisecond) {
+				if err := e.db.GetContext(ctx, &deadlocks, `SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()`); err != nil {
+					t.Fatal(err)
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("no deadlock was counted: the test forced none")
+				}
+			}
+			if deadlocks != 1 {
+				t.Errorf("%d deadlocks, want 1", deadlocks)
+			}
+			if n := e.orphans(); n != 0 {
+				t.Errorf("%d allocations held by nothing", n)
+			}
+			if _, n := e.fromPool(branch.Main, p.ID, "again", a.ID, "user"); n != 1 {
+				t.Errorf("site A got %d, want 1: the numbers came back", n)
+			}
+		})
 	}
 }

@@ -1,10 +1,12 @@
 package numbers
 
 import (
+	"sync"
 	"testing"
 	"time"
 
 	"pivirt.hu/ipam/internal/branch"
+	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -107,7 +109,8 @@ func TestFollowedAcrossServices(t *testing.T) {
 }
 
 // TestPoolDeletedWhileClaiming: a claim that meets a pool being deleted
-// waits for the deletion, then is refused: the pool is not found.
+// waits for the deletion (seen waiting for a lock), then is refused: the
+// pool is not found.
 func TestPoolDeletedWhileClaiming(t *testing.T) {
 	e := newEnv(t)
 	ctx := t.Context()
@@ -115,6 +118,9 @@ func TestPoolDeletedWhileClaiming(t *testing.T) {
 	p := e.pool("doomed", []Range{{Start: 1, End: 10, Weight: 1}}, "site")
 	e.fromPool(branch.Main, p.ID, "v1", a.ID, "user")
 	deleting, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	letGo := func() { once.Do(func() { close(release) }) }
+	defer letGo() // a failure lets the deletion end
 	deleted := make(chan error, 1)
 	go func() {
 		deleted <- store.InTx(ctx, e.db, func(tx *store.Tx) error {
@@ -127,17 +133,17 @@ func TestPoolDeletedWhileClaiming(t *testing.T) {
 		})
 	}()
 	<-deleting
-	claimed := make(chan error, 1)
-	go func() {
+	claimDone, claimed := goDo(func() error {
 		_, err := e.svc.CreateObject(ctx, operator, branch.Main, "IpamVLAN", e.vlanInput("v2", a.ID, "user", nil), []FromPool{{Attribute: "vlan_id", Pool: p.ID}})
-		claimed <- err
-	}()
-	time.Sleep(100 * time.Millisecond)
-	close(release)
+		return err
+	})
+	pgtest.AwaitLockWait(t, e.db, "the claim from the pool being deleted", claimDone)
+	letGo()
 	if err := <-deleted; err != nil {
 		t.Fatal(err)
 	}
-	refusal(t, <-claimed, branch.ErrNotFound, "number pool "+p.ID+" not found")
+	<-claimDone
+	refusal(t, *claimed, branch.ErrNotFound, "number pool "+p.ID+" not found")
 	// A write that records numbers while the pool goes is tried again
 	// without it.
 	if _, err := e.branches.CreateObject(ctx, operator, branch.Main, "IpamVLAN", e.vlanInput("v3", a.ID, "user", 7)); err != nil {

@@ -632,9 +632,10 @@ const numberConflictSQL = `SELECT (SELECT revision FROM number_pools WHERE id = 
 // whose snapshot follows the locks, deletes those that no holding holds.
 // So of two transactions that delete the last two holdings of a number
 // at once, the second to lock sees the first's deletion committed and
-// releases the number (docs/numbers.md, "Releases"). The second
+// releases the number (docs/numbers.md, "Records"). The second
 // statement is skipped when none of keys is allocated. ErrStale:
-// a deadlock with another release, the change is to be tried again.
+// a deadlock with another change's locks, the change is to be tried
+// again (store.Retryable).
 func ReleaseNumbers(ctx context.Context, tx *Tx, keys []NumberKey, actor, branch string) ([]NumberKey, error) {
 	if len(keys) == 0 {
 		return nil, nil

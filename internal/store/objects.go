@@ -12,12 +12,21 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+	"github.com/lib/pq/pqerror"
 )
 
 // ErrStale means that the version a write replaces is no longer the
 // branch's: another writer changed the object first. The write stored
 // nothing; read the object again and retry.
 var ErrStale = errors.New("store: the object changed meanwhile")
+
+// Retryable reports whether err refused a change that a fresh transaction
+// may make: ErrStale, or a deadlock that PostgreSQL broke by aborting the
+// change's transaction (its locks met another transaction's in the other
+// order). The transaction stored nothing.
+func Retryable(err error) bool {
+	return errors.Is(err, ErrStale) || pq.As(err, pqerror.TRDeadlockDetected) != nil
+}
 
 // A View is what one branch sees of the objects: its own live versions,
 // over main's versions live at its branch point (docs/branches.md).
