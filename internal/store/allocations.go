@@ -40,10 +40,30 @@ type OwnerKey struct {
 
 const allocationColumns = `namespace, name, pool_uid, host(address) AS address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, uid, created_at, created_by`
 
-// insertAllocationSQL claims an address and records it in the audit log.
-const insertAllocationSQL = `WITH a AS (
+// insertAllocationSQL claims an address and records it in the audit log,
+// unless a quota of addresses matches the owner's namespace: then it
+// stores nothing, as when the address is taken, and the claim is made
+// again under the namespace's lock (InsertAllocationUnderQuota). Without
+// quotas the condition is a scan of an empty table.
+var insertAllocationSQL = insertAllocationQuery(noQuotaOf("$8"))
+
+// insertUnderQuotaSQL is insertAllocationSQL for a claim whose quotas
+// were checked under its namespace's lock.
+var insertUnderQuotaSQL = insertAllocationQuery("true")
+
+// noQuotaOf is the condition that no quota of addresses matches the
+// namespace ns (an expression).
+func noQuotaOf(ns string) string {
+	return `NOT EXISTS (SELECT FROM quotas WHERE addresses IS NOT NULL AND pattern = ANY (namespace_patterns(` + ns + `)))`
+}
+
+// insertAllocationQuery is the claim of an address, made when the
+// condition holds.
+func insertAllocationQuery(condition string) string {
+	return `WITH a AS (
 		INSERT INTO allocations (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_by)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10
+		WHERE ` + condition + `
 		ON CONFLICT DO NOTHING
 		RETURNING *
 	), audit AS (
@@ -55,22 +75,25 @@ const insertAllocationSQL = `WITH a AS (
 		FROM a
 	)
 	SELECT ` + allocationColumns + ` FROM a`
+}
 
 // claimAddressSQL is insertAllocationSQL run by the function
-// claim_address (migration 0008), for connections through a connection
-// pooler: the function's plan stays with the server connection, as a
-// prepared statement's stays with a client's own (TestClaimAddress checks
-// that both store the same).
+// claim_address (migrations 0008 and 0016), for connections through a
+// connection pooler: the function's plan stays with the server
+// connection, as a prepared statement's stays with a client's own
+// (TestClaimAddress checks that both store the same).
 const claimAddressSQL = `SELECT ` + allocationColumns + ` FROM claim_address($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`
 
 // InsertAllocation claims a.Address for a's owner and records it in the
 // audit log, in one statement (one round trip, atomic even outside a
 // transaction). When the address is taken or the owner already holds an
 // address of the pool, nothing is stored and the error wraps
-// ErrObjectExists: the unique indexes decide, never a lock.
+// ErrObjectExists: the unique indexes decide, never a lock. The same when
+// a quota of addresses matches the owner's namespace (QuotaApplies tells
+// it apart): that claim is made with InsertAllocationUnderQuota.
 func InsertAllocation(ctx context.Context, ext sqlx.QueryerContext, a AllocationRow, pool string) (AllocationRow, error) {
 	var scanned allocationScan
-	args := []any{a.Namespace, a.Name, a.PoolUID, a.Address.String(), a.OwnerKind, a.OwnerUID, a.OwnerName, a.OwnerNamespace, nullable(a.SubnetUID), a.CreatedBy, pool}
+	args := insertAllocationArgs(a, pool)
 	var err error
 	switch ext := ext.(type) {
 	case *DB:
@@ -88,6 +111,27 @@ func InsertAllocation(ctx context.Context, ext sqlx.QueryerContext, a Allocation
 	default:
 		err = sqlx.GetContext(ctx, ext, &scanned, insertAllocationSQL, args...)
 	}
+	return insertedAllocation(scanned, err, a)
+}
+
+// InsertAllocationUnderQuota is InsertAllocation for a claim in a
+// namespace that quotas of addresses match: made in tx once LockQuotas
+// locked the namespace and QuotaUsage found room, it stores the row
+// whatever the quotas.
+func InsertAllocationUnderQuota(ctx context.Context, tx *Tx, a AllocationRow, pool string) (AllocationRow, error) {
+	var scanned allocationScan
+	err := sqlx.GetContext(ctx, tx, &scanned, insertUnderQuotaSQL, insertAllocationArgs(a, pool)...)
+	return insertedAllocation(scanned, err, a)
+}
+
+// insertAllocationArgs are the parameters of insertAllocationQuery.
+func insertAllocationArgs(a AllocationRow, pool string) []any {
+	return []any{a.Namespace, a.Name, a.PoolUID, a.Address.String(), a.OwnerKind, a.OwnerUID, a.OwnerName, a.OwnerNamespace, nullable(a.SubnetUID), a.CreatedBy, pool}
+}
+
+// insertedAllocation is the answer of a claim of a whose statement
+// returned scanned and err.
+func insertedAllocation(scanned allocationScan, err error, a AllocationRow) (AllocationRow, error) {
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return AllocationRow{}, fmt.Errorf("store: allocation %s: %w", a.Name, ErrObjectExists)
@@ -102,14 +146,15 @@ func InsertAllocation(ctx context.Context, ext sqlx.QueryerContext, a Allocation
 // insertAllocationsSQL is insertAllocationSQL for many rows: the columns
 // come as arrays, one element a row, the pool's name last; the rows are
 // inserted in the order of (pool_uid, address), so that two such
-// statements wait for each other's addresses in one order.
-const insertAllocationsSQL = `WITH input AS (
+// statements wait for each other's addresses in one order. A row whose
+// owner's namespace a quota of addresses matches is not inserted.
+var insertAllocationsSQL = `WITH input AS (
 		SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::inet[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
 			AS i (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_by, pool)
 	), a AS (
 		INSERT INTO allocations (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_by)
 		SELECT namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, nullif(subnet_uid, '')::uuid, created_by
-		FROM input ORDER BY pool_uid, address
+		FROM input WHERE ` + noQuotaOf("input.owner_namespace") + ` ORDER BY pool_uid, address
 		ON CONFLICT DO NOTHING
 		RETURNING *
 	), audit AS (
@@ -124,8 +169,9 @@ const insertAllocationsSQL = `WITH input AS (
 
 // InsertAllocations makes the claims of InsertAllocation for many rows in
 // one statement (pools[i] is the name of rows[i]'s pool): each row is
-// stored unless its address is taken or its owner holds an address of the
-// pool already, exactly as if it were inserted alone, and all the rows
+// stored unless its address is taken, its owner holds an address of the
+// pool already or a quota of addresses matches its owner's namespace,
+// exactly as if it were inserted alone, and all the rows
 // stored are committed together. It returns, for each row, what was
 // stored, or an error wrapping ErrObjectExists. The error of the whole
 // statement (a pool or subnet gone, a deadlock with another such
