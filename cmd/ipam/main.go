@@ -33,6 +33,9 @@ Usage:
   ipam user sessions end NAME
   ipam token create NAME
   ipam token revoke NAME
+  ipam quota set PATTERN [--vpcs N] [--subnets N] [--floating-ips N] [--addresses N]
+  ipam quota list
+  ipam quota unset PATTERN
   ipam version
 
 Without --database-url (or DATABASE_URL), ipam runs its own PostgreSQL in
@@ -62,6 +65,7 @@ var commands = map[string]command{
 	"audit":   audit,
 	"user":    userCommand,
 	"token":   tokenCommand,
+	"quota":   quotaCommand,
 }
 
 // run executes one command and returns the process's exit code.
