@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -99,7 +98,7 @@ func quotaSet(args []string, stdout io.Writer, logger *slog.Logger) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "set the quota of %s: each namespace it matches may hold %s\n", q.Pattern, limitsText(q))
+		fmt.Fprintf(stdout, "set the quota of %s: each namespace it matches may hold %s\n", q.Pattern, q.Describe())
 		return nil
 	})
 }
@@ -117,7 +116,7 @@ func quotaUnset(args []string, stdout io.Writer, logger *slog.Logger) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "unset the quota of %s, which allowed %s\n", q.Pattern, limitsText(q))
+		fmt.Fprintf(stdout, "unset the quota of %s, which allowed %s\n", q.Pattern, q.Describe())
 		return nil
 	})
 }
@@ -149,18 +148,4 @@ func quotaList(args []string, stdout io.Writer, logger *slog.Logger) error {
 		}
 		return w.Flush()
 	})
-}
-
-// limitsText says the limits of q: "2 VPCs and 1 floating IP".
-func limitsText(q ipam.Quota) string {
-	var parts []string
-	for _, k := range ipam.QuotaKinds {
-		if n, ok := q.Limits[k]; ok {
-			parts = append(parts, k.Count(n))
-		}
-	}
-	if len(parts) > 1 {
-		return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
-	}
-	return strings.Join(parts, "")
 }

@@ -68,6 +68,20 @@ type Quota struct {
 	UpdatedBy string
 }
 
+// Describe says the limits of q: "2 VPCs, 3 subnets and 1 floating IP".
+func (q Quota) Describe() string {
+	var parts []string
+	for _, k := range QuotaKinds {
+		if n, ok := q.Limits[k]; ok {
+			parts = append(parts, k.Count(n))
+		}
+	}
+	if len(parts) > 1 {
+		return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+	}
+	return strings.Join(parts, "")
+}
+
 func quotaFromRow(r store.QuotaRow) Quota {
 	q := Quota{Pattern: r.Pattern, Limits: make(map[QuotaKind]int64, len(r.Limits)), UpdatedAt: r.UpdatedAt, UpdatedBy: r.UpdatedBy}
 	for k, n := range r.Limits {
