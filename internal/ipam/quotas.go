@@ -330,7 +330,11 @@ func (s *Service) QuotaUses(ctx context.Context, actor auth.Actor) ([]QuotaUse, 
 	if err != nil || len(quotas) == 0 {
 		return nil, err
 	}
-	namespaces, err := store.QuotaNamespaces(ctx, s.db)
+	patterns := make([]string, len(quotas))
+	for i, q := range quotas {
+		patterns[i] = q.Pattern
+	}
+	namespaces, err := store.QuotaNamespaces(ctx, s.db, patterns)
 	if err != nil {
 		return nil, err
 	}

@@ -41,21 +41,16 @@ type OwnerKey struct {
 const allocationColumns = `namespace, name, pool_uid, host(address) AS address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, uid, created_at, created_by`
 
 // insertAllocationSQL claims an address and records it in the audit log,
-// unless a quota of addresses matches the owner's namespace: then it
-// stores nothing, as when the address is taken, and the claim is made
-// again under the namespace's lock (InsertAllocationUnderQuota). Without
-// quotas the condition is a scan of an empty table.
-var insertAllocationSQL = insertAllocationQuery(noQuotaOf("$8"))
+// unless a quota of addresses is set for one of the patterns $12 (those
+// that match the owner's namespace, NamespacePatterns): then it stores
+// nothing, as when the address is taken, and the claim is made again under
+// the namespace's lock (InsertAllocationUnderQuota). The condition is a
+// probe of the primary key of quotas per pattern.
+var insertAllocationSQL = insertAllocationQuery(`NOT EXISTS (SELECT FROM quotas WHERE addresses IS NOT NULL AND pattern = ANY ($12::text[]))`)
 
 // insertUnderQuotaSQL is insertAllocationSQL for a claim whose quotas
-// were checked under its namespace's lock.
+// were checked under its namespace's lock: it has no $12.
 var insertUnderQuotaSQL = insertAllocationQuery("true")
-
-// noQuotaOf is the condition that no quota of addresses matches the
-// namespace ns (an expression).
-func noQuotaOf(ns string) string {
-	return `NOT EXISTS (SELECT FROM quotas WHERE addresses IS NOT NULL AND pattern = ANY (namespace_patterns(` + ns + `)))`
-}
 
 // insertAllocationQuery is the claim of an address, made when the
 // condition holds.
@@ -82,7 +77,7 @@ func insertAllocationQuery(condition string) string {
 // connection pooler: the function's plan stays with the server
 // connection, as a prepared statement's stays with a client's own
 // (TestClaimAddress checks that both store the same).
-const claimAddressSQL = `SELECT ` + allocationColumns + ` FROM claim_address($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`
+const claimAddressSQL = `SELECT ` + allocationColumns + ` FROM claim_address($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
 
 // InsertAllocation claims a.Address for a's owner and records it in the
 // audit log, in one statement (one round trip, atomic even outside a
@@ -93,7 +88,7 @@ const claimAddressSQL = `SELECT ` + allocationColumns + ` FROM claim_address($1,
 // it apart): that claim is made with InsertAllocationUnderQuota.
 func InsertAllocation(ctx context.Context, ext sqlx.QueryerContext, a AllocationRow, pool string) (AllocationRow, error) {
 	var scanned allocationScan
-	args := insertAllocationArgs(a, pool)
+	args := append(insertAllocationArgs(a, pool), textArray(NamespacePatterns(a.OwnerNamespace)))
 	var err error
 	switch ext := ext.(type) {
 	case *DB:
@@ -124,7 +119,8 @@ func InsertAllocationUnderQuota(ctx context.Context, tx *Tx, a AllocationRow, po
 	return insertedAllocation(scanned, err, a)
 }
 
-// insertAllocationArgs are the parameters of insertAllocationQuery.
+// insertAllocationArgs are the parameters of insertAllocationQuery, $1 to
+// $11.
 func insertAllocationArgs(a AllocationRow, pool string) []any {
 	return []any{a.Namespace, a.Name, a.PoolUID, a.Address.String(), a.OwnerKind, a.OwnerUID, a.OwnerName, a.OwnerNamespace, nullable(a.SubnetUID), a.CreatedBy, pool}
 }
@@ -147,14 +143,18 @@ func insertedAllocation(scanned allocationScan, err error, a AllocationRow) (All
 // come as arrays, one element a row, the pool's name last; the rows are
 // inserted in the order of (pool_uid, address), so that two such
 // statements wait for each other's addresses in one order. A row whose
-// owner's namespace a quota of addresses matches is not inserted.
-var insertAllocationsSQL = `WITH input AS (
+// owner's namespace a quota of addresses matches is not inserted: row n's
+// patterns are the n-th row of $12, a two-dimensional array padded with
+// empty strings, which no pattern is.
+const insertAllocationsSQL = `WITH input AS (
 		SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::inet[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
-			AS i (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_by, pool)
+			WITH ORDINALITY AS i (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_by, pool, n)
 	), a AS (
 		INSERT INTO allocations (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_by)
 		SELECT namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, nullif(subnet_uid, '')::uuid, created_by
-		FROM input WHERE ` + noQuotaOf("input.owner_namespace") + ` ORDER BY pool_uid, address
+		FROM input
+		WHERE NOT EXISTS (SELECT FROM quotas WHERE addresses IS NOT NULL AND pattern = ANY (($12::text[])[input.n:input.n]))
+		ORDER BY pool_uid, address
 		ON CONFLICT DO NOTHING
 		RETURNING *
 	), audit AS (
@@ -187,10 +187,11 @@ func InsertAllocations(ctx context.Context, db *DB, rows []AllocationRow, pools 
 			cols[c][i] = v
 		}
 	}
-	args := make([]any, len(cols))
+	args := make([]any, len(cols), len(cols)+1)
 	for i, c := range cols {
 		args[i] = c
 	}
+	args = append(args, patternsOfRows(rows))
 	var scanned []allocationScan
 	stmt, err := db.prepared(ctx, &db.claimMany, insertAllocationsSQL)
 	switch {
@@ -224,6 +225,24 @@ func InsertAllocations(ctx context.Context, db *DB, rows []AllocationRow, pools 
 		}
 	}
 	return got, errs, nil
+}
+
+// patternsOfRows are the patterns of the rows' owners' namespaces
+// (NamespacePatterns) as insertAllocationsSQL's $12: one row each, padded
+// with empty strings.
+func patternsOfRows(rows []AllocationRow) pq.GenericArray {
+	patterns := make([][]string, len(rows))
+	width := 0
+	for i, a := range rows {
+		patterns[i] = NamespacePatterns(a.OwnerNamespace)
+		width = max(width, len(patterns[i]))
+	}
+	for i := range patterns {
+		for len(patterns[i]) < width {
+			patterns[i] = append(patterns[i], "")
+		}
+	}
+	return pq.GenericArray{A: patterns}
 }
 
 // A ClaimConflict is what stands in the way of a claim whose insert

@@ -79,6 +79,21 @@ func quotaColumn(kind string) string {
 	panic(fmt.Sprintf("store: %q is no kind of quota", kind))
 }
 
+// NamespacePatterns returns the patterns that match namespace as
+// internal/auth's MatchNamespace reads them: the namespace itself, and
+// "p/*" for each "p/" it starts with ("acme/prod/eu": acme/prod/eu,
+// acme/*, acme/prod/*). A statement finds the quotas of a namespace by
+// looking these up in the primary key of quotas.
+func NamespacePatterns(namespace string) []string {
+	patterns := []string{namespace}
+	for i := 0; i < len(namespace)-1; i++ {
+		if namespace[i] == '/' {
+			patterns = append(patterns, namespace[:i]+"/*")
+		}
+	}
+	return patterns
+}
+
 // Quotas returns every quota in pattern order.
 func Quotas(ctx context.Context, ext sqlx.QueryerContext) ([]QuotaRow, error) {
 	rows, err := selectRows[quotaScan](ctx, ext, `SELECT `+quotaColumns+` FROM quotas ORDER BY pattern`)
@@ -129,7 +144,7 @@ func DeleteQuota(ctx context.Context, ext sqlx.QueryerContext, pattern string) (
 // order: each of them bounds it.
 func QuotasOf(ctx context.Context, ext sqlx.QueryerContext, namespace string) ([]QuotaRow, error) {
 	rows, err := selectRows[quotaScan](ctx, ext, `SELECT `+quotaColumns+` FROM quotas
-		WHERE pattern = ANY (namespace_patterns($1)) ORDER BY pattern`, namespace)
+		WHERE pattern = ANY ($1::text[]) ORDER BY pattern`, textArray(NamespacePatterns(namespace)))
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to read the quotas of %s: %w", namespace, classify(err))
 	}
@@ -142,7 +157,7 @@ func QuotasOf(ctx context.Context, ext sqlx.QueryerContext, namespace string) ([
 func QuotaApplies(ctx context.Context, ext sqlx.QueryerContext, namespace, kind string) (bool, error) {
 	var applies bool
 	err := sqlx.GetContext(ctx, ext, &applies, `SELECT EXISTS (SELECT FROM quotas
-		WHERE `+quotaColumn(kind)+` IS NOT NULL AND pattern = ANY (namespace_patterns($1)))`, namespace)
+		WHERE `+quotaColumn(kind)+` IS NOT NULL AND pattern = ANY ($1::text[]))`, textArray(NamespacePatterns(namespace)))
 	if err != nil {
 		return false, fmt.Errorf("store: unable to read the quotas of %s: %w", namespace, classify(err))
 	}
@@ -157,7 +172,7 @@ func QuotaApplies(ctx context.Context, ext sqlx.QueryerContext, namespace, kind 
 func LockQuotas(ctx context.Context, tx *Tx, namespaces ...string) error {
 	for _, ns := range namespaces {
 		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('quota ' || $1, 0))
-			WHERE EXISTS (SELECT FROM quotas WHERE pattern = ANY (namespace_patterns($1)))`, ns); err != nil {
+			WHERE EXISTS (SELECT FROM quotas WHERE pattern = ANY ($2::text[]))`, ns, textArray(NamespacePatterns(ns))); err != nil {
 			return fmt.Errorf("store: unable to lock the quotas of %s: %w", ns, classify(err))
 		}
 	}
@@ -191,9 +206,9 @@ func QuotaUsage(ctx context.Context, ext sqlx.QueryerContext, namespace, kind st
 		Limits   pq.Int64Array  `db:"limits"`
 	}
 	col := quotaColumn(kind)
-	matching := `FROM quotas WHERE ` + col + ` IS NOT NULL AND pattern = ANY (namespace_patterns($1)) ORDER BY pattern`
+	matching := `FROM quotas WHERE ` + col + ` IS NOT NULL AND pattern = ANY ($2::text[]) ORDER BY pattern`
 	err := sqlx.GetContext(ctx, ext, &row, `SELECT (`+namespaceUsageSQL[kind]+`) AS used,
-		ARRAY(SELECT pattern `+matching+`) AS patterns, ARRAY(SELECT `+col+` `+matching+`) AS limits`, namespace)
+		ARRAY(SELECT pattern `+matching+`) AS patterns, ARRAY(SELECT `+col+` `+matching+`) AS limits`, namespace, textArray(NamespacePatterns(namespace)))
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: unable to count the %s of %s: %w", kind, namespace, classify(err))
 	}
@@ -231,11 +246,11 @@ func NamespaceUsage(ctx context.Context, ext sqlx.QueryerContext, namespaces []s
 }
 
 // QuotaNamespaces returns, in order, the namespaces that hold something
-// (a VPC, a floating IP, an address) and that a quota matches. The
+// (a VPC, a floating IP, an address) and that one of patterns matches. The
 // namespaces of allocations are read down the index of (owner_namespace,
 // address), one probe per namespace, not one row per allocation.
-func QuotaNamespaces(ctx context.Context, ext sqlx.QueryerContext) ([]string, error) {
-	var out []string
+func QuotaNamespaces(ctx context.Context, ext sqlx.QueryerContext, patterns []string) ([]string, error) {
+	out := []string{}
 	err := sqlx.SelectContext(ctx, ext, &out, `WITH RECURSIVE owners AS (
 			(SELECT owner_namespace AS ns FROM allocations ORDER BY owner_namespace LIMIT 1)
 			UNION ALL
@@ -246,7 +261,7 @@ func QuotaNamespaces(ctx context.Context, ext sqlx.QueryerContext) ([]string, er
 			UNION SELECT namespace FROM vpcs
 			UNION SELECT namespace FROM floating_ips
 		)
-		SELECT ns FROM held WHERE EXISTS (SELECT FROM quotas WHERE pattern = ANY (namespace_patterns(ns))) ORDER BY ns`)
+		SELECT ns FROM held WHERE `+inScope("ns", 1)+` ORDER BY ns`, textArray(patterns))
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to list the namespaces under quotas: %w", classify(err))
 	}

@@ -13,32 +13,22 @@ CREATE TABLE quotas (
     CHECK (num_nonnulls(vpcs, subnets, floating_ips, addresses) > 0)
 );
 
--- namespace_patterns returns every pattern that matches namespace as
--- internal/auth's MatchNamespace reads patterns: the namespace itself, and
--- "p/*" for each "p/" it starts with ("acme/prod/eu": acme/prod/eu,
--- acme/*, acme/prod/*). A claim finds the quotas of its namespace by
--- looking these up in the primary key of quotas.
-CREATE FUNCTION namespace_patterns(namespace text) RETURNS text[]
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-    SELECT ARRAY[namespace] || ARRAY(
-        SELECT left(namespace, i) || '*' FROM generate_series(1, length(namespace) - 1) AS i
-        WHERE substr(namespace, i, 1) = '/' ORDER BY i)
-$$;
-
--- claim_address (migration 0008) inserts nothing when a quota of addresses
--- matches the owner's namespace, as store.insertAllocationSQL does: such a
--- claim is made again under the namespace's lock, counted
+-- claim_address (migration 0008) takes the patterns that match the owner's
+-- namespace (store.NamespacePatterns) and inserts nothing when a quota of
+-- addresses is set for one of them, as store.insertAllocationSQL does:
+-- such a claim is made again under the namespace's lock, counted
 -- (internal/ipam's claimUnderQuota).
-CREATE OR REPLACE FUNCTION claim_address(
+DROP FUNCTION claim_address(text, text, uuid, inet, text, text, text, text, uuid, text, text);
+CREATE FUNCTION claim_address(
     p_namespace text, p_name text, p_pool_uid uuid, p_address inet,
     p_owner_kind text, p_owner_uid text, p_owner_name text, p_owner_namespace text,
-    p_subnet_uid uuid, p_created_by text, p_pool text
+    p_subnet_uid uuid, p_created_by text, p_pool text, p_patterns text[]
 ) RETURNS SETOF allocations LANGUAGE plpgsql AS $$
 BEGIN
     RETURN QUERY WITH a AS (
         INSERT INTO allocations (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_by)
         SELECT p_namespace, p_name, p_pool_uid, p_address, p_owner_kind, p_owner_uid, p_owner_name, p_owner_namespace, p_subnet_uid, p_created_by
-        WHERE NOT EXISTS (SELECT FROM quotas WHERE addresses IS NOT NULL AND pattern = ANY (namespace_patterns(p_owner_namespace)))
+        WHERE NOT EXISTS (SELECT FROM quotas WHERE addresses IS NOT NULL AND pattern = ANY (p_patterns))
         ON CONFLICT DO NOTHING
         RETURNING *
     ), audit AS (
