@@ -210,9 +210,14 @@ func signIn(t *testing.T, page playwright.Page, base, user, password string) {
 // newPage opens a page in a fresh browser context, closed with the test.
 func newPage(t *testing.T) playwright.Page {
 	t.Helper()
-	ctx, err := browser.NewContext(playwright.BrowserNewContextOptions{
-		Viewport: &playwright.Size{Width: 1280, Height: 800},
-	})
+	return newPageWith(t, playwright.BrowserNewContextOptions{Viewport: &playwright.Size{Width: 1280, Height: 800}})
+}
+
+// newPageWith opens a page in a fresh browser context of opts, closed
+// with the test.
+func newPageWith(t *testing.T, opts playwright.BrowserNewContextOptions) playwright.Page {
+	t.Helper()
+	ctx, err := browser.NewContext(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

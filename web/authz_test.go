@@ -16,6 +16,7 @@ import (
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/store"
+	"pivirt.hu/ipam/views"
 )
 
 // A verdict is what a console request answers.
@@ -99,6 +100,12 @@ var routes = []route{
 	{name: "POST /vpcs/<ns>/<name> of an unknown action", method: http.MethodPost, path: vpcPath, owner: badRequest, foreign: missing, operator: badRequest,
 		form: func(object) url.Values { return url.Values{"action": {"delete-vpc"}} }},
 	{name: "GET /audit", method: http.MethodGet, path: fixed("/audit"), owner: missing, foreign: missing},
+	{name: "GET /quotas", method: http.MethodGet, path: fixed("/quotas"), owner: missing, foreign: missing},
+	{name: "POST /quotas", method: http.MethodPost, path: fixed("/quotas"), owner: missing, foreign: missing, audit: 1,
+		form: func(o object) url.Values { return url.Values{"pattern": {o.ns + "/" + o.name}, "vpcs": {"5"}} }},
+	{name: "GET /quotas/unset?pattern=<ns>", method: http.MethodGet, path: func(ns string) string { return views.QuotaUnsetHref(ns) }, owner: missing, foreign: missing},
+	{name: "POST /quotas/unset", method: http.MethodPost, path: fixed("/quotas/unset"), owner: missing, foreign: missing, audit: 1,
+		form: func(o object) url.Values { return url.Values{"pattern": {o.ns}} }},
 	{name: "GET /search?q=<prefix of both VPCs>", method: http.MethodGet, path: fixed("/search?q=10.42.1.0%2F24"), owner: served, foreign: served, lists: true},
 	{name: "GET /resource-managers", method: http.MethodGet, path: fixed("/resource-managers"), owner: missing, foreign: missing},
 	{name: "GET /<nothing>", method: http.MethodGet, path: fixed("/nothing-here"), owner: missing, foreign: missing, operator: missing},
@@ -187,6 +194,8 @@ func verdictOf(r route, path string, res *http.Response, page string) verdict {
 	case res.StatusCode == http.StatusSeeOther && r.form != nil && loc == path:
 		// A VPC page's form leads back to the page.
 		return served
+	case res.StatusCode == http.StatusSeeOther && path == "/quotas/unset" && loc == quotasPath:
+		return served
 	}
 	return verdict(fmt.Sprintf("%d to %q: %.300s", res.StatusCode, loc, page))
 }
@@ -270,7 +279,7 @@ func TestConsoleAuthorizationMatrix(t *testing.T) {
 	t.Run("operator pages look like nothing to tenants", func(t *testing.T) {
 		t.Parallel()
 		tn := newTenancy(t)
-		for p, nothing := range map[string]string{"/pools/new": "/pools/nothing", "/pools/public-zone-a": "/pools/nothing", "/audit": "/nothing"} {
+		for p, nothing := range map[string]string{"/pools/new": "/pools/nothing", "/pools/public-zone-a": "/pools/nothing", "/audit": "/nothing", "/quotas": "/nothing"} {
 			_, page := tn.request(t, "acme", route{method: http.MethodGet, path: fixed(p)}, "", "")
 			_, none := tn.request(t, "acme", route{method: http.MethodGet, path: fixed(nothing)}, "", "")
 			if strings.ReplaceAll(page, p, "PATH") != strings.ReplaceAll(none, nothing, "PATH") {

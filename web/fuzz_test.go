@@ -57,6 +57,9 @@ func newTenancy(tb testing.TB) *tenancy {
 		if _, err := svc.CreateSubnet(ctx, auth.System, ipam.CreateSubnetInput{Namespace: ns, VPC: "main", Name: "web", CIDR: "10.42.1.0/24"}); err != nil {
 			tb.Fatal(err)
 		}
+		if _, err := svc.SetQuota(ctx, auth.System, ipam.QuotaChange{Pattern: ns, Set: map[ipam.QuotaKind]int64{ipam.QuotaVPCs: 10}}); err != nil {
+			tb.Fatal(err)
+		}
 	}
 	tn := &tenancy{h: h, db: db, svc: svc, sessions: map[string]http.Header{}}
 	hash, err := tenancyHash()
@@ -125,7 +128,7 @@ func (tn *tenancy) as(user string, kv ...string) http.Header {
 func (tn *tenancy) counts(tb testing.TB) map[string]int {
 	tb.Helper()
 	out := map[string]int{}
-	for _, table := range []string{"pools", "vpcs", "subnets", "allocations", "floating_ips", "users", "api_tokens", "audit_log"} {
+	for _, table := range []string{"pools", "vpcs", "subnets", "allocations", "floating_ips", "quotas", "users", "api_tokens", "audit_log"} {
 		var n int
 		if err := tn.db.GetContext(context.Background(), &n, "SELECT count(*) FROM "+table); err != nil {
 			tb.Fatal(err)
@@ -136,17 +139,22 @@ func (tn *tenancy) counts(tb testing.TB) map[string]int {
 }
 
 // formTargets are the forms FuzzConsoleForms posts to: the new pool form,
-// acme's VPC, corp's VPC, and a VPC that does not exist.
-var formTargets = []string{"/pools", "/vpcs/acme/prod/main", "/vpcs/acme-corp/prod/main", "/vpcs/acme/prod/ghost"}
+// acme's VPC, corp's VPC, a VPC that does not exist, and the set-quota
+// form.
+var formTargets = []string{"/pools", "/vpcs/acme/prod/main", "/vpcs/acme-corp/prod/main", "/vpcs/acme/prod/ghost", "/quotas"}
 
 // fuzzUsers are who posts the forms.
 var fuzzUsers = []string{"ops", "acme", "corp"}
 
 // formOf returns the form FuzzConsoleForms posts to target: the pool
-// form's fields, or a VPC form's action and the fields of every action.
+// form's fields, the quota form's, or a VPC form's action and the fields
+// of every action.
 func formOf(target, action, f1, f2, f3, f4 string) url.Values {
-	if target == "/pools" {
+	switch target {
+	case "/pools":
 		return url.Values{"name": {f1}, "cidr": {f2}, "gateway": {f3}, "exclude": {f4}, "zone": {action}}
+	case "/quotas":
+		return url.Values{"pattern": {f1}, "vpcs": {f2}, "subnets": {f3}, "floating_ips": {f4}, "addresses": {action}}
 	}
 	return url.Values{"action": {action}, "name": {f1}, "subnet": {f1}, "hostname": {f2}, "zone": {f2}, "cidr": {f2},
 		"nic": {f3}, "gateway": {f3}, "predicted": {f4}, "prefixLength": {f4}}
@@ -178,8 +186,8 @@ func checkFormAnswer(t *testing.T, user, target string, res *http.Response, page
 			t.Errorf("%s POST %s = %d, want the 404 page", user, target, res.StatusCode)
 		}
 	case res.StatusCode == http.StatusUnprocessableEntity:
-		form := "form-new-pool"
-		if target != "/pools" {
+		form := map[string]string{"/pools": "form-new-pool", "/quotas": "form-set-quota"}[target]
+		if form == "" {
 			form = "form-attach-interface"
 		}
 		if p := parseHTML(page); !p.has(form) || !fieldError(p) {
@@ -200,8 +208,8 @@ func checkFormAnswer(t *testing.T, user, target string, res *http.Response, page
 	}
 }
 
-// FuzzConsoleForms posts the new pool form and the VPC page's claim forms
-// with arbitrary actions and fields, as ops, acme and corp, to their own
+// FuzzConsoleForms posts the new pool form, the VPC page's claim forms and
+// the set-quota form with arbitrary actions and fields, as ops, acme and corp, to their own
 // and others' VPCs and to one that does not exist, from the console's own
 // pages: never a 5xx, a refusal shows the form again with its message (or
 // the 404 page), and stores nothing; every answer comes within callLimit.
@@ -229,6 +237,11 @@ func FuzzConsoleForms(f *testing.F) {
 		{2, 2, "create-subnet", "db", "10.42.2.0/24", "", "<script>alert(1)</script>"},
 		{0, 2, "claim-floating-ip", "fip-2", "zone-a", "", ""},
 		{0, 3, "create-subnet", "db", "10.42.2.0/24", "", ""},
+		{0, 4, "", "acme/*", "2", "", "1"},
+		{0, 4, "10", "acme/**", "-1", "1e3", " 7"},
+		{0, 4, "", "acme/prod", "", "", ""},
+		{0, 4, "99999999999999999999", "x/*", "2147483648", "0x10", "٣"},
+		{1, 4, "", "acme/*", "2", "", ""},
 	}
 	for _, s := range seeds {
 		f.Add(s.who, s.target, s.action, s.f1, s.f2, s.f3, s.f4)

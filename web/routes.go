@@ -43,6 +43,10 @@ func (s *Server) routes() http.Handler {
 		"GET /subnets/{path...}": s.subnetShow,
 		"GET /audit":             s.auditList,
 		"GET /search":            s.search,
+		"GET /quotas":            s.quotaList,
+		"POST /quotas":           s.quotaSet,
+		"GET /quotas/unset":      s.quotaUnsetForm,
+		"POST /quotas/unset":     s.quotaUnset,
 
 		// Branches, schema and objects of kinds (issue 13).
 		"GET /branches":                 s.branchList,

@@ -34,6 +34,9 @@ Usage:
   ipam token create NAME
   ipam token revoke NAME
   ipam cluster rotate-secret
+  ipam quota set PATTERN [--vpcs N] [--subnets N] [--floating-ips N] [--addresses N]
+  ipam quota list
+  ipam quota unset PATTERN
   ipam version
 
 Without --database-url (or DATABASE_URL), ipam runs its own PostgreSQL in
@@ -64,6 +67,7 @@ var commands = map[string]command{
 	"user":    userCommand,
 	"token":   tokenCommand,
 	"cluster": clusterCommand,
+	"quota":   quotaCommand,
 }
 
 // run executes one command and returns the process's exit code.

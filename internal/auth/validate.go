@@ -43,6 +43,10 @@ func ValidateUser(name string, role Role, namespaces []string, password string) 
 	return ValidatePassword(password)
 }
 
+// IsNamespacePattern reports whether p is a namespace pattern such as
+// acme/prod or acme/*, as tenants are bound to and quotas are set for.
+func IsNamespacePattern(p string) bool { return namespacePatternPattern.MatchString(p) }
+
 // ValidatePassword checks that password is long enough.
 func ValidatePassword(password string) error {
 	if utf8.RuneCountInString(password) < MinPasswordLength {

@@ -34,7 +34,7 @@ const (
 // is up.
 var clientCodes = map[string]bool{
 	codeInvalidArgument: true, codeNotFound: true, codeForbidden: true,
-	codeUnauthenticated: true, codeConflict: true, codePoolExhausted: true,
+	codeUnauthenticated: true, codeConflict: true, codePoolExhausted: true, codeQuotaExceeded: true,
 }
 
 // fuzzTokens are the actors a fuzzed request is sent as, "" for none.
@@ -62,6 +62,9 @@ var operations = []operation{
 		map[string]any{"namespace": "acme/prod", "name": "main"}},
 	{"floatingIps", `query($namespace: String) { floatingIps(namespace: $namespace) { uid namespace name address pool zone } }`,
 		map[string]any{"namespace": "acme/prod"}},
+	{"quotas", `query($namespace: String!) { quotas(namespace: $namespace) { pattern namespace vpcs { limit used remaining } subnets { limit }
+		floatingIps { used } addresses { remaining } } }`,
+		map[string]any{"namespace": "acme/prod"}},
 	{"previewAllocation", `query($namespace: String, $pool: String!, $within: String, $reserved: [String!], $count: Int) {
 		previewAllocation(namespace: $namespace, pool: $pool, within: $within, reserved: $reserved, count: $count) }`,
 		map[string]any{"namespace": "acme/prod", "pool": "vpc-main", "within": "10.42.1.0/24", "reserved": []string{"10.42.1.5"}, "count": 3}},
@@ -84,7 +87,8 @@ var operations = []operation{
 
 // fuzzData stores what the operations act on: public pools public-zone-a
 // (zone-a) and spare, acme's VPC main with subnets web (a VM, a node) and
-// spare, its empty VPC empty and floating IP web, acme-corp's VPC main.
+// spare, its empty VPC empty and floating IP web, acme-corp's VPC main,
+// and a quota of acme/*.
 func fuzzData(ctx context.Context, svc *ipam.Service) error {
 	op, acme, corp := testActors["op"], testActors["acme"], testActors["acmecorp"]
 	steps := []func() error{
@@ -126,6 +130,10 @@ func fuzzData(ctx context.Context, svc *ipam.Service) error {
 		},
 		func() error {
 			_, err := svc.CreateVPC(ctx, corp, ipam.CreateVPCInput{Namespace: "acme-corp/prod", Name: "main", CIDR: "10.42.0.0/16", Zone: "zone-a"})
+			return err
+		},
+		func() error {
+			_, err := svc.SetQuota(ctx, op, ipam.QuotaChange{Pattern: "acme/*", Set: map[ipam.QuotaKind]int64{ipam.QuotaFloatingIPs: 2, ipam.QuotaAddresses: 100}})
 			return err
 		},
 	}

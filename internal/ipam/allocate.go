@@ -26,6 +26,10 @@ type claimRequest struct {
 	// forward is the claim as its pool's owner process makes it
 	// (routing.go); nil when it is to be made here.
 	forward *routing.Claim
+	// quotaTx is the transaction that holds the quota lock of the owner's
+	// namespace and found room under its quotas (claimUnderQuota); nil
+	// until then.
+	quotaTx *store.Tx
 }
 
 // ownerKey is the identity of the request's owner in its pool.
@@ -50,10 +54,20 @@ func (r claimRequest) key() string {
 // otherwise the next candidate is tried if the address is held, and the
 // same one again if it was released meanwhile. When the view has no
 // candidate left, it is reloaded from the database once before the pool is
-// declared exhausted.
+// declared exhausted. An insert also changes nothing when a quota of
+// addresses matches the owner's namespace: the claim is then made under
+// the namespace's quota lock (claimUnderQuota).
 func (s *Service) claim(ctx context.Context, ext store.Ext, r claimRequest, undo *undoList) (_ Allocation, err error) {
 	start, lost := time.Now(), 0
 	defer func() { s.obs.Claimed(claimResult(err, lost), time.Since(start)) }()
+	return s.claimIn(ctx, ext, r, undo, &lost)
+}
+
+// claimIn is claim, counting in lost the candidates it found taken.
+func (s *Service) claimIn(ctx context.Context, ext store.Ext, r claimRequest, undo *undoList, lost *int) (Allocation, error) {
+	if _, hinted := s.quotaBound.Load(r.ownerNS); hinted && r.quotaTx == nil {
+		return s.claimUnderQuota(ctx, ext, r, undo, lost)
+	}
 	cp := r.pool
 	pv, err := s.views.pool(ctx, cp.row.UID)
 	if err != nil {
@@ -79,7 +93,7 @@ func (s *Service) claim(ctx context.Context, ext store.Ext, r claimRequest, undo
 			Namespace: cp.row.Namespace, Name: allocationName(cp.row.Name, a), PoolUID: cp.row.UID, Address: a,
 			OwnerKind: r.owner.Kind, OwnerUID: r.owner.UID, OwnerName: r.owner.Name, OwnerNamespace: r.ownerNS,
 			SubnetUID: r.subnetUID, CreatedBy: r.actor,
-		}, cp.row.Name)
+		}, cp.row.Name, r.quotaTx)
 		switch {
 		case err == nil:
 			if undo != nil {
@@ -100,8 +114,19 @@ func (s *Service) claim(ctx context.Context, ext store.Ext, r claimRequest, undo
 			if c.Owner != nil {
 				return s.answerHeld(ctx, ext, r, *c.Owner)
 			}
+			if c.Address == nil && r.quotaTx == nil {
+				// Nothing stands in the way: a quota may have kept the
+				// insert from storing a.
+				quota, err := store.QuotaApplies(ctx, ext, r.ownerNS, store.QuotaAddresses)
+				if err != nil {
+					return Allocation{}, err
+				}
+				if quota {
+					return s.claimUnderQuota(ctx, ext, r, undo, lost)
+				}
+			}
 			// Someone else holds a: it stays taken in the view.
-			lost++
+			*lost++
 			s.obs.LostRace()
 		case errors.Is(err, store.ErrNotFound):
 			pv.free(a)
@@ -114,10 +139,51 @@ func (s *Service) claim(ctx context.Context, ext store.Ext, r claimRequest, undo
 	}
 }
 
+// claimUnderQuota makes the claim r, whose owner's namespace a quota of
+// addresses matches, in a transaction that holds the namespace's quota
+// lock (ext when it is one, else one of its own): refused when the
+// namespace holds the limit already, unless the owner holds an address of
+// the pool, which is its answer as ever. The namespace's next claims in
+// this process come here at once (Service.quotaBound), until a claim finds
+// no quota of addresses binding it.
+func (s *Service) claimUnderQuota(ctx context.Context, ext store.Ext, r claimRequest, undo *undoList, lost *int) (Allocation, error) {
+	tx, ok := ext.(*store.Tx)
+	if !ok {
+		var a Allocation
+		err := s.inTx(ctx, func(tx *store.Tx, undo *undoList) error {
+			var err error
+			a, err = s.claimUnderQuota(ctx, tx, r, undo, lost)
+			return err
+		})
+		return a, err
+	}
+	bound, err := s.checkQuota(ctx, tx, r.ownerNS, QuotaAddresses)
+	if bound {
+		s.quotaBound.Store(r.ownerNS, struct{}{})
+	} else {
+		s.quotaBound.Delete(r.ownerNS)
+	}
+	if err != nil {
+		if errors.Is(err, ErrQuotaExceeded) {
+			if held, found, herr := s.heldBy(ctx, tx, r); herr != nil || found {
+				return held, herr
+			}
+		}
+		return Allocation{}, err
+	}
+	r.quotaTx = tx
+	return s.claimIn(ctx, tx, r, undo, lost)
+}
+
 // insertAllocation inserts a claim's row through ext: outside a
-// transaction, maybe in one statement with other claims' (claimInserts).
-func (s *Service) insertAllocation(ctx context.Context, ext store.Ext, row store.AllocationRow, pool string) (store.AllocationRow, error) {
-	if ext == store.Ext(s.db) {
+// transaction, maybe in one statement with other claims' (claimInserts);
+// in quotaTx, once the claim's quotas were checked under its namespace's
+// lock, whatever they are.
+func (s *Service) insertAllocation(ctx context.Context, ext store.Ext, row store.AllocationRow, pool string, quotaTx *store.Tx) (store.AllocationRow, error) {
+	switch {
+	case quotaTx != nil:
+		return store.InsertAllocationUnderQuota(ctx, quotaTx, row, pool)
+	case ext == store.Ext(s.db):
 		return s.inserts.insert(ctx, row, pool)
 	}
 	return store.InsertAllocation(ctx, ext, row, pool)
@@ -129,6 +195,8 @@ func claimResult(err error, lost int) string {
 	switch {
 	case errors.Is(err, ErrPoolExhausted):
 		return ClaimExhausted
+	case errors.Is(err, ErrQuotaExceeded):
+		return ClaimQuotaExceeded
 	case err != nil:
 		return ClaimError
 	case lost > 0:

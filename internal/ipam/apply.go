@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/netip"
 	"regexp"
+	"slices"
 	"strings"
 
 	"pivirt.hu/ipam/internal/auth"
@@ -126,6 +127,11 @@ func (s *Service) Apply(ctx context.Context, actor auth.Actor, objects []ApplyOb
 		}
 	}
 	err := s.inTx(ctx, func(tx *store.Tx, undo *undoList) error {
+		// The quota locks first, in one order, before any row
+		// (docs/allocation.md, "Quotas").
+		if err := store.LockQuotas(ctx, tx, vpcNamespaces(objects)...); err != nil {
+			return err
+		}
 		for pass := range 3 {
 			for i, o := range objects {
 				if o.pass() != pass {
@@ -298,6 +304,19 @@ func checkPrivatePool(actor auth.Actor, in PrivatePoolInput) error {
 		return errs[0]
 	}
 	return mayCreateIn(actor, in.Namespace)
+}
+
+// vpcNamespaces are the namespaces of the VPCs of objects, sorted, each
+// once.
+func vpcNamespaces(objects []ApplyObject) []string {
+	var out []string
+	for _, o := range objects {
+		if o.VPC != nil {
+			out = append(out, o.VPC.Namespace)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // applyPublicPool creates the public pool row (checked by publicPoolRow),

@@ -25,6 +25,9 @@ var (
 	ErrConflict = errors.New("conflict")
 	// ErrPoolExhausted: no candidate is left; the database confirmed it.
 	ErrPoolExhausted = errors.New("pool exhausted")
+	// ErrQuotaExceeded: the namespace holds the limit of a quota already; a
+	// *QuotaError says which.
+	ErrQuotaExceeded = errors.New("quota exceeded")
 )
 
 // An InvalidError is a mistake in one field of a request.
@@ -124,6 +127,7 @@ const (
 	CodeForbidden       Code = "FORBIDDEN"
 	CodeConflict        Code = "CONFLICT"
 	CodePoolExhausted   Code = "POOL_EXHAUSTED"
+	CodeQuotaExceeded   Code = "QUOTA_EXCEEDED"
 	// CodeUnavailable: the database could not serve the request now; the
 	// same request may succeed in a moment.
 	CodeUnavailable Code = "UNAVAILABLE"
@@ -171,6 +175,8 @@ func Classify(err error) Refusal {
 		return Refusal{Code: CodeConflict, Message: err.Error()}
 	case errors.Is(err, ErrPoolExhausted):
 		return Refusal{Code: CodePoolExhausted, Message: err.Error()}
+	case errors.Is(err, ErrQuotaExceeded):
+		return Refusal{Code: CodeQuotaExceeded, Message: err.Error()}
 	case store.Unavailable(err):
 		return Refusal{Code: CodeUnavailable, Message: err.Error()}
 	}

@@ -10,8 +10,9 @@ import (
 )
 
 // ClaimFloatingIP gives a tenant a public address, from the named pool or
-// from the zone's public pools in name order. Claiming an existing
-// floating IP again returns it.
+// from the zone's public pools in name order, within the namespace's
+// quotas of floating IPs and of addresses. Claiming an existing floating
+// IP again returns it.
 func (s *Service) ClaimFloatingIP(ctx context.Context, actor auth.Actor, in ClaimFloatingIPInput) (FloatingIP, error) {
 	if err := checkNamespace("namespace", in.Namespace); err != nil {
 		return FloatingIP{}, err
@@ -54,6 +55,16 @@ func (s *Service) ClaimFloatingIP(ctx context.Context, actor auth.Actor, in Clai
 	uid := newUID()
 	var row store.FloatingIPRow
 	err := s.inTx(ctx, func(tx *store.Tx, undo *undoList) error {
+		if _, err := s.checkQuota(ctx, tx, in.Namespace, QuotaFloatingIPs); err != nil {
+			// At the limit, the same floating IP made meanwhile is its
+			// answer still.
+			if errors.Is(err, ErrQuotaExceeded) {
+				if _, ferr := store.FloatingIP(ctx, tx, in.Namespace, in.Name); ferr == nil {
+					return errFloatingIPRace
+				}
+			}
+			return err
+		}
 		a, err := s.claimInZone(ctx, tx, undo, pools, in.Zone, Owner{Kind: OwnerFloatingIP, UID: uid, Name: in.Name}, in.Namespace, actor.Name)
 		if err != nil {
 			return err

@@ -11,8 +11,8 @@ import (
 // use.
 type Observer interface {
 	// Claimed is told of each claim this process made, with how long it
-	// took and its result: ClaimOK, ClaimConflictRetry, ClaimExhausted or
-	// ClaimError.
+	// took and its result: ClaimOK, ClaimConflictRetry, ClaimExhausted,
+	// ClaimQuotaExceeded or ClaimError.
 	Claimed(result string, took time.Duration)
 	// LostRace is told of each candidate a claim found taken when it
 	// inserted it (the claim then tries the next).
@@ -38,6 +38,9 @@ const (
 	ClaimConflictRetry = "conflict_retry"
 	// ClaimExhausted: no candidate was left.
 	ClaimExhausted = "exhausted"
+	// ClaimQuotaExceeded: the owner's namespace holds the limit of a quota
+	// of addresses already.
+	ClaimQuotaExceeded = "quota_exceeded"
 	// ClaimError: the claim or release failed (not found, the database
 	// unavailable, a refusal).
 	ClaimError = "error"

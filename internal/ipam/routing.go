@@ -60,6 +60,8 @@ func (s *Service) RotateClusterSecret(ctx context.Context, actor auth.Actor) err
 
 // serveForwarded makes a claim another process forwarded to this one, the
 // owner of its pool; the forwarding process checked the actor's rights.
+// The quotas of the owner's namespace are checked here, by the claim, as
+// for a claim of this process's own.
 func (s *Service) serveForwarded(ctx context.Context, c routing.Claim) routing.Answer {
 	r, err := s.forwardedRequest(ctx, c)
 	var a Allocation
@@ -134,6 +136,8 @@ func forwardedAnswer(a routing.Answer, pool string) (Allocation, error) {
 		return Allocation{}, forwardedRefusal{ErrNotFound, a.Message}
 	case CodeForbidden:
 		return Allocation{}, forwardedRefusal{ErrForbidden, a.Message}
+	case CodeQuotaExceeded:
+		return Allocation{}, forwardedRefusal{ErrQuotaExceeded, a.Message}
 	}
 	return Allocation{}, errOwnerFailed
 }

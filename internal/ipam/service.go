@@ -62,6 +62,14 @@ type Service struct {
 	inflightMu sync.Mutex
 	inflight   map[string]*claimCall // by pool and owner
 
+	// quotaBound holds the namespaces whose last claim here was bound by a
+	// quota of addresses: their claims go under their quota lock at once,
+	// rather than first trying the statement a quota turns away (which
+	// would cost three statements and, for that moment, hide its
+	// candidate from concurrent claims). It is a hint: the claim checks
+	// the quotas in the database either way.
+	quotaBound sync.Map // namespace → struct{}
+
 	// fits holds the forecasts' sums of the usage history (dashboard.go).
 	fits usageFits
 }

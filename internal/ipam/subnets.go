@@ -159,6 +159,11 @@ func (s *Service) CreateSubnet(ctx context.Context, actor auth.Actor, in CreateS
 	var vpc store.VPCRow
 	var row store.SubnetRow
 	err := s.inTx(ctx, func(tx *store.Tx, _ *undoList) error {
+		// The quota lock before the VPC's row, as every transaction takes
+		// them (docs/allocation.md, "Quotas").
+		if err := store.LockQuotas(ctx, tx, in.Namespace); err != nil {
+			return err
+		}
 		var err error
 		vpc, err = store.VPC(ctx, tx, in.Namespace, in.VPC, true)
 		if errors.Is(err, store.ErrNotFound) {
@@ -191,7 +196,8 @@ func checkSubnetInput(in CreateSubnetInput) (candidates.SubnetRequest, error) {
 
 // createSubnet creates a subnet of vpc, whose row tx has locked: of two
 // transactions creating subnets in one VPC, the second reads the first's
-// subnet (READ COMMITTED). Its prefix and gateway are planned as the
+// subnet (READ COMMITTED). It is refused past the namespace's quotas of
+// subnets. Its prefix and gateway are planned as the
 // browser predicts them (candidates.VPCLayout.Plan); the exclusion
 // constraint subnets_no_overlap refuses an overlap whatever happens.
 func (s *Service) createSubnet(ctx context.Context, tx *store.Tx, actor auth.Actor, vpc store.VPCRow, in CreateSubnetInput) (store.SubnetRow, error) {
@@ -206,6 +212,9 @@ func (s *Service) createSubnet(ctx context.Context, tx *store.Tx, actor auth.Act
 	plan, err := layout.Plan(req)
 	if err != nil {
 		return store.SubnetRow{}, fromPlan(err)
+	}
+	if _, err := s.checkQuota(ctx, tx, vpc.Namespace, QuotaSubnets); err != nil {
+		return store.SubnetRow{}, err
 	}
 	cidr, gateway := plan.Prefix, plan.Gateway
 	row, err := store.InsertSubnet(ctx, tx, store.SubnetRow{UID: newUID(), VPCUID: vpc.UID, Name: in.Name, CIDR: cidr, Gateway: gateway, CreatedBy: actor.Name})

@@ -99,7 +99,8 @@ func vpcInputErrors(in CreateVPCInput) []error {
 }
 
 // createVPC creates the VPC in (checked by checkVPCInput) with the uid
-// given, its pool and its uplink in tx.
+// given, its pool and its uplink in tx, within the namespace's quotas of
+// VPCs and (the uplink) of addresses.
 func (s *Service) createVPC(ctx context.Context, tx *store.Tx, undo *undoList, actor auth.Actor, in CreateVPCInput, uid string) (store.VPCRow, error) {
 	var zonePools []*cachedPool
 	if in.Zone != "" {
@@ -107,6 +108,9 @@ func (s *Service) createVPC(ctx context.Context, tx *store.Tx, undo *undoList, a
 		if zonePools, err = s.zonePools(ctx, tx, in.Zone); err != nil {
 			return store.VPCRow{}, err
 		}
+	}
+	if _, err := s.checkQuota(ctx, tx, in.Namespace, QuotaVPCs); err != nil {
+		return store.VPCRow{}, err
 	}
 	cidr, _ := netip.ParsePrefix(in.CIDR)
 	vpc, err := store.InsertVPC(ctx, tx, store.VPCRow{UID: uid, Namespace: in.Namespace, Name: in.Name, CIDR: cidr, Zone: in.Zone, CreatedBy: actor.Name})

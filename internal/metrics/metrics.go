@@ -43,7 +43,7 @@ func New() *Metrics {
 		reg: prometheus.NewRegistry(),
 		claims: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "ipam_claims_total",
-			Help: "Claims of addresses this process made, by result: ok, conflict_retry (ok after losing a race for a candidate), exhausted, error.",
+			Help: "Claims of addresses this process made, by result: ok, conflict_retry (ok after losing a race for a candidate), exhausted, quota_exceeded, error.",
 		}, []string{"result"}),
 		releases: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "ipam_releases_total",
@@ -69,7 +69,7 @@ func New() *Metrics {
 	}
 	m.reg.MustRegister(m.claims, m.releases, m.claimDuration, m.lostRaces, m.viewLoads, m.notifications,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	for _, r := range []string{ipam.ClaimOK, ipam.ClaimConflictRetry, ipam.ClaimExhausted, ipam.ClaimError} {
+	for _, r := range []string{ipam.ClaimOK, ipam.ClaimConflictRetry, ipam.ClaimExhausted, ipam.ClaimQuotaExceeded, ipam.ClaimError} {
 		m.claims.WithLabelValues(r)
 	}
 	for _, r := range []string{ipam.ReleaseOK, ipam.ClaimError} {
@@ -96,11 +96,11 @@ func (m *Metrics) ViewLoaded() { m.viewLoads.Inc() }
 // Notified counts a notification (ipam.Observer).
 func (m *Metrics) Notified() { m.notifications.Inc() }
 
-// Watch adds the usage of svc's pools and subnets, read at each scrape,
-// how svc's claims were made (shared statements, routing), and the
-// statistics of the connection pool db.
+// Watch adds the usage of svc's pools and subnets and the use of its
+// quotas, read at each scrape, how svc's claims were made (shared
+// statements, routing), and the statistics of the connection pool db.
 func (m *Metrics) Watch(svc *ipam.Service, db *sql.DB) {
-	m.reg.MustRegister(usageCollector{svc}, claimsCollector{svc}, collectors.NewDBStatsCollector(db, "ipam"))
+	m.reg.MustRegister(usageCollector{svc}, quotaCollector{svc}, claimsCollector{svc}, collectors.NewDBStatsCollector(db, "ipam"))
 }
 
 // DivisionsPerPool bounds the divisions of a number pool whose usage is

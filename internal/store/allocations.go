@@ -40,10 +40,25 @@ type OwnerKey struct {
 
 const allocationColumns = `namespace, name, pool_uid, host(address) AS address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, uid, created_at, created_by`
 
-// insertAllocationSQL claims an address and records it in the audit log.
-const insertAllocationSQL = `WITH a AS (
+// insertAllocationSQL claims an address and records it in the audit log,
+// unless a quota of addresses is set for one of the patterns $12 (those
+// that match the owner's namespace, NamespacePatterns): then it stores
+// nothing, as when the address is taken, and the claim is made again under
+// the namespace's lock (InsertAllocationUnderQuota). The condition is a
+// probe of the primary key of quotas per pattern.
+var insertAllocationSQL = insertAllocationQuery(`NOT EXISTS (SELECT FROM quotas WHERE addresses IS NOT NULL AND pattern = ANY ($12::text[]))`)
+
+// insertUnderQuotaSQL is insertAllocationSQL for a claim whose quotas
+// were checked under its namespace's lock: it has no $12.
+var insertUnderQuotaSQL = insertAllocationQuery("true")
+
+// insertAllocationQuery is the claim of an address, made when the
+// condition holds.
+func insertAllocationQuery(condition string) string {
+	return `WITH a AS (
 		INSERT INTO allocations (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_by)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10
+		WHERE ` + condition + `
 		ON CONFLICT DO NOTHING
 		RETURNING *
 	), audit AS (
@@ -55,22 +70,25 @@ const insertAllocationSQL = `WITH a AS (
 		FROM a
 	)
 	SELECT ` + allocationColumns + ` FROM a`
+}
 
 // claimAddressSQL is insertAllocationSQL run by the function
-// claim_address (migration 0008), for connections through a connection
-// pooler: the function's plan stays with the server connection, as a
-// prepared statement's stays with a client's own (TestClaimAddress checks
-// that both store the same).
-const claimAddressSQL = `SELECT ` + allocationColumns + ` FROM claim_address($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`
+// claim_address (migrations 0008 and 0020), for connections through a
+// connection pooler: the function's plan stays with the server
+// connection, as a prepared statement's stays with a client's own
+// (TestClaimAddress checks that both store the same).
+const claimAddressSQL = `SELECT ` + allocationColumns + ` FROM claim_address($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
 
 // InsertAllocation claims a.Address for a's owner and records it in the
 // audit log, in one statement (one round trip, atomic even outside a
 // transaction). When the address is taken or the owner already holds an
 // address of the pool, nothing is stored and the error wraps
-// ErrObjectExists: the unique indexes decide, never a lock.
+// ErrObjectExists: the unique indexes decide, never a lock. The same when
+// a quota of addresses matches the owner's namespace (QuotaApplies tells
+// it apart): that claim is made with InsertAllocationUnderQuota.
 func InsertAllocation(ctx context.Context, ext sqlx.QueryerContext, a AllocationRow, pool string) (AllocationRow, error) {
 	var scanned allocationScan
-	args := []any{a.Namespace, a.Name, a.PoolUID, a.Address.String(), a.OwnerKind, a.OwnerUID, a.OwnerName, a.OwnerNamespace, nullable(a.SubnetUID), a.CreatedBy, pool}
+	args := append(insertAllocationArgs(a, pool), textArray(NamespacePatterns(a.OwnerNamespace)))
 	var err error
 	switch ext := ext.(type) {
 	case *DB:
@@ -88,6 +106,28 @@ func InsertAllocation(ctx context.Context, ext sqlx.QueryerContext, a Allocation
 	default:
 		err = sqlx.GetContext(ctx, ext, &scanned, insertAllocationSQL, args...)
 	}
+	return insertedAllocation(scanned, err, a)
+}
+
+// InsertAllocationUnderQuota is InsertAllocation for a claim in a
+// namespace that quotas of addresses match: made in tx once LockQuotas
+// locked the namespace and QuotaUsage found room, it stores the row
+// whatever the quotas.
+func InsertAllocationUnderQuota(ctx context.Context, tx *Tx, a AllocationRow, pool string) (AllocationRow, error) {
+	var scanned allocationScan
+	err := sqlx.GetContext(ctx, tx, &scanned, insertUnderQuotaSQL, insertAllocationArgs(a, pool)...)
+	return insertedAllocation(scanned, err, a)
+}
+
+// insertAllocationArgs are the parameters of insertAllocationQuery, $1 to
+// $11.
+func insertAllocationArgs(a AllocationRow, pool string) []any {
+	return []any{a.Namespace, a.Name, a.PoolUID, a.Address.String(), a.OwnerKind, a.OwnerUID, a.OwnerName, a.OwnerNamespace, nullable(a.SubnetUID), a.CreatedBy, pool}
+}
+
+// insertedAllocation is the answer of a claim of a whose statement
+// returned scanned and err.
+func insertedAllocation(scanned allocationScan, err error, a AllocationRow) (AllocationRow, error) {
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return AllocationRow{}, fmt.Errorf("store: allocation %s: %w", a.Name, ErrObjectExists)
@@ -102,18 +142,23 @@ func InsertAllocation(ctx context.Context, ext sqlx.QueryerContext, a Allocation
 // insertAllocationsSQL is insertAllocationSQL for many rows: the columns
 // come as arrays, one element a row, the pool's name last; the rows are
 // inserted in the order of (pool_uid, address), so that two such
-// statements wait for each other's addresses in one order. Each row
-// inserted writes one audit entry, which takes its pool's name from the
-// input by pool alone: rows of the input that propose one address (one of
-// them inserted, the others changing nothing) must not each add an entry
+// statements wait for each other's addresses in one order. A row whose
+// owner's namespace a quota of addresses matches is not inserted: row n's
+// patterns are the n-th row of $12, a two-dimensional array padded with
+// empty strings, which no pattern is. Each row inserted writes one audit
+// entry, which takes its pool's name from the input by pool alone: rows of
+// the input that propose one address (one of them inserted, the others
+// changing nothing) must not each add an entry
 // (TestBatchOfOneAddressAuditsOnce).
 const insertAllocationsSQL = `WITH input AS (
 		SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::inet[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
-			AS i (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_by, pool)
+			WITH ORDINALITY AS i (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_by, pool, n)
 	), a AS (
 		INSERT INTO allocations (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_by)
 		SELECT namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, nullif(subnet_uid, '')::uuid, created_by
-		FROM input ORDER BY pool_uid, address
+		FROM input
+		WHERE NOT EXISTS (SELECT FROM quotas WHERE addresses IS NOT NULL AND pattern = ANY (($12::text[])[input.n:input.n]))
+		ORDER BY pool_uid, address
 		ON CONFLICT DO NOTHING
 		RETURNING *
 	), audit AS (
@@ -128,8 +173,9 @@ const insertAllocationsSQL = `WITH input AS (
 
 // InsertAllocations makes the claims of InsertAllocation for many rows in
 // one statement (pools[i] is the name of rows[i]'s pool): each row is
-// stored unless its address is taken or its owner holds an address of the
-// pool already, exactly as if it were inserted alone, and all the rows
+// stored unless its address is taken, its owner holds an address of the
+// pool already or a quota of addresses matches its owner's namespace,
+// exactly as if it were inserted alone, and all the rows
 // stored are committed together. It returns, for each row, what was
 // stored, or an error wrapping ErrObjectExists. The error of the whole
 // statement (a pool or subnet gone, a deadlock with another such
@@ -145,10 +191,11 @@ func InsertAllocations(ctx context.Context, db *DB, rows []AllocationRow, pools 
 			cols[c][i] = v
 		}
 	}
-	args := make([]any, len(cols))
+	args := make([]any, len(cols), len(cols)+1)
 	for i, c := range cols {
 		args[i] = c
 	}
+	args = append(args, patternsOfRows(rows))
 	var scanned []allocationScan
 	stmt, err := db.prepared(ctx, &db.claimMany, insertAllocationsSQL)
 	switch {
@@ -182,6 +229,24 @@ func InsertAllocations(ctx context.Context, db *DB, rows []AllocationRow, pools 
 		}
 	}
 	return got, errs, nil
+}
+
+// patternsOfRows are the patterns of the rows' owners' namespaces
+// (NamespacePatterns) as insertAllocationsSQL's $12: one row each, padded
+// with empty strings.
+func patternsOfRows(rows []AllocationRow) pq.GenericArray {
+	patterns := make([][]string, len(rows))
+	width := 0
+	for i, a := range rows {
+		patterns[i] = NamespacePatterns(a.OwnerNamespace)
+		width = max(width, len(patterns[i]))
+	}
+	for i := range patterns {
+		for len(patterns[i]) < width {
+			patterns[i] = append(patterns[i], "")
+		}
+	}
+	return pq.GenericArray{A: patterns}
 }
 
 // A ClaimConflict is what stands in the way of a claim whose insert
