@@ -9,7 +9,6 @@ import (
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/pgtest"
-	"pivirt.hu/ipam/internal/store"
 )
 
 // TestQuotaSeries: the use of each quota's limits, per pattern and kind
@@ -17,19 +16,7 @@ import (
 // quotas bind; claims refused by a quota are counted apart.
 func TestQuotaSeries(t *testing.T) {
 	ctx := context.Background()
-	url := pgtest.NewURL(t)
-	db, err := store.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	m := New()
-	svc, err := ipam.New(ctx, ipam.Config{DB: db, URL: url, Observer: m})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
-	m.Watch(svc, db.DB.DB)
+	svc, _, m := watched(t, pgtest.NewURL(t), false)
 	for _, c := range []ipam.QuotaChange{
 		{Pattern: "acme/*", Set: map[ipam.QuotaKind]int64{ipam.QuotaVPCs: 3, ipam.QuotaAddresses: 2}},
 		{Pattern: "acme/prod", Set: map[ipam.QuotaKind]int64{ipam.QuotaSubnets: 1}},
