@@ -105,9 +105,12 @@ func (s branchNumberScan) row() (BranchNumber, error) {
 		Division: json.RawMessage(s.Division), Number: s.Number}, nil
 }
 
-// BranchNumbers returns the numbers that the branch id's own versions of
-// the objects hold, by pool name, division and number: a lookup of
-// number_holdings_live per pool and object.
+// BranchNumbers returns the numbers of number pools that the branch id's
+// own versions of the objects hold, by pool name, division and number: a
+// lookup of number_holdings_live per pool and object. A pool's numbers are
+// those of its ranges and those allocated from it, as its pages count
+// them (poolsNumberSQL): not another pool's of the same attribute, nor a
+// number given outside its ranges.
 func BranchNumbers(ctx context.Context, q sqlx.QueryerContext, branchID int64, objects []string) ([]BranchNumber, error) {
 	if len(objects) == 0 {
 		return nil, nil
@@ -117,6 +120,8 @@ func BranchNumbers(ctx context.Context, q sqlx.QueryerContext, branchID int64, o
 		JOIN LATERAL (SELECT * FROM number_holdings h
 			WHERE h.pool_id = p.id AND h.object_id = ANY($2::uuid[]) AND h.branch_id = $1 AND h.to_seq IS NULL) h ON true
 		WHERE h.number IS NOT NULL
+			AND (EXISTS (SELECT 1 FROM jsonb_array_elements(p.ranges) r WHERE h.number BETWEEN (r->>'start')::bigint AND (r->>'end')::bigint)
+				OR EXISTS (SELECT 1 FROM number_allocations a WHERE a.pool_id = p.id AND a.division = h.division AND a.number = h.number))
 		ORDER BY p.name, h.division, h.number, h.object_id`, branchID, textArray(objects))
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to read the numbers of branch %d: %w", branchID, classify(err))
