@@ -51,10 +51,6 @@ func (s *Server) renderMerge(w http.ResponseWriter, r *http.Request, status int,
 // merge shows the merge's page with every conflict (409).
 func (s *Server) branchMerge(w http.ResponseWriter, r *http.Request) {
 	actor, _ := actorFrom(r.Context())
-	if !actor.IsOperator() {
-		s.notFound(w, r)
-		return
-	}
 	if !readForm(w, r) {
 		return
 	}
@@ -88,10 +84,6 @@ func (s *Server) branchMerge(w http.ResponseWriter, r *http.Request) {
 func (s *Server) branchAct(w http.ResponseWriter, r *http.Request, action, done string,
 	act func(context.Context, auth.Actor, string) (branch.Branch, error)) {
 	actor, _ := actorFrom(r.Context())
-	if !actor.IsOperator() {
-		s.notFound(w, r)
-		return
-	}
 	if !readForm(w, r) {
 		return
 	}

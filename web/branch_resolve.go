@@ -15,10 +15,6 @@ import (
 // conflict that is no longer there is refused on that page (422).
 func (s *Server) branchResolve(w http.ResponseWriter, r *http.Request) {
 	actor, _ := actorFrom(r.Context())
-	if !actor.IsOperator() {
-		s.notFound(w, r)
-		return
-	}
 	if !readForm(w, r) {
 		return
 	}

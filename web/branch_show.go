@@ -10,14 +10,9 @@ import (
 
 // branchPage answers GET /branches/{path...}: the branch's page
 // (/branches/<name>), or the pages that confirm merging and deleting it
-// (/branches/<name>/-/merge, /branches/<name>/-/delete). Operators only;
-// tenants get the 404 page.
+// (/branches/<name>/-/merge, /branches/<name>/-/delete); in
+// operatorRoutes.
 func (s *Server) branchPage(w http.ResponseWriter, r *http.Request) {
-	actor, _ := actorFrom(r.Context())
-	if !actor.IsOperator() {
-		s.notFound(w, r)
-		return
-	}
 	name, action, confirm := strings.Cut(r.PathValue("path"), views.BranchActionSeparator)
 	switch {
 	case !confirm:
