@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/views"
 )
@@ -43,7 +44,7 @@ func (s *Server) auditList(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, e := range entries {
 		v.Rows = append(v.Rows, views.AuditRow{
-			ID: e.ID, At: e.At, Actor: e.Actor, Action: e.Action, Kind: e.Kind, Object: e.Object(), Change: e.Change(), Branch: e.Branch,
+			ID: e.ID, At: e.At, Actor: e.Actor, Action: e.Action, Kind: e.Kind, Object: e.Object(), Change: audit.Describe(e).String(), Branch: e.Branch,
 		})
 	}
 	s.render(w, r, http.StatusOK, views.AuditPage(s.shell(r, "Audit log"), v))

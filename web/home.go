@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/forecast"
 	"pivirt.hu/ipam/internal/ipam"
@@ -84,7 +85,7 @@ func (s *Server) dashboard(ctx context.Context, actor auth.Actor, all bool) (vie
 		views.DashboardCount{One: "change today", Many: "changes today", TestID: "count-changes", Value: dash.ChangesToday, AtLeast: dash.ChangesToday >= ipam.MaxChangesCounted, Href: changesHref(p.Operator)},
 	)
 	for _, e := range dash.Recent {
-		p.Changes = append(p.Changes, views.ChangeRow{ID: e.ID, At: e.At, Actor: e.Actor, Action: e.Action, Kind: e.Kind, Object: e.Object(), Change: e.Change(), Href: changedHref(e)})
+		p.Changes = append(p.Changes, views.ChangeRow{ID: e.ID, At: e.At, Actor: e.Actor, Action: e.Action, Kind: e.Kind, Object: e.Object(), Change: audit.Describe(e).String(), Href: changedHref(e)})
 	}
 	return p, nil
 }
