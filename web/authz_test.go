@@ -506,8 +506,7 @@ func TestAuditPage(t *testing.T) {
 	newest := entries[0]
 	row := page.in(fmt.Sprintf("audit-%d", newest.ID))
 	for id, want := range map[string]string{
-		"audit-actor": "acme", "audit-action": "allocate", "audit-kind": "IPAllocation", "audit-object": "acme/prod/vpc-main-10-42-1-61",
-		"audit-change": "+ address=10.42.1.61 owner={kind=VirtualMachine name=vm-59/0 uid=vm-59} ownerNamespace=acme/prod pool=vpc-main",
+		"audit-actor": "acme", "audit-sentence": "acme attached vm-59/0 to subnet web: 10.42.1.61", "audit-namespace": "acme/prod",
 	} {
 		if got := row.text(id); got != want {
 			t.Errorf("the newest row's %s is %q, want %q", id, got, want)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"time"
 
+	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/store"
 )
@@ -110,8 +111,9 @@ func (s *Service) ResolveConflict(ctx context.Context, actor auth.Actor, name, o
 			}
 			l.fill(&out.Kept)
 		}
-		return store.PutMergeResolution(ctx, tx, r, store.AuditEntry{Actor: actor.Name, Action: "resolve", ObjectKind: c.ref.Kind, ObjectName: oid,
-			After: store.JSON(map[string]any{"field": field, "side": side, "main": r.MainValue, "branch": r.BranchValue}), Branch: name})
+		return store.PutMergeResolution(ctx, tx, r, store.AuditEntry{Actor: actor.Name, Action: audit.Resolve, ObjectKind: c.ref.Kind, ObjectName: oid,
+			After: store.JSON(audit.Resolution{ID: oid, Kind: c.ref.Kind, DisplayLabel: c.ref.Label, Field: field, Side: string(side),
+				Kept: out.Kept.Text, Deleted: out.Kept.Deleted}), Branch: name})
 	})
 	return out, err
 }

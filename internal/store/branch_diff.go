@@ -130,7 +130,7 @@ func BranchNumbers(ctx context.Context, q sqlx.QueryerContext, branchID int64, o
 }
 
 // A MergeResolution is a side chosen for a conflict of a branch's merge
-// (migration 0021_branch_merges.sql says what each column holds).
+// (migration 0022_branch_merges.sql says what each column holds).
 type MergeResolution struct {
 	Branch  int64
 	Object  string
