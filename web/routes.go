@@ -72,6 +72,8 @@ func (s *Server) operatorRoutes() map[string]http.HandlerFunc {
 		"POST /branches/merge":          s.branchMerge,
 		"POST /branches/rebase":         s.branchRebase,
 		"POST /branches/delete":         s.branchDelete,
+		"POST /branches/resolve":        s.branchResolve,
+		"GET /branches/{path...}":       s.branchPage,
 		"GET /schema":                   s.schemaShow,
 		"POST /schema":                  s.schemaLoad,
 		"GET /objects/{kind}":           s.objectList,

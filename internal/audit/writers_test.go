@@ -110,7 +110,7 @@ func TestEveryWriterWritesItsType(t *testing.T) {
 	}
 	for _, want := range []string{"allocate IPAllocation", "release IPAllocation", "rename IPAllocation", "create IPAMPool", "delete IPAMPool", "set-labels IPAMPool",
 		"create VPC", "delete VPC", "create Subnet", "delete Subnet", "create FloatingIP", "delete FloatingIP", "create Quota", "update Quota", "delete Quota",
-		"create Branch", "delete Branch", "merge Branch", "rebase Branch", "load Schema", "create an object", "update an object", "delete an object",
+		"create Branch", "delete Branch", "merge Branch", "rebase Branch", "load Schema", "create an object", "update an object", "delete an object", "resolve an object",
 		"create CoreNumberPool", "update CoreNumberPool", "delete CoreNumberPool", "allocate CoreNumberPool", "release CoreNumberPool",
 		"create User", "set-password User", "end-sessions User", "create APIToken", "revoke APIToken", "rotate ClusterSecret"} {
 		if !seen[want] {
@@ -193,6 +193,8 @@ func writeEveryChange(t *testing.T, ip *ipam.Service, nums *numbers.Service, use
 	done(err)
 	must(b.UpdateObject(ctx, operator, branch.Main, vlan.ID, branch.ObjectInput{Relationships: map[string][]string{"backup": {backup.ID}}}))
 	must(b.RebaseBranch(ctx, operator, "add-vlans"))
+	must(b.UpdateObject(ctx, operator, branch.Main, vlan.ID, branch.ObjectInput{Attributes: map[string]any{"note": "on main"}}))
+	must(b.ResolveConflict(ctx, operator, "add-vlans", vlan.ID, "note", branch.SideBranch))
 	must(b.MergeBranch(ctx, operator, "add-vlans"))
 	must(b.DeleteBranch(ctx, operator, "add-vlans"))
 	must(b.DeleteObject(ctx, operator, branch.Main, backup.ID))
