@@ -1,6 +1,10 @@
 package web
 
-import "net/http"
+import (
+	"net/http"
+
+	"pivirt.hu/ipam/views"
+)
 
 // routes lists every route of the server.
 func (s *Server) routes() http.Handler {
@@ -27,6 +31,18 @@ func (s *Server) routes() http.Handler {
 		"attach-interface":  s.vpcInterfaceAttach,
 		"claim-floating-ip": s.vpcFloatingIPClaim,
 		"create-subnet":     s.vpcSubnetCreate,
+		// The destructive actions, each confirmed first on the page
+		// that vpcPages draws for it.
+		views.ConfirmDetach:       s.vpcInterfaceDetach,
+		views.ConfirmReleaseFIP:   s.floatingIPRelease,
+		views.ConfirmDeleteSubnet: s.subnetDelete,
+		views.ConfirmDeleteVPC:    s.vpcDelete,
+	})
+	vpcPages := s.vpcPages(s.vpcShow, map[string]vpcConfirm{
+		views.ConfirmDetach:       s.vpcInterfaceDetachForm,
+		views.ConfirmReleaseFIP:   s.floatingIPReleaseForm,
+		views.ConfirmDeleteSubnet: s.subnetDeleteForm,
+		views.ConfirmDeleteVPC:    s.vpcDeleteForm,
 	})
 	// The console, for signed-in users: anonymous visitors are sent to
 	// /login. Add its pages here.
@@ -38,7 +54,7 @@ func (s *Server) routes() http.Handler {
 		"POST /pools":            s.poolCreate,
 		"GET /pools/{path...}":   s.poolShow,
 		"GET /vpcs":              s.vpcList,
-		"GET /vpcs/{path...}":    s.vpcShow,
+		"GET /vpcs/{path...}":    vpcPages,
 		"POST /vpcs/{path...}":   vpcForms,
 		"GET /subnets/{path...}": s.subnetShow,
 		"GET /audit":             s.auditList,

@@ -299,7 +299,7 @@ func (s *Service) DeletePublicPool(ctx context.Context, actor auth.Actor, name s
 			return err
 		}
 		if n > 0 {
-			return conflict("public pool %s still holds %s; release %s first", name, plural(n, "address", "addresses"), them(n))
+			return poolInUse(name, n)
 		}
 		if err := store.DeletePool(ctx, tx, cp.row.UID); errors.Is(err, store.ErrInUse) {
 			return conflict("public pool %s was given an address meanwhile; release it first", name)
@@ -312,6 +312,12 @@ func (s *Service) DeletePublicPool(ctx context.Context, actor auth.Actor, name s
 	})
 	s.forgetPool(cp)
 	return err
+}
+
+// poolInUse refuses to delete the public pool name while it holds n
+// addresses.
+func poolInUse(name string, n int) error {
+	return conflict("public pool %s still holds %s; release %s first", name, plural(n, "address", "addresses"), them(n))
 }
 
 // Pools lists the pools the actor may see: every pool for operators; for
