@@ -82,6 +82,8 @@ var routes = []route{
 	{name: "POST /pools", method: http.MethodPost, path: fixed("/pools"), owner: missing, foreign: missing, audit: 1,
 		form: func(o object) url.Values { return url.Values{"name": {o.name}, "cidr": {o.cidr(true)}} }},
 	{name: "GET /pools/<public>", method: http.MethodGet, path: fixed("/pools/public-zone-a"), owner: missing, foreign: missing},
+	{name: "GET /pools/<public>/edit", method: http.MethodGet, path: fixed("/pools/public-zone-a/edit"), owner: missing, foreign: missing},
+	{name: "GET /pools/<public>/delete", method: http.MethodGet, path: fixed("/pools/public-zone-a/delete"), owner: missing, foreign: missing},
 	{name: "GET /pools/<ns>/<private>", method: http.MethodGet, path: func(ns string) string { return "/pools/" + ns + "/vpc-main" }, owner: served, foreign: missing},
 	{name: "GET /vpcs", method: http.MethodGet, path: fixed("/vpcs"), owner: served, foreign: served, lists: true},
 	{name: "GET /vpcs/<ns>/<name>", method: http.MethodGet, path: vpcPath, owner: served, foreign: missing},
