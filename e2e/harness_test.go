@@ -106,6 +106,9 @@ type server struct {
 	// AdminPassword is the password of the operator admin, which ipam serve
 	// creates and prints at its first start.
 	AdminPassword string
+	// Passwords are the passwords ipam serve printed, by user: admin's,
+	// and with --demo the demo tenants'.
+	Passwords map[string]string
 }
 
 // startServer runs ipam serve on a fresh database. The server is stopped
@@ -120,8 +123,15 @@ func startServer(t *testing.T) server {
 // the test ends.
 func startServerOn(t *testing.T, url string) server {
 	t.Helper()
+	return startServerArgs(t, url)
+}
+
+// startServerArgs runs ipam serve on the database of url with the extra
+// arguments args (--demo), as startServerOn does.
+func startServerArgs(t *testing.T, url string, args ...string) server {
+	t.Helper()
 	srv := server{DatabaseURL: url}
-	cmd := exec.Command(ipamBinary, "serve", "--listen", "127.0.0.1:0", "--database-url", srv.DatabaseURL)
+	cmd := exec.Command(ipamBinary, append([]string{"serve", "--listen", "127.0.0.1:0", "--database-url", srv.DatabaseURL}, args...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -144,16 +154,17 @@ func startServerOn(t *testing.T, url string) server {
 	})
 	started := make(chan server, 1)
 	go func() {
-		// The password line comes before the one with the URL.
-		password := ""
+		// The sign-ins ("  admin    operator    password: …") come before
+		// the line with the URL.
+		passwords := map[string]string{}
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
 			line := sc.Text()
-			if _, rest, ok := strings.Cut(line, "with password "); ok {
-				password = strings.Fields(rest)[0]
+			if user, rest, ok := strings.Cut(line, "password: "); ok && strings.HasPrefix(line, "  ") {
+				passwords[strings.Fields(user)[0]] = strings.Fields(rest)[0]
 			}
 			if _, rest, ok := strings.Cut(line, "serving on "); ok {
-				started <- server{URL: strings.Fields(rest)[0], DatabaseURL: srv.DatabaseURL, AdminPassword: password}
+				started <- server{URL: strings.Fields(rest)[0], DatabaseURL: srv.DatabaseURL, AdminPassword: passwords[auth.AdminName], Passwords: passwords}
 			}
 		}
 	}()

@@ -8,15 +8,11 @@ import (
 	"pivirt.hu/ipam/views"
 )
 
-// publicPoolOf reads the public pool the path names for an operator, or
-// answers the request with the 404 page (tenants, a pool that does not
-// exist) or the error page, and returns false.
+// publicPoolOf reads the public pool the path names, or answers the
+// request with the 404 page (a pool that does not exist) or the error
+// page, and returns false.
 func (s *Server) publicPoolOf(w http.ResponseWriter, r *http.Request) (ipam.Pool, bool) {
 	actor, _ := actorFrom(r.Context())
-	if !actor.IsOperator() {
-		s.notFound(w, r)
-		return ipam.Pool{}, false
-	}
 	p, err := s.ipam.Pool(r.Context(), actor, "", r.PathValue("name"))
 	if err != nil {
 		s.failed(w, r, err)

@@ -45,29 +45,47 @@ func (s *Server) routes() http.Handler {
 		views.ConfirmDeleteVPC:    s.vpcDeleteForm,
 	})
 	// The console, for signed-in users: anonymous visitors are sent to
-	// /login. Add its pages here.
+	// /login. Add its pages here, or to operatorRoutes.
 	console := map[string]http.HandlerFunc{
-		"GET /{$}":             s.home,
-		"POST /logout":         s.logout,
-		"GET /pools":           s.poolList,
-		"GET /pools/new":       s.poolNew,
-		"POST /pools":          s.poolCreate,
-		"GET /pools/{path...}": s.poolShow,
-		// A public pool's Edit and Delete (operators).
+		"GET /{$}":               s.home,
+		"POST /logout":           s.logout,
+		"GET /pools":             s.poolList,
+		"GET /pools/{path...}":   s.poolShow,
+		"GET /vpcs":              s.vpcList,
+		"GET /vpcs/{path...}":    vpcPages,
+		"POST /vpcs/{path...}":   vpcForms,
+		"GET /subnets/{path...}": s.subnetShow,
+		"GET /search":            s.search,
+
+		// Any other path: the 404 page.
+		"GET /": s.notFound,
+	}
+	for pattern, h := range console {
+		mux.Handle(pattern, s.withSession(s.requireActor(h)))
+	}
+	for pattern, h := range s.operatorRoutes() {
+		mux.Handle(pattern, s.withSession(s.requireActor(s.requireOperator(h))))
+	}
+	return mux
+}
+
+// operatorRoutes are the console's pages for operators only: a tenant gets
+// the 404 page of what does not exist (requireOperator), so their handlers
+// need not ask who the user is. Add operators' pages here.
+func (s *Server) operatorRoutes() map[string]http.HandlerFunc {
+	return map[string]http.HandlerFunc{
+		"GET /pools/new":     s.poolNew,
+		"POST /pools":        s.poolCreate,
+		"GET /audit":         s.auditList,
+		"GET /quotas":        s.quotaList,
+		"POST /quotas":       s.quotaSet,
+		"GET /quotas/unset":  s.quotaUnsetForm,
+		"POST /quotas/unset": s.quotaUnset,
+		// A public pool's Edit and Delete.
 		"GET /pools/{name}/edit":    s.poolEdit,
 		"POST /pools/{name}/edit":   s.poolUpdate,
 		"GET /pools/{name}/delete":  s.poolDeleteForm,
 		"POST /pools/{name}/delete": s.poolDelete,
-		"GET /vpcs":                 s.vpcList,
-		"GET /vpcs/{path...}":       vpcPages,
-		"POST /vpcs/{path...}":      vpcForms,
-		"GET /subnets/{path...}":    s.subnetShow,
-		"GET /audit":                s.auditList,
-		"GET /search":               s.search,
-		"GET /quotas":               s.quotaList,
-		"POST /quotas":              s.quotaSet,
-		"GET /quotas/unset":         s.quotaUnsetForm,
-		"POST /quotas/unset":        s.quotaUnset,
 
 		// Branches, schema and objects of kinds (issue 13).
 		"GET /branches":                    s.branchList,
@@ -94,12 +112,5 @@ func (s *Server) routes() http.Handler {
 		"POST /resource-managers/{id}":        s.numberPoolUpdate,
 		"GET /resource-managers/{id}/delete":  s.numberPoolDeleteForm,
 		"POST /resource-managers/{id}/delete": s.numberPoolDelete,
-
-		// Any other path: the 404 page.
-		"GET /": s.notFound,
 	}
-	for pattern, h := range console {
-		mux.Handle(pattern, s.withSession(s.requireActor(h)))
-	}
-	return mux
 }
