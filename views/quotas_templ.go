@@ -208,9 +208,9 @@ func QuotasPage(p QuotasPageProps) templ.Component {
 								return templ_7745c5c3_Err
 							}
 							var templ_7745c5c3_Var8 string
-							templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.FormatInt(n, 10))
+							templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(Figure(n))
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `quotas.templ`, Line: 87, Col: 45}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `quotas.templ`, Line: 87, Col: 30}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 							if templ_7745c5c3_Err != nil {
@@ -571,9 +571,9 @@ func quotaUse(u ipam.QuotaUse) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var31 string
-			templ_7745c5c3_Var31, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.FormatInt(u.MaxUsed, 10))
+			templ_7745c5c3_Var31, templ_7745c5c3_Err = templ.JoinStringErrs(Figure(u.MaxUsed))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `quotas.templ`, Line: 139, Col: 47}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `quotas.templ`, Line: 139, Col: 32}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var31))
 			if templ_7745c5c3_Err != nil {
@@ -616,7 +616,7 @@ func quotaNamespaces(n int) string {
 	if n == 1 {
 		return "1 namespace"
 	}
-	return strconv.Itoa(n) + " namespaces"
+	return Figure(n) + " namespaces"
 }
 
 // QuotaUnsetPageProps is what the page confirming an unset shows.
