@@ -43,24 +43,18 @@ func NewListing(cand, taken Set, within Range) Listing {
 	return l
 }
 
-// Len returns the number of rows.
-func (l Listing) Len() int {
-	_, n := l.Page(0, 0)
-	return n
-}
-
-// Rows returns at most n rows from the offset-th (counting from 0).
-func (l Listing) Rows(offset, n int) []Row {
-	rows, _ := l.Page(offset, n)
-	return rows
+// A ListingCount is what a listing holds: its rows, its taken addresses
+// and its free candidates.
+type ListingCount struct {
+	Rows, Taken, Free int
 }
 
 // Page returns at most n rows from the offset-th (counting from 0), and
-// the number of rows of the listing, in one walk.
-func (l Listing) Page(offset, n int) (rows []Row, total int) {
+// what the whole listing holds, in one walk.
+func (l Listing) Page(offset, n int) (rows []Row, count ListingCount) {
 	rows = make([]Row, 0, min(max(n, 0), 1024))
 	if l.lo > l.hi {
-		return rows, 0
+		return rows, count
 	}
 	if offset < 0 {
 		n = 0
@@ -73,25 +67,27 @@ func (l Listing) Page(offset, n int) (rows []Row, total int) {
 	f, fok := it.nextFree()
 	for tok || fok {
 		if tok && (!fok || t.lo < f.lo) {
-			// The rows total to total+size-1 are t's addresses.
+			// The rows count.Rows to count.Rows+size-1 are t's addresses.
 			size := int(t.size())
-			if total+size > offset && len(rows) < n {
-				for v := uint64(t.lo) + uint64(max(offset-total, 0)); v <= uint64(t.hi) && len(rows) < n; v++ {
+			if count.Rows+size > offset && len(rows) < n {
+				for v := uint64(t.lo) + uint64(max(offset-count.Rows, 0)); v <= uint64(t.hi) && len(rows) < n; v++ {
 					a := addr(uint32(v))
 					rows = append(rows, Row{From: a, To: a})
 				}
 			}
-			total += size
+			count.Rows += size
+			count.Taken += size
 			t, tok = it.nextTaken()
 			continue
 		}
-		if total >= offset && len(rows) < n {
+		if count.Rows >= offset && len(rows) < n {
 			rows = append(rows, Row{From: addr(f.lo), To: addr(f.hi), Free: true})
 		}
-		total++
+		count.Rows++
+		count.Free += int(f.size())
 		f, fok = it.nextFree()
 	}
-	return rows, total
+	return rows, count
 }
 
 // A listingIter walks a listing's taken runs and, beside, its free runs.

@@ -39,21 +39,21 @@ func TestListingOfASubnet(t *testing.T) {
 	taken.Add(netip.MustParseAddr("10.42.0.9")) // another subnet's
 	first, last := Bounds(space.Scope())
 	l := NewListing(space.Set(), taken.Set(), Range{first, last})
-	if l.Len() != 19 {
-		t.Errorf("Len = %d, want 18 addresses and 1 run", l.Len())
+	rows, count := l.Page(17, 50)
+	if count != (ListingCount{Rows: 19, Taken: 18, Free: 235}) {
+		t.Errorf("the listing holds %+v, want 18 addresses taken and 1 run of 235 free", count)
 	}
-	rows := l.Rows(17, 50)
 	if got := rowsText(rows); !slices.Equal(got, []string{"10.42.1.19", "10.42.1.20-10.42.1.254 free"}) {
-		t.Fatalf("Rows(17, 50) = %v", got)
+		t.Fatalf("Page(17, 50) = %v", got)
 	}
 	if n := rows[1].Count(); n != 235 {
 		t.Errorf("the run 10.42.1.20-10.42.1.254 counts %d, want 235", n)
 	}
-	if got := rowsText(l.Rows(0, 2)); !slices.Equal(got, []string{"10.42.1.2", "10.42.1.3"}) {
-		t.Errorf("Rows(0, 2) = %v", got)
+	if rows, _ := l.Page(0, 2); !slices.Equal(rowsText(rows), []string{"10.42.1.2", "10.42.1.3"}) {
+		t.Errorf("Page(0, 2) = %v", rowsText(rows))
 	}
-	if got := l.Rows(19, 5); len(got) != 0 {
-		t.Errorf("Rows past the end = %v", rowsText(got))
+	if rows, _ := l.Page(19, 5); len(rows) != 0 {
+		t.Errorf("a page past the end = %v", rowsText(rows))
 	}
 }
 
@@ -69,8 +69,8 @@ func TestListingBreaksRunsAtNonCandidates(t *testing.T) {
 	taken := SetOf(netip.MustParseAddr("203.0.113.3"), netip.MustParseAddr("203.0.113.6"))
 	l := NewListing(space.Set(), taken, Range{netip.MustParseAddr("203.0.113.0"), netip.MustParseAddr("203.0.113.15")})
 	want := []string{"203.0.113.2 free", "203.0.113.3", "203.0.113.4 free", "203.0.113.6", "203.0.113.7-203.0.113.14 free"}
-	if got := rowsText(l.Rows(0, 100)); !slices.Equal(got, want) {
-		t.Errorf("rows = %v, want %v", got, want)
+	if rows, _ := l.Page(0, 100); !slices.Equal(rowsText(rows), want) {
+		t.Errorf("rows = %v, want %v", rowsText(rows), want)
 	}
 }
 
@@ -81,8 +81,8 @@ func TestListingAtTheEndOfTheSpace(t *testing.T) {
 	taken := SetOf(netip.MustParseAddr("255.255.255.255"), netip.MustParseAddr("255.255.255.251"))
 	l := NewListing(all, taken, Range{netip.MustParseAddr("255.255.255.248"), netip.MustParseAddr("255.255.255.255")})
 	want := []string{"255.255.255.250 free", "255.255.255.251", "255.255.255.252-255.255.255.254 free", "255.255.255.255"}
-	if got := rowsText(l.Rows(0, 10)); !slices.Equal(got, want) || l.Len() != 4 {
-		t.Errorf("rows = %v (Len %d), want %v", got, l.Len(), want)
+	if rows, count := l.Page(0, 10); !slices.Equal(rowsText(rows), want) || count != (ListingCount{Rows: 4, Taken: 2, Free: 4}) {
+		t.Errorf("rows = %v (%+v), want %v", rowsText(rows), count, want)
 	}
 }
 
@@ -108,7 +108,7 @@ func BenchmarkListingPage(b *testing.B) {
 			cand := space.Set()
 			for b.Loop() {
 				l := NewListing(cand, tt.taken, Range{first, last})
-				if rows := l.Rows(l.Len()/2, 50); len(rows) != 50 {
+				if rows, _ := l.Page(1_000_000/2, 50); len(rows) != 50 {
 					b.Fatalf("a page of %d rows", len(rows))
 				}
 			}
@@ -200,12 +200,15 @@ func FuzzListing(f *testing.F) {
 		}
 
 		var model []Row
+		var modelCount ListingCount
 		for v := from; v <= to; v++ {
 			a := addr(uint32(v))
 			switch {
 			case taken[uint32(v)]:
 				model = append(model, Row{From: a, To: a})
+				modelCount.Taken++
 			case isCandidate(a):
+				modelCount.Free++
 				if n := len(model); n > 0 && model[n-1].Free && uint64(u32(model[n-1].To))+1 == v {
 					model[n-1].To = a
 				} else {
@@ -217,19 +220,17 @@ func FuzzListing(f *testing.F) {
 			}
 		}
 
+		modelCount.Rows = len(model)
 		l := NewListing(cand, tb.Set(), Range{addr(uint32(from)), addr(uint32(to))})
-		if l.Len() != len(model) {
-			t.Fatalf("Len() = %d, want %d: %v", l.Len(), len(model), rowsText(model))
-		}
 		n := 1 + int(nIn%60)
 		for _, offset := range []int{0, int(offsetIn), len(model) - n, len(model) / 2} {
 			if offset < 0 {
 				continue
 			}
 			want := model[min(offset, len(model)):min(offset+n, len(model))]
-			got, total := l.Page(offset, n)
-			if total != len(model) || !slices.Equal(got, want) {
-				t.Fatalf("Page(%d, %d) = %v of %d, want %v of %d", offset, n, rowsText(got), total, rowsText(want), len(model))
+			got, count := l.Page(offset, n)
+			if count != modelCount || !slices.Equal(got, want) {
+				t.Fatalf("Page(%d, %d) = %v of %+v, want %v of %+v", offset, n, rowsText(got), count, rowsText(want), modelCount)
 			}
 		}
 	})
