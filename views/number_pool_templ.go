@@ -473,9 +473,9 @@ func allocationScopeList(p AllocationScopesProps) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var15 string
-		templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(p.Count))
+		templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(Figure(p.Count))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `number_pool.templ`, Line: 199, Col: 26}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `number_pool.templ`, Line: 199, Col: 20}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 		if templ_7745c5c3_Err != nil {
@@ -687,9 +687,9 @@ func allocationScopeList(p AllocationScopesProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var25 string
-				templ_7745c5c3_Var25, templ_7745c5c3_Err = templruntime.NewAttributeExpression(fmt.Sprintf("Open %s: %d / %d", r.Division.DisplayLabel, r.Division.Figures.Used, r.Division.Figures.Size)).Resolve(ctx)
+				templ_7745c5c3_Var25, templ_7745c5c3_Err = templruntime.NewAttributeExpression(fmt.Sprintf("Open %s: %s / %s", r.Division.DisplayLabel, Figure(r.Division.Figures.Used), Figure(r.Division.Figures.Size))).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `number_pool.templ`, Line: 233, Col: 189}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `number_pool.templ`, Line: 233, Col: 205}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var25)
 				if templ_7745c5c3_Err != nil {
@@ -1024,9 +1024,9 @@ func DivisionView(p DivisionViewProps) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var37 string
-		templ_7745c5c3_Var37, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(p.Allocations.Count))
+		templ_7745c5c3_Var37, templ_7745c5c3_Err = templ.JoinStringErrs(Figure(p.Allocations.Count))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `number_pool.templ`, Line: 320, Col: 39}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `number_pool.templ`, Line: 320, Col: 33}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var37))
 		if templ_7745c5c3_Err != nil {
@@ -1229,7 +1229,7 @@ func stripTitle(c StripCell) string {
 		}
 		return fmt.Sprintf("%d: free", c.First)
 	}
-	return fmt.Sprintf("%d-%d: %d of %d taken", c.First, c.Last, c.Taken, c.Last-c.First+1)
+	return fmt.Sprintf("%d-%d: %s of %s taken", c.First, c.Last, Figure(c.Taken), Figure(c.Last-c.First+1))
 }
 
 // RangeMap draws a range as a strip of its numbers, taken and free, like
@@ -1282,9 +1282,9 @@ func RangeMap(s RangeStrip) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var50 string
-		templ_7745c5c3_Var50, templ_7745c5c3_Err = templruntime.NewAttributeExpression(fmt.Sprintf("Numbers %d to %d, %d of %d taken", s.Range.Start, s.Range.End, s.Range.Figures.Used, s.Range.Figures.Size)).Resolve(ctx)
+		templ_7745c5c3_Var50, templ_7745c5c3_Err = templruntime.NewAttributeExpression(fmt.Sprintf("Numbers %d to %d, %s of %s taken", s.Range.Start, s.Range.End, Figure(s.Range.Figures.Used), Figure(s.Range.Figures.Size))).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `number_pool.templ`, Line: 385, Col: 195}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `number_pool.templ`, Line: 385, Col: 211}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var50)
 		if templ_7745c5c3_Err != nil {

@@ -175,9 +175,9 @@ func VPCsPage(p VPCsPageProps) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var10 string
-					templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(len(r.Subnets)))
+					templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(Figure(len(r.Subnets)))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `vpcs.templ`, Line: 49, Col: 67}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `vpcs.templ`, Line: 49, Col: 61}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 					if templ_7745c5c3_Err != nil {
@@ -1496,7 +1496,7 @@ func subnetSizes(vpc netip.Prefix) []int {
 
 // sizeLabel names a prefix length with its number of addresses.
 func sizeLabel(bits int) string {
-	return fmt.Sprintf("/%d · %d addresses", bits, uint64(1)<<(32-bits))
+	return fmt.Sprintf("/%d · %s addresses", bits, Figure(uint64(1)<<(32-bits)))
 }
 
 // prediction is where a claim form shows what it will get: an address,
