@@ -91,10 +91,9 @@ var shapes = map[change]Shape{
 
 // objectShapes are the changes of objects of the kinds of a schema.
 var objectShapes = map[string]Shape{
-	Create: {After: Object{}},
-	Update: {Before: Object{}, After: Object{}},
-	Delete: {Before: Object{}, After: ObjectDeletion{}},
-	// A side chosen for a conflict of a branch's merge on the object.
+	Create:  {After: Object{}},
+	Update:  {Before: Object{}, After: Object{}},
+	Delete:  {Before: Object{}, After: ObjectDeletion{}},
 	Resolve: {After: Resolution{}},
 }
 

@@ -46,12 +46,12 @@ const (
 	SetLabels   = "set-labels"
 	Merge       = "merge"
 	Rebase      = "rebase"
-	Resolve     = "resolve"
 	Load        = "load"
 	SetPassword = "set-password"
 	EndSessions = "end-sessions"
 	Revoke      = "revoke"
 	Rotate      = "rotate"
+	Resolve     = "resolve"
 )
 
 // A Payload is a document of an audit entry, its before or its after: one
@@ -192,22 +192,18 @@ type ObjectDeletion struct {
 	RelationshipsCleared []string `json:"relationships_cleared"`
 }
 
-// A Resolution is a side of a conflict of a branch's merge chosen for its
-// next merge or rebase (an object of a kind's entry, Resolve, after; the
-// entry's branch is the branch): the side of the field, or of the whole
-// object when Field is empty (deleted on one side, changed on the other).
+// A Resolution is the side of a merge's conflict an operator chose (after;
+// the entry's kind is the object's kind, its name the object's id, its
+// branch the branch whose merge it resolves): Field is the attribute or
+// relationship ("" for an object deleted on one side and changed on the
+// other), Side "main" or "branch", Main and Branch what each side held
+// when it was chosen (nil for a deletion).
 type Resolution struct {
-	ID           string `json:"id"`
-	Kind         string `json:"kind"`
-	DisplayLabel string `json:"display_label"`
-	Field        string `json:"field"`
-	// Side is "main" or "branch".
-	Side string `json:"side"`
-	// Kept is the field's value on that side, peers by their display
-	// labels ("" for none); Deleted that the side kept is the object's
-	// deletion.
-	Kept    string `json:"kept"`
-	Deleted bool   `json:"deleted"`
+	DisplayLabel string  `json:"display_label"`
+	Field        string  `json:"field"`
+	Side         string  `json:"side"`
+	Main         *string `json:"main"`
+	Branch       *string `json:"branch"`
 }
 
 // A NumberRange is a range of a number pool.

@@ -540,29 +540,31 @@ func (b *builder) object(e Entry, before, after Payload, o Object) {
 	b.onBranch(e.Branch)
 }
 
-// resolution tells a side chosen for a conflict of a branch's merge:
-// "kept main's name of users on branch b: users-main".
+// resolution tells the side of a merge's conflict an operator chose, and
+// the field's value that side holds (Main and Branch hold a field's value
+// as JSON; of a whole object, its data or "deleted", which is not told).
 func (b *builder) resolution(e Entry, r Resolution) {
-	side := "this branch's"
-	if r.Side == "main" {
-		side = "main's"
-	}
-	label := cmpString(r.DisplayLabel, e.Name)
-	ref := Ref{Kind: e.Kind, Name: e.Name, Branch: e.Branch}
-	switch {
-	case r.Field != "":
-		b.words("kept " + side + " " + r.Field + " of " + e.Kind + " ")
-		b.ref(label, ref)
-	case r.Deleted:
-		b.words("kept " + side + " deletion of " + e.Kind + " ")
-		b.ref(label, ref)
-	default:
-		b.words("kept " + side + " version of " + e.Kind + " ")
-		b.ref(label, ref)
-	}
-	b.onBranch(e.Branch)
+	b.words("chose " + r.Side + "'s side of " + e.Kind + " ")
+	b.ref(cmpString(r.DisplayLabel, e.Name), Ref{Kind: e.Kind, Name: e.Name, Branch: e.Branch})
 	if r.Field != "" {
-		b.words(": " + cmpString(r.Kept, "no value"))
+		b.words(" (" + r.Field + ")")
+	}
+	b.words(" for the merge of branch ")
+	b.ref(e.Branch, Ref{Kind: KindBranch, Name: e.Branch})
+	kept := r.Main
+	if r.Side == "branch" {
+		kept = r.Branch
+	}
+	switch {
+	case r.Field == "":
+	case kept == nil:
+		b.words(": —")
+	default:
+		var v any
+		if json.Unmarshal([]byte(*kept), &v) != nil {
+			v = *kept
+		}
+		b.words(": " + value(v))
 	}
 }
 

@@ -112,8 +112,7 @@ func (s *Service) ResolveConflict(ctx context.Context, actor auth.Actor, name, o
 			l.fill(&out.Kept)
 		}
 		return store.PutMergeResolution(ctx, tx, r, store.AuditEntry{Actor: actor.Name, Action: audit.Resolve, ObjectKind: c.ref.Kind, ObjectName: oid,
-			After: store.JSON(audit.Resolution{ID: oid, Kind: c.ref.Kind, DisplayLabel: c.ref.Label, Field: field, Side: string(side),
-				Kept: out.Kept.Text, Deleted: out.Kept.Deleted}), Branch: name})
+			After: store.JSON(audit.Resolution{DisplayLabel: c.ref.Label, Field: field, Side: string(side), Main: r.MainValue, Branch: r.BranchValue}), Branch: name})
 	})
 	return out, err
 }
