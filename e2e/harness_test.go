@@ -106,6 +106,9 @@ type server struct {
 	// AdminPassword is the password of the operator admin, which ipam serve
 	// creates and prints at its first start.
 	AdminPassword string
+	// Passwords are the passwords ipam serve printed, by user: admin's,
+	// and with --demo the demo tenants'.
+	Passwords map[string]string
 }
 
 // startServer runs ipam serve on a fresh database. The server is stopped
@@ -120,8 +123,15 @@ func startServer(t *testing.T) server {
 // the test ends.
 func startServerOn(t *testing.T, url string) server {
 	t.Helper()
+	return startServerArgs(t, url)
+}
+
+// startServerArgs runs ipam serve on the database of url with the extra
+// arguments args (--demo), as startServerOn does.
+func startServerArgs(t *testing.T, url string, args ...string) server {
+	t.Helper()
 	srv := server{DatabaseURL: url}
-	cmd := exec.Command(ipamBinary, "serve", "--listen", "127.0.0.1:0", "--database-url", srv.DatabaseURL)
+	cmd := exec.Command(ipamBinary, append([]string{"serve", "--listen", "127.0.0.1:0", "--database-url", srv.DatabaseURL}, args...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -144,16 +154,17 @@ func startServerOn(t *testing.T, url string) server {
 	})
 	started := make(chan server, 1)
 	go func() {
-		// The password line comes before the one with the URL.
-		password := ""
+		// The sign-ins ("  admin    operator    password: …") come before
+		// the line with the URL.
+		passwords := map[string]string{}
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
 			line := sc.Text()
-			if _, rest, ok := strings.Cut(line, "with password "); ok {
-				password = strings.Fields(rest)[0]
+			if user, rest, ok := strings.Cut(line, "password: "); ok && strings.HasPrefix(line, "  ") {
+				passwords[strings.Fields(user)[0]] = strings.Fields(rest)[0]
 			}
 			if _, rest, ok := strings.Cut(line, "serving on "); ok {
-				started <- server{URL: strings.Fields(rest)[0], DatabaseURL: srv.DatabaseURL, AdminPassword: password}
+				started <- server{URL: strings.Fields(rest)[0], DatabaseURL: srv.DatabaseURL, AdminPassword: passwords[auth.AdminName], Passwords: passwords}
 			}
 		}
 	}()
@@ -226,9 +237,14 @@ func newPageWith(t *testing.T, opts playwright.BrowserNewContextOptions) playwri
 	if err != nil {
 		t.Fatal(err)
 	}
-	page.SetDefaultTimeout(10000)
+	page.SetDefaultTimeout(patience)
 	return page
 }
+
+// patience is how long, in milliseconds, a test waits for the browser to
+// show what it expects: a bound for a machine loaded by other tests (the
+// WebAssembly preview compiles in seconds there), not a speed goal.
+const patience = 20000
 
 // screenshot saves the page under e2e/screenshots (git-ignored).
 func screenshot(t *testing.T, page playwright.Page, name string) {
@@ -245,7 +261,7 @@ func screenshot(t *testing.T, page playwright.Page, name string) {
 func waitForText(t *testing.T, page playwright.Page, testid, want string) {
 	t.Helper()
 	loc := page.Locator(fmt.Sprintf("[data-testid=%q]", testid))
-	if err := playwright.NewPlaywrightAssertions(5000).Locator(loc).ToHaveText(want); err != nil {
+	if err := playwright.NewPlaywrightAssertions(patience).Locator(loc).ToHaveText(want); err != nil {
 		got, _ := loc.TextContent()
 		t.Fatalf("[data-testid=%s] = %q, want %q", testid, got, want)
 	}

@@ -214,7 +214,7 @@ func TestOperatorAllocatesVLANsPerSite(t *testing.T) {
 	waitForText(t, page, "preview-size", "100")
 	checkAccessibility(t, page, "/resource-managers/new, filled")
 	click(t, page, testID("create-number-pool"))
-	if err := playwright.NewPlaywrightAssertions(5000).Locator(page.Locator(testID("error-name"))).ToHaveText(regexp.MustCompile(".")); err != nil {
+	if err := playwright.NewPlaywrightAssertions(patience).Locator(page.Locator(testID("error-name"))).ToHaveText(regexp.MustCompile(".")); err != nil {
 		t.Fatalf("a pool without a name is not refused by its field: %v", err)
 	}
 	checkAccessibility(t, page, "/resource-managers/new, refused")
@@ -256,7 +256,7 @@ func TestOperatorAllocatesVLANsPerSite(t *testing.T) {
 	sorted := func(column string, want ...string) {
 		t.Helper()
 		click(t, page, testID("allocation-scopes")+" "+testID("sort-"+column))
-		expect := playwright.NewPlaywrightAssertions(5000)
+		expect := playwright.NewPlaywrightAssertions(patience)
 		if err := expect.Locator(page.Locator(scopes).First()).ToHaveAttribute("data-testid", want[0]); err != nil {
 			t.Errorf("sorted by %s, the first allocation scope is not %s: %v", column, want[0], err)
 		}
@@ -270,7 +270,7 @@ func TestOperatorAllocatesVLANsPerSite(t *testing.T) {
 	sorted("site", "division-site-b", "division-site-a")
 	checkAccessibility(t, page, "the pool's allocation scopes, sorted")
 	fill(t, page, testID("scope-search"), "site-a")
-	if err := playwright.NewPlaywrightAssertions(5000).Locator(page.Locator(scopes)).ToHaveCount(1); err != nil {
+	if err := playwright.NewPlaywrightAssertions(patience).Locator(page.Locator(scopes)).ToHaveCount(1); err != nil {
 		t.Errorf("searching site-a lists %v: %v", testIDs(t, page, scopes), err)
 	}
 	if got := testIDs(t, page, scopes); !slices.Equal(got, []string{"division-site-a"}) {

@@ -289,6 +289,41 @@ func TestConsoleAuthorizationMatrix(t *testing.T) {
 	})
 }
 
+// TestOperatorRoutesLookLikeNothingToTenants sends every route of the
+// operators' group (operatorRoutes, which requireOperator guards) as a
+// tenant: each answers the 404 page of a path that does not exist, but
+// for the path, and changes nothing; anonymous visitors are sent to
+// /login.
+func TestOperatorRoutesLookLikeNothingToTenants(t *testing.T) {
+	t.Parallel()
+	tn := newTenancy(t)
+	wildcards := strings.NewReplacer("{kind}", "IpamVLAN", "{id}", "01a23463-8359-7000-ac1b-f33937723dc7", "{name}", "main", "{path...}", "acme/prod/main")
+	for pattern := range (&Server{}).operatorRoutes() {
+		method, path, _ := strings.Cut(pattern, " ")
+		path = wildcards.Replace(path)
+		// A path of nothing in the same section, which the navigation
+		// marks alike.
+		section, _, _ := strings.Cut(path[1:], "/")
+		none := "/" + section + "/nothing-here"
+		_, nothing := tn.request(t, "acme", route{method: http.MethodGet, path: fixed(none)}, "", "")
+		r := route{method: method, path: fixed(path)}
+		if method == http.MethodPost {
+			r.form = func(o object) url.Values { return url.Values{"name": {o.name}, "pattern": {o.ns}, "vpcs": {"1"}} }
+		}
+		before, lastID := tn.counts(t), lastAudit(t, tn)
+		res, page := tn.request(t, "acme", r, "acme/prod", "")
+		if res.StatusCode != http.StatusNotFound || strings.ReplaceAll(page, "<code>"+path+"</code>", "PATH") != strings.ReplaceAll(nothing, "<code>"+none+"</code>", "PATH") {
+			t.Errorf("a tenant's %s %s answered %d, not the 404 page of %s but for the path:\n%s\n---\n%s", method, path, res.StatusCode, none, page, nothing)
+		}
+		if after, written := tn.counts(t), auditAfter(t, tn, lastID); !reflect.DeepEqual(before, after) || len(written) > 0 {
+			t.Errorf("a tenant's %s %s changed the database: %v, then %v; audit entries of %v", method, path, before, after, written)
+		}
+		if got := verdictOf(r, path, tn.serve(t, method, path, "", http.Header{"Sec-Fetch-Site": {"same-origin"}}), ""); got != toLogin {
+			t.Errorf("an anonymous %s %s: %s, want %s", method, path, got, toLogin)
+		}
+	}
+}
+
 func valueOrAnonymous(user string) string {
 	if user == "" {
 		return "anonymous"
@@ -471,8 +506,7 @@ func TestAuditPage(t *testing.T) {
 	newest := entries[0]
 	row := page.in(fmt.Sprintf("audit-%d", newest.ID))
 	for id, want := range map[string]string{
-		"audit-actor": "acme", "audit-action": "allocate", "audit-kind": "IPAllocation", "audit-object": "acme/prod/vpc-main-10-42-1-61",
-		"audit-change": "+ address=10.42.1.61 owner={kind=VirtualMachine name=vm-59/0 uid=vm-59} ownerNamespace=acme/prod pool=vpc-main",
+		"audit-actor": "acme", "audit-sentence": "acme attached vm-59/0 to subnet web: 10.42.1.61", "audit-namespace": "acme/prod",
 	} {
 		if got := row.text(id); got != want {
 			t.Errorf("the newest row's %s is %q, want %q", id, got, want)

@@ -11,10 +11,6 @@ import (
 // back to the branches page, or shows the form again with the refusal.
 func (s *Server) branchCreate(w http.ResponseWriter, r *http.Request) {
 	actor, _ := actorFrom(r.Context())
-	if !actor.IsOperator() {
-		s.notFound(w, r)
-		return
-	}
 	if !readForm(w, r) {
 		return
 	}

@@ -16,10 +16,6 @@ const branchesPath = "/branches"
 // the 404 page).
 func (s *Server) branchList(w http.ResponseWriter, r *http.Request) {
 	actor, _ := actorFrom(r.Context())
-	if !actor.IsOperator() {
-		s.notFound(w, r)
-		return
-	}
 	p := views.BranchesPageProps{}
 	var f views.Flash
 	if s.popFlash(r.Context(), branchesPath, &f) {

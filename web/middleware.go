@@ -25,7 +25,8 @@ func requestID(ctx context.Context) string {
 	return id
 }
 
-// middleware gives every request an id, security headers and a log line,
+// middleware gives every request an id, security headers and a log line
+// (at debug level; at error for an answer of the server's failure),
 // turns a panic into the 500 page, and refuses state-changing requests
 // that a browser sends from another origin (cross-site request forgery).
 func (s *Server) middleware(next http.Handler) http.Handler {
@@ -44,7 +45,9 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		h.Set("X-Frame-Options", "DENY")
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		s.recoverPanic(sw, r, next)
-		level := slog.LevelInfo
+		// Requests at debug: ipam serve logs info and above unless told
+		// otherwise, so that they do not scroll its start-up output away.
+		level := slog.LevelDebug
 		if sw.status >= 500 {
 			level = slog.LevelError
 		}

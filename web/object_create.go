@@ -26,10 +26,6 @@ func (s *Server) objectCreate(w http.ResponseWriter, r *http.Request) {
 // objectSave creates (id "") or updates the object id from the form.
 func (s *Server) objectSave(w http.ResponseWriter, r *http.Request, id string) {
 	actor, _ := actorFrom(r.Context())
-	if !actor.IsOperator() {
-		s.notFound(w, r)
-		return
-	}
 	if !readForm(w, r) {
 		return
 	}

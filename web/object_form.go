@@ -35,11 +35,6 @@ type kindPage struct {
 // kindPageOf returns the kindPage of the request, or answers it (the 404
 // page for a tenant, an unknown branch or kind) and returns false.
 func (s *Server) kindPageOf(w http.ResponseWriter, r *http.Request, title func(kind string) string) (kindPage, bool) {
-	actor, _ := actorFrom(r.Context())
-	if !actor.IsOperator() {
-		s.notFound(w, r)
-		return kindPage{}, false
-	}
 	name := r.PathValue("kind")
 	sh, branchName, err := s.branchShell(r, title(name))
 	if err != nil {

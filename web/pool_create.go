@@ -33,11 +33,6 @@ func readForm(w http.ResponseWriter, r *http.Request) bool {
 
 // poolNew answers GET /pools/new: the new public pool form (operators).
 func (s *Server) poolNew(w http.ResponseWriter, r *http.Request) {
-	actor, _ := actorFrom(r.Context())
-	if !actor.IsOperator() {
-		s.notFound(w, r)
-		return
-	}
 	s.render(w, r, http.StatusOK, views.PoolNewPage(views.PoolNewPageProps{Shell: s.shell(r, "New public pool"), PreviewReady: s.assets.Has(previewWasm)}))
 }
 
@@ -46,10 +41,6 @@ func (s *Server) poolNew(w http.ResponseWriter, r *http.Request) {
 // next to the field.
 func (s *Server) poolCreate(w http.ResponseWriter, r *http.Request) {
 	actor, _ := actorFrom(r.Context())
-	if !actor.IsOperator() {
-		s.notFound(w, r)
-		return
-	}
 	if !readForm(w, r) {
 		return
 	}

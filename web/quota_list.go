@@ -17,10 +17,6 @@ const quotasPath = "/quotas"
 // ?edit=PATTERN when given (operators; tenants get the 404 page).
 func (s *Server) quotaList(w http.ResponseWriter, r *http.Request) {
 	actor, _ := actorFrom(r.Context())
-	if !actor.IsOperator() {
-		s.notFound(w, r)
-		return
-	}
 	p := views.QuotasPageProps{}
 	var f views.Flash
 	if s.popFlash(r.Context(), quotasPath, &f) {

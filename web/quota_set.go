@@ -14,10 +14,6 @@ import (
 // next to the field.
 func (s *Server) quotaSet(w http.ResponseWriter, r *http.Request) {
 	actor, _ := actorFrom(r.Context())
-	if !actor.IsOperator() {
-		s.notFound(w, r)
-		return
-	}
 	if !readForm(w, r) {
 		return
 	}

@@ -29,24 +29,42 @@ func (s *Server) routes() http.Handler {
 		"create-subnet":     s.vpcSubnetCreate,
 	})
 	// The console, for signed-in users: anonymous visitors are sent to
-	// /login. Add its pages here.
+	// /login. Add its pages here, or to operatorRoutes.
 	console := map[string]http.HandlerFunc{
 		"GET /{$}":               s.home,
 		"POST /logout":           s.logout,
 		"GET /pools":             s.poolList,
-		"GET /pools/new":         s.poolNew,
-		"POST /pools":            s.poolCreate,
 		"GET /pools/{path...}":   s.poolShow,
 		"GET /vpcs":              s.vpcList,
 		"GET /vpcs/{path...}":    s.vpcShow,
 		"POST /vpcs/{path...}":   vpcForms,
 		"GET /subnets/{path...}": s.subnetShow,
-		"GET /audit":             s.auditList,
 		"GET /search":            s.search,
-		"GET /quotas":            s.quotaList,
-		"POST /quotas":           s.quotaSet,
-		"GET /quotas/unset":      s.quotaUnsetForm,
-		"POST /quotas/unset":     s.quotaUnset,
+
+		// Any other path: the 404 page.
+		"GET /": s.notFound,
+	}
+	for pattern, h := range console {
+		mux.Handle(pattern, s.withSession(s.requireActor(h)))
+	}
+	for pattern, h := range s.operatorRoutes() {
+		mux.Handle(pattern, s.withSession(s.requireActor(s.requireOperator(h))))
+	}
+	return mux
+}
+
+// operatorRoutes are the console's pages for operators only: a tenant gets
+// the 404 page of what does not exist (requireOperator), so their handlers
+// need not ask who the user is. Add operators' pages here.
+func (s *Server) operatorRoutes() map[string]http.HandlerFunc {
+	return map[string]http.HandlerFunc{
+		"GET /pools/new":     s.poolNew,
+		"POST /pools":        s.poolCreate,
+		"GET /audit":         s.auditList,
+		"GET /quotas":        s.quotaList,
+		"POST /quotas":       s.quotaSet,
+		"GET /quotas/unset":  s.quotaUnsetForm,
+		"POST /quotas/unset": s.quotaUnset,
 
 		// Branches, schema and objects of kinds (issue 13).
 		"GET /branches":                 s.branchList,
@@ -69,12 +87,5 @@ func (s *Server) routes() http.Handler {
 		"GET /resource-managers/{id}":      s.numberPoolShow,
 		"GET /resource-managers/{id}/edit": s.numberPoolEdit,
 		"POST /resource-managers/{id}":     s.numberPoolUpdate,
-
-		// Any other path: the 404 page.
-		"GET /": s.notFound,
 	}
-	for pattern, h := range console {
-		mux.Handle(pattern, s.withSession(s.requireActor(h)))
-	}
-	return mux
 }

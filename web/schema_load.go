@@ -22,11 +22,6 @@ const maxSchemaFormBytes = schema.MaxBytes + 64<<10
 // schema page saying what changed; refused, the page again with every
 // mistake in full, the schema unchanged.
 func (s *Server) schemaLoad(w http.ResponseWriter, r *http.Request) {
-	actor, _ := actorFrom(r.Context())
-	if !actor.IsOperator() {
-		s.notFound(w, r)
-		return
-	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxSchemaFormBytes)
 	if err := r.ParseMultipartForm(maxSchemaFormBytes); err != nil && !errors.Is(err, http.ErrNotMultipart) {
 		http.Error(w, "The form could not be read: "+err.Error(), http.StatusBadRequest)

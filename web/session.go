@@ -184,6 +184,19 @@ func (s *Server) sessionActor(ctx context.Context) (actor auth.Actor, ended bool
 	return actor, false, err
 }
 
+// requireOperator serves next to operators only, behind requireActor:
+// anyone else gets the 404 page, as for what does not exist, so that a
+// tenant cannot tell an operator's page from nothing.
+func (s *Server) requireOperator(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if actor, ok := actorFrom(r.Context()); !ok || !actor.IsOperator() {
+			s.notFound(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // requireActor serves next to signed-in users only. Anonymous visitors are
 // sent to the sign-in form, which brings them back to the page they asked
 // for; htmx requests are told to load the form in place of the whole page.

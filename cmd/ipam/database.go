@@ -52,6 +52,19 @@ func (d *databaseFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.dataDir, "data-dir", defaultDataDir(), "folder of the embedded PostgreSQL")
 }
 
+// setPasswordArgs are the flags that lead ipam user set-password to the
+// database these flags chose: none for $DATABASE_URL and the default
+// data folder.
+func (d *databaseFlags) setPasswordArgs() string {
+	switch {
+	case d.url != "":
+		return " --database-url URL"
+	case os.Getenv("DATABASE_URL") != "" || d.dataDir == defaultDataDir():
+		return ""
+	}
+	return " --data-dir " + d.dataDir
+}
+
 // pooled reports whether the database URL goes through a connection
 // pooler: whether a URL to listen on was given apart from it.
 func (d *databaseFlags) pooled() bool { return d.listenURL != "" }

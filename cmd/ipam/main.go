@@ -21,6 +21,7 @@ const usage = `ipam: PiVirt IPAM, the address and number allocator
 Usage:
   ipam serve   [--listen 127.0.0.1:8080] [--database-url URL] [--data-dir DIR]
                [--listen-database-url URL] [--secure-cookie] [--trusted-proxy CIDR]...
+               [--demo] [--log-level debug|info|warn|error]
   ipam migrate [--database-url URL] [--listen-database-url URL] [--data-dir DIR]
   ipam apply -f FILE
   ipam get pools|allocations|vpcs [-n NAMESPACE] [-o yaml|table]
@@ -53,6 +54,10 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
+// logLevel is the least level logged: info, unless ipam serve's
+// --log-level says otherwise.
+var logLevel = new(slog.LevelVar)
+
 // A command runs one "ipam NAME" with the arguments after NAME.
 type command func(args []string, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error
 
@@ -63,7 +68,7 @@ var commands = map[string]command{
 	"get":     get,
 	"schema":  schemaCommand,
 	"branch":  branchCommand,
-	"audit":   audit,
+	"audit":   auditLog,
 	"user":    userCommand,
 	"token":   tokenCommand,
 	"cluster": clusterCommand,
@@ -76,7 +81,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel}))
 	slog.SetDefault(logger)
 	var err error
 	switch cmd, ok := commands[args[0]]; {

@@ -81,10 +81,25 @@ type process struct {
 // SIGTERM.
 func start(t *testing.T, env []string, args ...string) *process {
 	t.Helper()
+	return startWith(t, env, &syncBuffer{}, &syncBuffer{}, args...)
+}
+
+// startCombined is start with the standard output and error in one
+// buffer, p.stdout (p.stderr is the same), in the order a terminal shows
+// them.
+func startCombined(t *testing.T, env []string, args ...string) *process {
+	t.Helper()
+	combined := &syncBuffer{}
+	return startWith(t, env, combined, combined, args...)
+}
+
+// startWith is start, writing to stdout and stderr.
+func startWith(t *testing.T, env []string, stdout, stderr *syncBuffer, args ...string) *process {
+	t.Helper()
 	p := &process{
 		cmd:    exec.Command(ipamBinary, args...),
-		stdout: &syncBuffer{},
-		stderr: &syncBuffer{},
+		stdout: stdout,
+		stderr: stderr,
 		exited: make(chan struct{}),
 	}
 	p.cmd.Env = append(childEnv(), env...)

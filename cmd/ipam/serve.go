@@ -39,6 +39,8 @@ func serve(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 	dbf.register(fs)
 	fs.StringVar(&dbf.routeListen, "route-listen", "127.0.0.1:0",
 		"`address` (host:port) to listen on for the claims other ipam serve processes of the database forward to this one when it owns their pool, so that a pool's claims do not race each other (docs/scaling.md); the processes on other hosts must reach it (the default reaches this host's only); empty: make every claim here")
+	fs.Func("log-level", "least `level` logged: debug (every request too), info (start-up, shutdown; the default), warn or error",
+		func(v string) error { return logLevel.UnmarshalText([]byte(v)) })
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -51,18 +53,25 @@ func serve(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 	}
 	defer closeAll()
 	svc, authn := svcs.ipam, svcs.users
-	if password, created, err := authn.EnsureAdmin(ctx); err != nil {
+	// The password of admin when this start created the operator, "" when
+	// an earlier start did.
+	password, _, err := authn.EnsureAdmin(ctx)
+	if err != nil {
 		return err
-	} else if created {
-		fmt.Fprintf(stdout, "Created the operator %q with password %s (shown once; change it with ipam user set-password %[1]s --password-stdin)\n", auth.AdminName, password)
 	}
+	signIns := []demo.Login{{User: auth.AdminName, Role: string(auth.Operator), Password: password}}
 	if *loadDemo {
 		logins, loaded, err := demo.Load(ctx, svc, authn, svcs.numbers)
 		if err != nil {
 			return err
 		}
+		signIns = append(signIns, demo.Tenants...)
 		for _, l := range logins {
-			fmt.Fprintf(stdout, "Demo tenant %q (namespaces %s) has password %s (shown once)\n", l.User, l.Namespaces, l.Password)
+			for i := range signIns {
+				if signIns[i].User == l.User {
+					signIns[i].Password = l.Password
+				}
+			}
 		}
 		if loaded {
 			logger.Info("loaded the demo data")
@@ -102,7 +111,8 @@ func serve(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 	}
 	url := "http://" + ln.Addr().String()
 	logger.Info("serving", "url", url, "version", version)
-	fmt.Fprintf(stdout, "PiVirt IPAM is serving on %s (Ctrl-C stops it)\n", url)
+	printSignIns(stdout, signIns, dbf.setPasswordArgs())
+	fmt.Fprintf(stdout, "%s%s (Ctrl-C stops it)\n", servingPrefix, url)
 
 	select {
 	case err := <-served:
@@ -120,6 +130,32 @@ func serve(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 
 // metricsPrefix starts the line that says where --metrics-listen serves.
 const metricsPrefix = "Metrics for Prometheus, without a token: "
+
+// servingPrefix starts the last line of ipam serve's start-up output,
+// which gives the console's URL.
+const servingPrefix = "PiVirt IPAM is serving on "
+
+// passwordPrefix stands before a password in a line of the sign-ins.
+const passwordPrefix = "password: "
+
+// printSignIns writes the users to sign in as, just before the URL, so
+// that the start-up output ends with what a newcomer needs: each user's
+// password when this start created it (it is never shown again), or how
+// to set a new one; dbArgs are the flags that reach this database.
+func printSignIns(w io.Writer, users []demo.Login, dbArgs string) {
+	fmt.Fprintln(w, "Sign in as:")
+	for _, u := range users {
+		role := u.Role
+		if u.Namespaces != "" {
+			role += " of " + u.Namespaces
+		}
+		how := passwordPrefix + u.Password + " (shown once)"
+		if u.Password == "" {
+			how = "password set at an earlier start; to set a new one: ipam user set-password " + u.User + " --password-stdin" + dbArgs
+		}
+		fmt.Fprintf(w, "  %-8s %-20s %s\n", u.User, role, how)
+	}
+}
 
 // loopback reports whether the listen address is on the loopback
 // interface: only then may the session cookie go without Secure, as the

@@ -15,14 +15,15 @@ import (
 	"testing"
 	"time"
 
+	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/store"
 )
 
 const (
-	servingPrefix = "PiVirt IPAM is serving on "
-	initdbLine    = "Initialising a new PostgreSQL cluster"
-	startTimeout  = time.Minute
-	stopTimeout   = 20 * time.Second
+	initdbLine   = "Initialising a new PostgreSQL cluster"
+	startTimeout = time.Minute
+	stopTimeout  = 20 * time.Second
 )
 
 // waitServing waits for the line announcing the server and returns its URL.
@@ -264,4 +265,101 @@ func TestServeMetricsListen(t *testing.T) {
 		}
 	}
 	p.stop(t)
+}
+
+// signInsOf reads the passwords that ipam serve's output gives, by user.
+func signInsOf(output string) map[string]string {
+	out := map[string]string{}
+	for line := range strings.Lines(output) {
+		if before, after, ok := strings.Cut(line, passwordPrefix); ok && strings.HasPrefix(line, "  ") {
+			out[strings.Fields(before)[0]] = strings.Fields(after)[0]
+		}
+	}
+	return out
+}
+
+// startUpEnd returns the last n lines of what ipam serve printed and
+// logged up to the line that gives its URL, and the lines that came
+// after that one before it logged that it was shutting down.
+func startUpEnd(t *testing.T, output string, n int) (end, after []string) {
+	t.Helper()
+	output, _, _ = strings.Cut(output, "shutting down")
+	lines := strings.Split(output, "\n")
+	serving := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, servingPrefix) })
+	if serving < n-1 {
+		t.Fatalf("ipam serve's output has fewer than %d lines up to %s…:\n%s", n, servingPrefix, output)
+	}
+	// The last line is the start of the log line that says it shuts down.
+	return lines[serving-n+1 : serving+1], lines[serving+1 : len(lines)-1]
+}
+
+// TestServeStartUpEndsWithSignIns: ipam serve --demo ends its start-up
+// output, standard output and error together as a terminal shows them,
+// with the users to sign in as and the URL. Requests are logged at debug
+// level: not by default, so that they do not scroll the sign-ins away; with
+// --log-level debug, they are. The passwords printed work; at a later
+// start, where they are not known, each line says how to set one.
+func TestServeStartUpEndsWithSignIns(t *testing.T) {
+	url := pgtest.NewURL(t)
+	users := []string{"admin", "acme", "globex"}
+	requests := func(base string) {
+		for _, path := range []string{"/login", "/healthz", "/no-such-page"} {
+			res, err := http.Get(base + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+		}
+	}
+
+	first := startCombined(t, nil, "serve", "--demo", "--listen", "127.0.0.1:0", "--database-url", url)
+	base := first.waitServing(t)
+	requests(base)
+	first.stop(t)
+	output := first.stdout.String()
+	end, after := startUpEnd(t, output, 5)
+	if len(after) > 0 {
+		t.Errorf("ipam serve logged after its start-up output, requests made:\n%s", strings.Join(after, "\n"))
+	}
+	if end[0] != "Sign in as:" || !strings.HasPrefix(end[4], servingPrefix+base+" ") {
+		t.Errorf("ipam serve --demo's start-up output ends with\n%s\nwant \"Sign in as:\", admin, acme, globex and %s%s", strings.Join(end, "\n"), servingPrefix, base)
+	}
+	passwords := signInsOf(strings.Join(end, "\n"))
+	db, err := store.Open(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	for i, name := range users {
+		if fields := strings.Fields(end[i+1]); len(fields) == 0 || fields[0] != name {
+			t.Errorf("sign-in line %d is %q, want %s's", i+1, end[i+1], name)
+		}
+		if _, err := signIn(t.Context(), auth.NewService(db), name, passwords[name]); err != nil {
+			t.Errorf("signing in as %s with the password printed, %q: %v", name, passwords[name], err)
+		}
+	}
+	if strings.Contains(output, "msg=request") {
+		t.Errorf("ipam serve logged requests without --log-level debug:\n%s", output)
+	}
+
+	again := startCombined(t, nil, "serve", "--demo", "--listen", "127.0.0.1:0", "--database-url", url, "--log-level", "debug")
+	base = again.waitServing(t)
+	requests(base)
+	again.stop(t)
+	output = again.stdout.String()
+	end, after = startUpEnd(t, output, 5)
+	if end[0] != "Sign in as:" || !strings.HasPrefix(end[4], servingPrefix+base+" ") {
+		t.Errorf("the second start's output ends with\n%s\nwant \"Sign in as:\", admin, acme, globex and %s%s", strings.Join(end, "\n"), servingPrefix, base)
+	}
+	for i, name := range users {
+		if want := "ipam user set-password " + name + " --password-stdin --database-url URL"; !strings.HasSuffix(end[i+1], want) ||
+			!strings.HasPrefix(strings.TrimSpace(end[i+1]), name+" ") {
+			t.Errorf("the second start's line of %s is %q, want it to end with %q", name, end[i+1], want)
+		}
+	}
+	if !slices.ContainsFunc(after, func(l string) bool {
+		return strings.Contains(l, "level=DEBUG msg=request method=GET path=/login status=200")
+	}) {
+		t.Errorf("ipam serve --log-level debug did not log GET /login after its start-up:\n%s", output)
+	}
 }

@@ -206,17 +206,11 @@ func TestUserAndTokenMistakes(t *testing.T) {
 // works.
 func TestServeCreatesAdmin(t *testing.T) {
 	url := pgtest.NewURL(t)
-	const prefix = `Created the operator "admin" with password `
 
 	p := start(t, nil, "serve", "--listen", "127.0.0.1:0", "--database-url", url)
 	p.waitServing(t)
 	p.stop(t)
-	var password string
-	for line := range strings.Lines(p.stdout.String()) {
-		if rest, ok := strings.CutPrefix(line, prefix); ok {
-			password, _, _ = strings.Cut(rest, " ")
-		}
-	}
+	password := signInsOf(p.stdout.String())["admin"]
 	if len(password) != 20 {
 		t.Fatalf("ipam serve on an empty database printed no 20-character admin password:\n%s", p.stdout)
 	}
@@ -233,7 +227,7 @@ func TestServeCreatesAdmin(t *testing.T) {
 	again := start(t, nil, "serve", "--listen", "127.0.0.1:0", "--database-url", url)
 	again.waitServing(t)
 	again.stop(t)
-	if strings.Contains(again.stdout.String(), prefix) {
+	if _, ok := signInsOf(again.stdout.String())["admin"]; ok {
 		t.Errorf("the second ipam serve created another admin:\n%s", again.stdout)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/store"
 )
@@ -119,7 +120,7 @@ func (s *Service) CreateBranch(ctx context.Context, actor auth.Actor, name strin
 			return err
 		}
 		b = branchOf(row)
-		return store.InsertAudit(ctx, tx, branchAudit(actor, "create", b, nil, &b))
+		return store.InsertAudit(ctx, tx, branchAudit(actor, audit.Create, b))
 	})
 	return b, err
 }
@@ -158,7 +159,7 @@ func (s *Service) DeleteBranch(ctx context.Context, actor auth.Actor, name strin
 		if err := store.DeleteBranch(ctx, tx, row.ID); err != nil {
 			return err
 		}
-		return store.InsertAudit(ctx, tx, branchAudit(actor, "delete", b, &b, nil))
+		return store.InsertAudit(ctx, tx, branchAudit(actor, audit.Delete, b))
 	})
 	if err != nil {
 		return Branch{}, err
@@ -167,14 +168,16 @@ func (s *Service) DeleteBranch(ctx context.Context, actor auth.Actor, name strin
 	return b, nil
 }
 
-// branchAudit is the audit entry of a change of the branch b itself.
-func branchAudit(actor auth.Actor, action string, b Branch, before, after any) store.AuditEntry {
-	e := store.AuditEntry{Actor: actor.Name, Action: action, ObjectKind: "Branch", ObjectName: b.Name, Branch: b.Name}
-	if before != nil {
-		e.Before = store.JSON(before)
-	}
-	if after != nil {
-		e.After = store.JSON(after)
+// branchAudit is the audit entry of the creation or the deletion (before
+// the branch, gone) of the branch b.
+func branchAudit(actor auth.Actor, action string, b Branch) store.AuditEntry {
+	e := store.AuditEntry{Actor: actor.Name, Action: action, ObjectKind: audit.KindBranch, ObjectName: b.Name, Branch: b.Name}
+	doc := store.JSON(audit.Branch{ID: b.ID, Name: b.Name, IsDefault: b.IsDefault, BranchedFrom: b.BranchedFrom, Point: b.Point,
+		OwnSchema: b.OwnSchema, CreatedAt: b.CreatedAt, CreatedBy: b.CreatedBy})
+	if action == audit.Delete {
+		e.Before = doc
+	} else {
+		e.After = doc
 	}
 	return e
 }

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 
+	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/schema"
 	"pivirt.hu/ipam/internal/store"
@@ -322,7 +323,7 @@ func (in *integration) merge(seq int64) error {
 	if err := in.s.record(ctx, tx, ObjectsChange{Branch: branchOf(row), Schema: in.merged.schema, Actor: in.actor.Name, Seq: seq, Emptied: true}); err != nil {
 		return err
 	}
-	return store.InsertAudit(ctx, tx, store.AuditEntry{Actor: in.actor.Name, Action: "merge", ObjectKind: "Branch", ObjectName: row.Name,
+	return store.InsertAudit(ctx, tx, store.AuditEntry{Actor: in.actor.Name, Action: audit.Merge, ObjectKind: audit.KindBranch, ObjectName: row.Name,
 		After: store.JSON(in.record()), Branch: Main})
 }
 
@@ -366,7 +367,7 @@ func (in *integration) rebase(seq int64) error {
 			return err
 		}
 	}
-	return store.InsertAudit(ctx, tx, store.AuditEntry{Actor: in.actor.Name, Action: "rebase", ObjectKind: "Branch", ObjectName: row.Name,
+	return store.InsertAudit(ctx, tx, store.AuditEntry{Actor: in.actor.Name, Action: audit.Rebase, ObjectKind: audit.KindBranch, ObjectName: row.Name,
 		After: store.JSON(in.record()), Branch: row.Name})
 }
 
@@ -591,12 +592,12 @@ func (in *integration) peers(r store.ObjectRow) []string {
 }
 
 // record is what the audit entry of the change says.
-func (in *integration) record() map[string]any {
+func (in *integration) record() audit.Integration {
 	changed := make([]string, len(in.changed))
 	for i, r := range in.changed {
 		changed[i] = r.ID
 	}
-	return map[string]any{"branch": in.branch.Name, "branched_from": in.branch.BranchedFrom, "objects": changed, "schema": changeRecords(in.schemaChanges)}
+	return audit.Integration{Branch: in.branch.Name, BranchedFrom: in.branch.BranchedFrom, Objects: changed, Schema: changeRecords(in.schemaChanges)}
 }
 
 // kindName is the full name of the kind id, in any of the schemas.

@@ -22,6 +22,13 @@ type Login struct {
 	User, Role, Namespaces, Password string
 }
 
+// Tenants are the demo's users, without their passwords: what ipam serve
+// --demo names at a later start, when the passwords are not known.
+var Tenants = []Login{
+	{User: "acme", Role: string(auth.Tenant), Namespaces: "acme/*"},
+	{User: "globex", Role: string(auth.Tenant), Namespaces: "globex/*"},
+}
+
 // Load loads the example unless it was loaded before (in this database,
 // by any process): the IP part and the number part each once, so that a
 // database loaded before number pools existed gets the number part.
@@ -68,12 +75,12 @@ func load(ctx context.Context, svc *ipam.Service, users *auth.Service) ([]Login,
 		}
 	}
 	var logins []Login
-	for _, t := range []struct{ name, pattern string }{{"acme", "acme/*"}, {"globex", "globex/*"}} {
-		password := rand.Text()[:16]
-		if err := users.AddUser(ctx, op, t.name, auth.Tenant, []string{t.pattern}, password); err != nil {
+	for _, l := range Tenants {
+		l.Password = rand.Text()[:16]
+		if err := users.AddUser(ctx, op, l.User, auth.Role(l.Role), []string{l.Namespaces}, l.Password); err != nil {
 			return nil, err
 		}
-		logins = append(logins, Login{User: t.name, Role: string(auth.Tenant), Namespaces: t.pattern, Password: password})
+		logins = append(logins, l)
 	}
 	tenants := []struct {
 		namespace, vpc, cidr, zone string

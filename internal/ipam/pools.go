@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/store"
@@ -84,7 +85,7 @@ func createPublicPool(ctx context.Context, tx *store.Tx, actor auth.Actor, row s
 		return store.PoolRow{}, err
 	}
 	return created, store.InsertAudit(ctx, tx, store.AuditEntry{
-		Actor: actor.Name, Action: "create", ObjectKind: "IPAMPool", ObjectName: created.Name, After: store.JSON(poolAudit(created)),
+		Actor: actor.Name, Action: audit.Create, ObjectKind: audit.KindPool, ObjectName: created.Name, After: store.JSON(poolAudit(created)),
 	})
 }
 
@@ -127,7 +128,7 @@ func (s *Service) DeletePublicPool(ctx context.Context, actor auth.Actor, name s
 			return err
 		}
 		return store.InsertAudit(ctx, tx, store.AuditEntry{
-			Actor: actor.Name, Action: "delete", ObjectKind: "IPAMPool", ObjectName: name, Before: store.JSON(poolAudit(cp.row)),
+			Actor: actor.Name, Action: audit.Delete, ObjectKind: audit.KindPool, ObjectName: name, Before: store.JSON(poolAudit(cp.row)),
 		})
 	})
 	s.forgetPool(cp)
@@ -291,16 +292,20 @@ func (s *Service) allocationPage(ctx context.Context, f store.AllocationFilter, 
 }
 
 // poolAudit is what the audit log keeps of a pool.
-func poolAudit(r store.PoolRow) map[string]any {
-	m := map[string]any{"uid": r.UID, "namespace": r.Namespace, "name": r.Name, "kind": r.Kind, "cidr": r.CIDR.String(),
-		"exclude": r.Exclude, "zone": r.Zone}
+func poolAudit(r store.PoolRow) audit.Pool {
+	p := audit.Pool{UID: r.UID, Namespace: r.Namespace, Name: r.Name, Kind: r.Kind, CIDR: r.CIDR.String(), Exclude: r.Exclude, Zone: r.Zone}
 	if r.Gateway.IsValid() {
-		m["gateway"] = r.Gateway.String()
+		p.Gateway = r.Gateway.String()
 	}
 	if len(r.Labels) > 0 {
-		m["labels"] = r.Labels
+		p.Labels = r.Labels
 	}
-	return m
+	return p
+}
+
+// subnetAudit is the audit log's document of a subnet.
+func subnetAudit(r store.SubnetRow) audit.Subnet {
+	return audit.Subnet{UID: r.UID, CIDR: r.CIDR.String(), Gateway: r.Gateway.String()}
 }
 
 // specSummary writes a pool's spec in a few words, for messages.

@@ -63,13 +63,20 @@ func insertAllocationQuery(condition string) string {
 		RETURNING *
 	), audit AS (
 		INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, after)
-		SELECT created_by, 'allocate', namespace, 'IPAllocation', name, jsonb_build_object(
-			'pool', $11::text, 'address', host(address),
-			'owner', jsonb_build_object('kind', owner_kind, 'uid', owner_uid, 'name', owner_name),
-			'ownerNamespace', owner_namespace)
+		SELECT a.created_by, 'allocate', a.namespace, 'IPAllocation', a.name, ` + allocationDoc("a", "$11::text", "a.owner_name") + `
 		FROM a
 	)
 	SELECT ` + allocationColumns + ` FROM a`
+}
+
+// allocationDoc is the SQL of the audit log's document of the allocation
+// of the row alias (audit.Allocation, whose json tags are its keys), its
+// pool named pool and its owner owner (SQL expressions).
+func allocationDoc(alias, pool, owner string) string {
+	return `jsonb_build_object('pool', ` + pool + `, 'address', host(` + alias + `.address),
+			'owner', jsonb_build_object('kind', ` + alias + `.owner_kind, 'uid', ` + alias + `.owner_uid, 'name', ` + owner + `),
+			'ownerNamespace', ` + alias + `.owner_namespace,
+			'subnet', (SELECT s.name FROM subnets s WHERE s.uid = ` + alias + `.subnet_uid))`
 }
 
 // claimAddressSQL is insertAllocationSQL run by the function
@@ -150,7 +157,7 @@ func insertedAllocation(scanned allocationScan, err error, a AllocationRow) (All
 // the input that propose one address (one of them inserted, the others
 // changing nothing) must not each add an entry
 // (TestBatchOfOneAddressAuditsOnce).
-const insertAllocationsSQL = `WITH input AS (
+var insertAllocationsSQL = `WITH input AS (
 		SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::inet[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
 			WITH ORDINALITY AS i (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_by, pool, n)
 	), a AS (
@@ -163,10 +170,7 @@ const insertAllocationsSQL = `WITH input AS (
 		RETURNING *
 	), audit AS (
 		INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, after)
-		SELECT a.created_by, 'allocate', a.namespace, 'IPAllocation', a.name, jsonb_build_object(
-			'pool', input.pool, 'address', host(a.address),
-			'owner', jsonb_build_object('kind', a.owner_kind, 'uid', a.owner_uid, 'name', a.owner_name),
-			'ownerNamespace', a.owner_namespace)
+		SELECT a.created_by, 'allocate', a.namespace, 'IPAllocation', a.name, ` + allocationDoc("a", "input.pool", "a.owner_name") + `
 		FROM a JOIN (SELECT DISTINCT ON (pool_uid) pool_uid, pool FROM input) input ON input.pool_uid = a.pool_uid
 	)
 	SELECT ` + allocationColumns + ` FROM a`
@@ -307,13 +311,13 @@ func RenameVM(ctx context.Context, ext sqlx.ExtContext, namespace, uid, hostname
 			WHERE old.namespace = a.namespace AND old.name = a.name
 				AND a.owner_namespace = $1 AND a.owner_kind = 'VirtualMachine' AND a.owner_uid = $2
 				AND a.owner_name <> $3 || '/' || a.owner_ref
-			RETURNING a.namespace, a.name, a.owner_kind, a.owner_uid, a.owner_name, old.owner_name AS old_name
+			RETURNING a.*, old.owner_name AS old_name
 		)
 		INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, before, after)
 		SELECT $4, 'rename', r.namespace, 'IPAllocation', r.name,
-			jsonb_build_object('owner', jsonb_build_object('kind', r.owner_kind, 'uid', r.owner_uid, 'name', r.old_name)),
-			jsonb_build_object('owner', jsonb_build_object('kind', r.owner_kind, 'uid', r.owner_uid, 'name', r.owner_name))
-		FROM r`, namespace, uid, hostname, actor)
+			`+allocationDoc("r", "p.name", "r.old_name")+`,
+			`+allocationDoc("r", "p.name", "r.owner_name")+`
+		FROM r JOIN pools p ON p.uid = r.pool_uid`, namespace, uid, hostname, actor)
 	if err != nil {
 		return 0, fmt.Errorf("store: unable to rename VM %s to %s: %w", uid, hostname, classify(err))
 	}
@@ -388,10 +392,7 @@ func releaseSQL(where string) string {
 			RETURNING *
 		), audit AS (
 			INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, before)
-			SELECT $2, 'release', namespace, 'IPAllocation', name, jsonb_build_object(
-				'pool', $3::text, 'address', host(address),
-				'owner', jsonb_build_object('kind', owner_kind, 'uid', owner_uid, 'name', owner_name),
-				'ownerNamespace', owner_namespace)
+			SELECT $2, 'release', d.namespace, 'IPAllocation', d.name, ` + allocationDoc("d", "$3::text", "d.owner_name") + `
 			FROM d
 		)
 		SELECT ` + allocationColumns + ` FROM d`
@@ -505,10 +506,7 @@ func ReleaseAllocations(ctx context.Context, ext sqlx.QueryerContext, poolUID, s
 			RETURNING *
 		), audit AS (
 			INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, before)
-			SELECT $4, 'release', namespace, 'IPAllocation', name, jsonb_build_object(
-				'pool', $5::text, 'address', host(address),
-				'owner', jsonb_build_object('kind', owner_kind, 'uid', owner_uid, 'name', owner_name),
-				'ownerNamespace', owner_namespace)
+			SELECT $4, 'release', d.namespace, 'IPAllocation', d.name, `+allocationDoc("d", "$5::text", "d.owner_name")+`
 			FROM d
 		)
 		SELECT `+allocationColumns+` FROM d ORDER BY d.address`,
