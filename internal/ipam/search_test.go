@@ -370,6 +370,13 @@ func TestSearchPartialAddress(t *testing.T) {
 		if len(want) == 0 && tt.actor.Name != globex.Name || !slices.Equal(got, want) {
 			t.Errorf("Search(%q) as %s:\n%s\nwant, as %s:\n%s", tt.query, tt.actor.Name, strings.Join(got, "\n"), tt.prefix, strings.Join(want, "\n"))
 		}
+		// A tenant sees nothing of another tenant's: globex's VPC other
+		// holds 10.42.0.0/16 too.
+		for _, h := range res.Hits {
+			if !tt.actor.IsOperator() && (h.Namespace != "" && !tt.actor.CanAccess(h.Namespace) || h.OwnerNamespace != "" && !tt.actor.CanAccess(h.OwnerNamespace)) {
+				t.Errorf("Search(%q) as %s found %s", tt.query, tt.actor.Name, hitLine(h))
+			}
+		}
 	}
 	// A whole address is an address, and what is not the start of one a
 	// text.
