@@ -283,7 +283,7 @@ func (r *report) targets() []target {
 	}
 	if sr := r.search; sr != nil {
 		kind, worst := sr.slowest()
-		ts = append(ts, target{fmt.Sprintf("search on %d allocations and %d objects of kinds (the console's search page): p50 ≤ 20 ms for each kind of query, addresses held and free, prefixes, hostnames, uids, a namespace (issue 15), the start of an address, a VLAN number, a display label, a Text value (issue 22)", sr.size, sr.objects),
+		ts = append(ts, target{fmt.Sprintf("search on %d allocations and %d objects of kinds (the console's search page): p50 ≤ 20 ms for each kind of query, addresses held and free, prefixes, hostnames, uids, a namespace (issue 15), the start of an address, a VLAN number, a site's name, a display label, a Text value (issue 22)", sr.size, sr.objects),
 			fmt.Sprintf("%s at worst (%s); the mix %s, p99 %s", msf(worst.P50), kind, msf(sr.page.P50), msf(sr.page.P99)), worst.P50 <= 20})
 	}
 	if b := r.pgbouncer; b != nil {

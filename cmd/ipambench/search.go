@@ -21,7 +21,7 @@ import (
 
 // searchKinds are the queries of the search's mix, each as often.
 var searchKinds = []string{"address held", "address free", "prefix", "hostname", "uid", "namespace",
-	"start of an address", "VLAN number", "display label", "Text value"}
+	"start of an address", "VLAN number", "site name", "display label", "Text value"}
 
 // searchSchema is the kinds of the search's objects: sites, and VLANs of a
 // site with a number and a description. Kinds of their own, so that the
@@ -253,6 +253,14 @@ func measureSearch(ctx context.Context, cfg config, dsn string) (searchResult, e
 			return searchQuery{q: fmt.Sprint(n), check: more(func(h ipam.SearchHit) bool {
 				return h.Kind == ipam.HitNumber && h.Number == int64(n) && strings.HasPrefix(h.Object.Label, fmt.Sprintf("vlan%d-dc-site-", n)) &&
 					h.Division.Label == strings.TrimPrefix(h.Object.Label, fmt.Sprintf("vlan%d-", n))
+			})}
+		},
+		// A site's name, a part of the labels of its VLANs and of other
+		// sites' (dc-site-17 of dc-site-170): the site first.
+		"site name": func() searchQuery {
+			label := fmt.Sprintf("dc-site-%d", 1+rng.IntN(sites))
+			return searchQuery{q: label, check: first(func(h ipam.SearchHit) bool {
+				return h.Kind == ipam.HitObject && h.Object.Label == label && h.Object.Kind == "DcSite" && h.Match == ipam.MatchLabel
 			})}
 		},
 		// A VLAN's whole label: the VLAN first.
