@@ -141,7 +141,8 @@ type NumberDivision struct {
 // A Finder finds what a text names beyond the IP half: number pools,
 // their numbers and the objects of kinds (internal/numbers's Service).
 // It returns limit hits at most and whether more matched; a tenant finds
-// nothing.
+// nothing. Search calls it on a goroutine of its own, beside its own
+// statements.
 type Finder interface {
 	Find(ctx context.Context, actor auth.Actor, q FindQuery) ([]SearchHit, bool, error)
 }
@@ -231,23 +232,47 @@ func (s *Service) Search(ctx context.Context, actor auth.Actor, query string, op
 		res.Hits, err = s.searchObjects(ctx, search, MatchPrefix)
 	} else {
 		res.Form = SearchText
-		res.Hits, err = s.searchObjects(ctx, search, "")
+		wait, cancel := findBeside(ctx, actor, query, opts, first+1)
+		defer cancel()
+		if res.Hits, err = s.searchObjects(ctx, search, ""); err == nil && wait != nil {
+			var found []SearchHit
+			found, res.More, err = wait()
+			res.Hits = append(res.Hits, found...)
+		}
 	}
 	if err != nil {
 		return SearchResult{}, err
-	}
-	if room := first + 1 - len(res.Hits); res.Form == SearchText && opts.Finder != nil && room > 0 {
-		found, more, err := opts.Finder.Find(ctx, actor, FindQuery{Text: query, Branch: opts.Branch, Limit: room})
-		if err != nil {
-			return SearchResult{}, err
-		}
-		res.Hits = append(res.Hits, found...)
-		res.More = more
 	}
 	if len(res.Hits) > first {
 		res.Hits, res.More = res.Hits[:first], true
 	}
 	return res, nil
+}
+
+// findBeside starts opts.Finder on text, for limit hits at most, while
+// the caller reads its own (the Finder's statements run on connections of
+// their own: a text's search takes the longer of the two, not their sum),
+// and returns what waits for its answer, nil without a Finder, and what
+// cancels it when the caller returns without waiting.
+func findBeside(ctx context.Context, actor auth.Actor, text string, opts SearchOptions, limit int) (wait func() ([]SearchHit, bool, error), cancel func()) {
+	if opts.Finder == nil {
+		return nil, func() {}
+	}
+	type answer struct {
+		hits []SearchHit
+		more bool
+		err  error
+	}
+	ctx, cancel = context.WithCancel(ctx)
+	done := make(chan answer, 1)
+	go func() {
+		hits, more, err := opts.Finder.Find(ctx, actor, FindQuery{Text: text, Branch: opts.Branch, Limit: limit})
+		done <- answer{hits, more, err}
+	}()
+	return func() ([]SearchHit, bool, error) {
+		a := <-done
+		return a.hits, a.more, a.err
+	}, cancel
 }
 
 // parseSearchPrefix reads query as an IPv4 address (a /32), a prefix,

@@ -200,3 +200,40 @@ func TestSearchNumbersAndObjectsTenant(t *testing.T) {
 		t.Errorf("Find(site-a) as a tenant = %d hits, more %v, %v; want none", len(hits), more, err)
 	}
 }
+
+// TestSearchIPHalfFirst: a text's hits of the IP half (a VPC named after
+// the site, a VM) come before the Finder's, which Search asks
+// beside them; first bounds them together, and more says what was left.
+func TestSearchIPHalfFirst(t *testing.T) {
+	e := newSearchEnv(t)
+	ctx := t.Context()
+	if _, err := e.ip.CreateVPC(ctx, operator, ipam.CreateVPCInput{Namespace: "acme/prod", Name: "site-a-net", CIDR: "10.42.0.0/16"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.ip.CreateSubnet(ctx, operator, ipam.CreateSubnetInput{Namespace: "acme/prod", VPC: "site-a-net", Name: "web", CIDR: "10.42.1.0/24"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.ip.AttachInterface(ctx, operator, ipam.AttachInterfaceInput{Namespace: "acme/prod", VPC: "site-a-net", Subnet: "web",
+		VM: ipam.VMRef{UID: "vm-1", Hostname: "site-a-01"}}); err != nil {
+		t.Fatal(err)
+	}
+	all, more := e.lines(t, "op", "site-a", "", 0)
+	want := []string{"vpc", "allocation",
+		`object LocationSite site-a on main | by display label "site-a"`,
+		`object IpamVLAN users-site-a on main | by display label "users-site-a"`,
+		`object IpamVLAN voice-site-a on main | by display label "voice-site-a"`,
+	}
+	if !slices.Equal(all, want) || more {
+		t.Fatalf("Search(site-a) = %q, more %v; want\n%q", all, more, want)
+	}
+	for first := 1; first <= len(all)+1; first++ {
+		got, more := e.lines(t, "op", "site-a", "", first)
+		if n := min(first, len(all)); !slices.Equal(got, all[:n]) || more != (first < len(all)) {
+			t.Errorf("Search(site-a, first %d) = %q, more %v; want %q, more %v", first, got, more, all[:n], first < len(all))
+		}
+	}
+	// The tenant of the VPC finds its part alone.
+	if got, more := e.lines(t, "acme", "site-a", "", 0); !slices.Equal(got, want[:2]) || more {
+		t.Errorf("Search(site-a) as acme = %q, more %v; want %q", got, more, want[:2])
+	}
+}
