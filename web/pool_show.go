@@ -9,7 +9,6 @@ import (
 
 	"github.com/a-h/templ"
 
-	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/views"
 )
@@ -41,7 +40,6 @@ func (s *Server) poolShow(w http.ResponseWriter, r *http.Request) {
 	}
 	p := views.PoolPageProps{Shell: s.shell(r, o.Pool.Name), Overview: o, Search: search, Href: poolHref(o.Pool)}
 	p.Chart = views.UsageChartProps{Chart: chart, Href: p.Href}
-	p.BlockHref = func(b candidates.Block) string { return p.Href + "?block=" + url.QueryEscape(b.Prefix.String()) }
 	p.NextHref, p.FirstHref = pageLinks(p.Href, search, o.Page.After, o.Allocations)
 	var f views.Flash
 	if s.popFlash(r.Context(), p.Href, &f) {

@@ -59,10 +59,11 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 // searchHref is the search page of query.
 func searchHref(query string) string { return "/search?" + url.Values{"q": {query}}.Encode() }
 
-// searchRow links a hit: to its page, and to the pool, VPC and subnet it
-// lies in. A tenant opens no public pool's page: there a pool links to the
-// search of its prefix, which lists what the tenant holds in it, and an
-// address held links to the VPC page that shows it.
+// searchRow links a hit: to its page (an address's, views.AddressHref,
+// for an allocation and for an address of a pool the user may open), and
+// to the pool, VPC and subnet it lies in. A tenant opens no public pool's
+// page: there a pool links to the search of its prefix, which lists what
+// the tenant holds in it.
 func searchRow(actor auth.Actor, h ipam.SearchHit) views.SearchRow {
 	pool := ipam.Pool{Namespace: h.Namespace, Name: h.Pool, Kind: h.PoolKind, CIDR: h.CIDR}
 	mayOpenPool := h.Pool != "" && (actor.IsOperator() || h.PoolKind == ipam.Private)
@@ -99,20 +100,12 @@ func searchRow(actor auth.Actor, h ipam.SearchHit) views.SearchRow {
 	case ipam.HitSubnet:
 		row.Href = subnet
 	case ipam.HitAllocation:
-		switch {
-		case mayOpenPool:
-			row.Href = poolHref(pool) + "?" + url.Values{"q": {h.Address.String()}}.Encode()
-		case h.VPC != "":
-			row.Href = vpc
-		default:
-			row.Href = searchHref(h.Address.String())
-		}
+		// Whoever sees an allocation sees its address's page.
+		row.Href = views.AddressHref(pool, h.Address)
 	case ipam.HitAddress:
 		switch {
-		case h.Subnet != "":
-			row.Href = subnet
 		case mayOpenPool:
-			row.Href = poolHref(pool)
+			row.Href = views.AddressHref(pool, h.Address)
 		case h.Pool != "":
 			row.Href = searchHref(h.CIDR.String())
 		default:
