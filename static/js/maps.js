@@ -29,7 +29,7 @@
 			const open = document.createElement("a");
 			open.href = cell.href;
 			open.textContent = `Open ${cell.dataset.address || cell.dataset.block}`;
-			details.replaceChildren(cell.title, open);
+			details.replaceChildren(cell.title, " ", open);
 			details.hidden = false;
 		};
 		// select makes the cell the map's tab stop, and shows it.
