@@ -415,7 +415,7 @@ func TestAddressMapContrast(t *testing.T) {
 		}
 		var f struct {
 			Outline, Style, Width, Plate string
-			GapRight, GapDown         float64
+			GapRight, GapDown            float64
 		}
 		if err := json.Unmarshal([]byte(out.(string)), &f); err != nil {
 			t.Fatal(err)
