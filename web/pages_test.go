@@ -166,8 +166,9 @@ func TestPoolPage(t *testing.T) {
 	for _, n := range parseHTML(body).in("address-map").elements(func(n *html.Node) bool { return attrOf(n, "data-address") != "" }) {
 		cells[attrOf(n, "data-address")] = n
 	}
-	if cell := cells["10.42.1.7"]; cell == nil || attrOf(cell, "data-state") != "taken" || attrOf(cell, "title") != "10.42.1.7: VirtualMachine vm-005/0" {
-		t.Errorf("the block map's cell of 10.42.1.7 is %v, want taken by vm-005/0", cell)
+	if cell := cells["10.42.1.7"]; cell == nil || attrOf(cell, "data-state") != "taken" || !strings.HasPrefix(attrOf(cell, "title"), "10.42.1.7: VirtualMachine vm-005/0, since ") ||
+		attrOf(cell, "href") != "/addresses/acme/prod/vpc-main/10.42.1.7" {
+		t.Errorf("the block map's cell of 10.42.1.7 is %v, want taken by vm-005/0, linked to its page", cell)
 	}
 	if cell := cells["10.42.1.0"]; cell == nil || attrOf(cell, "title") != "10.42.1.0 is the network address of 10.42.1.0/24" {
 		t.Errorf("the block map's cell of 10.42.1.0 does not explain the network address: %v", cell)
