@@ -1392,8 +1392,8 @@ func AllocationsSwap(href string) templ.Attributes {
 // AllocationRow is a row of an allocation table with its links.
 type AllocationRow struct {
 	ipam.TableRow
-	// OwnerHref is the page of the allocation's owner (its VPC's, an
-	// object's), SubnetHref the page of its subnet; "" for none.
+	// OwnerHref is the page that shows the allocation's owner (its VPC's),
+	// SubnetHref the page of its subnet; "" for none.
 	OwnerHref, SubnetHref string
 }
 

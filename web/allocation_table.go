@@ -1,14 +1,12 @@
 package web
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 
-	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/views"
 )
@@ -49,21 +47,13 @@ func (s *Server) allocationTable(r *http.Request, href string, pool ipam.Pool, s
 		return p, 0, err
 	}
 	p.Table = t
-	objectKind, err := s.objectKinds(r.Context())
-	if err != nil {
-		return p, 0, err
-	}
 	for _, row := range t.Rows {
 		ar := views.AllocationRow{TableRow: row}
 		if row.Subnet != "" && pool.VPCUID != "" {
 			ar.SubnetHref = views.SubnetHref(ipam.Subnet{Namespace: pool.Namespace, VPC: strings.TrimPrefix(pool.Name, "vpc-"), Name: row.Subnet})
 		}
-		switch a := row.Allocation; {
-		case a == nil:
-		case row.VPC.Name != "":
+		if row.Allocation != nil && row.VPC.Name != "" {
 			ar.OwnerHref = vpcHref(row.VPC)
-		case objectKind(a.Owner.Kind):
-			ar.OwnerHref = "/objects/" + url.PathEscape(a.Owner.Kind) + "/" + url.PathEscape(a.Owner.UID) + "/edit"
 		}
 		p.Rows = append(p.Rows, ar)
 	}
@@ -98,22 +88,4 @@ func (s *Server) allocationTable(r *http.Request, href string, pool ipam.Pool, s
 		p.Pager.Pages = append(p.Pager.Pages, l)
 	}
 	return p, http.StatusOK, nil
-}
-
-// objectKinds returns whether a kind of owner is a kind of main's schema,
-// whose objects have a page of their own, an operator's: for tenants none
-// is.
-func (s *Server) objectKinds(ctx context.Context) (func(kind string) bool, error) {
-	actor, _ := actorFrom(ctx)
-	if s.branches == nil || !actor.IsOperator() {
-		return func(string) bool { return false }, nil
-	}
-	sch, err := s.branches.Schema(ctx, branch.Main)
-	if err != nil {
-		return nil, err
-	}
-	return func(kind string) bool {
-		_, ok := sch.Kind(kind)
-		return ok
-	}, nil
 }
