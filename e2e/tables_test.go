@@ -50,7 +50,8 @@ func textOf(t *testing.T, page playwright.Page, selector string) string {
 // allocations, at 1280 × 800 and 390 × 844, light and dark: the page is
 // no wider than the screen (the table scrolls inside its card), axe-core
 // finds no serious or critical violation, and the last page ends with the
-// subnet's run of free addresses. With JavaScript the filter and the pager
+// subnet's run of free addresses; so are the subnet's table and the public
+// pool's. With JavaScript the filter and the pager
 // swap the table (a refused prefix says why at its field); without, the
 // same GET form and links lead to the same pages.
 func TestAllocationTableOnEveryScreen(t *testing.T) {
@@ -132,6 +133,15 @@ func TestAllocationTableOnEveryScreen(t *testing.T) {
 			}
 			waitForURL(t, page, srv.URL, pool+"?q=&prefix=10.42.1.112%2F28")
 			check(pool + "?prefix=10.42.1.112/28")
+
+			// The subnet's table and the public pool's.
+			for _, path := range []string{"/subnets/acme/prod/main/web?page=2", "/pools/public-zone-a"} {
+				goTo(t, page, srv.URL, path)
+				check(path)
+			}
+			if got := textOf(t, page, "[data-testid=free-run]"); got != "203.0.113.5–203.0.113.254: 250 free" {
+				t.Errorf("the public pool's free run reads %q", got)
+			}
 		})
 	}
 }
