@@ -124,7 +124,7 @@ func usedClass(b candidates.Block) string {
 }
 
 func blockTitle(b candidates.Block) string {
-	return fmt.Sprintf("%s: %d of %d in use", b.Prefix, b.Size-b.Free, b.Size)
+	return fmt.Sprintf("%s: %s of %s in use", b.Prefix, Figure(b.Size-b.Free), Figure(b.Size))
 }
 
 // mapStates are the states of addresses in the order the legend lists
