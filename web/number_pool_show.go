@@ -57,7 +57,7 @@ func (s *Server) numberPoolShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pg := poolPage{s: s, r: r, pool: pool, main: main, branch: branchName, href: numberPoolHref(pool.ID)}
-	p := views.NumberPoolPageProps{Shell: sh, Pool: pool, Figures: wholeFigures(pool, whole), Branch: branchName, EditHref: pg.href + "/edit"}
+	p := views.NumberPoolPageProps{Shell: sh, Pool: pool, Figures: wholeFigures(pool, whole), Branch: branchName, EditHref: pg.href + "/edit", DeleteHref: pg.href + "/delete"}
 	if p.History, err = s.history(ctx, audit.Ref{Kind: audit.KindNumberPool, Name: pool.ID}, "number pool "+pool.Name); err != nil {
 		s.serverError(w, r, err)
 		return

@@ -30,7 +30,7 @@ func (s *Server) objectEdit(w http.ResponseWriter, r *http.Request) {
 		s.serverError(w, r, err)
 		return
 	}
-	p.ID = o.ID
+	p.ID, p.Label = o.ID, o.DisplayLabel
 	if p.History, err = s.history(r.Context(), audit.Ref{Kind: o.Kind, Name: o.ID}, o.Kind+" "+o.DisplayLabel); err != nil {
 		s.serverError(w, r, err)
 		return

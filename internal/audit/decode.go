@@ -93,9 +93,10 @@ var shapes = map[change]Shape{
 
 // objectShapes are the changes of objects of the kinds of a schema.
 var objectShapes = map[string]Shape{
-	Create: {After: Object{}},
-	Update: {Before: Object{}, After: Object{}},
-	Delete: {Before: Object{}, After: ObjectDeletion{}},
+	Create:  {After: Object{}},
+	Update:  {Before: Object{}, After: Object{}},
+	Delete:  {Before: Object{}, After: ObjectDeletion{}},
+	Resolve: {After: Resolution{}},
 }
 
 // builtIn holds the kinds of shapes.

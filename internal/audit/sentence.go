@@ -194,6 +194,8 @@ func (b *builder) describe(e Entry, before, after Payload) {
 		b.list(schemaLines(d))
 	case Object:
 		b.object(e, before, after, d)
+	case Resolution:
+		b.resolution(e, d)
 	case NumberPool:
 		b.numberPool(e, before, after, d)
 	case NumberAllocation:
@@ -536,6 +538,34 @@ func (b *builder) object(e Entry, before, after Payload, o Object) {
 		b.diff(objectFields(old), objectFields(o))
 	}
 	b.onBranch(e.Branch)
+}
+
+// resolution tells the side of a merge's conflict an operator chose, and
+// the field's value that side holds (Main and Branch hold a field's value
+// as JSON; of a whole object, its data or "deleted", which is not told).
+func (b *builder) resolution(e Entry, r Resolution) {
+	b.words("chose " + r.Side + "'s side of " + e.Kind + " ")
+	b.ref(cmpString(r.DisplayLabel, e.Name), Ref{Kind: e.Kind, Name: e.Name, Branch: e.Branch})
+	if r.Field != "" {
+		b.words(" (" + r.Field + ")")
+	}
+	b.words(" for the merge of branch ")
+	b.ref(e.Branch, Ref{Kind: KindBranch, Name: e.Branch})
+	kept := r.Main
+	if r.Side == "branch" {
+		kept = r.Branch
+	}
+	switch {
+	case r.Field == "":
+	case kept == nil:
+		b.words(": —")
+	default:
+		var v any
+		if json.Unmarshal([]byte(*kept), &v) != nil {
+			v = *kept
+		}
+		b.words(": " + value(v))
+	}
 }
 
 // onBranch adds " on branch <name>" when a branch is named.
