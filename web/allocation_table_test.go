@@ -136,8 +136,8 @@ func TestSubnetTableShowsFreeRuns(t *testing.T) {
 	if rows[19] != "10.42.1.20–10.42.1.254: 235 free" {
 		t.Errorf("the last row reads %q, want the free run alone", rows[19])
 	}
-	if got := hrefsIn(page, "allocation-10.42.1.2"); !slices.Equal(got, []string{"/vpcs/acme/prod/main"}) {
-		t.Errorf("the owner of 10.42.1.2 links to %q, want its VPC's page", got)
+	if got := hrefsIn(page, "allocation-10.42.1.2"); !slices.Equal(got, []string{"/addresses/acme/prod/vpc-main/10.42.1.2", "/vpcs/acme/prod/main"}) {
+		t.Errorf("the row of 10.42.1.2 links to %q, want the address's page and its VPC's page", got)
 	}
 	if page.text("allocation-count") != "18 allocations" || page.text("free-count") != "235 free" || page.has("pager") {
 		t.Errorf("the counts read %q and %q (pager %v), want 18 allocations, 235 free and one page", page.text("allocation-count"), page.text("free-count"), page.has("pager"))
@@ -169,8 +169,8 @@ func TestPrivatePoolTable(t *testing.T) {
 	if rows[0] != "Address | Subnet | Namespace | Owner | Owner kind | Since" || !strings.HasPrefix(rows[1], "10.42.1.2 | web | acme/prod | web-01/0 | VirtualMachine") {
 		t.Errorf("the pool's table begins %q", rows[:2])
 	}
-	if got := hrefsIn(page, "allocation-10.42.1.2"); !slices.Equal(got, []string{"/subnets/acme/prod/main/web", "/vpcs/acme/prod/main"}) {
-		t.Errorf("the row of 10.42.1.2 links %q, want its subnet and its VPC", got)
+	if got := hrefsIn(page, "allocation-10.42.1.2"); !slices.Equal(got, []string{"/addresses/acme/prod/vpc-main/10.42.1.2", "/subnets/acme/prod/main/web", "/vpcs/acme/prod/main"}) {
+		t.Errorf("the row of 10.42.1.2 links %q, want the address's page, its subnet and its VPC", got)
 	}
 	if got := rows[len(rows)-2:]; !slices.Equal(got, []string{"10.42.1.20–10.42.1.254: 235 free in subnet web", "10.42.3.2–10.42.3.254: 253 free in subnet db"}) {
 		t.Errorf("the pool's table ends %q, want a free run in each subnet", got)
@@ -191,8 +191,8 @@ func TestPublicPoolTableLinksOwners(t *testing.T) {
 	_, body := c.get(t, "/pools/public-zone-a", c.op)
 	page := parseHTML(body)
 	for addr, want := range map[string]string{"203.0.113.2": "/vpcs/acme/prod/main", "203.0.113.3": "/vpcs/acme/prod/big", "203.0.113.4": "/vpcs/acme/prod/big"} {
-		if got := hrefsIn(page, "allocation-"+addr); !slices.Equal(got, []string{want}) {
-			t.Errorf("the owner of %s links %q, want %s", addr, got, want)
+		if got := hrefsIn(page, "allocation-"+addr); !slices.Equal(got, []string{"/addresses/public-zone-a/" + addr, want}) {
+			t.Errorf("the row of %s links %q, want the address's page and %s", addr, got, want)
 		}
 	}
 	rows := rowTexts(page)
