@@ -184,6 +184,8 @@ func historyTitle(r audit.Ref, entries []ipam.AuditEntry) string {
 	case audit.KindSubnet:
 		vpc, name, _ := strings.Cut(r.Name, "/")
 		return "subnet " + name + " of VPC " + vpc + in
+	case audit.KindBranch:
+		return "branch " + r.Name
 	case audit.KindNumberPool:
 		if label == r.Name {
 			return "a number pool"

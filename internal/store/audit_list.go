@@ -126,8 +126,8 @@ func (w *auditWhere) filter(f AuditFilter) {
 	w.common = strings.Join(conds, " AND ")
 }
 
-// The conditions of the partial indexes of migration 0021, written as
-// they are there so that the planner sees that each part may use its
+// The conditions of the audit log's partial indexes, written as they are
+// in their migrations so that the planner sees that each part may use its
 // index.
 const (
 	ownEntries        = `object_kind <> 'IPAllocation' AND object_kind <> 'CoreNumberPool'`
@@ -136,7 +136,12 @@ const (
 	poolOf            = `(coalesce(after, before) ->> 'pool')`
 	subnetOf          = `(coalesce(after, before) ->> 'subnet')`
 	numberPoolOf      = `(coalesce(coalesce(after, before) ->> 'pool_id', coalesce(after, before) ->> 'id'))`
+	onBranch          = `branch IS NOT NULL AND branch <> 'main'`
 )
+
+// mainBranch is the default branch, whose changes audit_log_branch leaves
+// out: they are most of the log's changes of objects and numbers.
+const mainBranch = "main"
 
 // history returns the parts of the history of the object r, each a
 // statement of entries newest first, at most limit (0: all):
@@ -146,6 +151,9 @@ const (
 //     addresses;
 //   - a subnet ("<vpc>/<subnet>"): its own, and those of its addresses;
 //   - a number pool (its id): its own and its numbers';
+//   - a branch: its own (its creation, merges, rebases, deletion), its
+//     schema's loads, and the changes of objects and numbers made on it
+//     (but on main, whose changes are the objects' own histories);
 //   - an object of a kind (its id), or any other kind: its own.
 //
 // false when r names nothing that can have entries.
@@ -171,6 +179,13 @@ func (w *auditWhere) history(r audit.Ref, limit int) ([]string, bool) {
 		return []string{own(audit.KindSubnet, r.Name), addresses}, true
 	case audit.KindNumberPool:
 		return []string{w.part(numberEntries+` AND `+numberPoolOf+` = `+w.arg(r.Name), limit)}, true
+	case audit.KindBranch:
+		parts := []string{own(audit.KindBranch, r.Name), own(audit.KindSchema, r.Name)}
+		if r.Name != mainBranch {
+			parts = append(parts, w.part(onBranch+` AND branch = `+w.arg(r.Name)+
+				` AND object_kind <> 'Branch' AND object_kind <> 'Schema'`, limit))
+		}
+		return parts, true
 	case audit.KindAllocation, "":
 		return nil, false
 	}

@@ -11,3 +11,9 @@ CREATE INDEX audit_log_action ON audit_log (action, id);
 -- key; every other kind by this index.
 CREATE INDEX audit_log_kind ON audit_log (object_kind, id)
     WHERE object_kind <> 'IPAllocation' AND object_kind <> 'CoreNumberPool';
+
+-- audit_log_branch: the changes of objects and numbers made on a branch,
+-- which its history shows (store.AuditFilter.Object). Main's, most of
+-- them, are left out: they are the objects' own histories.
+CREATE INDEX audit_log_branch ON audit_log (branch, id)
+    WHERE branch IS NOT NULL AND branch <> 'main';
