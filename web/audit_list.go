@@ -90,7 +90,10 @@ func (s *Server) auditList(w http.ResponseWriter, r *http.Request) {
 	if f.Before > 0 {
 		v.FirstHref = auditHref(auditValues(q), 0)
 	}
-	v.Rows = changeRows(entries, true)
+	if v.Rows, err = s.changeRows(r.Context(), actor, entries); err != nil {
+		s.serverError(w, r, err)
+		return
+	}
 	s.render(w, r, http.StatusOK, views.AuditPage(s.shell(r, "Audit log"), v))
 }
 

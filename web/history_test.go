@@ -140,7 +140,7 @@ func TestKindObjectHistories(t *testing.T) {
 		want        []string
 	}{
 		{numberPoolHref(pool.ID), "/audit?object_kind=CoreNumberPool&object_name=" + pool.ID, []string{
-			"system allocated 100 from number pool VLAN IDs on branch main",
+			"system allocated 100 from number pool VLAN IDs to IpamVLAN users on branch main",
 			"system created number pool VLAN IDs of IpamVLAN.vlan_id: 100-199, per site",
 		}},
 		{objectHref("IpamVLAN", vlan, ""), "/audit?object_kind=IpamVLAN&object_name=" + vlan, []string{
@@ -158,6 +158,14 @@ func TestKindObjectHistories(t *testing.T) {
 		if got := auditSentences(c.page(t, tt.audit), "audit"); !slices.Equal(got, tt.want) {
 			t.Errorf("GET %s reads\n%q, want\n%q", tt.audit, got, tt.want)
 		}
+	}
+	// The number's holder is named by its label and linked to its page.
+	holder := false
+	for _, href := range historyLinks(c.page(t, numberPoolHref(pool.ID))) {
+		holder = holder || strings.HasPrefix(href, "/objects/IpamVLAN/") && strings.Contains(href, "/edit")
+	}
+	if !holder {
+		t.Errorf("the number pool's history does not link the VLAN that holds 100")
 	}
 	page := c.page(t, objectHref("IpamVLAN", vlan, ""))
 	var fields []string
@@ -204,7 +212,7 @@ nodes:
 		"system merged branch add-guests into main: 1 object, 1 schema change",
 		"system loaded a schema on branch add-guests: 1 change",
 		"system created IpamVLAN guests on branch add-guests",
-		"system allocated 100 from number pool VLAN IDs on branch add-guests",
+		"system allocated 100 from number pool VLAN IDs to IpamVLAN guests on branch add-guests",
 		"system created branch add-guests",
 	}
 	page := c.page(t, "/branches/add-guests")
