@@ -295,10 +295,13 @@ func TestOperatorAllocatesVLANsPerSite(t *testing.T) {
 		t.Errorf("the division site-b is at %s, not on the pool's page %s", path(t, page), poolPath)
 	}
 
-	// The branch merged: main has its schema and its VLANs.
+	// The branch merged, once confirmed: main has its schema and its
+	// VLANs.
 	goTo(t, page, base, "/branches")
-	click(t, page, testID("form-merge-branch")+"[data-branch=add-vlans] button")
-	waitForText(t, page, "flash", "Merged branch add-vlans into main.")
+	click(t, page, testID("merge-branch")+"[data-branch=add-vlans]")
+	waitForText(t, page, "merge-sentence", "Merging add-vlans into main applies 3 added, 0 changed, 0 removed objects and 2 schema changes.")
+	click(t, page, testID("confirm-merge-button"))
+	waitForText(t, page, "flash", "Merged add-vlans into main: applied 3 added, 0 changed, 0 removed objects and 2 schema changes.")
 	goTo(t, page, base, "/objects/IpamVLAN")
 	if n, _ := page.Locator(testID("object-table") + " tbody tr").Count(); n != 3 {
 		t.Errorf("after the merge main lists %d VLANs, want 3", n)
@@ -328,18 +331,18 @@ func TestOperatorAllocatesVLANsPerSite(t *testing.T) {
 		}
 	}
 	goTo(t, page, base, "/branches")
-	click(t, page, testID("form-merge-branch")+"[data-branch=rename] button")
+	click(t, page, testID("merge-branch")+"[data-branch=rename]")
 	if err := page.Locator(testID("merge-conflicts")).WaitFor(); err != nil {
 		t.Fatalf("the merge of rename is not refused: %v", err)
 	}
-	lines, err := page.Locator(testID("merge-conflicts") + " " + testID("merge-conflict")).AllTextContents()
-	if err != nil {
-		t.Fatal(err)
+	conflict := testID("merge-conflicts") + " " + testID("merge-conflict")
+	if n, _ := page.Locator(conflict).Count(); n != 1 {
+		t.Errorf("the refused merge lists %d conflicts, want users-a's name", n)
 	}
-	if len(lines) != 1 || !strings.HasPrefix(lines[0], "IpamVLAN ") || !strings.HasSuffix(lines[0], ": name changed on both sides") {
-		t.Errorf("the refused merge lists %q, want IpamVLAN <users-a's id>: name changed on both sides", lines)
-	}
-	checkAccessibility(t, page, "/branches, merge refused")
+	waitForText(t, page, "conflict-object", "users-a-rename")
+	waitForText(t, page, "conflict-main", "users-a-main")
+	waitForText(t, page, "conflict-branch", "users-a-rename")
+	checkAccessibility(t, page, "the merge of rename, refused")
 	screenshot(t, page, "merge-refused")
 
 	// A pool without a scope shows its ranges and numbers at once.

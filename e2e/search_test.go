@@ -58,24 +58,23 @@ func TestWhoHoldsThisAddress(t *testing.T) {
 	}
 	checkAccessibility(t, page, "/search?q=10.42.1.2")
 	screenshot(t, page, "search")
-	// The hit leads to its pool's allocations, searched for the address.
+	// The hit leads to the address's own page: who holds it.
 	if err := results.Locator("[data-testid=search-hit-link]").Click(); err != nil {
 		t.Fatal(err)
 	}
-	waitForURL(t, page, srv.URL, "/pools/acme/prod/vpc-main?q=10.42.1.2")
-	if err := page.Locator(`[data-testid="allocation-10.42.1.2"]`).WaitFor(); err != nil {
-		t.Errorf("the pool's allocations searched for 10.42.1.2 do not show it: %v", err)
-	}
+	waitForURL(t, page, srv.URL, "/addresses/acme/prod/vpc-main/10.42.1.2")
+	waitForText(t, page, "address-state", "Held by VirtualMachine web-01/0")
 
-	// Nobody holds the subnet's gateway: the page says why, and leads to
-	// the subnet.
+	// Nobody holds the subnet's gateway: the search says why, and leads
+	// to the address's page, which says it too.
 	search(t, page, "10.42.1.1")
 	waitForText(t, page, "search-explanation", "10.42.1.1 is the gateway of subnet web")
 	screenshot(t, page, "search-gateway")
 	if err := page.Locator("[data-testid=search-hit-link]").Click(); err != nil {
 		t.Fatal(err)
 	}
-	waitForURL(t, page, srv.URL, "/subnets/acme/prod/main/web")
+	waitForURL(t, page, srv.URL, "/addresses/acme/prod/vpc-main/10.42.1.1")
+	waitForText(t, page, "address-state", "10.42.1.1 is the gateway of subnet web")
 
 	// Another tenant's VPC is nothing to this one.
 	search(t, page, "172.20.0.9")

@@ -207,9 +207,9 @@ func QuotasPage(p QuotasPageProps) templ.Component {
 								return templ_7745c5c3_Err
 							}
 							var templ_7745c5c3_Var8 string
-							templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.FormatInt(n, 10))
+							templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(Figure(n))
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `quotas.templ`, Line: 86, Col: 45}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `quotas.templ`, Line: 86, Col: 30}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 							if templ_7745c5c3_Err != nil {
@@ -552,9 +552,9 @@ func quotaUse(u ipam.QuotaUse) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var29 string
-			templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.FormatInt(u.MaxUsed, 10))
+			templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(Figure(u.MaxUsed))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `quotas.templ`, Line: 138, Col: 47}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `quotas.templ`, Line: 138, Col: 32}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var29))
 			if templ_7745c5c3_Err != nil {
@@ -597,7 +597,7 @@ func quotaNamespaces(n int) string {
 	if n == 1 {
 		return "1 namespace"
 	}
-	return strconv.Itoa(n) + " namespaces"
+	return Figure(n) + " namespaces"
 }
 
 // QuotaUnsetPageProps is what the page confirming an unset shows.

@@ -2,7 +2,6 @@ package web
 
 import (
 	"net/http"
-	"net/url"
 	"strings"
 
 	"pivirt.hu/ipam/internal/ipam"
@@ -10,13 +9,9 @@ import (
 )
 
 // poolHref is the console path of a pool: /pools/<name> for a public pool,
-// /pools/<namespace>/<name> for a private one.
-func poolHref(p ipam.Pool) string {
-	if p.Namespace == "" {
-		return "/pools/" + url.PathEscape(p.Name)
-	}
-	return "/pools/" + p.Namespace + "/" + url.PathEscape(p.Name)
-}
+// /pools/<namespace>/<name> for a private one (views.PoolHref, which the
+// pages' links use too).
+func poolHref(p ipam.Pool) string { return views.PoolHref(p) }
 
 // splitPath cuts "<namespace>/<name>" (the namespace itself may hold
 // slashes, or be empty) into its parts.
@@ -41,5 +36,10 @@ func (s *Server) poolList(w http.ResponseWriter, r *http.Request) {
 	for i, sum := range sums {
 		rows[i] = views.PoolRow{PoolSummary: sum, Href: poolHref(sum.Pool)}
 	}
-	s.render(w, r, http.StatusOK, views.PoolsPage(views.PoolsPageProps{Shell: s.shell(r, "Pools"), Rows: rows, CanCreate: actor.IsOperator()}))
+	p := views.PoolsPageProps{Shell: s.shell(r, "Pools"), Rows: rows, CanCreate: actor.IsOperator()}
+	var f views.Flash
+	if s.popFlash(r.Context(), poolsPath, &f) {
+		p.Flash = &f
+	}
+	s.render(w, r, http.StatusOK, views.PoolsPage(p))
 }

@@ -75,11 +75,12 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 // searchHref is the search page of query.
 func searchHref(query string) string { return "/search?" + url.Values{"q": {query}}.Encode() }
 
-// searchRow links a hit: to its page, and to the pool, VPC and subnet it
-// lies in. A tenant opens no public pool's page: there a pool links to the
-// search of its prefix, which lists what the tenant holds in it, and an
-// address held links to the VPC page that shows it. A number pool, a
-// number and an object of a kind: see kindsRow.
+// searchRow links a hit: to its page (an address's, views.AddressHref,
+// for an allocation and for an address of a pool the user may open), and
+// to the pool, VPC and subnet it lies in. A tenant opens no public pool's
+// page: there a pool links to the search of its prefix, which lists what
+// the tenant holds in it. A number pool, a number and an object of a
+// kind: see kindsRow.
 func searchRow(actor auth.Actor, h ipam.SearchHit) views.SearchRow {
 	switch h.Kind {
 	case ipam.HitNumberPool, ipam.HitNumber, ipam.HitObject:
@@ -120,20 +121,12 @@ func searchRow(actor auth.Actor, h ipam.SearchHit) views.SearchRow {
 	case ipam.HitSubnet:
 		row.Href = subnet
 	case ipam.HitAllocation:
-		switch {
-		case mayOpenPool:
-			row.Href = poolHref(pool) + "?" + url.Values{"q": {h.Address.String()}}.Encode()
-		case h.VPC != "":
-			row.Href = vpc
-		default:
-			row.Href = searchHref(h.Address.String())
-		}
+		// Whoever sees an allocation sees its address's page.
+		row.Href = views.AddressHref(pool, h.Address)
 	case ipam.HitAddress:
 		switch {
-		case h.Subnet != "":
-			row.Href = subnet
 		case mayOpenPool:
-			row.Href = poolHref(pool)
+			row.Href = views.AddressHref(pool, h.Address)
 		case h.Pool != "":
 			row.Href = searchHref(h.CIDR.String())
 		default:

@@ -51,6 +51,7 @@ const (
 	EndSessions = "end-sessions"
 	Revoke      = "revoke"
 	Rotate      = "rotate"
+	Resolve     = "resolve"
 )
 
 // A Payload is a document of an audit entry, its before or its after: one
@@ -191,6 +192,20 @@ type ObjectDeletion struct {
 	RelationshipsCleared []string `json:"relationships_cleared"`
 }
 
+// A Resolution is the side of a merge's conflict an operator chose (after;
+// the entry's kind is the object's kind, its name the object's id, its
+// branch the branch whose merge it resolves): Field is the attribute or
+// relationship ("" for an object deleted on one side and changed on the
+// other), Side "main" or "branch", Main and Branch what each side held
+// when it was chosen (nil for a deletion).
+type Resolution struct {
+	DisplayLabel string  `json:"display_label"`
+	Field        string  `json:"field"`
+	Side         string  `json:"side"`
+	Main         *string `json:"main"`
+	Branch       *string `json:"branch"`
+}
+
 // A NumberRange is a range of a number pool.
 type NumberRange struct {
 	Start  int64 `json:"start"`
@@ -276,6 +291,7 @@ func (Integration) payload()      {}
 func (SchemaChanges) payload()    {}
 func (Object) payload()           {}
 func (ObjectDeletion) payload()   {}
+func (Resolution) payload()       {}
 func (NumberPool) payload()       {}
 func (NumberAllocation) payload() {}
 func (NumberRelease) payload()    {}

@@ -194,6 +194,8 @@ func (b *builder) describe(e Entry, before, after Payload) {
 		b.list(schemaLines(d))
 	case Object:
 		b.object(e, before, after, d)
+	case Resolution:
+		b.resolution(e, d)
 	case NumberPool:
 		b.numberPool(e, before, after, d)
 	case NumberAllocation:
@@ -538,6 +540,34 @@ func (b *builder) object(e Entry, before, after Payload, o Object) {
 	b.onBranch(e.Branch)
 }
 
+// resolution tells the side of a merge's conflict an operator chose, and
+// the field's value that side holds (Main and Branch hold a field's value
+// as JSON; of a whole object, its data or "deleted", which is not told).
+func (b *builder) resolution(e Entry, r Resolution) {
+	b.words("chose " + r.Side + "'s side of " + e.Kind + " ")
+	b.ref(cmpString(r.DisplayLabel, e.Name), Ref{Kind: e.Kind, Name: e.Name, Branch: e.Branch})
+	if r.Field != "" {
+		b.words(" (" + r.Field + ")")
+	}
+	b.words(" for the merge of branch ")
+	b.ref(e.Branch, Ref{Kind: KindBranch, Name: e.Branch})
+	kept := r.Main
+	if r.Side == "branch" {
+		kept = r.Branch
+	}
+	switch {
+	case r.Field == "":
+	case kept == nil:
+		b.words(": —")
+	default:
+		var v any
+		if json.Unmarshal([]byte(*kept), &v) != nil {
+			v = *kept
+		}
+		b.words(": " + value(v))
+	}
+}
+
 // onBranch adds " on branch <name>" when a branch is named.
 func (b *builder) onBranch(name string) {
 	if name == "" {
@@ -635,4 +665,31 @@ func count(n int, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
+}
+
+// Label is the name people know the object of e by: an object's display
+// label, a number pool's name (its entries are named by it, but it may
+// change), or the entry's name.
+func Label(e Entry) string {
+	before, after, err := e.Documents()
+	if err != nil {
+		return e.Name
+	}
+	switch d := cmpOr(after, before).(type) {
+	case ObjectDeletion:
+		if o, ok := before.(Object); ok && o.DisplayLabel != "" {
+			return o.DisplayLabel
+		}
+	case Object:
+		if d.DisplayLabel != "" {
+			return d.DisplayLabel
+		}
+	case NumberPool:
+		return d.Name
+	case NumberAllocation:
+		return d.Pool
+	case NumberRelease:
+		return d.Pool
+	}
+	return e.Name
 }

@@ -108,9 +108,9 @@ func TestEveryWriterWritesItsType(t *testing.T) {
 			t.Errorf("%s reads %q", what, s)
 		}
 	}
-	for _, want := range []string{"allocate IPAllocation", "release IPAllocation", "rename IPAllocation", "create IPAMPool", "delete IPAMPool", "set-labels IPAMPool",
+	for _, want := range []string{"allocate IPAllocation", "release IPAllocation", "rename IPAllocation", "create IPAMPool", "update IPAMPool", "delete IPAMPool", "set-labels IPAMPool",
 		"create VPC", "delete VPC", "create Subnet", "delete Subnet", "create FloatingIP", "delete FloatingIP", "create Quota", "update Quota", "delete Quota",
-		"create Branch", "delete Branch", "merge Branch", "rebase Branch", "load Schema", "create an object", "update an object", "delete an object",
+		"create Branch", "delete Branch", "merge Branch", "rebase Branch", "load Schema", "create an object", "update an object", "delete an object", "resolve an object",
 		"create CoreNumberPool", "update CoreNumberPool", "delete CoreNumberPool", "allocate CoreNumberPool", "release CoreNumberPool",
 		"create User", "set-password User", "end-sessions User", "create APIToken", "revoke APIToken", "rotate ClusterSecret"} {
 		if !seen[want] {
@@ -146,6 +146,8 @@ func writeEveryChange(t *testing.T, ip *ipam.Service, nums *numbers.Service, use
 	must(ip.CreatePublicPool(ctx, operator, ipam.CreatePublicPoolInput{Name: "spare", CIDR: "198.51.100.0/24"}))
 	pool.Labels = map[string]string{"tier": "silver"}
 	must(ip.Apply(ctx, operator, []ipam.ApplyObject{{PublicPool: &pool}}))
+	zone := "zone-b"
+	must(ip.UpdatePublicPool(ctx, operator, ipam.UpdatePublicPoolInput{Name: "spare", Zone: &zone}))
 	must(ip.CreateVPC(ctx, acme, ipam.CreateVPCInput{Namespace: "acme/prod", Name: "main", CIDR: "10.42.0.0/16", Zone: "zone-a"}))
 	must(ip.CreateSubnet(ctx, acme, ipam.CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: "web", CIDR: "10.42.1.0/24"}))
 	vm := ipam.VMRef{UID: "vm-1", Hostname: "web-01"}
@@ -193,6 +195,8 @@ func writeEveryChange(t *testing.T, ip *ipam.Service, nums *numbers.Service, use
 	done(err)
 	must(b.UpdateObject(ctx, operator, branch.Main, vlan.ID, branch.ObjectInput{Relationships: map[string][]string{"backup": {backup.ID}}}))
 	must(b.RebaseBranch(ctx, operator, "add-vlans"))
+	must(b.UpdateObject(ctx, operator, branch.Main, vlan.ID, branch.ObjectInput{Attributes: map[string]any{"note": "on main"}}))
+	must(b.ResolveConflict(ctx, operator, "add-vlans", vlan.ID, "note", branch.SideBranch))
 	must(b.MergeBranch(ctx, operator, "add-vlans"))
 	must(b.DeleteBranch(ctx, operator, "add-vlans"))
 	must(b.DeleteObject(ctx, operator, branch.Main, backup.ID))

@@ -41,11 +41,55 @@ type Branch struct {
 	OwnSchema bool      `json:"own_schema"`
 	CreatedAt time.Time `json:"created_at"`
 	CreatedBy string    `json:"created_by"`
+	// Merged is the branch's last merge into main; nil when it was never
+	// merged. A merge leaves the branch in place, rebased onto main.
+	Merged *Merge `json:"merged,omitempty"`
+	// Changed says that the branch holds changes of its own (objects or
+	// schema) that a merge would bring to main. Branches, Branch and
+	// BranchDiff read it; the answers of the changes of branches say it
+	// as they leave the branch.
+	Changed bool `json:"changed"`
+}
+
+// A Merge is when and by whom a branch was merged into main.
+type Merge struct {
+	At time.Time `json:"at"`
+	By string    `json:"by"`
+}
+
+// The states of a branch (Branch.State).
+const (
+	// StateOpen: the branch holds changes main does not have, or was never
+	// merged.
+	StateOpen = "open"
+	// StateMerged: the branch was merged into main and changed nothing
+	// since.
+	StateMerged = "merged"
+)
+
+// State is StateMerged when the branch was merged and holds no change of
+// its own since, else StateOpen (main too).
+func (b Branch) State() string {
+	if b.Merged != nil && !b.Changed {
+		return StateMerged
+	}
+	return StateOpen
 }
 
 func branchOf(r store.BranchRow) Branch {
-	return Branch{ID: r.ID, Name: r.Name, IsDefault: r.ID == store.MainBranchID, BranchedFrom: r.BranchedAt, Point: r.BranchedFrom,
-		OwnSchema: r.SchemaSeq != 0 && r.ID != store.MainBranchID, CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy}
+	b := Branch{ID: r.ID, Name: r.Name, IsDefault: r.ID == store.MainBranchID, BranchedFrom: r.BranchedAt, Point: r.BranchedFrom,
+		OwnSchema: r.SchemaSeq != 0 && r.ID != store.MainBranchID, CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy, Changed: r.SchemaSeq != 0 && r.ID != store.MainBranchID}
+	if !r.MergedAt.IsZero() {
+		b.Merged = &Merge{At: r.MergedAt, By: r.MergedBy}
+	}
+	return b
+}
+
+// branchStatusOf is the branch of s, with whether it changed anything.
+func branchStatusOf(s store.BranchStatus) Branch {
+	b := branchOf(s.BranchRow)
+	b.Changed = s.Changed
+	return b
 }
 
 // ValidateBranchName says what is wrong with a name for a new branch, as
@@ -68,13 +112,13 @@ func (s *Service) Branches(ctx context.Context, actor auth.Actor) ([]Branch, err
 	if !actor.IsOperator() {
 		return nil, nil
 	}
-	rows, err := store.Branches(ctx, s.db)
+	rows, err := store.BranchStatuses(ctx, s.db)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Branch, len(rows))
 	for i, r := range rows {
-		out[i] = branchOf(r)
+		out[i] = branchStatusOf(r)
 	}
 	return out, nil
 }
@@ -85,14 +129,14 @@ func (s *Service) Branch(ctx context.Context, actor auth.Actor, name string) (Br
 	if !actor.IsOperator() {
 		return Branch{}, notFound("branch %s", name)
 	}
-	row, err := store.Branch(ctx, s.db, name)
+	row, err := store.BranchStatusOf(ctx, s.db, name)
 	if errors.Is(err, store.ErrNotFound) {
 		return Branch{}, notFound("branch %s", name)
 	}
 	if err != nil {
 		return Branch{}, err
 	}
-	return branchOf(row), nil
+	return branchStatusOf(row), nil
 }
 
 // CreateBranch creates the branch name at main's head: it sees main as it

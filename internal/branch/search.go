@@ -50,7 +50,7 @@ type Found struct {
 
 // minContains is the shortest run of ASCII letters and digits a query
 // needs to be looked for inside values: the trigram index of
-// object_versions.search (migration 0022) finds nothing to look up in a
+// object_versions.search (migration 0024) finds nothing to look up in a
 // shorter one, and would read all of itself.
 const minContains = 3
 

@@ -413,9 +413,14 @@ func (s *Service) refuseVMs(ctx context.Context, ext store.Ext, poolUID, subnetU
 	case err != nil:
 		return err
 	case vms > 0:
-		return conflict("%s still has %s; detach %s first", what, plural(vms, "VM interface", "VM interfaces"), them(vms))
+		return vmsLeft(what, vms)
 	}
 	return nil
+}
+
+// vmsLeft refuses to delete what while it has n VM interfaces.
+func vmsLeft(what string, n int) error {
+	return conflict("%s still has %s; detach %s first", what, plural(n, "VM interface", "VM interfaces"), them(n))
 }
 
 // Subnets lists a VPC's subnets in address order.

@@ -158,7 +158,7 @@ func (s *Service) zonePools(ctx context.Context, ext store.Ext, zone string) ([]
 	out := make([]*cachedPool, 0, len(rows))
 	for _, r := range rows {
 		cp, err := s.cachedPool(ctx, r.Namespace, r.Name)
-		if errors.Is(err, ErrNotFound) || err == nil && cp.row.UID != r.UID {
+		if errors.Is(err, ErrNotFound) || err == nil && (cp.row.UID != r.UID || cp.row.SpecVersion != r.SpecVersion) {
 			cp, err = newCachedPool(r)
 		}
 		if err != nil {

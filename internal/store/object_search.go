@@ -26,7 +26,7 @@ type ObjectSearch struct {
 	ID string
 	// Contains, when not "", keeps the objects whose string value of one of
 	// Attributes (their stable ids) holds it, case ignored: found through
-	// the trigram index of object_versions.search (migration 0022), which
+	// the trigram index of object_versions.search (migration 0024), which
 	// needs a run of three letters or digits in Contains to be of use.
 	Contains   string
 	Attributes []string
