@@ -100,6 +100,18 @@ func page(ctx context.Context, cfg config, dsn string) (pageResult, error) {
 // process with the session of an operator signed in through the real
 // sign-in form, which times the handler and returns the body's size.
 func signedInConsole(ctx context.Context, db *store.DB, svc *ipam.Service) (get func(path string) (time.Duration, int, error), closeConsole func(), err error) {
+	getBody, closeConsole, err := signedInConsoleBody(ctx, db, svc)
+	if err != nil {
+		return nil, nil, err
+	}
+	return func(path string) (time.Duration, int, error) {
+		d, body, err := getBody(path)
+		return d, len(body), err
+	}, closeConsole, nil
+}
+
+// signedInConsoleBody is signedInConsole returning the body.
+func signedInConsoleBody(ctx context.Context, db *store.DB, svc *ipam.Service) (get func(path string) (time.Duration, string, error), closeConsole func(), err error) {
 	quiet := slog.New(slog.DiscardHandler)
 	users := auth.NewService(db)
 	branches, err := branch.New(ctx, branch.Config{DB: db, Logger: quiet})
@@ -126,7 +138,7 @@ func signedInConsole(ctx context.Context, db *store.DB, svc *ipam.Service) (get 
 		branches.Close()
 		return nil, nil, fmt.Errorf("signing in to the console: POST /login = %d: %.300s", rec.Code, rec.Body.String())
 	}
-	get = func(path string) (time.Duration, int, error) {
+	get = func(path string) (time.Duration, string, error) {
 		req := httptest.NewRequestWithContext(ctx, http.MethodGet, path, nil)
 		for _, c := range cookies {
 			req.AddCookie(c)
@@ -136,9 +148,9 @@ func signedInConsole(ctx context.Context, db *store.DB, svc *ipam.Service) (get 
 		h.ServeHTTP(rec, req)
 		d := time.Since(start)
 		if rec.Code != http.StatusOK {
-			return d, 0, fmt.Errorf("GET %s = %d: %.300s", path, rec.Code, rec.Body.String())
+			return d, "", fmt.Errorf("GET %s = %d: %.300s", path, rec.Code, rec.Body.String())
 		}
-		return d, rec.Body.Len(), nil
+		return d, rec.Body.String(), nil
 	}
 	return get, branches.Close, nil
 }
