@@ -74,7 +74,7 @@ func TestPoolFormPreviewsWithoutJavaScript(t *testing.T) {
 		t.Fatalf("creating a pool of a taken name = %d, want 422", status)
 	}
 	got := []string{refused.text("preview-count"), refused.text("preview-first"), refused.text("preview-last")}
-	if want := []string{"244", "198.51.100.10", "198.51.100.254"}; strings.Join(got, " ") != strings.Join(want, " ") {
+	if want := []string{"245", "198.51.100.10", "198.51.100.254"}; strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("the refused form previews %q, want %q", got, want)
 	}
 	status, _, refused = c.postFollow(t, "/pools", url.Values{"name": {"public-zone-b"}, "cidr": {"192.0.2.0/24"}, "exclude": {"192.0.3.10"}}, c.op)
