@@ -5,6 +5,10 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/branch"
+	"pivirt.hu/ipam/internal/numbers"
 )
 
 // The forms that predict what they will get show the first prediction in
@@ -112,4 +116,55 @@ func hiddenValue(p htmlPage, name string) string {
 		}
 	}
 	return ""
+}
+
+func TestObjectFormPredictsWithoutJavaScript(t *testing.T) {
+	c := newKindsConsole(t)
+	siteA := c.site(t, branch.Main, "site-a")
+	perSite, err := c.nums.CreatePool(t.Context(), auth.System, numbers.PoolInput{Name: "VLAN IDs per site", Node: "IpamVLAN", NodeAttribute: "vlan_id",
+		Ranges: []numbers.Range{{Start: 100, End: 199, Weight: 1}}, AllocationScope: []string{"site"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.vlan(t, branch.Main, "given", 100, siteA)
+	// reads returns the "From pool" tab's prediction: its number, its
+	// error and the number the form sends along.
+	reads := func(p htmlPage) [3]string {
+		f := p.in("field-vlan_id")
+		return [3]string{f.text("predicted-number"), f.text("prediction-error"), hiddenValue(f, "vlan_id__predicted")}
+	}
+
+	// A new VLAN has no site yet: its division is not chosen.
+	page := c.page(t, "/objects/IpamVLAN/new")
+	if got, want := reads(page), [3]string{"", "choose site first", ""}; got != want {
+		t.Errorf("the new VLAN form predicts %q, want %q", got, want)
+	}
+	if strings.Contains(strings.ToLower(page.words()), "browser") {
+		t.Errorf("the object form speaks of the browser: %q", page.words())
+	}
+
+	// Refused (its meta is not JSON) with site-a chosen: site-a holds 100.
+	refuse := func(pool, site string) htmlPage {
+		t.Helper()
+		form := url.Values{"name": {"users"}, "site": {site}, "role": {"user"}, "active": {"true"}, "meta": {"{"},
+			"vlan_id__mode": {"pool"}, "vlan_id__pool": {pool}, "vlan_id__predicted": {""}}
+		status, _, body := c.post(t, "/objects/IpamVLAN", form, c.op)
+		if status != http.StatusUnprocessableEntity {
+			t.Fatalf("creating a VLAN whose meta is not JSON = %d, want 422", status)
+		}
+		return parseHTML(body)
+	}
+	if got, want := reads(refuse(perSite.ID, siteA)), [3]string{"101", "", "101"}; got != want {
+		t.Errorf("the refused form with site-a predicts %q, want %q", got, want)
+	}
+
+	// A pool without a scope predicts at once, with no site chosen.
+	whole, err := c.nums.CreatePool(t.Context(), auth.System, numbers.PoolInput{Name: "VLAN IDs", Node: "IpamVLAN", NodeAttribute: "vlan_id",
+		Ranges: []numbers.Range{{Start: 1000, End: 1999, Weight: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := reads(refuse(whole.ID, "")), [3]string{"1000", "", "1000"}; got != want {
+		t.Errorf("the refused form with the pool without a scope predicts %q, want %q", got, want)
+	}
 }
