@@ -61,52 +61,72 @@ func (l *labeler) isRelationship(i int) bool {
 	return ok && e.Type == schema.RelationshipElement
 }
 
-// resolve reads the labels wanted: on the first branch, then on main and
-// the other branches, for the ids not found yet; an id no branch shows is
-// its own label.
+// resolve reads the labels wanted: on the first branch, then, for the ids
+// it does not show, on main and the other branches (listed only then); an
+// id no branch shows is its own label.
 func (l *labeler) resolve() error {
 	if len(l.wanted) == 0 {
 		return nil
+	}
+	if err := l.resolveOn(l.first); err != nil || l.resolved() {
+		return err
 	}
 	bs, err := l.s.branches.Branches(l.ctx, l.actor)
 	if err != nil {
 		return err
 	}
-	order := []string{l.first}
 	for _, b := range bs {
-		if b.Name != l.first {
-			order = append(order, b.Name)
+		if b.Name == l.first {
+			continue
 		}
-	}
-	for _, b := range order {
-		sch, err := l.s.branches.Schema(l.ctx, b)
-		if err != nil {
+		if err := l.resolveOn(b.Name); err != nil {
 			return err
 		}
-		for _, i := range slices.Sorted(maps.Keys(l.wanted)) {
-			e, _ := l.main.Element(l.row.Scope[i])
-			peer, ok := l.main.Kind(e.Relationship.Peer)
-			if !ok {
-				continue
+	}
+	return nil
+}
+
+// resolved reports whether every label wanted was read.
+func (l *labeler) resolved() bool {
+	for _, ids := range l.wanted {
+		for id := range ids {
+			if _, done := l.labels[id]; !done {
+				return false
 			}
-			kind, ok := sch.Element(peer.ID)
-			if !ok {
-				continue
+		}
+	}
+	return true
+}
+
+// resolveOn reads, on branch b, the labels wanted and not read yet.
+func (l *labeler) resolveOn(b string) error {
+	sch, err := l.s.branches.Schema(l.ctx, b)
+	if err != nil {
+		return err
+	}
+	for _, i := range slices.Sorted(maps.Keys(l.wanted)) {
+		e, _ := l.main.Element(l.row.Scope[i])
+		peer, ok := l.main.Kind(e.Relationship.Peer)
+		if !ok {
+			continue
+		}
+		kind, ok := sch.Element(peer.ID)
+		if !ok {
+			continue
+		}
+		var ids []string
+		for _, id := range slices.Sorted(maps.Keys(l.wanted[i])) {
+			if _, done := l.labels[id]; !done {
+				ids = append(ids, id)
 			}
-			var ids []string
-			for _, id := range slices.Sorted(maps.Keys(l.wanted[i])) {
-				if _, done := l.labels[id]; !done {
-					ids = append(ids, id)
-				}
+		}
+		for chunk := range slices.Chunk(ids, branch.MaxPage) {
+			pg, err := l.s.branches.Objects(l.ctx, l.actor, b, kind.Kind, branch.Filter{IDs: chunk}, branch.MaxPage, 0)
+			if err != nil {
+				return err
 			}
-			for chunk := range slices.Chunk(ids, branch.MaxPage) {
-				pg, err := l.s.branches.Objects(l.ctx, l.actor, b, kind.Kind, branch.Filter{IDs: chunk}, branch.MaxPage, 0)
-				if err != nil {
-					return err
-				}
-				for _, o := range pg.Objects {
-					l.labels[o.ID], l.kinds[o.ID] = o.DisplayLabel, o.Kind
-				}
+			for _, o := range pg.Objects {
+				l.labels[o.ID], l.kinds[o.ID] = o.DisplayLabel, o.Kind
 			}
 		}
 	}
