@@ -105,11 +105,11 @@ func TestOperatorCreatesAPublicPool(t *testing.T) {
 	}
 	requests := watchRequests(page)
 	fill(t, page, "#pool-cidr", "10.0.0.5/24")
-	waitForText(t, page, "preview-error", "cidr 10.0.0.5/24 has host bits set; did you mean 10.0.0.0/24?")
+	waitForText(t, page, "error-cidr", "CIDR 10.0.0.5/24 has host bits set; did you mean 10.0.0.0/24?")
 	fill(t, page, "#pool-cidr", "198.51.100.0/24")
 	fill(t, page, "#pool-gateway", "198.51.100.1")
 	fill(t, page, "#pool-exclude", "198.51.100.2-198.51.100.9\n198.51.100.254")
-	waitForText(t, page, "preview-error", "")
+	waitForText(t, page, "error-cidr", "")
 	waitForText(t, page, "preview-count", "244")
 	waitForText(t, page, "preview-first", "198.51.100.10")
 	waitForText(t, page, "preview-last", "198.51.100.253")
@@ -143,7 +143,7 @@ func TestOperatorCreatesAPublicPool(t *testing.T) {
 	fill(t, page, "#pool-name", "overlapping")
 	fill(t, page, "#pool-cidr", "198.51.100.128/25")
 	click(t, page, "[data-testid=create-pool]")
-	waitForText(t, page, "error-cidr", "cidr 198.51.100.128/25 overlaps public pool public-zone-b (198.51.100.0/24)")
+	waitForText(t, page, "error-cidr", "CIDR 198.51.100.128/25 overlaps public pool public-zone-b (198.51.100.0/24)")
 }
 
 func TestTenantClaimsWhatThePagePredicted(t *testing.T) {

@@ -34,15 +34,9 @@ func (s *Service) CreatePublicPool(ctx context.Context, actor auth.Actor, in Cre
 	return poolFromRow(row), nil
 }
 
-// publicPoolRow validates in.
+// publicPoolRow validates in: every mistake at once (ValidatePublicPool).
 func publicPoolRow(actor auth.Actor, in CreatePublicPoolInput) (store.PoolRow, error) {
-	if err := checkName("name", in.Name); err != nil {
-		return store.PoolRow{}, err
-	}
-	if err := checkZone("zone", in.Zone); err != nil {
-		return store.PoolRow{}, err
-	}
-	if err := checkLabels(in.Labels); err != nil {
+	if err := ValidatePublicPool(in); err != nil {
 		return store.PoolRow{}, err
 	}
 	spec, err := candidates.ParsePool(candidates.PoolSpec{CIDR: in.CIDR, Gateway: in.Gateway, Exclude: in.Exclude})
@@ -63,7 +57,7 @@ func createPublicPool(ctx context.Context, tx *store.Tx, actor auth.Actor, row s
 			slices.Equal(existing.Exclude, row.Exclude) {
 			return existing, nil
 		}
-		return store.PoolRow{}, conflict("public pool %s exists already with another spec (%s); a pool's spec never changes: create another pool", row.Name, specSummary(existing))
+		return store.PoolRow{}, fieldConflict("name", "public pool %s exists already with another spec (%s); a pool's spec never changes: create another pool", row.Name, specSummary(existing))
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return store.PoolRow{}, err
 	}
