@@ -42,7 +42,7 @@ func TestGraphiQL(t *testing.T) {
 	if _, err := page.Goto(srv.URL + "/graphql"); err != nil {
 		t.Fatal(err)
 	}
-	expect := playwright.NewPlaywrightAssertions(10000)
+	expect := playwright.NewPlaywrightAssertions(patience)
 	editor := page.Locator(".graphiql-query-editor .CodeMirror")
 	if err := expect.Locator(editor).ToBeVisible(); err != nil {
 		t.Fatalf("GraphiQL's editor did not show: %v", err)

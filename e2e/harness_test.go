@@ -237,9 +237,14 @@ func newPageWith(t *testing.T, opts playwright.BrowserNewContextOptions) playwri
 	if err != nil {
 		t.Fatal(err)
 	}
-	page.SetDefaultTimeout(10000)
+	page.SetDefaultTimeout(patience)
 	return page
 }
+
+// patience is how long, in milliseconds, a test waits for the browser to
+// show what it expects: a bound for a machine loaded by other tests (the
+// WebAssembly preview compiles in seconds there), not a speed goal.
+const patience = 20000
 
 // screenshot saves the page under e2e/screenshots (git-ignored).
 func screenshot(t *testing.T, page playwright.Page, name string) {
@@ -256,7 +261,7 @@ func screenshot(t *testing.T, page playwright.Page, name string) {
 func waitForText(t *testing.T, page playwright.Page, testid, want string) {
 	t.Helper()
 	loc := page.Locator(fmt.Sprintf("[data-testid=%q]", testid))
-	if err := playwright.NewPlaywrightAssertions(5000).Locator(loc).ToHaveText(want); err != nil {
+	if err := playwright.NewPlaywrightAssertions(patience).Locator(loc).ToHaveText(want); err != nil {
 		got, _ := loc.TextContent()
 		t.Fatalf("[data-testid=%s] = %q, want %q", testid, got, want)
 	}

@@ -214,7 +214,7 @@ func TestOperatorAllocatesVLANsPerSite(t *testing.T) {
 	waitForText(t, page, "preview-size", "100")
 	checkAccessibility(t, page, "/resource-managers/new, filled")
 	click(t, page, testID("create-number-pool"))
-	if err := playwright.NewPlaywrightAssertions(5000).Locator(page.Locator(testID("error-name"))).ToHaveText(regexp.MustCompile(".")); err != nil {
+	if err := playwright.NewPlaywrightAssertions(patience).Locator(page.Locator(testID("error-name"))).ToHaveText(regexp.MustCompile(".")); err != nil {
 		t.Fatalf("a pool without a name is not refused by its field: %v", err)
 	}
 	checkAccessibility(t, page, "/resource-managers/new, refused")
@@ -256,7 +256,7 @@ func TestOperatorAllocatesVLANsPerSite(t *testing.T) {
 	sorted := func(column string, want ...string) {
 		t.Helper()
 		click(t, page, testID("allocation-scopes")+" "+testID("sort-"+column))
-		expect := playwright.NewPlaywrightAssertions(5000)
+		expect := playwright.NewPlaywrightAssertions(patience)
 		if err := expect.Locator(page.Locator(scopes).First()).ToHaveAttribute("data-testid", want[0]); err != nil {
 			t.Errorf("sorted by %s, the first allocation scope is not %s: %v", column, want[0], err)
 		}
@@ -270,7 +270,7 @@ func TestOperatorAllocatesVLANsPerSite(t *testing.T) {
 	sorted("site", "division-site-b", "division-site-a")
 	checkAccessibility(t, page, "the pool's allocation scopes, sorted")
 	fill(t, page, testID("scope-search"), "site-a")
-	if err := playwright.NewPlaywrightAssertions(5000).Locator(page.Locator(scopes)).ToHaveCount(1); err != nil {
+	if err := playwright.NewPlaywrightAssertions(patience).Locator(page.Locator(scopes)).ToHaveCount(1); err != nil {
 		t.Errorf("searching site-a lists %v: %v", testIDs(t, page, scopes), err)
 	}
 	if got := testIDs(t, page, scopes); !slices.Equal(got, []string{"division-site-a"}) {
@@ -295,10 +295,13 @@ func TestOperatorAllocatesVLANsPerSite(t *testing.T) {
 		t.Errorf("the division site-b is at %s, not on the pool's page %s", path(t, page), poolPath)
 	}
 
-	// The branch merged: main has its schema and its VLANs.
+	// The branch merged, once confirmed: main has its schema and its
+	// VLANs.
 	goTo(t, page, base, "/branches")
-	click(t, page, testID("form-merge-branch")+"[data-branch=add-vlans] button")
-	waitForText(t, page, "flash", "Merged branch add-vlans into main.")
+	click(t, page, testID("merge-branch")+"[data-branch=add-vlans]")
+	waitForText(t, page, "merge-sentence", "Merging add-vlans into main applies 3 added, 0 changed, 0 removed objects and 2 schema changes.")
+	click(t, page, testID("confirm-merge-button"))
+	waitForText(t, page, "flash", "Merged add-vlans into main: applied 3 added, 0 changed, 0 removed objects and 2 schema changes.")
 	goTo(t, page, base, "/objects/IpamVLAN")
 	if n, _ := page.Locator(testID("object-table") + " tbody tr").Count(); n != 3 {
 		t.Errorf("after the merge main lists %d VLANs, want 3", n)
@@ -328,18 +331,18 @@ func TestOperatorAllocatesVLANsPerSite(t *testing.T) {
 		}
 	}
 	goTo(t, page, base, "/branches")
-	click(t, page, testID("form-merge-branch")+"[data-branch=rename] button")
+	click(t, page, testID("merge-branch")+"[data-branch=rename]")
 	if err := page.Locator(testID("merge-conflicts")).WaitFor(); err != nil {
 		t.Fatalf("the merge of rename is not refused: %v", err)
 	}
-	lines, err := page.Locator(testID("merge-conflicts") + " " + testID("merge-conflict")).AllTextContents()
-	if err != nil {
-		t.Fatal(err)
+	conflict := testID("merge-conflicts") + " " + testID("merge-conflict")
+	if n, _ := page.Locator(conflict).Count(); n != 1 {
+		t.Errorf("the refused merge lists %d conflicts, want users-a's name", n)
 	}
-	if len(lines) != 1 || !strings.HasPrefix(lines[0], "IpamVLAN ") || !strings.HasSuffix(lines[0], ": name changed on both sides") {
-		t.Errorf("the refused merge lists %q, want IpamVLAN <users-a's id>: name changed on both sides", lines)
-	}
-	checkAccessibility(t, page, "/branches, merge refused")
+	waitForText(t, page, "conflict-object", "users-a-rename")
+	waitForText(t, page, "conflict-main", "users-a-main")
+	waitForText(t, page, "conflict-branch", "users-a-rename")
+	checkAccessibility(t, page, "the merge of rename, refused")
 	screenshot(t, page, "merge-refused")
 
 	// A pool without a scope shows its ranges and numbers at once.

@@ -34,6 +34,15 @@ var importRules = []importRule{
 		},
 	},
 	{
+		dirs: []string{"internal/audit"},
+		refused: func(path string) string {
+			if standard(path) || path == "pivirt.hu/ipam/internal/audit" {
+				return ""
+			}
+			return "the audit log's documents and sentences are pure: the standard library only, so that the store, the domains and the edges share them"
+		},
+	},
+	{
 		dirs: []string{"internal/schema"},
 		refused: func(path string) string {
 			if standard(path) || path == "go.yaml.in/yaml/v3" {

@@ -41,11 +41,7 @@ func (s *Server) auditList(w http.ResponseWriter, r *http.Request) {
 	if before > 0 {
 		v.FirstHref = auditHref(v.Namespace, 0)
 	}
-	for _, e := range entries {
-		v.Rows = append(v.Rows, views.AuditRow{
-			ID: e.ID, At: e.At, Actor: e.Actor, Action: e.Action, Kind: e.Kind, Object: e.Object(), Change: e.Change(), Branch: e.Branch,
-		})
-	}
+	v.Rows = changeRows(entries, true)
 	s.render(w, r, http.StatusOK, views.AuditPage(s.shell(r, "Audit log"), v))
 }
 

@@ -5,15 +5,17 @@ import (
 	"net/http"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/views"
 )
 
 // branchesPath is the branches page's path.
 const branchesPath = "/branches"
 
-// branchList answers GET /branches: every branch with its state, and the
-// forms that create, rebase, merge and delete them (operators; tenants get
-// the 404 page).
+// branchList answers GET /branches: every branch with its state (merged
+// ones marked), the forms that create and rebase them, and links to their
+// pages and to the pages that confirm merging and deleting them
+// (operators; tenants get the 404 page).
 func (s *Server) branchList(w http.ResponseWriter, r *http.Request) {
 	actor, _ := actorFrom(r.Context())
 	p := views.BranchesPageProps{}
@@ -44,7 +46,7 @@ func (s *Server) branchRows(ctx context.Context, actor auth.Actor) ([]views.Bran
 	rows := make([]views.BranchRow, len(all))
 	for i, b := range all {
 		rows[i] = views.BranchRow{Name: b.Name, IsDefault: b.IsDefault, BranchedFrom: b.BranchedFrom, Point: b.Point,
-			OwnSchema: b.OwnSchema, CreatedBy: b.CreatedBy}
+			OwnSchema: b.OwnSchema, CreatedBy: b.CreatedBy, Merged: b.State() == branch.StateMerged, Changed: b.Changed}
 	}
 	return rows, nil
 }

@@ -61,8 +61,18 @@ func TestDashboard(t *testing.T) {
 	if n := len(changes.testIDs("change-")); n < 10 {
 		t.Errorf("%d changes listed, want the last 10 with their links", n)
 	}
-	if !changes.linksTo("/pools/acme/prod/vpc-main", false) {
-		t.Error("the last changes (the VMs' claims) do not link their pool")
+	if !changes.linksTo("/subnets/acme/prod/main/web", false) {
+		t.Error("the last changes (the VMs' claims) do not link their subnet")
+	}
+	var sentences []string
+	for _, n := range changes.all("change-sentence") {
+		sentences = append(sentences, textOf(n))
+	}
+	if !slices.Contains(sentences, "system attached vm-119/0 to subnet web: 10.42.1.121") {
+		t.Errorf("the last changes read %q, want the last claim's sentence", sentences)
+	}
+	if times := changes.tags("time"); len(times) != len(sentences) || attrOf(times[0], "class") != "when" || !strings.HasSuffix(textOf(times[0]), " UTC") {
+		t.Errorf("the last changes' times: %d for %d changes, want one each in the console's format", len(times), len(sentences))
 	}
 
 	// acme sees its VPC and subnet, not the public pool; globex nothing of acme's.

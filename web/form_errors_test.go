@@ -61,8 +61,8 @@ func checkFieldErrors(t *testing.T, page htmlPage, testid string, want map[strin
 	}
 }
 
-// TestFieldErrorsOfTheIPForms submits the new public pool form, the VPC
-// page's three claim forms and the set-quota form with several bad fields
+// TestFieldErrorsOfTheIPForms submits the new and edit public pool forms,
+// the VPC page's three claim forms and the set-quota form with several bad fields
 // each: every mistake is beside its field, at once, in plain words.
 func TestFieldErrorsOfTheIPForms(t *testing.T) {
 	c := newConsoleWithData(t)
@@ -88,6 +88,13 @@ func TestFieldErrorsOfTheIPForms(t *testing.T) {
 				"cidr":    "CIDR 10.0.0.5/24 has host bits set; did you mean 10.0.0.0/24?",
 				"gateway": `Gateway "x" is not an IPv4 address such as 10.0.0.1`,
 				"exclude": `Exclude "nope" is not an IPv4 address such as 10.0.0.1`,
+			}},
+		{"edit a public pool", "/pools/public-zone-a/edit", c.op,
+			url.Values{"gateway": {"10.0.0.1"}, "exclude": {"203.0.113.9\n192.0.3.10"}, "zone": {"Zone A"}},
+			"form-edit-pool", map[string]string{
+				"gateway": "Gateway 10.0.0.1 is outside 203.0.113.0/24",
+				"exclude": "Exclude 192.0.3.10 is outside 203.0.113.0/24",
+				"zone":    `Zone "Zone A" is not a valid zone: use lower-case letters, digits and '-'`,
 			}},
 		{"attach an interface", "/vpcs/acme/prod/main", c.acme,
 			url.Values{"action": {"attach-interface"}, "subnet": {"web"}, "hostname": {"bad host"}, "nic": {"one"}},

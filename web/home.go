@@ -1,9 +1,7 @@
 package web
 
 import (
-	"cmp"
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"slices"
@@ -83,9 +81,7 @@ func (s *Server) dashboard(ctx context.Context, actor auth.Actor, all bool) (vie
 		views.DashboardCount{One: "allocation", Many: "allocations", TestID: "count-allocations", Value: dash.Allocations, Href: "/pools"},
 		views.DashboardCount{One: "change today", Many: "changes today", TestID: "count-changes", Value: dash.ChangesToday, AtLeast: dash.ChangesToday >= ipam.MaxChangesCounted, Href: changesHref(p.Operator)},
 	)
-	for _, e := range dash.Recent {
-		p.Changes = append(p.Changes, views.ChangeRow{ID: e.ID, At: e.At, Actor: e.Actor, Action: e.Action, Kind: e.Kind, Object: e.Object(), Change: e.Change(), Href: changedHref(e)})
-	}
+	p.Changes = changeRows(dash.Recent, p.Operator)
 	return p, nil
 }
 
@@ -158,59 +154,4 @@ func exhaustionRow(t ipam.UsageTrend, now time.Time) views.ExhaustionRow {
 		row.Kind, row.Name, row.Detail, row.Href = "public pool", t.Pool.Name, t.Pool.CIDR.String(), poolHref(t.Pool)
 	}
 	return row
-}
-
-// changedHref is the page of what the change e changed, or "" when it
-// has none (it is gone, or has no page).
-func changedHref(e ipam.AuditEntry) string {
-	if e.After == nil && e.Action != "release" {
-		return ""
-	}
-	switch e.Kind {
-	case "IPAllocation":
-		var a struct {
-			Pool string `json:"pool"`
-		}
-		if json.Unmarshal(changed(e), &a) != nil || a.Pool == "" {
-			return ""
-		}
-		return poolHref(ipam.Pool{Namespace: e.Namespace, Name: a.Pool})
-	case "IPAMPool":
-		return poolHref(ipam.Pool{Namespace: e.Namespace, Name: e.Name})
-	case "VPC":
-		return vpcHref(ipam.VPC{Namespace: e.Namespace, Name: e.Name})
-	case "Subnet":
-		vpc, name, ok := strings.Cut(e.Name, "/")
-		if !ok {
-			return ""
-		}
-		return views.SubnetHref(ipam.Subnet{Namespace: e.Namespace, VPC: vpc, Name: name})
-	case numbers.PoolKind:
-		// A pool's own change names its id; a number claimed or released
-		// from it, pool_id.
-		var p struct {
-			ID     string `json:"id"`
-			PoolID string `json:"pool_id"`
-		}
-		if json.Unmarshal(changed(e), &p) != nil || cmp.Or(p.PoolID, p.ID) == "" {
-			return ""
-		}
-		return numberPoolHref(cmp.Or(p.PoolID, p.ID))
-	case "Branch", "Schema":
-		return ""
-	}
-	if e.Branch != "" {
-		// An object of a kind, named by its id, on its branch.
-		return views.BranchHref("/objects/"+url.PathEscape(e.Kind)+"/"+url.PathEscape(e.Name)+"/edit", e.Branch)
-	}
-	return ""
-}
-
-// changed is the document of what e changed: after, or before for what
-// is gone.
-func changed(e ipam.AuditEntry) json.RawMessage {
-	if e.After != nil {
-		return e.After
-	}
-	return e.Before
 }

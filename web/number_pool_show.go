@@ -56,7 +56,7 @@ func (s *Server) numberPoolShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pg := poolPage{s: s, r: r, pool: pool, main: main, branch: branchName, href: numberPoolHref(pool.ID)}
-	p := views.NumberPoolPageProps{Shell: sh, Pool: pool, Figures: wholeFigures(pool, whole), Branch: branchName, EditHref: pg.href + "/edit"}
+	p := views.NumberPoolPageProps{Shell: sh, Pool: pool, Figures: wholeFigures(pool, whole), Branch: branchName, EditHref: pg.href + "/edit", DeleteHref: pg.href + "/delete"}
 	var f views.Flash
 	if s.popFlash(ctx, pg.href, &f) {
 		p.Flash = &f

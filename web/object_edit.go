@@ -28,7 +28,7 @@ func (s *Server) objectEdit(w http.ResponseWriter, r *http.Request) {
 		s.serverError(w, r, err)
 		return
 	}
-	p.ID = o.ID
+	p.ID, p.Label = o.ID, o.DisplayLabel
 	p.Shell.Title = "Edit " + o.Kind + " " + o.DisplayLabel
 	var saved views.ObjectSaved
 	if s.popFlash(r.Context(), objectHref(o.Kind, o.ID, kp.branch), &saved) {

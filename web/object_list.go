@@ -73,6 +73,10 @@ func (s *Server) objectList(w http.ResponseWriter, r *http.Request) {
 	if p.Offset+objectsPerPage < p.Count {
 		p.NextHref = objectsHref(kind, kp.branch, p.Query, p.Offset+objectsPerPage)
 	}
+	var f views.Flash
+	if s.popFlash(r.Context(), "/objects/"+kind, &f) {
+		p.Flash = &f
+	}
 	s.renderPage(w, r, views.ObjectListPage(p), "objects")
 }
 

@@ -41,5 +41,10 @@ func (s *Server) poolList(w http.ResponseWriter, r *http.Request) {
 	for i, sum := range sums {
 		rows[i] = views.PoolRow{PoolSummary: sum, Href: poolHref(sum.Pool)}
 	}
-	s.render(w, r, http.StatusOK, views.PoolsPage(views.PoolsPageProps{Shell: s.shell(r, "Pools"), Rows: rows, CanCreate: actor.IsOperator()}))
+	p := views.PoolsPageProps{Shell: s.shell(r, "Pools"), Rows: rows, CanCreate: actor.IsOperator()}
+	var f views.Flash
+	if s.popFlash(r.Context(), poolsPath, &f) {
+		p.Flash = &f
+	}
+	s.render(w, r, http.StatusOK, views.PoolsPage(p))
 }

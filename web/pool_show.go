@@ -39,7 +39,8 @@ func (s *Server) poolShow(w http.ResponseWriter, r *http.Request) {
 		s.failed(w, r, err)
 		return
 	}
-	p := views.PoolPageProps{Shell: s.shell(r, o.Pool.Name), Overview: o, Search: search, Href: poolHref(o.Pool)}
+	p := views.PoolPageProps{Shell: s.shell(r, o.Pool.Name), Overview: o, Search: search, Href: poolHref(o.Pool),
+		CanManage: actor.IsOperator() && o.Pool.Kind == ipam.Public}
 	p.Chart = views.UsageChartProps{Chart: chart, Href: p.Href}
 	p.BlockHref = func(b candidates.Block) string { return p.Href + "?block=" + url.QueryEscape(b.Prefix.String()) }
 	p.NextHref, p.FirstHref = pageLinks(p.Href, search, o.Page.After, o.Allocations)

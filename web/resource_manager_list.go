@@ -44,6 +44,10 @@ func (s *Server) resourceManagerList(w http.ResponseWriter, r *http.Request) {
 			p.NumberPools = append(p.NumberPools, views.NumberPoolRow{Pool: pool, Figures: wholeFigures(pool, u), Href: numberPoolHref(pool.ID)})
 		}
 	}
+	var f views.Flash
+	if s.popFlash(r.Context(), resourceManagersPath, &f) {
+		p.Flash = &f
+	}
 	s.render(w, r, http.StatusOK, views.ResourceManagersPage(p))
 }
 

@@ -1,6 +1,10 @@
 package web
 
-import "net/http"
+import (
+	"net/http"
+
+	"pivirt.hu/ipam/views"
+)
 
 // routes lists every route of the server.
 func (s *Server) routes() http.Handler {
@@ -27,6 +31,18 @@ func (s *Server) routes() http.Handler {
 		"attach-interface":  s.vpcInterfaceAttach,
 		"claim-floating-ip": s.vpcFloatingIPClaim,
 		"create-subnet":     s.vpcSubnetCreate,
+		// The destructive actions, each confirmed first on the page
+		// that vpcPages draws for it.
+		views.ConfirmDetach:       s.vpcInterfaceDetach,
+		views.ConfirmReleaseFIP:   s.floatingIPRelease,
+		views.ConfirmDeleteSubnet: s.subnetDelete,
+		views.ConfirmDeleteVPC:    s.vpcDelete,
+	})
+	vpcPages := s.vpcPages(s.vpcShow, map[string]vpcConfirm{
+		views.ConfirmDetach:       s.vpcInterfaceDetachForm,
+		views.ConfirmReleaseFIP:   s.floatingIPReleaseForm,
+		views.ConfirmDeleteSubnet: s.subnetDeleteForm,
+		views.ConfirmDeleteVPC:    s.vpcDeleteForm,
 	})
 	// The console, for signed-in users: anonymous visitors are sent to
 	// /login. Add its pages here, or to operatorRoutes.
@@ -36,7 +52,7 @@ func (s *Server) routes() http.Handler {
 		"GET /pools":             s.poolList,
 		"GET /pools/{path...}":   s.poolShow,
 		"GET /vpcs":              s.vpcList,
-		"GET /vpcs/{path...}":    s.vpcShow,
+		"GET /vpcs/{path...}":    vpcPages,
 		"POST /vpcs/{path...}":   vpcForms,
 		"GET /subnets/{path...}": s.subnetShow,
 		"GET /search":            s.search,
@@ -65,27 +81,38 @@ func (s *Server) operatorRoutes() map[string]http.HandlerFunc {
 		"POST /quotas":       s.quotaSet,
 		"GET /quotas/unset":  s.quotaUnsetForm,
 		"POST /quotas/unset": s.quotaUnset,
+		// A public pool's Edit and Delete.
+		"GET /pools/{name}/edit":    s.poolEdit,
+		"POST /pools/{name}/edit":   s.poolUpdate,
+		"GET /pools/{name}/delete":  s.poolDeleteForm,
+		"POST /pools/{name}/delete": s.poolDelete,
 
 		// Branches, schema and objects of kinds (issue 13).
-		"GET /branches":                 s.branchList,
-		"POST /branches":                s.branchCreate,
-		"POST /branches/merge":          s.branchMerge,
-		"POST /branches/rebase":         s.branchRebase,
-		"POST /branches/delete":         s.branchDelete,
-		"GET /schema":                   s.schemaShow,
-		"POST /schema":                  s.schemaLoad,
-		"GET /objects/{kind}":           s.objectList,
-		"GET /objects/{kind}/new":       s.objectNew,
-		"POST /objects/{kind}":          s.objectCreate,
-		"GET /objects/{kind}/{id}/edit": s.objectEdit,
-		"POST /objects/{kind}/{id}":     s.objectUpdate,
+		"GET /branches":                    s.branchList,
+		"POST /branches":                   s.branchCreate,
+		"POST /branches/merge":             s.branchMerge,
+		"POST /branches/rebase":            s.branchRebase,
+		"POST /branches/delete":            s.branchDelete,
+		"POST /branches/resolve":           s.branchResolve,
+		"GET /branches/{path...}":          s.branchPage,
+		"GET /schema":                      s.schemaShow,
+		"POST /schema":                     s.schemaLoad,
+		"GET /objects/{kind}":              s.objectList,
+		"GET /objects/{kind}/new":          s.objectNew,
+		"POST /objects/{kind}":             s.objectCreate,
+		"GET /objects/{kind}/{id}/edit":    s.objectEdit,
+		"POST /objects/{kind}/{id}":        s.objectUpdate,
+		"GET /objects/{kind}/{id}/delete":  s.objectDeleteForm,
+		"POST /objects/{kind}/{id}/delete": s.objectDelete,
 
 		// Resource Managers: every pool; number pools (issue 13).
-		"GET /resource-managers":           s.resourceManagerList,
-		"GET /resource-managers/new":       s.numberPoolNew,
-		"POST /resource-managers":          s.numberPoolCreate,
-		"GET /resource-managers/{id}":      s.numberPoolShow,
-		"GET /resource-managers/{id}/edit": s.numberPoolEdit,
-		"POST /resource-managers/{id}":     s.numberPoolUpdate,
+		"GET /resource-managers":              s.resourceManagerList,
+		"GET /resource-managers/new":          s.numberPoolNew,
+		"POST /resource-managers":             s.numberPoolCreate,
+		"GET /resource-managers/{id}":         s.numberPoolShow,
+		"GET /resource-managers/{id}/edit":    s.numberPoolEdit,
+		"POST /resource-managers/{id}":        s.numberPoolUpdate,
+		"GET /resource-managers/{id}/delete":  s.numberPoolDeleteForm,
+		"POST /resource-managers/{id}/delete": s.numberPoolDelete,
 	}
 }

@@ -24,5 +24,10 @@ func (s *Server) vpcList(w http.ResponseWriter, r *http.Request) {
 	for i, sum := range sums {
 		rows[i] = views.VPCRow{VPCSummary: sum, Href: vpcHref(sum.VPC)}
 	}
-	s.render(w, r, http.StatusOK, views.VPCsPage(views.VPCsPageProps{Shell: s.shell(r, "VPCs"), Rows: rows}))
+	p := views.VPCsPageProps{Shell: s.shell(r, "VPCs"), Rows: rows}
+	var f views.Flash
+	if s.popFlash(r.Context(), vpcsPath, &f) {
+		p.Flash = &f
+	}
+	s.render(w, r, http.StatusOK, views.VPCsPage(p))
 }

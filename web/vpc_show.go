@@ -2,7 +2,9 @@ package web
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
+	"net/url"
 
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/views"
@@ -27,6 +29,10 @@ func (s *Server) vpcShow(w http.ResponseWriter, r *http.Request) {
 	if s.popFlash(r.Context(), p.Href, &result) {
 		p.Result = &result
 	}
+	var done views.Flash
+	if s.popFlash(r.Context(), vpcDoneKey(o.VPC), &done) {
+		p.Flash = &done
+	}
 	s.render(w, r, http.StatusOK, views.VPCPage(p))
 }
 
@@ -36,5 +42,34 @@ func (s *Server) vpcPage(r *http.Request, o ipam.VPCOverview) (views.VPCPageProp
 	if err != nil {
 		return views.VPCPageProps{}, err
 	}
-	return views.VPCPageProps{Shell: s.shell(r, o.VPC.Name), Overview: o, Href: vpcHref(o.VPC), PoolHref: poolHref(o.Pool), Claims: string(claims)}, nil
+	p := views.VPCPageProps{Shell: s.shell(r, o.VPC.Name), Overview: o, Href: vpcHref(o.VPC), PoolHref: poolHref(o.Pool), Claims: string(claims)}
+	p.Addresses, err = s.vpcAddresses(r, o, p.Href)
+	return p, err
+}
+
+// vpcAddresses is the page of the VPC's addresses (VM interfaces and node
+// addresses) that the request asks for (?after=, the address a page
+// follows), linked to the next and the first.
+func (s *Server) vpcAddresses(r *http.Request, o ipam.VPCOverview, href string) (views.VPCAddresses, error) {
+	actor, _ := actorFrom(r.Context())
+	after := r.URL.Query().Get("after")
+	page, err := s.ipam.PoolAllocations(r.Context(), actor, o.Pool, ipam.Page{First: allocationsPerPage, After: after})
+	if errors.Is(err, ipam.ErrInvalid) {
+		after = ""
+		page, err = s.ipam.PoolAllocations(r.Context(), actor, o.Pool, ipam.Page{First: allocationsPerPage})
+	}
+	if err != nil {
+		return views.VPCAddresses{}, err
+	}
+	a := views.VPCAddresses{Page: page, Subnets: map[string]string{}}
+	for _, sv := range o.Subnets {
+		a.Subnets[sv.Subnet.UID] = sv.Subnet.Name
+	}
+	if page.HasNext {
+		a.NextHref = href + "?" + url.Values{"after": {page.EndCursor}}.Encode() + "#addresses"
+	}
+	if after != "" {
+		a.FirstHref = href + "#addresses"
+	}
+	return a, nil
 }

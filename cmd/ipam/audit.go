@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
 )
@@ -21,16 +22,16 @@ const auditUsage = `Usage:
 
 Prints the newest entries of the audit log, oldest first, one line each:
 time (UTC), actor, branch (- for the changes of IP addresses, which have
-none), action, kind, namespace/name, and what changed (+ made, - gone,
-field: old→new). --since takes a duration back from now (90m, 24h,
+none), action, kind, namespace/name, and the change in words with the
+fields it changed (field: before → after). --since takes a duration back from now (90m, 24h,
 7d), an RFC 3339 time or a date (2006-01-02, local time); --namespace an
 exact namespace or a pattern such as acme/*.`
 
 // defaultAuditLimit is how many entries ipam audit prints without --limit.
 const defaultAuditLimit = 100
 
-// audit prints the audit log.
-func audit(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) error {
+// auditLog prints the audit log.
+func auditLog(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) error {
 	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
 	since := fs.String("since", "", "only entries since `DURATION|TIME`: 90m, 24h, 7d, 2006-01-02T15:04:05Z or 2006-01-02")
 	var namespace string
@@ -73,9 +74,9 @@ func audit(args []string, _ io.Reader, stdout io.Writer, logger *slog.Logger) er
 				branch = "-"
 			}
 			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s", e.At.UTC().Format(time.RFC3339), e.Actor, branch, e.Action, e.Kind, e.Object())
-			if change := e.Change(); change != "" {
-				fmt.Fprint(w, "\t"+change)
-			}
+			s := audit.Describe(e)
+			s.Actor = ""
+			fmt.Fprint(w, "\t"+strings.TrimPrefix(s.String(), " "))
 			fmt.Fprintln(w)
 		}
 		return w.Flush()

@@ -68,7 +68,7 @@ var commands = map[string]command{
 	"get":     get,
 	"schema":  schemaCommand,
 	"branch":  branchCommand,
-	"audit":   audit,
+	"audit":   auditLog,
 	"user":    userCommand,
 	"token":   tokenCommand,
 	"cluster": clusterCommand,

@@ -101,7 +101,7 @@ func TestApply(t *testing.T) {
 	// Another spec for a stored pool is refused.
 	changed := strings.Replace(seedPublicPool, "zone: zone-a", "zone: zone-b", 1)
 	code, stdout, stderr := runWithStdin(t, changed, nil, "apply", "-f", "-", "--database-url", url)
-	if want := "ipam: ipampool/public-zone-a: public pool public-zone-a exists already with another spec (cidr 203.0.113.0/24, gateway 203.0.113.1, exclude 203.0.113.2,203.0.113.3, zone zone-a); a pool's spec never changes: create another pool\n"; code != 1 || stdout != "" || stderr != want {
+	if want := "ipam: ipampool/public-zone-a: public pool public-zone-a exists already with another spec (cidr 203.0.113.0/24, gateway 203.0.113.1, exclude 203.0.113.2,203.0.113.3, zone zone-a); change its gateway, excludes or zone with updatePublicPool, or create another pool\n"; code != 1 || stdout != "" || stderr != want {
 		t.Errorf("ipam apply of another zone exited %d, printed %q and wrote %q; want 1, nothing and %q", code, stdout, stderr, want)
 	}
 	again, err := svc.Pool(t.Context(), auth.System, "", "public-zone-a")

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/store"
 )
@@ -40,11 +41,55 @@ type Branch struct {
 	OwnSchema bool      `json:"own_schema"`
 	CreatedAt time.Time `json:"created_at"`
 	CreatedBy string    `json:"created_by"`
+	// Merged is the branch's last merge into main; nil when it was never
+	// merged. A merge leaves the branch in place, rebased onto main.
+	Merged *Merge `json:"merged,omitempty"`
+	// Changed says that the branch holds changes of its own (objects or
+	// schema) that a merge would bring to main. Branches, Branch and
+	// BranchDiff read it; the answers of the changes of branches say it
+	// as they leave the branch.
+	Changed bool `json:"changed"`
+}
+
+// A Merge is when and by whom a branch was merged into main.
+type Merge struct {
+	At time.Time `json:"at"`
+	By string    `json:"by"`
+}
+
+// The states of a branch (Branch.State).
+const (
+	// StateOpen: the branch holds changes main does not have, or was never
+	// merged.
+	StateOpen = "open"
+	// StateMerged: the branch was merged into main and changed nothing
+	// since.
+	StateMerged = "merged"
+)
+
+// State is StateMerged when the branch was merged and holds no change of
+// its own since, else StateOpen (main too).
+func (b Branch) State() string {
+	if b.Merged != nil && !b.Changed {
+		return StateMerged
+	}
+	return StateOpen
 }
 
 func branchOf(r store.BranchRow) Branch {
-	return Branch{ID: r.ID, Name: r.Name, IsDefault: r.ID == store.MainBranchID, BranchedFrom: r.BranchedAt, Point: r.BranchedFrom,
-		OwnSchema: r.SchemaSeq != 0 && r.ID != store.MainBranchID, CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy}
+	b := Branch{ID: r.ID, Name: r.Name, IsDefault: r.ID == store.MainBranchID, BranchedFrom: r.BranchedAt, Point: r.BranchedFrom,
+		OwnSchema: r.SchemaSeq != 0 && r.ID != store.MainBranchID, CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy, Changed: r.SchemaSeq != 0 && r.ID != store.MainBranchID}
+	if !r.MergedAt.IsZero() {
+		b.Merged = &Merge{At: r.MergedAt, By: r.MergedBy}
+	}
+	return b
+}
+
+// branchStatusOf is the branch of s, with whether it changed anything.
+func branchStatusOf(s store.BranchStatus) Branch {
+	b := branchOf(s.BranchRow)
+	b.Changed = s.Changed
+	return b
 }
 
 // ValidateBranchName says what is wrong with a name for a new branch, as
@@ -67,13 +112,13 @@ func (s *Service) Branches(ctx context.Context, actor auth.Actor) ([]Branch, err
 	if !actor.IsOperator() {
 		return nil, nil
 	}
-	rows, err := store.Branches(ctx, s.db)
+	rows, err := store.BranchStatuses(ctx, s.db)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Branch, len(rows))
 	for i, r := range rows {
-		out[i] = branchOf(r)
+		out[i] = branchStatusOf(r)
 	}
 	return out, nil
 }
@@ -84,14 +129,14 @@ func (s *Service) Branch(ctx context.Context, actor auth.Actor, name string) (Br
 	if !actor.IsOperator() {
 		return Branch{}, notFound("branch %s", name)
 	}
-	row, err := store.Branch(ctx, s.db, name)
+	row, err := store.BranchStatusOf(ctx, s.db, name)
 	if errors.Is(err, store.ErrNotFound) {
 		return Branch{}, notFound("branch %s", name)
 	}
 	if err != nil {
 		return Branch{}, err
 	}
-	return branchOf(row), nil
+	return branchStatusOf(row), nil
 }
 
 // CreateBranch creates the branch name at main's head: it sees main as it
@@ -119,7 +164,7 @@ func (s *Service) CreateBranch(ctx context.Context, actor auth.Actor, name strin
 			return err
 		}
 		b = branchOf(row)
-		return store.InsertAudit(ctx, tx, branchAudit(actor, "create", b, nil, &b))
+		return store.InsertAudit(ctx, tx, branchAudit(actor, audit.Create, b))
 	})
 	return b, err
 }
@@ -158,7 +203,7 @@ func (s *Service) DeleteBranch(ctx context.Context, actor auth.Actor, name strin
 		if err := store.DeleteBranch(ctx, tx, row.ID); err != nil {
 			return err
 		}
-		return store.InsertAudit(ctx, tx, branchAudit(actor, "delete", b, &b, nil))
+		return store.InsertAudit(ctx, tx, branchAudit(actor, audit.Delete, b))
 	})
 	if err != nil {
 		return Branch{}, err
@@ -167,14 +212,16 @@ func (s *Service) DeleteBranch(ctx context.Context, actor auth.Actor, name strin
 	return b, nil
 }
 
-// branchAudit is the audit entry of a change of the branch b itself.
-func branchAudit(actor auth.Actor, action string, b Branch, before, after any) store.AuditEntry {
-	e := store.AuditEntry{Actor: actor.Name, Action: action, ObjectKind: "Branch", ObjectName: b.Name, Branch: b.Name}
-	if before != nil {
-		e.Before = store.JSON(before)
-	}
-	if after != nil {
-		e.After = store.JSON(after)
+// branchAudit is the audit entry of the creation or the deletion (before
+// the branch, gone) of the branch b.
+func branchAudit(actor auth.Actor, action string, b Branch) store.AuditEntry {
+	e := store.AuditEntry{Actor: actor.Name, Action: action, ObjectKind: audit.KindBranch, ObjectName: b.Name, Branch: b.Name}
+	doc := store.JSON(audit.Branch{ID: b.ID, Name: b.Name, IsDefault: b.IsDefault, BranchedFrom: b.BranchedFrom, Point: b.Point,
+		OwnSchema: b.OwnSchema, CreatedAt: b.CreatedAt, CreatedBy: b.CreatedBy})
+	if action == audit.Delete {
+		e.Before = doc
+	} else {
+		e.After = doc
 	}
 	return e
 }

@@ -2,6 +2,7 @@ package branch
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -246,9 +247,13 @@ func TestMergeConflicts(t *testing.T) {
 			t.Fatalf("err = %v, want a *MergeError", err)
 		}
 		t.Log(err)
-		want := []FieldConflict{{Object: users.ID, Kind: "IpamVLAN", Field: "name"}, {Object: voice.ID, Kind: "IpamVLAN"}}
+		// Each names its object by its label, with both sides' values.
+		want := []FieldConflict{
+			{Object: users.ID, Kind: "IpamVLAN", Field: "name", Label: "users-b1", Main: Value{Set: true, Text: "users-main"}, Branch: Value{Set: true, Text: "users-b1"}},
+			{Object: voice.ID, Kind: "IpamVLAN", Label: "voice", Branch: Value{Deleted: true}},
+		}
 		for _, w := range want {
-			if !slices.Contains(me.Fields, w) {
+			if !slices.ContainsFunc(me.Fields, func(f FieldConflict) bool { return reflect.DeepEqual(f, w) }) {
 				t.Errorf("conflicts %+v lack %+v", me.Fields, w)
 			}
 		}
@@ -453,11 +458,14 @@ func TestMergeListsEveryKindOfConflict(t *testing.T) {
 		if !errors.As(err, &me) {
 			t.Fatalf("%s: err = %v, want a *MergeError", action, err)
 		}
-		if want := []FieldConflict{{Object: v1.ID, Kind: "IpamVLAN", Field: "name"}}; !slices.Equal(me.Fields, want) {
+		if want := []FieldConflict{{Object: v1.ID, Kind: "IpamVLAN", Field: "name", Label: "v1-move",
+			Main: Value{Set: true, Text: "v1-main"}, Branch: Value{Set: true, Text: "v1-move"}}}; !reflect.DeepEqual(me.Fields, want) {
 			t.Errorf("%s: field conflicts %+v, want %+v", action, me.Fields, want)
 		}
 		if len(me.Unique) != 1 || me.Unique[0].Constraint != "site-vlan_id" || !slices.Contains(me.Unique[0].Objects, v2.ID) || !slices.Contains(me.Unique[0].Objects, v3.ID) {
 			t.Errorf("%s: uniqueness conflicts %+v, want site-vlan_id held by v2 and v3", action, me.Unique)
+		} else if labels := slices.Sorted(slices.Values(me.Unique[0].Labels)); !slices.Equal(labels, []string{"v2", "v3"}) {
+			t.Errorf("%s: the uniqueness conflict names %v, want v2 and v3", action, me.Unique[0].Labels)
 		}
 		for _, part := range []string{"IpamVLAN " + v1.ID + ": name changed on both sides", "IpamVLAN: Violates uniqueness constraint 'site-vlan_id'"} {
 			if !strings.Contains(err.Error(), part) {

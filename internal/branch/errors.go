@@ -115,6 +115,33 @@ type FieldConflict struct {
 	Object string // the object's id
 	Kind   string // its kind's full name
 	Field  string // the element's name
+	// Label is the object's display label: its branch's version's.
+	Label string
+	// Main and Branch are the field's values on main's head and on the
+	// branch; for a conflict of the whole object (Field ""), one of them
+	// is Deleted.
+	Main, Branch Value
+}
+
+// A Value is an attribute's or a relationship's value as people read it.
+type Value struct {
+	// Set says that the field has a value.
+	Set bool
+	// Text is the value: a Text or a Dropdown as it is, a Number's
+	// digits, true or false, a List's or JSON's value as JSON, a
+	// relationship's peers' display labels joined by ", "; "" when not Set.
+	Text string
+	// Peers are a relationship's peers, with their display labels.
+	Peers []Ref
+	// Deleted says that the object is deleted on this side (a conflict of
+	// a whole object).
+	Deleted bool
+}
+
+// A Ref names an object: its id, its kind's full name and its display
+// label.
+type Ref struct {
+	ID, Kind, Label string
 }
 
 // An ElementConflict is a kind, attribute or relationship of the schema
@@ -130,6 +157,8 @@ type UniqueConflict struct {
 	Kind       string
 	Constraint string // as messages quote it: "site-vlan_id", "name"
 	Objects    []string
+	// Labels are the objects' display labels, in the order of Objects.
+	Labels []string
 }
 
 // A ReferenceConflict is a relationship of an object pointing at a peer
@@ -137,6 +166,9 @@ type UniqueConflict struct {
 type ReferenceConflict struct {
 	Object, Kind, Field string
 	Peer                string
+	// Label and PeerLabel are the display labels of the object and of its
+	// peer.
+	Label, PeerLabel string
 }
 
 // An InvalidObject is an object the merged schema refuses; Object is ""
@@ -144,6 +176,8 @@ type ReferenceConflict struct {
 type InvalidObject struct {
 	Object, Kind, Field string
 	Message             string
+	// Label is the object's display label; "" with Object.
+	Label string
 }
 
 func (e *MergeError) Error() string {

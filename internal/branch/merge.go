@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 
+	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/schema"
 	"pivirt.hu/ipam/internal/store"
@@ -28,7 +29,17 @@ import (
 // on the other side, or the merged schema refuses an object. main cannot
 // be merged.
 func (s *Service) MergeBranch(ctx context.Context, actor auth.Actor, name string) (Branch, error) {
-	return s.integrate(ctx, actor, name, "merge")
+	return s.integrate(ctx, actor, name, "merge", false)
+}
+
+// CheckMerge says whether MergeBranch would merge the branch now: nil, or
+// the *MergeError it would refuse with (or its other errors). It works the
+// merge out as MergeBranch does, holding the branch and main alone
+// meanwhile, and rolls it back: it costs what the merge would cost, and
+// changes nothing.
+func (s *Service) CheckMerge(ctx context.Context, actor auth.Actor, name string) error {
+	_, err := s.integrate(ctx, actor, name, "merge", true)
+	return err
 }
 
 // RebaseBranch moves the branch point to main's head: the branch then sees
@@ -37,12 +48,17 @@ func (s *Service) MergeBranch(ctx context.Context, actor auth.Actor, name string
 // they conflict with what main changed since the branch point. main cannot
 // be rebased.
 func (s *Service) RebaseBranch(ctx context.Context, actor auth.Actor, name string) (Branch, error) {
-	return s.integrate(ctx, actor, name, "rebase")
+	return s.integrate(ctx, actor, name, "rebase", false)
 }
 
+// errDryRun rolls back a merge that CheckMerge worked out.
+var errDryRun = errors.New("branch: a merge checked, not made")
+
 // integrate merges or rebases (action) the branch called name, in one
-// change (tried again when a deadlock refuses it, see change).
-func (s *Service) integrate(ctx context.Context, actor auth.Actor, name, action string) (Branch, error) {
+// change (tried again when a deadlock refuses it, see change); with dryRun
+// it rolls the change back once worked out. A refusal's objects and peers
+// are then labelled (describe).
+func (s *Service) integrate(ctx context.Context, actor auth.Actor, name, action string, dryRun bool) (Branch, error) {
 	if !actor.IsOperator() {
 		return Branch{}, notFound("branch %s", name)
 	}
@@ -71,9 +87,22 @@ func (s *Service) integrate(ctx context.Context, actor auth.Actor, name, action 
 			return err
 		}
 		out, mainChanged = branchOf(in.branch), in.mainChanged
+		out.Changed = action == "rebase" && (out.OwnSchema || len(in.changed) > 0)
+		if dryRun {
+			return errDryRun
+		}
 		return nil
 	})
-	if err != nil {
+	var refusal *MergeError
+	switch {
+	case errors.Is(err, errDryRun):
+		return out, nil
+	case errors.As(err, &refusal):
+		if derr := s.describe(ctx, name, refusal); derr != nil {
+			return Branch{}, derr
+		}
+		return Branch{}, refusal
+	case err != nil:
 		return Branch{}, err
 	}
 	s.forget(out.ID)
@@ -104,6 +133,10 @@ type integration struct {
 	final   map[string]store.ObjectRow
 	changed []store.ObjectRow
 	same    []string
+
+	// resolutions are the sides chosen for conflicts (ResolveConflict),
+	// by object and element (resolutionKey).
+	resolutions map[string]store.MergeResolution
 
 	mainChanged bool
 	refusal     *MergeError
@@ -209,6 +242,14 @@ func (in *integration) mergeObjects() error {
 		return err
 	}
 	bases, heads := byID(base), byID(head)
+	resolutions, err := store.MergeResolutions(in.ctx, in.tx, in.branch.ID)
+	if err != nil {
+		return err
+	}
+	in.resolutions = map[string]store.MergeResolution{}
+	for _, r := range resolutions {
+		in.resolutions[resolutionKey(r.Object, r.Element)] = r
+	}
 	in.final = map[string]store.ObjectRow{}
 	for _, o := range mine {
 		b, existed := bases[o.ID]
@@ -248,7 +289,9 @@ func (in *integration) mergeObjects() error {
 
 // threeWay returns how the object of the branch's version o ends, given
 // main's version at the branch point b (when it existed then) and at its
-// head t; false when it conflicts (the conflicts are recorded).
+// head t; false when it conflicts (the conflicts are recorded). A conflict
+// for which a side was chosen (ResolveConflict), while both sides still
+// hold what they held then, ends as that side has it.
 func (in *integration) threeWay(o, b, t store.ObjectRow, existed bool) (store.ObjectRow, bool) {
 	if !existed {
 		return o, true // made on the branch
@@ -261,8 +304,15 @@ func (in *integration) threeWay(o, b, t store.ObjectRow, existed bool) (store.Ob
 		return o, true
 	case o.Deleted && t.Deleted:
 		return t, true
-	case o.Deleted || t.Deleted:
-		in.refusal.Fields = append(in.refusal.Fields, FieldConflict{Object: o.ID, Kind: in.kindName(o.Kind)})
+	case deletedAgainstChanged(b, o, t):
+		switch in.resolved(o.ID, "", versionPrint(t), versionPrint(o)) {
+		case SideMain:
+			return t, true
+		case SideBranch:
+			return o, true
+		}
+		in.refusal.Fields = append(in.refusal.Fields, FieldConflict{Object: o.ID, Kind: in.kindName(o.Kind), Label: in.label(o),
+			Main: Value{Deleted: t.Deleted}, Branch: Value{Deleted: o.Deleted}})
 		return o, false
 	}
 	end := o
@@ -274,15 +324,43 @@ func (in *integration) threeWay(o, b, t store.ObjectRow, existed bool) (store.Ob
 		switch {
 		case bytes.Equal(ov, bv):
 			v = tv
-		case !bytes.Equal(tv, bv) && !bytes.Equal(tv, ov):
-			in.refusal.Fields = append(in.refusal.Fields, FieldConflict{Object: o.ID, Kind: in.kindName(o.Kind), Field: in.elementName(k)})
-			ok = false
+		case changedOnBothSides(b, o, t, k):
+			switch in.resolved(o.ID, k, valuePrint(tv), valuePrint(ov)) {
+			case SideMain:
+				v = tv
+			case SideBranch:
+			default:
+				in.refusal.Fields = append(in.refusal.Fields, FieldConflict{Object: o.ID, Kind: in.kindName(o.Kind), Field: in.elementName(k),
+					Label: in.label(o), Main: in.theirs.valueOf(k, tv), Branch: in.ours.valueOf(k, ov)})
+				ok = false
+			}
 		}
 		if v != nil {
 			end.Data[k] = v
 		}
 	}
 	return end, ok
+}
+
+// resolved returns the side chosen for the element (or the whole object,
+// "") of the object id, when main's and the branch's prints are still those
+// it was chosen against; "" otherwise.
+func (in *integration) resolved(id, element string, mainPrint, branchPrint *string) Side {
+	r, ok := in.resolutions[resolutionKey(id, element)]
+	if !ok || !samePrint(r.MainValue, mainPrint) || !samePrint(r.BranchValue, branchPrint) {
+		return ""
+	}
+	return Side(r.Side)
+}
+
+// label is the display label of the branch's version o.
+func (in *integration) label(o store.ObjectRow) string {
+	for _, c := range []*compiled{in.ours, in.theirs, in.base} {
+		if n, ok := c.byID[o.Kind]; ok {
+			return n.displayLabel(o.ID, o.Data)
+		}
+	}
+	return o.ID
 }
 
 // merge applies the changed objects and the merged schema to main at the
@@ -314,7 +392,10 @@ func (in *integration) merge(seq int64) error {
 	if err := store.DeleteKindSchemas(ctx, tx, in.branch.ID, 0); err != nil {
 		return err
 	}
-	row, err := store.SetBranchPoint(ctx, tx, in.branch.ID, seq, 0)
+	if err := in.dropResolutions(); err != nil {
+		return err
+	}
+	row, err := store.SetBranchPoint(ctx, tx, in.branch.ID, seq, 0, in.actor.Name)
 	if err != nil {
 		return err
 	}
@@ -322,7 +403,7 @@ func (in *integration) merge(seq int64) error {
 	if err := in.s.record(ctx, tx, ObjectsChange{Branch: branchOf(row), Schema: in.merged.schema, Actor: in.actor.Name, Seq: seq, Emptied: true}); err != nil {
 		return err
 	}
-	return store.InsertAudit(ctx, tx, store.AuditEntry{Actor: in.actor.Name, Action: "merge", ObjectKind: "Branch", ObjectName: row.Name,
+	return store.InsertAudit(ctx, tx, store.AuditEntry{Actor: in.actor.Name, Action: audit.Merge, ObjectKind: audit.KindBranch, ObjectName: row.Name,
 		After: store.JSON(in.record()), Branch: Main})
 }
 
@@ -338,8 +419,11 @@ func (in *integration) rebase(seq int64) error {
 	if own {
 		ownSeq = seq
 	}
-	row, err := store.SetBranchPoint(ctx, tx, in.branch.ID, seq, ownSeq)
+	row, err := store.SetBranchPoint(ctx, tx, in.branch.ID, seq, ownSeq, "")
 	if err != nil {
+		return err
+	}
+	if err := in.dropResolutions(); err != nil {
 		return err
 	}
 	in.branch = row
@@ -366,8 +450,17 @@ func (in *integration) rebase(seq int64) error {
 			return err
 		}
 	}
-	return store.InsertAudit(ctx, tx, store.AuditEntry{Actor: in.actor.Name, Action: "rebase", ObjectKind: "Branch", ObjectName: row.Name,
+	return store.InsertAudit(ctx, tx, store.AuditEntry{Actor: in.actor.Name, Action: audit.Rebase, ObjectKind: audit.KindBranch, ObjectName: row.Name,
 		After: store.JSON(in.record()), Branch: row.Name})
+}
+
+// dropResolutions deletes the branch's resolutions, which the change
+// applied: the branch's changes are relative to main's head now.
+func (in *integration) dropResolutions() error {
+	if len(in.resolutions) == 0 {
+		return nil
+	}
+	return store.DropMergeResolutions(in.ctx, in.tx, in.branch.ID)
 }
 
 // changeSchema asks the guard about the merged schema on the branch of row
@@ -591,12 +684,12 @@ func (in *integration) peers(r store.ObjectRow) []string {
 }
 
 // record is what the audit entry of the change says.
-func (in *integration) record() map[string]any {
+func (in *integration) record() audit.Integration {
 	changed := make([]string, len(in.changed))
 	for i, r := range in.changed {
 		changed[i] = r.ID
 	}
-	return map[string]any{"branch": in.branch.Name, "branched_from": in.branch.BranchedFrom, "objects": changed, "schema": changeRecords(in.schemaChanges)}
+	return audit.Integration{Branch: in.branch.Name, BranchedFrom: in.branch.BranchedFrom, Objects: changed, Schema: changeRecords(in.schemaChanges)}
 }
 
 // kindName is the full name of the kind id, in any of the schemas.

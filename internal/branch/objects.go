@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/schema"
 	"pivirt.hu/ipam/internal/store"
@@ -483,12 +484,12 @@ func (s *Service) storeObject(ctx context.Context, tx *store.Tx, st *branchState
 		return Object{}, err
 	}
 	after := n.object(id, data)
-	action, auditBefore := "create", store.RawJSON(nil)
+	action, auditBefore := audit.Create, store.RawJSON(nil)
 	if prev != nil {
-		action, auditBefore = "update", store.JSON(prev)
+		action, auditBefore = audit.Update, store.JSON(objectDoc(*prev))
 	}
 	w := store.VersionWrite{View: st.row.View(), ID: id, Kind: n.kind.ID, Data: data,
-		Audit: store.AuditEntry{Actor: actor.Name, Action: action, ObjectKind: n.kind.FullName(), Before: auditBefore, After: store.JSON(after), Branch: st.row.Name}}
+		Audit: store.AuditEntry{Actor: actor.Name, Action: action, ObjectKind: n.kind.FullName(), Before: auditBefore, After: store.JSON(objectDoc(after)), Branch: st.row.Name}}
 	if err := s.writeVersion(ctx, tx, st, n, before, w); err != nil {
 		return Object{}, err
 	}
@@ -688,7 +689,7 @@ func (s *Service) DeleteObject(ctx context.Context, actor auth.Actor, branch, id
 			return err
 		}
 		w := store.VersionWrite{View: st.row.View(), ID: oid, Kind: n.kind.ID, Data: before.Data, Deleted: true,
-			Audit: store.AuditEntry{Actor: actor.Name, Action: "delete", ObjectKind: n.kind.FullName(), Before: store.JSON(out),
+			Audit: store.AuditEntry{Actor: actor.Name, Action: audit.Delete, ObjectKind: n.kind.FullName(), Before: store.JSON(objectDoc(out)),
 				After: deletionRecord(cleared), Branch: st.row.Name}}
 		return s.writeVersion(ctx, tx, st, n, &before, w)
 	})
@@ -701,8 +702,13 @@ func deletionRecord(cleared []string) store.RawJSON {
 	if len(cleared) == 0 {
 		return nil
 	}
-	return store.JSON(map[string]any{"deleted": true, "relationships_cleared": cleared})
+	return store.JSON(audit.ObjectDeletion{Deleted: true, RelationshipsCleared: cleared})
 }
+
+// objectDoc is the audit log's document of o: audit.Object has Object's
+// fields, so that a field added to one and not to the other does not
+// compile.
+func objectDoc(o Object) audit.Object { return audit.Object(o) }
 
 // releaseReferences refuses the deletion of o when a required
 // relationship of another object points at it, and removes o from the

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/schema"
 	"pivirt.hu/ipam/internal/store"
@@ -101,8 +102,8 @@ func (s *Service) LoadSchema(ctx context.Context, actor auth.Actor, branch strin
 			return err
 		}
 		changes = ch
-		return store.InsertAudit(ctx, tx, store.AuditEntry{Actor: actor.Name, Action: "load", ObjectKind: "Schema", ObjectName: branch,
-			After: store.JSON(changeRecords(ch)), Branch: branch})
+		return store.InsertAudit(ctx, tx, store.AuditEntry{Actor: actor.Name, Action: audit.Load, ObjectKind: audit.KindSchema, ObjectName: branch,
+			After: store.JSON(audit.SchemaChanges(changeRecords(ch))), Branch: branch})
 	})
 	if err != nil {
 		return nil, err

@@ -79,6 +79,8 @@ var authzOps = []authzOp{
 
 	{name: "createPublicPool", query: `mutation { createPublicPool(input: {name: "newpub", cidr: "198.51.100.0/24"}) { name } }`,
 		vars: func(target) map[string]any { return nil }, owner: forbidden, foreign: forbidden, public: true, audit: []string{"create IPAMPool"}},
+	{name: "updatePublicPool", query: `mutation { updatePublicPool(input: {name: "spare", zone: "zone-s"}) { zone } }`,
+		vars: func(target) map[string]any { return nil }, owner: forbidden, foreign: forbidden, public: true, audit: []string{"update IPAMPool"}},
 	{name: "deletePublicPool", query: `mutation { deletePublicPool(name: "spare") }`,
 		vars: func(target) map[string]any { return nil }, owner: forbidden, foreign: forbidden, public: true, audit: []string{"delete IPAMPool"}},
 	{name: "createVpc", query: `mutation($ns: String!) { createVpc(input: {namespace: $ns, name: "newvpc", cidr: "10.50.0.0/16", zone: "zone-a"}) { name } }`,

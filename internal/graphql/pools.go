@@ -69,6 +69,14 @@ input CreatePublicPoolInput {
 	exclude: [String!]
 	zone: String
 }
+
+"What updatePublicPool changes of the public pool name: a field left out keeps its value; null (or an empty string, an empty list) removes the gateway, the excludes or the zone."
+input UpdatePublicPoolInput {
+	name: String!
+	gateway: String
+	exclude: [String!]
+	zone: String
+}
 `
 
 // poolKinds are the names of the values of PoolKind.
@@ -104,6 +112,22 @@ func addPools(b *engine.Builder, svc *ipam.Service) {
 				Name: stringArg(in, "name"), CIDR: stringArg(in, "cidr"), Gateway: stringArg(in, "gateway"),
 				Exclude: stringsArg(in, "exclude"), Zone: stringArg(in, "zone"),
 			})
+		}))
+	b.Mutation(`"Changes a public pool's gateway, excludes or zone (operators only; its cidr never changes). Refused (CONFLICT) while the new gateway or excludes would cover an address the pool holds, naming some and how many, and a change of zone while the pool holds routers' uplinks. Claims in progress in the pool finish first; claims made meanwhile wait, then follow the new spec."
+		updatePublicPool(input: UpdatePublicPoolInput!): IPAMPool!`,
+		resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
+			in := objectArg(p.Args, "input")
+			up := ipam.UpdatePublicPoolInput{Name: stringArg(in, "name")}
+			if _, ok := in["gateway"]; ok {
+				up.Gateway = ptr(stringArg(in, "gateway"))
+			}
+			if _, ok := in["exclude"]; ok {
+				up.Exclude = ptr(append([]string{}, stringsArg(in, "exclude")...))
+			}
+			if _, ok := in["zone"]; ok {
+				up.Zone = ptr(stringArg(in, "zone"))
+			}
+			return svc.UpdatePublicPool(ctx, st.actor, up)
 		}))
 	b.Mutation(`"Deletes a public pool (operators only); refused while it holds addresses."
 		deletePublicPool(name: String!): Boolean!`,

@@ -142,3 +142,6 @@ func objectArg(args map[string]any, name string) map[string]any {
 	m, _ := args[name].(map[string]any)
 	return m
 }
+
+// ptr returns a pointer to v: an input field given, maybe null.
+func ptr[T any](v T) *T { return &v }

@@ -16,8 +16,11 @@ import (
 
 // claimRequest is one claim of the seed's Allocate.
 type claimRequest struct {
-	pool      *cachedPool
-	space     candidates.Space
+	pool  *cachedPool
+	space candidates.Space
+	// req is what space was made of, in a public pool (pool.spec.Space):
+	// made again when the pool's spec changed under the claim.
+	req       candidates.Request
 	within    netip.Prefix // zero for the whole pool
 	owner     Owner
 	ownerNS   string
@@ -80,6 +83,13 @@ func (s *Service) claimIn(ctx context.Context, ext store.Ext, r claimRequest, un
 			if held, found, err := s.heldBy(ctx, ext, r); err != nil || found {
 				return held, err
 			}
+			if changed, err := s.respecify(ctx, ext, &r); err != nil || changed {
+				if err != nil {
+					return Allocation{}, err
+				}
+				cp = r.pool
+				continue
+			}
 			if reloaded {
 				return Allocation{}, &ExhaustedError{Pool: cp.row.Name, Scope: r.space.Scope()}
 			}
@@ -92,7 +102,7 @@ func (s *Service) claimIn(ctx context.Context, ext store.Ext, r claimRequest, un
 		row, err := s.insertAllocation(ctx, ext, store.AllocationRow{
 			Namespace: cp.row.Namespace, Name: allocationName(cp.row.Name, a), PoolUID: cp.row.UID, Address: a,
 			OwnerKind: r.owner.Kind, OwnerUID: r.owner.UID, OwnerName: r.owner.Name, OwnerNamespace: r.ownerNS,
-			SubnetUID: r.subnetUID, CreatedBy: r.actor,
+			SubnetUID: r.subnetUID, CreatedBy: r.actor, SpecVersion: cp.row.SpecVersion,
 		}, cp.row.Name, r.quotaTx)
 		switch {
 		case err == nil:
@@ -113,6 +123,18 @@ func (s *Service) claimIn(ctx context.Context, ext store.Ext, r claimRequest, un
 			}
 			if c.Owner != nil {
 				return s.answerHeld(ctx, ext, r, *c.Owner)
+			}
+			if c.Address == nil {
+				// Nothing stands in the way: the pool's spec may have
+				// changed since the claim chose a.
+				changed, err := s.respecify(ctx, ext, &r)
+				if err != nil {
+					return Allocation{}, err
+				}
+				if changed {
+					cp = r.pool
+					continue
+				}
 			}
 			if c.Address == nil && r.quotaTx == nil {
 				// Nothing stands in the way: a quota may have kept the
@@ -137,6 +159,33 @@ func (s *Service) claimIn(ctx context.Context, ext store.Ext, r claimRequest, un
 			return Allocation{}, err
 		}
 	}
+}
+
+// respecify makes the claim r again under its public pool's spec as ext
+// reads it now, and reports whether the spec changed since r's was read: a
+// claim of r's address stored nothing then (store.AllocationRow's
+// SpecVersion). The cache keeps the newer spec. A private pool's spec never
+// changes.
+func (s *Service) respecify(ctx context.Context, ext store.Ext, r *claimRequest) (bool, error) {
+	cp := r.pool
+	if cp.row.SpecVersion == 0 {
+		return false, nil
+	}
+	row, err := store.PoolByUID(ctx, ext, cp.row.UID)
+	if errors.Is(err, store.ErrNotFound) {
+		s.forgetPool(cp)
+		return false, notFound("pool", cp.row.Namespace, cp.row.Name)
+	}
+	if err != nil || row.SpecVersion == cp.row.SpecVersion {
+		return false, err
+	}
+	fresh, err := newCachedPool(row)
+	if err != nil {
+		return false, err
+	}
+	s.remember(fresh)
+	r.pool, r.space = fresh, fresh.spec.Space(r.req)
+	return true, nil
 }
 
 // claimUnderQuota makes the claim r, whose owner's namespace a quota of
@@ -323,11 +372,11 @@ var madeBy = map[string]string{
 
 // allocateRequest turns an Allocate into a claim in the pool cp.
 func (s *Service) allocateRequest(ctx context.Context, cp *cachedPool, in AllocateInput) (claimRequest, error) {
-	space, cs, err := s.requestSpace(ctx, cp, in.Within, in.Reserved)
+	space, req, cs, err := s.requestSpace(ctx, cp, in.Within, in.Reserved)
 	if err != nil {
 		return claimRequest{}, err
 	}
-	r := claimRequest{pool: cp, space: space, owner: in.Owner, ownerNS: in.OwnerNamespace}
+	r := claimRequest{pool: cp, space: space, req: req, owner: in.Owner, ownerNS: in.OwnerNamespace}
 	if in.Within != "" {
 		r.within = space.Scope()
 	}
@@ -345,19 +394,19 @@ func (s *Service) allocateRequest(ctx context.Context, cp *cachedPool, in Alloca
 // private pool the request is made in the subnet that holds within, which
 // it returns too: within is required there, and the subnet's network,
 // broadcast and gateway addresses are no candidates.
-func (s *Service) requestSpace(ctx context.Context, cp *cachedPool, within string, reserved []string) (candidates.Space, *cachedSubnet, error) {
+func (s *Service) requestSpace(ctx context.Context, cp *cachedPool, within string, reserved []string) (candidates.Space, candidates.Request, *cachedSubnet, error) {
 	req, err := cp.spec.ParseRequest(candidates.RequestSpec{Within: within, Reserved: reserved})
 	if err != nil {
-		return candidates.Space{}, nil, fromCandidates(err)
+		return candidates.Space{}, req, nil, fromCandidates(err)
 	}
 	if cp.row.Kind == string(Public) {
-		return cp.spec.Space(req), nil, nil
+		return cp.spec.Space(req), req, nil, nil
 	}
 	cs, err := s.subnetHolding(ctx, cp, req.Within)
 	if err != nil {
-		return candidates.Space{}, nil, err
+		return candidates.Space{}, req, nil, err
 	}
-	return cs.spaceFor(req), cs, nil
+	return cs.spaceFor(req), req, cs, nil
 }
 
 // A claimCall is a claim in flight in this process.
@@ -474,7 +523,7 @@ func (s *Service) Preview(ctx context.Context, actor auth.Actor, namespace, pool
 	if err != nil {
 		return nil, err
 	}
-	space, _, err := s.requestSpace(ctx, cp, within, reserved)
+	space, _, _, err := s.requestSpace(ctx, cp, within, reserved)
 	if err != nil {
 		return nil, err
 	}

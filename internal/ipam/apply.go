@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/store"
 )
@@ -365,9 +366,9 @@ func setLabels(ctx context.Context, tx *store.Tx, actor auth.Actor, pool store.P
 		return "", err
 	}
 	return Configured, store.InsertAudit(ctx, tx, store.AuditEntry{
-		Actor: actor.Name, Action: "set-labels", Namespace: pool.Namespace, ObjectKind: KindPool, ObjectName: pool.Name,
-		Before: store.JSON(map[string]any{"uid": pool.UID, "labels": pool.Labels}),
-		After:  store.JSON(map[string]any{"uid": after.UID, "labels": after.Labels}),
+		Actor: actor.Name, Action: audit.SetLabels, Namespace: pool.Namespace, ObjectKind: audit.KindPool, ObjectName: pool.Name,
+		Before: store.JSON(audit.PoolLabels{UID: pool.UID, Labels: pool.Labels}),
+		After:  store.JSON(audit.PoolLabels{UID: after.UID, Labels: after.Labels}),
 	})
 }
 

@@ -221,7 +221,7 @@ func TestApplyRefuses(t *testing.T) {
 		{"a new VPC in a zone without pools", mainWith(func(o []ApplyObject) { o[0].VPC.Name, o[0].VPC.UID, o[0].VPC.Zone = "main2", "", "zone-c" }), 2, "spec.zone",
 			"zone zone-c has no public pool"},
 		{"a public pool's spec", mainWith(func(o []ApplyObject) { o[1].PublicPool.Zone = "zone-b" }), 3, "",
-			"public pool public-zone-a exists already with another spec (cidr 203.0.113.0/24, gateway 203.0.113.1, exclude 203.0.113.2, zone zone-a); a pool's spec never changes: create another pool"},
+			"public pool public-zone-a exists already with another spec (cidr 203.0.113.0/24, gateway 203.0.113.1, exclude 203.0.113.2, zone zone-a); change its gateway, excludes or zone with updatePublicPool, or create another pool"},
 		{"a label key", mainWith(func(o []ApplyObject) { o[1].PublicPool.Labels = map[string]string{"team": "net", "a b": "c"} }), 3, "metadata.labels.a b",
 			`label key "a b" is not valid: its name must be 1 to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit, after an optional prefix and '/' such as pivirt.hu/tier`},
 		{"a private pool of no VPC, after a VPC of zone-a", mainWith(func(o []ApplyObject) {

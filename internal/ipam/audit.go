@@ -1,46 +1,34 @@
 package ipam
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
-	"unicode"
 
+	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/store"
 )
 
 // An AuditEntry is one change of the audit log: who, when, what, before
-// and after.
-type AuditEntry struct {
-	ID     int64
-	At     time.Time
-	Actor  string
-	Action string // create, delete, allocate, release, revoke…
-	// Namespace, Kind and Name name the object changed; Namespace is empty
-	// in the cluster scope.
-	Namespace, Kind, Name string
-	// Before and After are the object as JSON documents: Before is nil when
-	// the object is new, After when it is gone.
-	Before, After json.RawMessage
-	// Branch is the branch of a change of branches, schemas and objects of
-	// kinds (internal/branch); "" for the IP half, which has no branches.
-	Branch string
-}
+// and after, which audit.Describe tells in a sentence.
+type AuditEntry = audit.Entry
 
 // An AuditFilter narrows a reading of the audit log.
 type AuditFilter struct {
-	// Since keeps the entries recorded at or after it; zero keeps all.
-	Since time.Time
+	// Since keeps the entries recorded at or after it, Until those
+	// recorded before it; zero keeps all.
+	Since, Until time.Time
 	// Namespace keeps the entries of one namespace ("acme/prod"), or of
 	// the namespaces a pattern "p/*" matches; empty keeps every namespace,
 	// the cluster scope too.
 	Namespace string
+	// Actor, Action and Kind keep the entries of that actor, action
+	// (audit.Create…) and kind of object (audit.KindVPC…, or a kind of
+	// objects); empty keeps all.
+	Actor, Action, Kind string
+	// Object, when set, keeps the history of that object (History).
+	Object *audit.Ref
 	// Before keeps the entries of an id below it: the ID of the last entry
 	// of the previous page. 0 starts from the newest.
 	Before int64
@@ -55,11 +43,38 @@ func (s *Service) AuditLog(ctx context.Context, actor auth.Actor, f AuditFilter)
 	if !actor.IsOperator() {
 		return nil, forbidden("%s may not read the audit log", actor.Name)
 	}
-	rows, err := store.AuditEntries(ctx, s.db, store.AuditFilter{Since: f.Since, Namespace: f.Namespace, Before: f.Before, Limit: f.Limit})
+	return s.auditLog(ctx, f)
+}
+
+// auditLog reads the entries f keeps.
+func (s *Service) auditLog(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
+	rows, err := store.AuditEntries(ctx, s.db, store.AuditFilter{Since: f.Since, Until: f.Until, Namespace: f.Namespace,
+		Actor: f.Actor, Action: f.Action, Kind: f.Kind, Object: f.Object, Before: f.Before, Limit: f.Limit})
 	if err != nil {
 		return nil, err
 	}
 	return auditEntries(rows), nil
+}
+
+// History returns the last limit changes of the object r, newest first:
+// its own and those of what it holds (a pool's or a subnet's addresses, a
+// VPC's subnets and addresses, a number pool's numbers; see
+// store.AuditFilter.Object). Operators read every object's; a tenant the
+// history of a VPC, a subnet or a private pool of a namespace its patterns
+// match, and nothing else (ErrForbidden), as the dashboard shows it the
+// changes of its namespaces.
+func (s *Service) History(ctx context.Context, actor auth.Actor, r audit.Ref, limit int) ([]AuditEntry, error) {
+	if !actor.IsOperator() {
+		switch r.Kind {
+		case audit.KindVPC, audit.KindSubnet, audit.KindPool:
+			if r.Namespace == "" || !actor.CanAccess(r.Namespace) {
+				return nil, forbidden("%s may not read the history of %s %s", actor.Name, r.Kind, r.Name)
+			}
+		default:
+			return nil, forbidden("%s may not read the history of %s %s", actor.Name, r.Kind, r.Name)
+		}
+	}
+	return s.auditLog(ctx, AuditFilter{Object: &r, Limit: limit})
 }
 
 // auditEntries converts the store's entries.
@@ -70,122 +85,4 @@ func auditEntries(rows []store.AuditEntry) []AuditEntry {
 			Before: json.RawMessage(r.Before), After: json.RawMessage(r.After), Branch: r.Branch}
 	}
 	return out
-}
-
-// Object names what the entry changed: "namespace/name", or the name
-// alone in the cluster scope.
-func (e AuditEntry) Object() string {
-	if e.Namespace == "" {
-		return e.Name
-	}
-	return e.Namespace + "/" + e.Name
-}
-
-// Change sums up before → after on one line: "+ k=v …" for what was
-// made, "- k=v …" for what is gone, "k: old→new; …" for what changed.
-// Long lists are cut, strings with spaces or control characters quoted.
-func (e AuditEntry) Change() string {
-	before, after := decodeJSON(e.Before), decodeJSON(e.After)
-	switch {
-	case before == nil && after == nil:
-		return ""
-	case before == nil:
-		return "+ " + summary(after)
-	case after == nil:
-		return "- " + summary(before)
-	}
-	b, bok := before.(map[string]any)
-	a, aok := after.(map[string]any)
-	if !bok || !aok {
-		return summary(before) + " → " + summary(after)
-	}
-	var changes []string
-	for _, k := range sortedKeys(a, b) {
-		if old, now := compact(b[k]), compact(a[k]); old != now {
-			changes = append(changes, k+": "+old+"→"+now)
-		}
-	}
-	if len(changes) == 0 {
-		return "no field changed"
-	}
-	return strings.Join(changes, "; ")
-}
-
-// decodeJSON reads a document with its numbers as written; nil for none.
-func decodeJSON(raw json.RawMessage) any {
-	if raw == nil {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return string(raw)
-	}
-	return v
-}
-
-// summary writes an object as "k=v k=v", leaving out empty values, and
-// anything else as compact does.
-func summary(v any) string {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return compact(v)
-	}
-	var parts []string
-	for _, k := range sortedKeys(m) {
-		switch v := m[k]; v {
-		case nil, "":
-		default:
-			if s := compact(v); s != "[]" && s != "{}" {
-				parts = append(parts, k+"="+s)
-			}
-		}
-	}
-	return strings.Join(parts, " ")
-}
-
-// maxListed is how many items of a list a summary shows.
-const maxListed = 3
-
-// compact writes a JSON value in few characters: null as "", objects as
-// {k=v …}, lists as [a,b,c,+N].
-func compact(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		if x == "" || strings.ContainsFunc(x, func(r rune) bool {
-			return unicode.IsSpace(r) || !unicode.IsPrint(r) || strings.ContainsRune(`"=;,{}[]`, r)
-		}) {
-			return strconv.Quote(x)
-		}
-		return x
-	case map[string]any:
-		return "{" + summary(x) + "}"
-	case []any:
-		items := make([]string, 0, maxListed+1)
-		for i, item := range x {
-			if i == maxListed {
-				items = append(items, fmt.Sprintf("+%d", len(x)-maxListed))
-				break
-			}
-			items = append(items, compact(item))
-		}
-		return "[" + strings.Join(items, ",") + "]"
-	default:
-		return fmt.Sprint(x)
-	}
-}
-
-// sortedKeys returns the keys of the maps, each once, in order.
-func sortedKeys(ms ...map[string]any) []string {
-	var keys []string
-	for _, m := range ms {
-		for k := range m {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	return slices.Compact(keys)
 }

@@ -2,6 +2,7 @@ package ipam
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -84,5 +85,9 @@ func (s *Service) SetOnce(ctx context.Context, actor auth.Actor, name string, va
 	if !actor.IsOperator() {
 		return false, forbidden("%s may not change the settings", actor.Name)
 	}
-	return store.InsertSetting(ctx, s.db, name, store.JSON(value))
+	doc, err := json.Marshal(value)
+	if err != nil {
+		return false, fmt.Errorf("ipam: unable to write the setting %s: %w", name, err)
+	}
+	return store.InsertSetting(ctx, s.db, name, doc)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/netip"
 
+	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/store"
 )
@@ -62,8 +63,8 @@ func (s *Service) ClaimFloatingIP(ctx context.Context, actor auth.Actor, in Clai
 			return err
 		}
 		return store.InsertAudit(ctx, tx, store.AuditEntry{
-			Actor: actor.Name, Action: "create", Namespace: in.Namespace, ObjectKind: "FloatingIP", ObjectName: in.Name,
-			After: store.JSON(map[string]any{"uid": uid, "pool": a.Pool, "address": a.Address.String()}),
+			Actor: actor.Name, Action: audit.Create, Namespace: in.Namespace, ObjectKind: audit.KindFloatingIP, ObjectName: in.Name,
+			After: store.JSON(audit.FloatingIP{UID: uid, Pool: a.Pool, Address: a.Address.String()}),
 		})
 	})
 	if errors.Is(err, errFloatingIPRace) {
@@ -123,8 +124,8 @@ func (s *Service) ReleaseFloatingIP(ctx context.Context, actor auth.Actor, names
 			return err
 		}
 		return store.InsertAudit(ctx, tx, store.AuditEntry{
-			Actor: actor.Name, Action: "delete", Namespace: namespace, ObjectKind: "FloatingIP", ObjectName: name,
-			Before: store.JSON(map[string]any{"uid": f.UID, "pool": f.Pool, "address": f.Address}),
+			Actor: actor.Name, Action: audit.Delete, Namespace: namespace, ObjectKind: audit.KindFloatingIP, ObjectName: name,
+			Before: store.JSON(audit.FloatingIP{UID: f.UID, Pool: f.Pool, Address: f.Address.String()}),
 		})
 	})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"strings"
 	"testing"
 
 	"pivirt.hu/ipam/internal/candidates"
@@ -34,13 +35,14 @@ func TestMaps(t *testing.T) {
 	for _, c := range m.Cells {
 		codes = append(codes, c.State.Code())
 	}
-	if string(codes) != "nrttt..........b" {
-		t.Errorf("SubnetMap cells = %q, want nrttt..........b", codes)
+	// The gateway is drawn as the gateway, not as a reserved address.
+	if string(codes) != "ngttt..........b" {
+		t.Errorf("SubnetMap cells = %q, want ngttt..........b", codes)
 	}
 	if h := m.Cells[2].Holder; h == nil || h.Owner.Name != "vm-0/0" {
 		t.Errorf("holder of 10.42.1.2 = %+v, want vm-0/0", h)
 	}
-	if m.Cells[1].Explain != "10.42.1.1 is reserved" {
+	if m.Cells[1].Explain != "10.42.1.1 is the gateway of subnet web" {
 		t.Errorf("explain of the gateway = %q", m.Cells[1].Explain)
 	}
 
@@ -55,9 +57,41 @@ func TestMaps(t *testing.T) {
 	if len(pm.Blocks) != 256 || pm.Blocks[1].Size-pm.Blocks[1].Free != 3 {
 		t.Errorf("PoolMap of the /16: %d blocks, block 1 %+v; want 256 blocks, 3 used in 10.42.1.0/24", len(pm.Blocks), pm.Blocks[1])
 	}
+	// A block of the VPC's pool is drawn as its subnets are: subnet web's
+	// network, gateway, VMs and broadcast, and the addresses in no subnet
+	// as outside.
 	block, err := svc.PoolMap(ctx, acme, pool, netip.MustParsePrefix("10.42.1.0/24"))
-	if err != nil || len(block.Cells) != 256 || block.Cells[2].State != candidates.Taken {
-		t.Errorf("PoolMap of 10.42.1.0/24: %d cells, %v", len(block.Cells), err)
+	if err != nil || len(block.Cells) != 256 {
+		t.Fatalf("PoolMap of 10.42.1.0/24: %d cells, %v", len(block.Cells), err)
+	}
+	codes = codes[:0]
+	for _, c := range block.Cells {
+		codes = append(codes, c.State.Code())
+	}
+	if want := "ngttt..........b" + strings.Repeat("o", 240); string(codes) != want {
+		t.Errorf("PoolMap cells of 10.42.1.0/24 = %q, want %q", codes, want)
+	}
+	if got := block.Cells[1].Explain; got != "10.42.1.1 is the gateway of subnet web" {
+		t.Errorf("PoolMap explains the subnet's gateway as %q", got)
+	}
+	if got := block.Cells[16].Explain; got != "10.42.1.16 is in no subnet of VPC main: addresses are handed out in subnets only" {
+		t.Errorf("PoolMap explains an address in no subnet as %q", got)
+	}
+	// A /24 block of a public /16 is a part of the pool: its first and
+	// last addresses are candidates, not a network and a broadcast.
+	big, err := svc.CreatePublicPool(ctx, operator, CreatePublicPoolInput{Name: "public-big", CIDR: "100.64.0.0/16"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bm, err := svc.PoolMap(ctx, operator, big, netip.MustParsePrefix("100.64.1.0/24"))
+	if err != nil || len(bm.Cells) != 256 {
+		t.Fatalf("PoolMap of 100.64.1.0/24: %d cells, %v", len(bm.Cells), err)
+	}
+	if first, last := bm.Cells[0], bm.Cells[255]; first.State != candidates.Free || last.State != candidates.Free {
+		t.Errorf("PoolMap of 100.64.1.0/24 draws its first and last addresses %v (%s) and %v (%s), want free", first.State, first.Explain, last.State, last.Explain)
+	}
+	if _, err := svc.PoolMap(ctx, operator, big, netip.MustParsePrefix("100.64.0.0/20")); err == nil {
+		t.Error("PoolMap of a /20 block of a /16 succeeded")
 	}
 	if _, err := svc.PoolMap(ctx, acme, pool, netip.MustParsePrefix("10.43.0.0/24")); err == nil {
 		t.Error("PoolMap of a block outside the pool succeeded")

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 
+	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/store"
@@ -57,7 +59,7 @@ func createPublicPool(ctx context.Context, tx *store.Tx, actor auth.Actor, row s
 			slices.Equal(existing.Exclude, row.Exclude) {
 			return existing, nil
 		}
-		return store.PoolRow{}, fieldConflict("name", "public pool %s exists already with another spec (%s); a pool's spec never changes: create another pool", row.Name, specSummary(existing))
+		return store.PoolRow{}, fieldConflict("name", "public pool %s exists already with another spec (%s); change its gateway, excludes or zone with updatePublicPool, or create another pool", row.Name, specSummary(existing))
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return store.PoolRow{}, err
 	}
@@ -78,7 +80,7 @@ func createPublicPool(ctx context.Context, tx *store.Tx, actor auth.Actor, row s
 		return store.PoolRow{}, err
 	}
 	return created, store.InsertAudit(ctx, tx, store.AuditEntry{
-		Actor: actor.Name, Action: "create", ObjectKind: "IPAMPool", ObjectName: created.Name, After: store.JSON(poolAudit(created)),
+		Actor: actor.Name, Action: audit.Create, ObjectKind: audit.KindPool, ObjectName: created.Name, After: store.JSON(poolAudit(created)),
 	})
 }
 
@@ -93,6 +95,185 @@ func normalizeExcludes(in []string) []string {
 		}
 	}
 	return out
+}
+
+// coveredShown is how many of the allocations that refuse a change of a
+// public pool's spec the refusal names.
+const coveredShown = 3
+
+// UpdatePublicPool changes a public pool's gateway, excludes or zone.
+// Operators only. The new gateway and excludes may not cover an address
+// the pool holds, and the zone may not change while the pool holds routers'
+// uplinks (a VPC's uplink is in its zone's pools): refused naming some of
+// them and how many. The change takes the pool's row FOR UPDATE: it waits
+// for the claims in progress in the pool, then sees what they stored, and
+// the claims that come meanwhile wait for it and choose their address
+// again under the new spec (docs/allocation.md, "When a public pool's spec
+// changes"). A change that changes nothing stores nothing; any other
+// leaves one audit entry with the pool before and after.
+func (s *Service) UpdatePublicPool(ctx context.Context, actor auth.Actor, in UpdatePublicPoolInput) (Pool, error) {
+	if !actor.IsOperator() {
+		return Pool{}, forbidden("only operators change public pools")
+	}
+	if err := checkName("name", in.Name); err != nil {
+		return Pool{}, err
+	}
+	// A bad zone is refused with the spec's mistakes, all at once.
+	var zoneErr error
+	if in.Zone != nil {
+		zoneErr = checkZone("zone", *in.Zone)
+	}
+	var out store.PoolRow
+	err := store.InTx(ctx, s.db, func(tx *store.Tx) error {
+		before, err := store.LockPublicPool(ctx, tx, in.Name)
+		if errors.Is(err, store.ErrNotFound) {
+			return notFound("pool", "", in.Name)
+		}
+		if err != nil {
+			return err
+		}
+		next, spec, err := updatedSpec(before, in)
+		if err != nil || zoneErr != nil {
+			return collect(err, zoneErr)
+		}
+		if next.Gateway == before.Gateway && slices.Equal(next.Exclude, before.Exclude) && next.Zone == before.Zone {
+			out = before
+			return nil
+		}
+		if next.Gateway != before.Gateway || !slices.Equal(next.Exclude, before.Exclude) {
+			if err := refuseCovered(ctx, tx, before, next, spec); err != nil {
+				return err
+			}
+		}
+		if next.Zone != before.Zone {
+			if err := refuseMovedUplinks(ctx, tx, before, next.Zone); err != nil {
+				return err
+			}
+		}
+		if out, err = store.UpdatePoolSpec(ctx, tx, next); err != nil {
+			return err
+		}
+		return store.InsertAudit(ctx, tx, store.AuditEntry{
+			Actor: actor.Name, Action: audit.Update, ObjectKind: audit.KindPool, ObjectName: in.Name,
+			Before: store.JSON(poolAudit(before)), After: store.JSON(poolAudit(out)),
+		})
+	})
+	if err != nil {
+		return Pool{}, err
+	}
+	if fresh, err := newCachedPool(out); err == nil {
+		s.remember(fresh)
+	}
+	return poolFromRow(out), nil
+}
+
+// updatedSpec is the pool before with the changes of in, and its spec
+// parsed: validated against its prefix as a new pool's spec is.
+func updatedSpec(before store.PoolRow, in UpdatePublicPoolInput) (store.PoolRow, candidates.Pool, error) {
+	spec := candidates.PoolSpec{CIDR: before.CIDR.String(), Exclude: before.Exclude}
+	if before.Gateway.IsValid() {
+		spec.Gateway = before.Gateway.String()
+	}
+	if in.Gateway != nil {
+		spec.Gateway = strings.TrimSpace(*in.Gateway)
+	}
+	if in.Exclude != nil {
+		spec.Exclude = *in.Exclude
+	}
+	parsed, err := candidates.ParsePool(spec)
+	if err != nil {
+		return store.PoolRow{}, candidates.Pool{}, fromCandidates(err)
+	}
+	next := before
+	next.Gateway, next.Exclude = parsed.Gateway, normalizeExcludes(spec.Exclude)
+	if in.Zone != nil {
+		next.Zone = *in.Zone
+	}
+	return next, parsed, nil
+}
+
+// refuseCovered refuses next, the pool before with the spec parsed, when
+// its gateway or excludes cover addresses the pool holds, naming some of
+// them.
+func refuseCovered(ctx context.Context, tx *store.Tx, before, next store.PoolRow, spec candidates.Pool) error {
+	var ranges []store.AddressRange
+	if next.Gateway.IsValid() {
+		ranges = append(ranges, store.AddressRange{From: next.Gateway, To: next.Gateway})
+	}
+	for _, r := range spec.Exclude.Ranges() {
+		ranges = append(ranges, store.AddressRange{From: r.From, To: r.To})
+	}
+	if len(ranges) == 0 {
+		return nil
+	}
+	covered, n, err := store.SampleAllocations(ctx, tx, before.UID, "", ranges, coveredShown)
+	if err != nil || n == 0 {
+		return err
+	}
+	field, what := "exclude", "the excludes"
+	if next.Gateway != before.Gateway && next.Gateway.IsValid() {
+		gw := []store.AddressRange{{From: next.Gateway, To: next.Gateway}}
+		_, held, err := store.SampleAllocations(ctx, tx, before.UID, "", gw, 1)
+		switch {
+		case err != nil:
+			return err
+		case held > 0 && held < n:
+			field, what = "gateway", "gateway "+next.Gateway.String()+" and the excludes"
+		case held > 0:
+			field, what = "gateway", "gateway "+next.Gateway.String()
+		}
+	}
+	return fieldConflict(field, "public pool %s holds %s that %s would cover: %s; release %s first, or leave %s out",
+		before.Name, plural(n, "address", "addresses"), what, holders(covered, n), them(n), them(n))
+}
+
+// refuseMovedUplinks refuses to move the pool p to zone while it holds
+// routers' uplinks, naming some of their VPCs.
+func refuseMovedUplinks(ctx context.Context, tx *store.Tx, p store.PoolRow, zone string) error {
+	uplinks, n, err := store.SampleAllocations(ctx, tx, p.UID, OwnerVPC, nil, coveredShown)
+	if err != nil || n == 0 {
+		return err
+	}
+	vpcs, err := store.VPCs(ctx, tx)
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(uplinks))
+	for _, u := range uplinks {
+		name := u.OwnerNamespace + "/?"
+		for _, v := range vpcs {
+			if v.UID == u.OwnerUID {
+				name = v.Namespace + "/" + v.Name
+			}
+		}
+		names = append(names, name+" at "+u.Address.String())
+	}
+	if n > len(names) {
+		names = append(names, strconv.Itoa(n-len(names))+" more")
+	}
+	return fieldConflict("zone", "public pool %s holds the router uplinks of %s of zone %s (%s): a router's uplink is in its VPC's zone; delete those VPCs before moving the pool to %s",
+		p.Name, plural(n, "VPC", "VPCs"), describeZone(p.Zone), strings.Join(names, ", "), describeZone(zone))
+}
+
+// describeZone names a zone in a message, "no zone" for none.
+func describeZone(zone string) string {
+	if zone == "" {
+		return "no zone"
+	}
+	return zone
+}
+
+// holders lists the allocations shown of n, each address with its owner,
+// and says how many more there are.
+func holders(shown []store.AllocationRow, n int) string {
+	parts := make([]string, 0, len(shown)+1)
+	for _, a := range shown {
+		parts = append(parts, a.Address.String()+" ("+a.OwnerKind+" "+a.OwnerNamespace+"/"+a.OwnerName+")")
+	}
+	if n > len(shown) {
+		parts = append(parts, strconv.Itoa(n-len(shown))+" more")
+	}
+	return strings.Join(parts, ", ")
 }
 
 // DeletePublicPool deletes a public pool that holds no address.
@@ -113,7 +294,7 @@ func (s *Service) DeletePublicPool(ctx context.Context, actor auth.Actor, name s
 			return err
 		}
 		if n > 0 {
-			return conflict("public pool %s still holds %s; release %s first", name, plural(n, "address", "addresses"), them(n))
+			return poolInUse(name, n)
 		}
 		if err := store.DeletePool(ctx, tx, cp.row.UID); errors.Is(err, store.ErrInUse) {
 			return conflict("public pool %s was given an address meanwhile; release it first", name)
@@ -121,11 +302,17 @@ func (s *Service) DeletePublicPool(ctx context.Context, actor auth.Actor, name s
 			return err
 		}
 		return store.InsertAudit(ctx, tx, store.AuditEntry{
-			Actor: actor.Name, Action: "delete", ObjectKind: "IPAMPool", ObjectName: name, Before: store.JSON(poolAudit(cp.row)),
+			Actor: actor.Name, Action: audit.Delete, ObjectKind: audit.KindPool, ObjectName: name, Before: store.JSON(poolAudit(cp.row)),
 		})
 	})
 	s.forgetPool(cp)
 	return err
+}
+
+// poolInUse refuses to delete the public pool name while it holds n
+// addresses.
+func poolInUse(name string, n int) error {
+	return conflict("public pool %s still holds %s; release %s first", name, plural(n, "address", "addresses"), them(n))
 }
 
 // Pools lists the pools the actor may see: every pool for operators; for
@@ -285,16 +472,20 @@ func (s *Service) allocationPage(ctx context.Context, f store.AllocationFilter, 
 }
 
 // poolAudit is what the audit log keeps of a pool.
-func poolAudit(r store.PoolRow) map[string]any {
-	m := map[string]any{"uid": r.UID, "namespace": r.Namespace, "name": r.Name, "kind": r.Kind, "cidr": r.CIDR.String(),
-		"exclude": r.Exclude, "zone": r.Zone}
+func poolAudit(r store.PoolRow) audit.Pool {
+	p := audit.Pool{UID: r.UID, Namespace: r.Namespace, Name: r.Name, Kind: r.Kind, CIDR: r.CIDR.String(), Exclude: r.Exclude, Zone: r.Zone}
 	if r.Gateway.IsValid() {
-		m["gateway"] = r.Gateway.String()
+		p.Gateway = r.Gateway.String()
 	}
 	if len(r.Labels) > 0 {
-		m["labels"] = r.Labels
+		p.Labels = r.Labels
 	}
-	return m
+	return p
+}
+
+// subnetAudit is the audit log's document of a subnet.
+func subnetAudit(r store.SubnetRow) audit.Subnet {
+	return audit.Subnet{UID: r.UID, CIDR: r.CIDR.String(), Gateway: r.Gateway.String()}
 }
 
 // specSummary writes a pool's spec in a few words, for messages.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/store"
 )
@@ -104,7 +105,7 @@ func (q Quota) audit() store.RawJSON {
 	for k, n := range q.Limits {
 		limits[string(k)] = n
 	}
-	return store.JSON(map[string]any{"pattern": q.Pattern, "limits": limits})
+	return store.JSON(audit.Quota{Pattern: q.Pattern, Limits: limits})
 }
 
 // A QuotaChange changes the quota of Pattern: it sets the limits of Set
@@ -236,9 +237,9 @@ func (s *Service) SetQuota(ctx context.Context, actor auth.Actor, c QuotaChange)
 			return err
 		}
 		q = quotaFromRow(stored)
-		entry := store.AuditEntry{Actor: actor.Name, Action: "create", ObjectKind: "Quota", ObjectName: q.Pattern, After: q.audit()}
+		entry := store.AuditEntry{Actor: actor.Name, Action: audit.Create, ObjectKind: audit.KindQuota, ObjectName: q.Pattern, After: q.audit()}
 		if found {
-			entry.Action, entry.Before = "update", quotaFromRow(before).audit()
+			entry.Action, entry.Before = audit.Update, quotaFromRow(before).audit()
 		}
 		return store.InsertAudit(ctx, tx, entry)
 	})
@@ -264,7 +265,7 @@ func (s *Service) UnsetQuota(ctx context.Context, actor auth.Actor, pattern stri
 			return err
 		}
 		q = quotaFromRow(r)
-		return store.InsertAudit(ctx, tx, store.AuditEntry{Actor: actor.Name, Action: "delete", ObjectKind: "Quota", ObjectName: pattern, Before: q.audit()})
+		return store.InsertAudit(ctx, tx, store.AuditEntry{Actor: actor.Name, Action: audit.Delete, ObjectKind: audit.KindQuota, ObjectName: pattern, Before: q.audit()})
 	})
 	return q, err
 }

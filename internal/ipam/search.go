@@ -315,12 +315,12 @@ func explainAddress(p store.PoolRow, in *store.SearchSubnetRow, a netip.Addr, ta
 	space := cp.spec.Candidates()
 	if hit.VPC = vpcOfPool(p); hit.VPC != "" {
 		if in == nil {
-			hit.State, hit.Explain = candidates.Outside, fmt.Sprintf("%s is in no subnet of VPC %s: addresses are handed out in subnets only", a, hit.VPC)
+			hit.State, hit.Explain = candidates.Outside, inNoSubnet(a, hit.VPC)
 			return hit, nil
 		}
 		hit.Subnet, hit.CIDR, hit.Gateway = in.Name, in.CIDR, in.Gateway
 		if a == in.Gateway {
-			hit.State, hit.Explain = candidates.Gateway, fmt.Sprintf("%s is the gateway of subnet %s", a, in.Name)
+			hit.State, hit.Explain = candidates.Gateway, subnetGateway(a, in.Name)
 			return hit, nil
 		}
 		req, err := cp.spec.ParseRequest(candidates.RequestSpec{Within: in.CIDR.String()})

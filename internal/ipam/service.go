@@ -74,10 +74,12 @@ type Service struct {
 	fits usageFits
 }
 
-// cachedPool is a pool with its parsed spec. A pool's spec never changes,
-// so the cache can only be stale about a pool deleted (and maybe made
-// again) elsewhere; a claim then fails on the foreign key and the entry is
-// dropped.
+// cachedPool is a pool with its parsed spec. The cache can be stale about
+// a pool deleted (and maybe made again) elsewhere: a claim then fails on
+// the foreign key and the entry is dropped. And about a public pool whose
+// gateway, excludes or zone changed (UpdatePublicPool): a claim's insert
+// then stores nothing, and the claim reads the pool afresh (respecify). A
+// private pool's spec never changes.
 type cachedPool struct {
 	row  store.PoolRow
 	pool Pool
@@ -177,6 +179,16 @@ func (s *Service) cachedPool(ctx context.Context, namespace, name string) (*cach
 	s.pools[key] = cp
 	s.poolsMu.Unlock()
 	return cp, nil
+}
+
+// remember caches cp, unless the cache holds a newer spec of its pool.
+func (s *Service) remember(cp *cachedPool) {
+	key := cp.row.Namespace + "/" + cp.row.Name
+	s.poolsMu.Lock()
+	defer s.poolsMu.Unlock()
+	if old, ok := s.pools[key]; !ok || old.row.UID != cp.row.UID || old.row.SpecVersion < cp.row.SpecVersion {
+		s.pools[key] = cp
+	}
 }
 
 // forgetCaches drops every cached pool and subnet: one was deleted

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/store"
@@ -228,8 +229,8 @@ func (s *Service) createSubnet(ctx context.Context, tx *store.Tx, actor auth.Act
 		return store.SubnetRow{}, err
 	}
 	return row, store.InsertAudit(ctx, tx, store.AuditEntry{
-		Actor: actor.Name, Action: "create", Namespace: vpc.Namespace, ObjectKind: "Subnet", ObjectName: vpc.Name + "/" + in.Name,
-		After: store.JSON(map[string]any{"uid": row.UID, "cidr": row.CIDR, "gateway": row.Gateway}),
+		Actor: actor.Name, Action: audit.Create, Namespace: vpc.Namespace, ObjectKind: audit.KindSubnet, ObjectName: vpc.Name + "/" + in.Name,
+		After: store.JSON(subnetAudit(row)),
 	})
 }
 
@@ -376,8 +377,8 @@ func (s *Service) DeleteSubnet(ctx context.Context, actor auth.Actor, namespace,
 			return err
 		}
 		return store.InsertAudit(ctx, tx, store.AuditEntry{
-			Actor: actor.Name, Action: "delete", Namespace: namespace, ObjectKind: "Subnet", ObjectName: vpc + "/" + name,
-			Before: store.JSON(map[string]any{"uid": sub.UID, "cidr": sub.CIDR, "gateway": sub.Gateway}),
+			Actor: actor.Name, Action: audit.Delete, Namespace: namespace, ObjectKind: audit.KindSubnet, ObjectName: vpc + "/" + name,
+			Before: store.JSON(subnetAudit(sub)),
 		})
 	})
 	if errors.Is(err, store.ErrInUse) {
@@ -409,9 +410,14 @@ func (s *Service) refuseVMs(ctx context.Context, ext store.Ext, poolUID, subnetU
 	case err != nil:
 		return err
 	case vms > 0:
-		return conflict("%s still has %s; detach %s first", what, plural(vms, "VM interface", "VM interfaces"), them(vms))
+		return vmsLeft(what, vms)
 	}
 	return nil
+}
+
+// vmsLeft refuses to delete what while it has n VM interfaces.
+func vmsLeft(what string, n int) error {
+	return conflict("%s still has %s; detach %s first", what, plural(n, "VM interface", "VM interfaces"), them(n))
 }
 
 // Subnets lists a VPC's subnets in address order.

@@ -138,6 +138,16 @@ type CreatePublicPoolInput struct {
 	Labels  map[string]string // at most MaxLabels, Kubernetes' rules
 }
 
+// UpdatePublicPoolInput changes a public pool's gateway, excludes or zone;
+// a nil field keeps the pool's. An empty gateway or zone removes it. The
+// prefix never changes.
+type UpdatePublicPoolInput struct {
+	Name    string
+	Gateway *string
+	Exclude *[]string
+	Zone    *string
+}
+
 // CreateVPCInput creates a VPC, its pool and, with a zone, its uplink.
 type CreateVPCInput struct {
 	Namespace, Name, CIDR, Zone string

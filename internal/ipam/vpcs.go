@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/netip"
 
+	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/store"
@@ -130,16 +131,16 @@ func (s *Service) createVPC(ctx context.Context, tx *store.Tx, undo *undoList, a
 	if err != nil {
 		return store.VPCRow{}, err
 	}
-	after := map[string]any{"uid": vpc.UID, "cidr": vpc.CIDR, "zone": vpc.Zone, "pool": pool.Name}
+	after := audit.VPC{UID: vpc.UID, CIDR: vpc.CIDR.String(), Zone: vpc.Zone, Pool: pool.Name}
 	if in.Zone != "" {
 		uplink, err := s.claimInZone(ctx, tx, undo, zonePools, in.Zone, Owner{Kind: OwnerVPC, UID: vpc.UID, Name: "router"}, in.Namespace, actor.Name)
 		if err != nil {
 			return store.VPCRow{}, err
 		}
-		after["router"] = uplink.Address.String()
+		after.Router = uplink.Address.String()
 	}
 	return vpc, store.InsertAudit(ctx, tx, store.AuditEntry{
-		Actor: actor.Name, Action: "create", Namespace: in.Namespace, ObjectKind: "VPC", ObjectName: in.Name, After: store.JSON(after),
+		Actor: actor.Name, Action: audit.Create, Namespace: in.Namespace, ObjectKind: audit.KindVPC, ObjectName: in.Name, After: store.JSON(after),
 	})
 }
 
@@ -157,7 +158,7 @@ func (s *Service) zonePools(ctx context.Context, ext store.Ext, zone string) ([]
 	out := make([]*cachedPool, 0, len(rows))
 	for _, r := range rows {
 		cp, err := s.cachedPool(ctx, r.Namespace, r.Name)
-		if errors.Is(err, ErrNotFound) || err == nil && cp.row.UID != r.UID {
+		if errors.Is(err, ErrNotFound) || err == nil && (cp.row.UID != r.UID || cp.row.SpecVersion != r.SpecVersion) {
 			cp, err = newCachedPool(r)
 		}
 		if err != nil {
@@ -240,17 +241,17 @@ func (s *Service) DeleteVPC(ctx context.Context, actor auth.Actor, namespace, na
 		}
 		// The VPC's subnets and its pool go with it, each with its entry.
 		entries := []store.AuditEntry{{
-			Actor: actor.Name, Action: "delete", Namespace: namespace, ObjectKind: "VPC", ObjectName: name,
-			Before: store.JSON(map[string]any{"uid": vpc.UID, "cidr": vpc.CIDR, "zone": vpc.Zone}),
+			Actor: actor.Name, Action: audit.Delete, Namespace: namespace, ObjectKind: audit.KindVPC, ObjectName: name,
+			Before: store.JSON(audit.VPC{UID: vpc.UID, CIDR: vpc.CIDR.String(), Zone: vpc.Zone}),
 		}}
 		for _, sub := range subnets {
 			entries = append(entries, store.AuditEntry{
-				Actor: actor.Name, Action: "delete", Namespace: namespace, ObjectKind: "Subnet", ObjectName: name + "/" + sub.Name,
-				Before: store.JSON(map[string]any{"uid": sub.UID, "cidr": sub.CIDR, "gateway": sub.Gateway}),
+				Actor: actor.Name, Action: audit.Delete, Namespace: namespace, ObjectKind: audit.KindSubnet, ObjectName: name + "/" + sub.Name,
+				Before: store.JSON(subnetAudit(sub)),
 			})
 		}
 		entries = append(entries, store.AuditEntry{
-			Actor: actor.Name, Action: "delete", Namespace: namespace, ObjectKind: "IPAMPool", ObjectName: pool.Name, Before: store.JSON(poolAudit(pool)),
+			Actor: actor.Name, Action: audit.Delete, Namespace: namespace, ObjectKind: audit.KindPool, ObjectName: pool.Name, Before: store.JSON(poolAudit(pool)),
 		})
 		for _, e := range entries {
 			if err := store.InsertAudit(ctx, tx, e); err != nil {

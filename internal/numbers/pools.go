@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/candidates"
@@ -15,7 +16,7 @@ import (
 )
 
 // PoolKind is the built-in kind of number pools, as the API names it.
-const PoolKind = "CoreNumberPool"
+const PoolKind = audit.KindNumberPool
 
 // A Range is a span of numbers of a pool, both ends included, and its
 // weight: ranges are tried by descending weight, ties in the order given.
@@ -56,6 +57,25 @@ type Pool struct {
 	Ranges    []Range        `json:"ranges"`
 	CreatedAt time.Time      `json:"created_at"`
 	CreatedBy string         `json:"created_by"`
+}
+
+// audit is the audit log's document of the pool.
+func (p Pool) audit() audit.NumberPool {
+	out := audit.NumberPool{ID: p.ID, Name: p.Name, Description: p.Description, Node: p.Kind, NodeID: p.KindID,
+		NodeAttribute: p.Attribute, NodeAttributeID: p.AttributeID, CreatedAt: p.CreatedAt, CreatedBy: p.CreatedBy}
+	if p.Scope != nil {
+		out.AllocationScope = make([]audit.ScopeElement, len(p.Scope))
+		for i, e := range p.Scope {
+			out.AllocationScope[i] = audit.ScopeElement(e)
+		}
+	}
+	if p.Ranges != nil {
+		out.Ranges = make([]audit.NumberRange, len(p.Ranges))
+		for i, r := range p.Ranges {
+			out.Ranges[i] = audit.NumberRange(r)
+		}
+	}
+	return out
 }
 
 // ScopeNames are the names of the pool's scope elements, in order.
@@ -149,8 +169,8 @@ func (s *Service) CreatePool(ctx context.Context, actor auth.Actor, in PoolInput
 		}
 		row.ID, row.CreatedBy = newID(), actor.Name
 		out = poolOf(main, row)
-		row, err = store.InsertNumberPool(ctx, tx, row, store.AuditEntry{Actor: actor.Name, Action: "create", ObjectKind: PoolKind,
-			ObjectName: row.Name, After: store.JSON(out)})
+		row, err = store.InsertNumberPool(ctx, tx, row, store.AuditEntry{Actor: actor.Name, Action: audit.Create, ObjectKind: PoolKind,
+			ObjectName: row.Name, After: store.JSON(out.audit())})
 		if errors.Is(err, store.ErrObjectExists) {
 			return conflict("name", "a number pool named %s exists", in.Name)
 		}
@@ -400,8 +420,8 @@ func (s *Service) UpdatePool(ctx context.Context, actor auth.Actor, id string, i
 		}
 		next := row
 		next.Name, next.Description, next.Ranges = name, description, ranges
-		row, err = store.UpdateNumberPool(ctx, tx, pid, name, description, ranges, store.AuditEntry{Actor: actor.Name, Action: "update",
-			ObjectKind: PoolKind, ObjectName: name, Before: store.JSON(before), After: store.JSON(poolOf(main, next))})
+		row, err = store.UpdateNumberPool(ctx, tx, pid, name, description, ranges, store.AuditEntry{Actor: actor.Name, Action: audit.Update,
+			ObjectKind: PoolKind, ObjectName: name, Before: store.JSON(before.audit()), After: store.JSON(poolOf(main, next).audit())})
 		if errors.Is(err, store.ErrObjectExists) {
 			return conflict("name", "a number pool named %s exists", name)
 		}
@@ -426,8 +446,8 @@ func (s *Service) DeletePool(ctx context.Context, actor auth.Actor, id string) (
 		return Pool{}, err
 	}
 	err = store.InTx(ctx, s.db, func(tx *store.Tx) error {
-		err := store.DeleteNumberPool(ctx, tx, p.ID, store.AuditEntry{Actor: actor.Name, Action: "delete", ObjectKind: PoolKind,
-			ObjectName: p.Name, Before: store.JSON(p)})
+		err := store.DeleteNumberPool(ctx, tx, p.ID, store.AuditEntry{Actor: actor.Name, Action: audit.Delete, ObjectKind: PoolKind,
+			ObjectName: p.Name, Before: store.JSON(p.audit())})
 		if errors.Is(err, store.ErrNotFound) {
 			return notFound("number pool %s", id)
 		}

@@ -83,6 +83,16 @@ func (cs Changes) String() string {
 	return strings.Join(lines, "\n")
 }
 
+// Diff lists what differs from before to after, matched by id, as Apply
+// lists what it did: a branch's schema against its branch point's.
+func Diff(before, after Schema) Changes {
+	next := after.s
+	if next == nil {
+		next = &state{}
+	}
+	return changes(before.s, next)
+}
+
 // changes lists what differs from old to next, matched by id.
 func changes(old, next *state) Changes {
 	before := map[string]*kind{}

@@ -28,6 +28,12 @@ type AllocationRow struct {
 	UID            string
 	CreatedAt      time.Time
 	CreatedBy      string
+	// SpecVersion is, for a claim, the version of its public pool's spec
+	// (PoolRow.SpecVersion) that its address was chosen under: the claim
+	// stores nothing when the pool's spec is another now, or once the
+	// change in progress commits (migration 0023). 0 for a claim in a
+	// private pool, whose spec never changes, and in the rows read.
+	SpecVersion int64
 }
 
 // An OwnerKey is what identifies an owner in a pool (the unique index
@@ -41,43 +47,59 @@ type OwnerKey struct {
 const allocationColumns = `namespace, name, pool_uid, host(address) AS address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, uid, created_at, created_by`
 
 // insertAllocationSQL claims an address and records it in the audit log,
-// unless a quota of addresses is set for one of the patterns $12 (those
+// unless a quota of addresses is set for one of the patterns $13 (those
 // that match the owner's namespace, NamespacePatterns): then it stores
 // nothing, as when the address is taken, and the claim is made again under
 // the namespace's lock (InsertAllocationUnderQuota). The condition is a
 // probe of the primary key of quotas per pattern.
-var insertAllocationSQL = insertAllocationQuery(`NOT EXISTS (SELECT FROM quotas WHERE addresses IS NOT NULL AND pattern = ANY ($12::text[]))`)
+var insertAllocationSQL = insertAllocationQuery(`NOT EXISTS (SELECT FROM quotas WHERE addresses IS NOT NULL AND pattern = ANY ($13::text[]))`)
 
 // insertUnderQuotaSQL is insertAllocationSQL for a claim whose quotas
-// were checked under its namespace's lock: it has no $12.
+// were checked under its namespace's lock: it has no $13.
 var insertUnderQuotaSQL = insertAllocationQuery("true")
 
+// specUnchanged is the condition of a claim in a pool ($3) whose spec was
+// at version $12 when the claim chose its address (0: a private pool,
+// unchecked). The pool's row is read FOR KEY SHARE: an update of the spec
+// in progress holds it FOR UPDATE, so the claim waits for it, then reads
+// the row as the update left it (PostgreSQL rechecks a locked row's
+// condition on its newest version), and stores nothing when the version
+// moved on (migration 0023).
+const specUnchanged = `($12::bigint = 0 OR EXISTS (SELECT FROM pools WHERE uid = $3 AND spec_version = $12 FOR KEY SHARE))`
+
 // insertAllocationQuery is the claim of an address, made when the
-// condition holds.
+// condition holds and the pool's spec is the one the claim chose under.
 func insertAllocationQuery(condition string) string {
 	return `WITH a AS (
 		INSERT INTO allocations (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_by)
 		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10
-		WHERE ` + condition + `
+		WHERE ` + specUnchanged + ` AND ` + condition + `
 		ON CONFLICT DO NOTHING
 		RETURNING *
 	), audit AS (
 		INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, after)
-		SELECT created_by, 'allocate', namespace, 'IPAllocation', name, jsonb_build_object(
-			'pool', $11::text, 'address', host(address),
-			'owner', jsonb_build_object('kind', owner_kind, 'uid', owner_uid, 'name', owner_name),
-			'ownerNamespace', owner_namespace)
+		SELECT a.created_by, 'allocate', a.namespace, 'IPAllocation', a.name, ` + allocationDoc("a", "$11::text", "a.owner_name") + `
 		FROM a
 	)
 	SELECT ` + allocationColumns + ` FROM a`
 }
 
+// allocationDoc is the SQL of the audit log's document of the allocation
+// of the row alias (audit.Allocation, whose json tags are its keys), its
+// pool named pool and its owner owner (SQL expressions).
+func allocationDoc(alias, pool, owner string) string {
+	return `jsonb_build_object('pool', ` + pool + `, 'address', host(` + alias + `.address),
+			'owner', jsonb_build_object('kind', ` + alias + `.owner_kind, 'uid', ` + alias + `.owner_uid, 'name', ` + owner + `),
+			'ownerNamespace', ` + alias + `.owner_namespace,
+			'subnet', (SELECT s.name FROM subnets s WHERE s.uid = ` + alias + `.subnet_uid))`
+}
+
 // claimAddressSQL is insertAllocationSQL run by the function
-// claim_address (migrations 0008 and 0020), for connections through a
+// claim_address (migrations 0008, 0020, 0021 and 0023), for connections through a
 // connection pooler: the function's plan stays with the server
 // connection, as a prepared statement's stays with a client's own
 // (TestClaimAddress checks that both store the same).
-const claimAddressSQL = `SELECT ` + allocationColumns + ` FROM claim_address($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
+const claimAddressSQL = `SELECT ` + allocationColumns + ` FROM claim_address($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`
 
 // InsertAllocation claims a.Address for a's owner and records it in the
 // audit log, in one statement (one round trip, atomic even outside a
@@ -85,7 +107,9 @@ const claimAddressSQL = `SELECT ` + allocationColumns + ` FROM claim_address($1,
 // address of the pool, nothing is stored and the error wraps
 // ErrObjectExists: the unique indexes decide, never a lock. The same when
 // a quota of addresses matches the owner's namespace (QuotaApplies tells
-// it apart): that claim is made with InsertAllocationUnderQuota.
+// it apart): that claim is made with InsertAllocationUnderQuota; and when
+// a.SpecVersion is no longer its public pool's (the pool's row tells it
+// apart): the address is to be chosen again under the pool's new spec.
 func InsertAllocation(ctx context.Context, ext sqlx.QueryerContext, a AllocationRow, pool string) (AllocationRow, error) {
 	var scanned allocationScan
 	args := append(insertAllocationArgs(a, pool), textArray(NamespacePatterns(a.OwnerNamespace)))
@@ -120,9 +144,9 @@ func InsertAllocationUnderQuota(ctx context.Context, tx *Tx, a AllocationRow, po
 }
 
 // insertAllocationArgs are the parameters of insertAllocationQuery, $1 to
-// $11.
+// $12.
 func insertAllocationArgs(a AllocationRow, pool string) []any {
-	return []any{a.Namespace, a.Name, a.PoolUID, a.Address.String(), a.OwnerKind, a.OwnerUID, a.OwnerName, a.OwnerNamespace, nullable(a.SubnetUID), a.CreatedBy, pool}
+	return []any{a.Namespace, a.Name, a.PoolUID, a.Address.String(), a.OwnerKind, a.OwnerUID, a.OwnerName, a.OwnerNamespace, nullable(a.SubnetUID), a.CreatedBy, pool, a.SpecVersion}
 }
 
 // insertedAllocation is the answer of a claim of a whose statement
@@ -145,28 +169,28 @@ func insertedAllocation(scanned allocationScan, err error, a AllocationRow) (All
 // statements wait for each other's addresses in one order. A row whose
 // owner's namespace a quota of addresses matches is not inserted: row n's
 // patterns are the n-th row of $12, a two-dimensional array padded with
-// empty strings, which no pattern is. Each row inserted writes one audit
+// empty strings, which no pattern is. Nor is a row of a public pool whose
+// spec is no longer at the row's version, $13 (specUnchanged). Each row
+// inserted writes one audit
 // entry, which takes its pool's name from the input by pool alone: rows of
 // the input that propose one address (one of them inserted, the others
 // changing nothing) must not each add an entry
 // (TestBatchOfOneAddressAuditsOnce).
-const insertAllocationsSQL = `WITH input AS (
-		SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::inet[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
-			WITH ORDINALITY AS i (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_by, pool, n)
+var insertAllocationsSQL = `WITH input AS (
+		SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::inet[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $13::bigint[])
+			WITH ORDINALITY AS i (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_by, pool, spec_version, n)
 	), a AS (
 		INSERT INTO allocations (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_by)
 		SELECT namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, nullif(subnet_uid, '')::uuid, created_by
 		FROM input
-		WHERE NOT EXISTS (SELECT FROM quotas WHERE addresses IS NOT NULL AND pattern = ANY (($12::text[])[input.n:input.n]))
+		WHERE (input.spec_version = 0 OR EXISTS (SELECT FROM pools WHERE uid = input.pool_uid AND spec_version = input.spec_version FOR KEY SHARE))
+			AND NOT EXISTS (SELECT FROM quotas WHERE addresses IS NOT NULL AND pattern = ANY (($12::text[])[input.n:input.n]))
 		ORDER BY pool_uid, address
 		ON CONFLICT DO NOTHING
 		RETURNING *
 	), audit AS (
 		INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, after)
-		SELECT a.created_by, 'allocate', a.namespace, 'IPAllocation', a.name, jsonb_build_object(
-			'pool', input.pool, 'address', host(a.address),
-			'owner', jsonb_build_object('kind', a.owner_kind, 'uid', a.owner_uid, 'name', a.owner_name),
-			'ownerNamespace', a.owner_namespace)
+		SELECT a.created_by, 'allocate', a.namespace, 'IPAllocation', a.name, ` + allocationDoc("a", "input.pool", "a.owner_name") + `
 		FROM a JOIN (SELECT DISTINCT ON (pool_uid) pool_uid, pool FROM input) input ON input.pool_uid = a.pool_uid
 	)
 	SELECT ` + allocationColumns + ` FROM a`
@@ -174,7 +198,8 @@ const insertAllocationsSQL = `WITH input AS (
 // InsertAllocations makes the claims of InsertAllocation for many rows in
 // one statement (pools[i] is the name of rows[i]'s pool): each row is
 // stored unless its address is taken, its owner holds an address of the
-// pool already or a quota of addresses matches its owner's namespace,
+// pool already, the pool's spec changed (AllocationRow.SpecVersion) or a
+// quota of addresses matches its owner's namespace,
 // exactly as if it were inserted alone, and all the rows
 // stored are committed together. It returns, for each row, what was
 // stored, or an error wrapping ErrObjectExists. The error of the whole
@@ -191,11 +216,15 @@ func InsertAllocations(ctx context.Context, db *DB, rows []AllocationRow, pools 
 			cols[c][i] = v
 		}
 	}
-	args := make([]any, len(cols), len(cols)+1)
+	versions := make(pq.Int64Array, len(rows))
+	for i, a := range rows {
+		versions[i] = a.SpecVersion
+	}
+	args := make([]any, len(cols), len(cols)+2)
 	for i, c := range cols {
 		args[i] = c
 	}
-	args = append(args, patternsOfRows(rows))
+	args = append(args, patternsOfRows(rows), versions)
 	var scanned []allocationScan
 	stmt, err := db.prepared(ctx, &db.claimMany, insertAllocationsSQL)
 	switch {
@@ -307,13 +336,13 @@ func RenameVM(ctx context.Context, ext sqlx.ExtContext, namespace, uid, hostname
 			WHERE old.namespace = a.namespace AND old.name = a.name
 				AND a.owner_namespace = $1 AND a.owner_kind = 'VirtualMachine' AND a.owner_uid = $2
 				AND a.owner_name <> $3 || '/' || a.owner_ref
-			RETURNING a.namespace, a.name, a.owner_kind, a.owner_uid, a.owner_name, old.owner_name AS old_name
+			RETURNING a.*, old.owner_name AS old_name
 		)
 		INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, before, after)
 		SELECT $4, 'rename', r.namespace, 'IPAllocation', r.name,
-			jsonb_build_object('owner', jsonb_build_object('kind', r.owner_kind, 'uid', r.owner_uid, 'name', r.old_name)),
-			jsonb_build_object('owner', jsonb_build_object('kind', r.owner_kind, 'uid', r.owner_uid, 'name', r.owner_name))
-		FROM r`, namespace, uid, hostname, actor)
+			`+allocationDoc("r", "p.name", "r.old_name")+`,
+			`+allocationDoc("r", "p.name", "r.owner_name")+`
+		FROM r JOIN pools p ON p.uid = r.pool_uid`, namespace, uid, hostname, actor)
 	if err != nil {
 		return 0, fmt.Errorf("store: unable to rename VM %s to %s: %w", uid, hostname, classify(err))
 	}
@@ -388,10 +417,7 @@ func releaseSQL(where string) string {
 			RETURNING *
 		), audit AS (
 			INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, before)
-			SELECT $2, 'release', namespace, 'IPAllocation', name, jsonb_build_object(
-				'pool', $3::text, 'address', host(address),
-				'owner', jsonb_build_object('kind', owner_kind, 'uid', owner_uid, 'name', owner_name),
-				'ownerNamespace', owner_namespace)
+			SELECT $2, 'release', d.namespace, 'IPAllocation', d.name, ` + allocationDoc("d", "$3::text", "d.owner_name") + `
 			FROM d
 		)
 		SELECT ` + allocationColumns + ` FROM d`
@@ -435,6 +461,42 @@ func NotifyReleased(ctx context.Context, ext sqlx.ExecerContext, payloads []stri
 		return fmt.Errorf("store: unable to notify %d releases: %w", len(payloads), classify(err))
 	}
 	return nil
+}
+
+// An AddressRange is the addresses from From to To, both included.
+type AddressRange struct{ From, To netip.Addr }
+
+// SampleAllocations returns, in address order, at most limit allocations
+// of the pool uid whose owner is of kind (any when "") and whose address
+// lies in one of ranges (anywhere when there are none), and how many match:
+// what a refusal names.
+func SampleAllocations(ctx context.Context, ext sqlx.QueryerContext, poolUID, kind string, ranges []AddressRange, limit int) ([]AllocationRow, int, error) {
+	var firsts, lasts pq.StringArray
+	for _, r := range ranges {
+		firsts, lasts = append(firsts, r.From.String()), append(lasts, r.To.String())
+	}
+	var rows []struct {
+		allocationScan
+		Total int `db:"total"`
+	}
+	err := sqlx.SelectContext(ctx, ext, &rows, `SELECT `+allocationColumns+`, count(*) OVER () AS total
+		FROM allocations
+		WHERE pool_uid = $1 AND ($2 = '' OR owner_kind = $2)
+			AND ($3::inet[] IS NULL OR EXISTS (SELECT FROM unnest($3::inet[], $4::inet[]) r (first, last) WHERE address BETWEEN r.first AND r.last))
+		ORDER BY allocations.address LIMIT $5`, poolUID, kind, firsts, lasts, limit)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: unable to read the allocations of pool %s: %w", poolUID, classify(err))
+	}
+	out := make([]AllocationRow, 0, len(rows))
+	total := 0
+	for _, r := range rows {
+		a, err := r.row()
+		if err != nil {
+			return nil, 0, err
+		}
+		out, total = append(out, a), r.Total
+	}
+	return out, total, nil
 }
 
 // AllocationFilter narrows a listing of allocations.
@@ -505,10 +567,7 @@ func ReleaseAllocations(ctx context.Context, ext sqlx.QueryerContext, poolUID, s
 			RETURNING *
 		), audit AS (
 			INSERT INTO audit_log (actor, action, namespace, object_kind, object_name, before)
-			SELECT $4, 'release', namespace, 'IPAllocation', name, jsonb_build_object(
-				'pool', $5::text, 'address', host(address),
-				'owner', jsonb_build_object('kind', owner_kind, 'uid', owner_uid, 'name', owner_name),
-				'ownerNamespace', owner_namespace)
+			SELECT $4, 'release', d.namespace, 'IPAllocation', d.name, `+allocationDoc("d", "$5::text", "d.owner_name")+`
 			FROM d
 		)
 		SELECT `+allocationColumns+` FROM d ORDER BY d.address`,

@@ -5,11 +5,12 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"pivirt.hu/ipam/internal/audit"
 )
 
 // An AuditEntry records one change: who, when, what, before and after.
@@ -77,9 +78,10 @@ func InsertAudit(ctx context.Context, ext sqlx.ExtContext, e AuditEntry) error {
 	return nil
 }
 
-// JSON returns v as JSON for an audit entry's Before or After.
-func JSON(v any) RawJSON {
-	b, err := json.Marshal(v)
+// JSON returns the document p for an audit entry's Before or After: one
+// of internal/audit's types, which the readers decode it as.
+func JSON(p audit.Payload) RawJSON {
+	b, err := audit.Encode(p)
 	if err != nil {
 		return RawJSON(fmt.Sprintf(`{"unencodable": %q}`, err.Error()))
 	}

@@ -22,8 +22,8 @@ func TestAuditEntryScansNull(t *testing.T) {
 	db := pgtest.NewDB(t)
 	ctx := t.Context()
 	for _, e := range []store.AuditEntry{
-		{Actor: "op", Action: "create", ObjectKind: "VPC", Namespace: "acme/prod", ObjectName: "main", After: store.JSON(map[string]any{"cidr": "10.0.0.0/16"})},
-		{Actor: "op", Action: "delete", ObjectKind: "VPC", Namespace: "acme/prod", ObjectName: "main", Before: store.JSON(map[string]any{"cidr": "10.0.0.0/16"})},
+		{Actor: "op", Action: "create", ObjectKind: "VPC", Namespace: "acme/prod", ObjectName: "main", After: store.RawJSON(`{"cidr": "10.0.0.0/16"}`)},
+		{Actor: "op", Action: "delete", ObjectKind: "VPC", Namespace: "acme/prod", ObjectName: "main", Before: store.RawJSON(`{"cidr": "10.0.0.0/16"}`)},
 		{Actor: "op", Action: "revoke", ObjectKind: "APIToken", ObjectName: "alice"},
 	} {
 		if err := store.InsertAudit(ctx, db, e); err != nil {

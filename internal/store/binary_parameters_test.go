@@ -38,7 +38,7 @@ func TestBinaryParameters(t *testing.T) {
 		t.Errorf("the pool read back: %+v, %v; want the label zone a", got, err)
 	}
 	if err := store.InsertAudit(t.Context(), db, store.AuditEntry{Actor: "test", Action: "create", ObjectKind: "IPPool", ObjectName: p.Name,
-		After: store.JSON(map[string]string{"cidr": "198.51.100.0/24"})}); err != nil {
+		After: store.RawJSON(`{"cidr": "198.51.100.0/24"}`)}); err != nil {
 		t.Error(err)
 	}
 }

@@ -30,6 +30,10 @@ type BranchRow struct {
 	SchemaSeq int64
 	CreatedAt time.Time
 	CreatedBy string
+	// MergedAt and MergedBy are when and by whom the branch was last merged
+	// into main; zero when it never was.
+	MergedAt time.Time
+	MergedBy string
 }
 
 // View is how the branch reads objects: its own versions over main's at
@@ -40,21 +44,23 @@ func (b BranchRow) View() View {
 
 // branchScan is a row of branches as the driver reads it.
 type branchScan struct {
-	ID           int64         `db:"id"`
-	Name         string        `db:"name"`
-	BranchedFrom sql.NullInt64 `db:"branched_from"`
-	BranchedAt   time.Time     `db:"branched_at"`
-	SchemaSeq    sql.NullInt64 `db:"schema_seq"`
-	CreatedAt    time.Time     `db:"created_at"`
-	CreatedBy    string        `db:"created_by"`
+	ID           int64          `db:"id"`
+	Name         string         `db:"name"`
+	BranchedFrom sql.NullInt64  `db:"branched_from"`
+	BranchedAt   time.Time      `db:"branched_at"`
+	SchemaSeq    sql.NullInt64  `db:"schema_seq"`
+	CreatedAt    time.Time      `db:"created_at"`
+	CreatedBy    string         `db:"created_by"`
+	MergedAt     sql.NullTime   `db:"merged_at"`
+	MergedBy     sql.NullString `db:"merged_by"`
 }
 
 func (s branchScan) row() (BranchRow, error) {
 	return BranchRow{ID: s.ID, Name: s.Name, BranchedFrom: s.BranchedFrom.Int64, BranchedAt: s.BranchedAt,
-		SchemaSeq: s.SchemaSeq.Int64, CreatedAt: s.CreatedAt, CreatedBy: s.CreatedBy}, nil
+		SchemaSeq: s.SchemaSeq.Int64, CreatedAt: s.CreatedAt, CreatedBy: s.CreatedBy, MergedAt: s.MergedAt.Time, MergedBy: s.MergedBy.String}, nil
 }
 
-const branchColumns = `id, name, branched_from, branched_at, schema_seq, created_at, created_by`
+const branchColumns = `id, name, branched_from, branched_at, schema_seq, created_at, created_by, merged_at, merged_by`
 
 // Branches returns every branch, main first, then by name.
 func Branches(ctx context.Context, q sqlx.QueryerContext) ([]BranchRow, error) {
@@ -163,10 +169,12 @@ func InsertBranch(ctx context.Context, tx *Tx, name, actor string) (BranchRow, e
 
 // SetBranchPoint moves the branch id's point to point and forgets its own
 // schema when ownSchema is 0 (or records which is its latest); the other
-// processes are told (ipam_schema).
-func SetBranchPoint(ctx context.Context, tx *Tx, id, point, ownSchema int64) (BranchRow, error) {
-	b, err := getRow[branchScan](ctx, tx, `UPDATE branches SET branched_from = $2, branched_at = now(), schema_seq = $3
-		WHERE id = $1 RETURNING `+branchColumns, id, point, nullableInt(ownSchema))
+// processes are told (ipam_schema). mergedBy, when not empty, records the
+// change as the branch's last merge into main, made by mergedBy now.
+func SetBranchPoint(ctx context.Context, tx *Tx, id, point, ownSchema int64, mergedBy string) (BranchRow, error) {
+	b, err := getRow[branchScan](ctx, tx, `UPDATE branches SET branched_from = $2, branched_at = now(), schema_seq = $3,
+			merged_at = CASE WHEN $4::text IS NULL THEN merged_at ELSE now() END, merged_by = COALESCE($4, merged_by)
+		WHERE id = $1 RETURNING `+branchColumns, id, point, nullableInt(ownSchema), nullable(mergedBy))
 	if err != nil {
 		return BranchRow{}, fmt.Errorf("store: unable to move the branch point of branch %d: %w", id, classify(err))
 	}

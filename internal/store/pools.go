@@ -25,8 +25,11 @@ type PoolRow struct {
 	Zone      string
 	VPCUID    string // a private pool's VPC; "" for a public pool
 	Labels    Labels
-	CreatedAt time.Time
-	CreatedBy string
+	// SpecVersion counts the changes of a public pool's spec (gateway,
+	// excludes, zone), from 1; a private pool's, which never changes, is 0.
+	SpecVersion int64
+	CreatedAt   time.Time
+	CreatedBy   string
 }
 
 // Labels are a pool's labels, a jsonb object of strings. Nil is stored as
@@ -63,14 +66,14 @@ func (l Labels) Value() (driver.Value, error) {
 	return string(b), err
 }
 
-const poolColumns = `uid, namespace, name, kind, cidr::text AS cidr, host(gateway) AS gateway, exclude, zone, vpc_uid, labels, created_at, created_by`
+const poolColumns = `uid, namespace, name, kind, cidr::text AS cidr, host(gateway) AS gateway, exclude, zone, vpc_uid, labels, spec_version, created_at, created_by`
 
-// InsertPool stores p and returns it as stored. When its name is taken or,
-// for a public pool, its prefix overlaps another's, it returns an error
-// wrapping ErrObjectExists.
+// InsertPool stores p and returns it as stored, a public pool's spec at
+// version 1. When its name is taken or, for a public pool, its prefix
+// overlaps another's, it returns an error wrapping ErrObjectExists.
 func InsertPool(ctx context.Context, ext sqlx.ExtContext, p PoolRow) (PoolRow, error) {
-	out, err := getRow[poolScan](ctx, ext, `INSERT INTO pools (uid, namespace, name, kind, cidr, gateway, exclude, zone, vpc_uid, labels, created_by)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+	out, err := getRow[poolScan](ctx, ext, `INSERT INTO pools (uid, namespace, name, kind, cidr, gateway, exclude, zone, vpc_uid, labels, created_by, spec_version)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $4 = 'public' THEN 1 ELSE 0 END)
 		ON CONFLICT DO NOTHING
 		RETURNING `+poolColumns,
 		p.UID, p.Namespace, p.Name, p.Kind, p.CIDR.String(), addrArg(p.Gateway), textArray(p.Exclude), p.Zone, nullable(p.VPCUID), p.Labels, p.CreatedBy)
@@ -125,6 +128,24 @@ func OverlappingPublicPool(ctx context.Context, ext sqlx.QueryerContext, cidr ne
 func SetPoolLabels(ctx context.Context, ext sqlx.QueryerContext, uid string, labels Labels) (PoolRow, error) {
 	p, err := getRow[poolScan](ctx, ext, `UPDATE pools SET labels = $2 WHERE uid = $1 RETURNING `+poolColumns, uid, labels)
 	return p, found(err, "pool")
+}
+
+// LockPublicPool returns the public pool name locked FOR UPDATE until the
+// end of tx, or ErrNotFound: the lock waits for the claims in progress in
+// the pool, whose statements hold its row FOR KEY SHARE, and the claims
+// that come meanwhile wait for tx (migration 0023).
+func LockPublicPool(ctx context.Context, tx *Tx, name string) (PoolRow, error) {
+	p, err := getRow[poolScan](ctx, tx, `SELECT `+poolColumns+` FROM pools WHERE kind = 'public' AND namespace = '' AND name = $1 FOR UPDATE`, name)
+	return p, found(err, "pool")
+}
+
+// UpdatePoolSpec stores the gateway, the excludes and the zone of p, a
+// public pool that tx locked (LockPublicPool), with the next version of
+// its spec, and returns it as stored.
+func UpdatePoolSpec(ctx context.Context, tx *Tx, p PoolRow) (PoolRow, error) {
+	out, err := getRow[poolScan](ctx, tx, `UPDATE pools SET gateway = $2, exclude = $3, zone = $4, spec_version = spec_version + 1
+		WHERE uid = $1 AND kind = 'public' RETURNING `+poolColumns, p.UID, addrArg(p.Gateway), textArray(p.Exclude), p.Zone)
+	return out, found(err, "pool")
 }
 
 // DeletePool deletes the pool uid and, by cascade, its allocations.

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/lib/pq"
+
+	"pivirt.hu/ipam/internal/audit"
 )
 
 // A Route says where the process that owns a pool's claims listens for
@@ -57,7 +59,7 @@ func RotateClusterSecret(ctx context.Context, db *DB, actor string) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE cluster_secret SET previous = secret, secret = $1, rotated_at = now()`, hex.EncodeToString(b)); err != nil {
 			return fmt.Errorf("store: unable to rotate the cluster secret: %w", classify(err))
 		}
-		return InsertAudit(ctx, tx, AuditEntry{Actor: actor, Action: "rotate", ObjectKind: "ClusterSecret", ObjectName: "cluster secret"})
+		return InsertAudit(ctx, tx, AuditEntry{Actor: actor, Action: audit.Rotate, ObjectKind: audit.KindClusterSecret, ObjectName: "cluster secret"})
 	})
 }
 

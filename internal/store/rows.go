@@ -96,18 +96,19 @@ func textArray(ss []string) any {
 
 // poolScan is a row of pools as the driver reads it.
 type poolScan struct {
-	UID       string         `db:"uid"`
-	Namespace string         `db:"namespace"`
-	Name      string         `db:"name"`
-	Kind      string         `db:"kind"`
-	CIDR      string         `db:"cidr"`
-	Gateway   sql.NullString `db:"gateway"`
-	Exclude   pq.StringArray `db:"exclude"`
-	Zone      string         `db:"zone"`
-	VPCUID    sql.NullString `db:"vpc_uid"`
-	Labels    Labels         `db:"labels"`
-	CreatedAt time.Time      `db:"created_at"`
-	CreatedBy string         `db:"created_by"`
+	UID         string         `db:"uid"`
+	Namespace   string         `db:"namespace"`
+	Name        string         `db:"name"`
+	Kind        string         `db:"kind"`
+	CIDR        string         `db:"cidr"`
+	Gateway     sql.NullString `db:"gateway"`
+	Exclude     pq.StringArray `db:"exclude"`
+	Zone        string         `db:"zone"`
+	VPCUID      sql.NullString `db:"vpc_uid"`
+	Labels      Labels         `db:"labels"`
+	SpecVersion int64          `db:"spec_version"`
+	CreatedAt   time.Time      `db:"created_at"`
+	CreatedBy   string         `db:"created_by"`
 }
 
 func (s poolScan) row() (PoolRow, error) {
@@ -123,7 +124,7 @@ func (s poolScan) row() (PoolRow, error) {
 	return PoolRow{
 		UID: s.UID, Namespace: s.Namespace, Name: s.Name, Kind: s.Kind, CIDR: cidr, Gateway: gateway,
 		Exclude: append([]string{}, s.Exclude...), Zone: s.Zone, VPCUID: s.VPCUID.String, Labels: s.Labels,
-		CreatedAt: s.CreatedAt, CreatedBy: s.CreatedBy,
+		SpecVersion: s.SpecVersion, CreatedAt: s.CreatedAt, CreatedBy: s.CreatedBy,
 	}, nil
 }
 

@@ -9,21 +9,23 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
+	"pivirt.hu/ipam/internal/audit"
 )
 
 // A UserRow is a row of users: a person or a robot that signs in to the
 // console or the API.
 type UserRow struct {
-	Name       string   `json:"name"`
-	Role       string   `json:"role"` // operator or tenant
-	Namespaces []string `json:"namespaces"`
-	// PasswordHash is never shown, not even in the audit log.
-	PasswordHash string    `json:"-"`
-	CreatedAt    time.Time `json:"createdAt"`
+	Name       string
+	Role       string // operator or tenant
+	Namespaces []string
+	// PasswordHash is never shown, not even in the audit log (userDoc).
+	PasswordHash string
+	CreatedAt    time.Time
 	// SessionGeneration is kept by the console sessions the user starts;
 	// a session whose generation is not the user's any more has ended.
 	// SetPassword and EndSessions draw a new one.
-	SessionGeneration int64 `json:"-"`
+	SessionGeneration int64
 }
 
 // userScan is a row of users as the driver reads it.
@@ -45,8 +47,8 @@ func (s userScan) row() (UserRow, error) {
 
 // The audit log's object kinds of users and their tokens.
 const (
-	userKind  = "User"
-	tokenKind = "APIToken"
+	userKind  = audit.KindUser
+	tokenKind = audit.KindToken
 )
 
 const userColumns = `name, role, namespaces, password_hash, created_at, session_generation`
@@ -70,10 +72,10 @@ func CreateUser(ctx context.Context, db *DB, actor string, u UserRow) (UserRow, 
 		}
 		return InsertAudit(ctx, tx, AuditEntry{
 			Actor:      actor,
-			Action:     "create",
+			Action:     audit.Create,
 			ObjectKind: userKind,
 			ObjectName: u.Name,
-			After:      JSON(u),
+			After:      JSON(userDoc(u)),
 		})
 	})
 	if err != nil {
@@ -130,11 +132,11 @@ func SetPassword(ctx context.Context, db *DB, actor, name, passwordHash string) 
 		// the action says what changed.
 		return InsertAudit(ctx, tx, AuditEntry{
 			Actor:      actor,
-			Action:     "set-password",
+			Action:     audit.SetPassword,
 			ObjectKind: userKind,
 			ObjectName: name,
-			Before:     JSON(u),
-			After:      JSON(u),
+			Before:     JSON(userDoc(u)),
+			After:      JSON(userDoc(u)),
 		})
 	})
 }
@@ -154,21 +156,41 @@ func EndSessions(ctx context.Context, db *DB, actor, name string) error {
 		}
 		return InsertAudit(ctx, tx, AuditEntry{
 			Actor:      actor,
-			Action:     "end-sessions",
+			Action:     audit.EndSessions,
 			ObjectKind: userKind,
 			ObjectName: name,
-			Before:     JSON(u),
-			After:      JSON(u),
+			Before:     JSON(userDoc(u)),
+			After:      JSON(userDoc(u)),
 		})
 	})
 }
 
-// tokenRecord is what the audit log says of a token: never the token nor
-// its hash.
+// tokenRecord is what the audit log says of a token (audit.Token): never
+// the token nor its hash.
 type tokenRecord struct {
-	ID        int64     `db:"id" json:"id"`
-	User      string    `db:"user_name" json:"user"`
-	CreatedAt time.Time `db:"created_at" json:"createdAt"`
+	ID        int64     `db:"id"`
+	User      string    `db:"user_name"`
+	CreatedAt time.Time `db:"created_at"`
+}
+
+// doc is the audit log's document of the token.
+func (t tokenRecord) doc() audit.Token {
+	return audit.Token{ID: t.ID, User: t.User, CreatedAt: t.CreatedAt}
+}
+
+// tokensDoc is the audit log's document of tokens revoked together.
+func tokensDoc(ts []tokenRecord) audit.Tokens {
+	out := make(audit.Tokens, len(ts))
+	for i, t := range ts {
+		out[i] = t.doc()
+	}
+	return out
+}
+
+// userDoc is the audit log's document of the user u: never its password's
+// hash.
+func userDoc(u UserRow) audit.User {
+	return audit.User{Name: u.Name, Role: u.Role, Namespaces: u.Namespaces, CreatedAt: u.CreatedAt}
 }
 
 // CreateToken stores the SHA-256 hash of a new API token of user, or fails
@@ -187,10 +209,10 @@ func CreateToken(ctx context.Context, db *DB, actor, user string, hash []byte) e
 		}
 		return InsertAudit(ctx, tx, AuditEntry{
 			Actor:      actor,
-			Action:     "create",
+			Action:     audit.Create,
 			ObjectKind: tokenKind,
 			ObjectName: user,
-			After:      JSON(t),
+			After:      JSON(t.doc()),
 		})
 	})
 }
@@ -234,10 +256,10 @@ func RevokeTokens(ctx context.Context, db *DB, actor, user string) (int, error) 
 		}
 		return InsertAudit(ctx, tx, AuditEntry{
 			Actor:      actor,
-			Action:     "revoke",
+			Action:     audit.Revoke,
 			ObjectKind: tokenKind,
 			ObjectName: user,
-			Before:     JSON(revoked),
+			Before:     JSON(tokensDoc(revoked)),
 		})
 	})
 	if err != nil {

@@ -56,7 +56,7 @@ func (s vpcSummaryScan) row() (VPCSummaryRow, error) {
 const vpcSummariesSQL = `SELECT v.uid, v.namespace, v.name, v.cidr::text AS cidr, v.zone, v.created_at, v.created_by,
 		p.uid AS "pool.uid", p.namespace AS "pool.namespace", p.name AS "pool.name", p.kind AS "pool.kind",
 		p.cidr::text AS "pool.cidr", host(p.gateway) AS "pool.gateway", p.exclude AS "pool.exclude", p.zone AS "pool.zone",
-		p.vpc_uid AS "pool.vpc_uid", p.labels AS "pool.labels", p.created_at AS "pool.created_at", p.created_by AS "pool.created_by",
+		p.vpc_uid AS "pool.vpc_uid", p.labels AS "pool.labels", p.spec_version AS "pool.spec_version", p.created_at AS "pool.created_at", p.created_by AS "pool.created_by",
 		(SELECT count(*) FROM allocations a WHERE a.pool_uid = p.uid) AS used,
 		coalesce(u.address, '') AS router, coalesce(u.pool, '') AS router_pool, coalesce(u.gateway, '') AS router_gateway
 	FROM vpcs v
