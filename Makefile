@@ -80,7 +80,7 @@ test-bench: setup
 
 ## fuzz: run each fuzz target for FUZZTIME; what they find goes to
 ## $(go env GOCACHE)/fuzz, and failures to the package's testdata/fuzz.
-FUZZ_TARGETS := internal/candidates:FuzzSpace internal/candidates:FuzzSetBuilder internal/candidates:FuzzFreePrefixes \
+FUZZ_TARGETS := internal/candidates:FuzzSpace internal/candidates:FuzzSetBuilder internal/candidates:FuzzFreePrefixes internal/candidates:FuzzListing \
 	internal/candidates:FuzzParsePool internal/candidates:FuzzParseRangeList \
 	internal/candidates:FuzzNumberPool internal/candidates:FuzzParseNumberList \
 	internal/manifest:FuzzParse internal/schema:FuzzParse internal/graphql:FuzzGraphQL web:FuzzConsoleForms web:FuzzSafeNext \

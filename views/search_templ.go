@@ -130,9 +130,9 @@ func SearchPage(p SearchPageProps) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var6 string
-					templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(fmt.Sprint(ipam.MaxSearchHits))
+					templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(Figure(ipam.MaxSearchHits))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 48, Col: 113}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 48, Col: 109}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 					if templ_7745c5c3_Err != nil {
@@ -441,11 +441,11 @@ func searchSummary(r ipam.SearchResult) string {
 	case len(r.Hits) == 0:
 		return fmt.Sprintf("Nothing you may see matches %q (%s).", r.Query, form)
 	case r.More:
-		return fmt.Sprintf("The first %d hits for %q (%s); more match: narrow the query.", len(r.Hits), r.Query, form)
+		return fmt.Sprintf("The first %s hits for %q (%s); more match: narrow the query.", Figure(len(r.Hits)), r.Query, form)
 	case len(r.Hits) == 1:
 		return fmt.Sprintf("1 hit for %q (%s).", r.Query, form)
 	}
-	return fmt.Sprintf("%d hits for %q (%s).", len(r.Hits), r.Query, form)
+	return fmt.Sprintf("%s hits for %q (%s).", Figure(len(r.Hits)), r.Query, form)
 }
 
 // hitKindLabel names a kind of hit.

@@ -186,7 +186,7 @@ func dayBars(days []ipam.UsagePoint, from, to time.Time, x func(time.Time) float
 			continue
 		}
 		b := chartBar{X: num(x0 + (x1-x0-w)/2), Width: num(w),
-			Title: fmt.Sprintf("%s: %d claims, %d releases", d.At.UTC().Format("Jan 2"), d.Claims, d.Releases)}
+			Title: fmt.Sprintf("%s: %s claims, %s releases", d.At.UTC().Format("Jan 2"), Figure(d.Claims), Figure(d.Releases))}
 		ch := float64(d.Claims) / float64(top) * (barsBaseline - barsTop)
 		b.ClaimsY, b.ClaimsH = num(barsBaseline-ch), num(ch)
 		b.ReleasesH = num(float64(d.Releases) / float64(top) * (barsBottom - barsBaseline))
@@ -239,8 +239,8 @@ func (p UsageChartProps) chartLabel() string {
 			break
 		}
 	}
-	return fmt.Sprintf("Usage over the last %s: %d used then, %d of %d now; %d claims and %d releases; %s.",
-		spanName(c.Span), first, c.Current.Used, c.Current.Size, claims, releases, c.Forecast)
+	return fmt.Sprintf("Usage over the last %s: %s used then, %s of %s now; %s claims and %s releases; %s.",
+		spanName(c.Span), Figure(first), Figure(c.Current.Used), Figure(c.Current.Size), Figure(claims), Figure(releases), c.Forecast)
 }
 
 // The spans a usage chart shows, by their query value.

@@ -229,7 +229,7 @@ func TestNumberPoolPage(t *testing.T) {
 	if got := scopes.testIDs("division-"); !slices.Equal(got, []string{"division-site-a", "division-site-b", "division-site-c"}) {
 		t.Fatalf("allocation scopes = %q, most used first", got)
 	}
-	if got := cells(scopes)[0]; !slices.Equal(got, []string{"site-a", "3 / 2010"}) {
+	if got := cells(scopes)[0]; !slices.Equal(got, []string{"site-a", "3 / 2,010"}) {
 		t.Errorf("first row = %q", got)
 	}
 	if !scopes.in("division-site-a").linksTo(fmt.Sprintf("/objects/LocationSite/%s/edit", sites["site-a"]), false) {

@@ -101,8 +101,8 @@ func TestPoolList(t *testing.T) {
 	if status != 200 || !page.has("pool-public-zone-a") || !page.has("pool-vpc-main") || !page.has("new-pool") {
 		t.Errorf("operator GET /pools = %d with rows %v, want both pools and the new-pool button", status, page.testIDs("pool-"))
 	}
-	if got := page.in("usage-vpc-main").text("usage-figures"); got != "120 / 65534" {
-		t.Errorf("operator GET /pools shows vpc-main's usage %q, want 120 / 65534", got)
+	if got := page.in("usage-vpc-main").text("usage-figures"); got != "120 / 65,534" {
+		t.Errorf("operator GET /pools shows vpc-main's usage %q, want 120 / 65,534", got)
 	}
 	status, body = c.get(t, "/pools", c.acme)
 	page = parseHTML(body)

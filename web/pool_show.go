@@ -9,6 +9,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/views"
@@ -44,6 +45,10 @@ func (s *Server) poolShow(w http.ResponseWriter, r *http.Request) {
 	p.Chart = views.UsageChartProps{Chart: chart, Href: p.Href}
 	p.BlockHref = func(b candidates.Block) string { return p.Href + "?block=" + url.QueryEscape(b.Prefix.String()) }
 	p.NextHref, p.FirstHref = pageLinks(p.Href, search, o.Page.After, o.Allocations)
+	if p.History, err = s.history(r.Context(), audit.Ref{Kind: audit.KindPool, Namespace: o.Pool.Namespace, Name: o.Pool.Name}, "pool "+o.Pool.Name); err != nil {
+		s.serverError(w, r, err)
+		return
+	}
 	var f views.Flash
 	if s.popFlash(r.Context(), p.Href, &f) {
 		p.Flash = &f

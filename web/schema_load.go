@@ -102,6 +102,6 @@ func loadedMessage(branchName string, changes schema.Changes) string {
 	for _, c := range changes {
 		counts[c.Op]++
 	}
-	return fmt.Sprintf("Loaded the schema on %s: %d added, %d changed, %d removed.", branchName,
-		counts[schema.Added], counts[schema.Changed], counts[schema.Removed])
+	return fmt.Sprintf("Loaded the schema on %s: %s added, %s changed, %s removed.", branchName,
+		views.Figure(counts[schema.Added]), views.Figure(counts[schema.Changed]), views.Figure(counts[schema.Removed]))
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/views"
 )
@@ -37,5 +38,10 @@ func (s *Server) subnetShow(w http.ResponseWriter, r *http.Request) {
 	p := views.SubnetPageProps{Shell: s.shell(r, d.Subnet.Name), Detail: d, Search: search, Href: href, VPCHref: vpcHref(d.VPC), PoolHref: poolHref(d.Pool),
 		Chart: views.UsageChartProps{Chart: chart, Href: href}}
 	p.NextHref, p.FirstHref = pageLinks(href, search, d.Page.After, d.Allocations)
+	ref := audit.Ref{Kind: audit.KindSubnet, Namespace: d.Subnet.Namespace, Name: d.VPC.Name + "/" + d.Subnet.Name}
+	if p.History, err = s.history(r.Context(), ref, "subnet "+d.Subnet.Name); err != nil {
+		s.serverError(w, r, err)
+		return
+	}
 	s.renderPage(w, r, views.SubnetPage(p), "allocations")
 }

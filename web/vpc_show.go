@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/views"
 )
@@ -42,7 +43,11 @@ func (s *Server) vpcPage(r *http.Request, o ipam.VPCOverview) (views.VPCPageProp
 	if err != nil {
 		return views.VPCPageProps{}, err
 	}
-	p := views.VPCPageProps{Shell: s.shell(r, o.VPC.Name), Overview: o, Href: vpcHref(o.VPC), PoolHref: poolHref(o.Pool), Claims: string(claims)}
+	history, err := s.history(r.Context(), audit.Ref{Kind: audit.KindVPC, Namespace: o.VPC.Namespace, Name: o.VPC.Name}, "VPC "+o.VPC.Name)
+	if err != nil {
+		return views.VPCPageProps{}, err
+	}
+	p := views.VPCPageProps{Shell: s.shell(r, o.VPC.Name), Overview: o, Href: vpcHref(o.VPC), PoolHref: poolHref(o.Pool), Claims: string(claims), History: history}
 	p.Addresses, err = s.vpcAddresses(r, o, p.Href)
 	return p, err
 }

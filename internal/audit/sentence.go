@@ -666,3 +666,30 @@ func count(n int, one, many string) string {
 	}
 	return strconv.Itoa(n) + " " + many
 }
+
+// Label is the name people know the object of e by: an object's display
+// label, a number pool's name (its entries are named by it, but it may
+// change), or the entry's name.
+func Label(e Entry) string {
+	before, after, err := e.Documents()
+	if err != nil {
+		return e.Name
+	}
+	switch d := cmpOr(after, before).(type) {
+	case ObjectDeletion:
+		if o, ok := before.(Object); ok && o.DisplayLabel != "" {
+			return o.DisplayLabel
+		}
+	case Object:
+		if d.DisplayLabel != "" {
+			return d.DisplayLabel
+		}
+	case NumberPool:
+		return d.Name
+	case NumberAllocation:
+		return d.Pool
+	case NumberRelease:
+		return d.Pool
+	}
+	return e.Name
+}

@@ -54,8 +54,10 @@ func AuditEntries(ctx context.Context, q sqlx.QueryerContext, f AuditFilter) ([]
 	}
 	var w auditWhere
 	w.filter(f)
-	query := `SELECT ` + auditColumns + ` FROM audit_log WHERE ` + w.common + ` ORDER BY id DESC` + w.limit(f.Limit)
-	if f.Object != nil {
+	var query string
+	if f.Object == nil {
+		query = `SELECT ` + auditColumns + ` FROM audit_log WHERE ` + w.common + ` ORDER BY id DESC` + w.limit(f.Limit)
+	} else {
 		arms, ok := w.history(*f.Object, f.Limit)
 		if !ok {
 			return nil, nil

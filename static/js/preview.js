@@ -39,7 +39,7 @@
 			const addresses = block.size + block.blocked;
 			const used = block.size === 0 ? 1 : (block.size - block.free) / block.size;
 			cell.className = `u${Math.ceil(used * 5)}` + (block.blocked > 0 ? " has-x" : "");
-			cell.title = `${block.prefix}: ${block.free} of ${block.size} free, ${addresses - block.size} not handed out`;
+			cell.title = `${block.prefix}: ${block.free.toLocaleString("en")} of ${block.size.toLocaleString("en")} free, ${(addresses - block.size).toLocaleString("en")} not handed out`;
 			box.append(cell);
 		}
 	}

@@ -1,0 +1,27 @@
+package views
+
+import "strconv"
+
+// Figure writes a count, a size or a usage as every page of the console
+// shows it: with a comma between thousands, 1048576 as "1,048,576".
+// Identifiers that are numbers (a VLAN ID, a prefix length, a change's
+// number) are not figures, and keep their digits together.
+func Figure[T ~int | ~int32 | ~int64 | ~uint | ~uint32 | ~uint64](n T) string {
+	var s string
+	if n < 0 {
+		s = strconv.FormatInt(int64(n), 10)[1:]
+	} else {
+		s = strconv.FormatUint(uint64(n), 10)
+	}
+	b := make([]byte, 0, len(s)+len(s)/3+1)
+	if n < 0 {
+		b = append(b, '-')
+	}
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b = append(b, ',')
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
