@@ -1019,7 +1019,7 @@ func DivisionView(p DivisionViewProps) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 78, "<div class=\"legend\"><span><i class=\"s-f\"></i>free</span> <span><i class=\"s-t\"></i>taken</span> <span><i class=\"u2\"></i>a block, some taken</span></div></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 78, "<div class=\"legend map-legend\"><span><i class=\"s-f\"></i>free</span> <span><i class=\"s-t\"></i>taken</span> <span><i class=\"u2\"></i>a block, some taken</span></div></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

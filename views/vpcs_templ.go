@@ -559,7 +559,7 @@ func VPCPage(p VPCPageProps) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = AddressMapView(AddressMapProps{Map: sv.Map, TestID: "subnet-map"}).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = AddressMapView(AddressMapProps{Map: sv.Map, TestID: "subnet-map", Pool: p.Overview.Pool, Asset: p.Shell.Asset}).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

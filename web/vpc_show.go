@@ -52,16 +52,19 @@ func (s *Server) vpcPage(r *http.Request, o ipam.VPCOverview) (views.VPCPageProp
 	return p, err
 }
 
+// vpcAddressesPerPage is the length of a page of the VPC page's addresses.
+const vpcAddressesPerPage = 50
+
 // vpcAddresses is the page of the VPC's addresses (VM interfaces and node
 // addresses) that the request asks for (?after=, the address a page
 // follows), linked to the next and the first.
 func (s *Server) vpcAddresses(r *http.Request, o ipam.VPCOverview, href string) (views.VPCAddresses, error) {
 	actor, _ := actorFrom(r.Context())
 	after := r.URL.Query().Get("after")
-	page, err := s.ipam.PoolAllocations(r.Context(), actor, o.Pool, ipam.Page{First: allocationsPerPage, After: after})
+	page, err := s.ipam.PoolAllocations(r.Context(), actor, o.Pool, ipam.Page{First: vpcAddressesPerPage, After: after})
 	if errors.Is(err, ipam.ErrInvalid) {
 		after = ""
-		page, err = s.ipam.PoolAllocations(r.Context(), actor, o.Pool, ipam.Page{First: allocationsPerPage})
+		page, err = s.ipam.PoolAllocations(r.Context(), actor, o.Pool, ipam.Page{First: vpcAddressesPerPage})
 	}
 	if err != nil {
 		return views.VPCAddresses{}, err

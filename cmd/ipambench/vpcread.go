@@ -100,7 +100,7 @@ func vpcRead(ctx context.Context, cfg config, dsn string) (vpcReadResult, error)
 		}
 		return d, nil
 	}
-	get, closeConsole, err := signedInConsole(ctx, db, svc)
+	get, closeConsole, err := signedInConsole(ctx, db, svc, nil)
 	if err != nil {
 		return out, err
 	}
