@@ -257,7 +257,14 @@ func TestTenantCreatesASubnetBySize(t *testing.T) {
 	if err := form.Locator("[data-testid=prediction-error]:text('give one of them')").WaitFor(); err != nil {
 		t.Fatalf("a size and a CIDR together are not refused in the page: %v", err)
 	}
+	// A predicted refusal disables the button, and the form says why.
+	if disabled, err := form.Locator("[data-testid=submit-create-subnet]").IsDisabled(); err != nil || !disabled {
+		t.Errorf("Create is enabled while the page predicts a refusal (%v)", err)
+	}
 	fill(t, page, "#subnet-cidr", "")
+	if err := form.Locator("[data-testid=submit-create-subnet]:enabled").WaitFor(); err != nil {
+		t.Errorf("Create stays disabled once the form is one the server takes: %v", err)
+	}
 
 	// The lowest free /24 lies below subnet web's 10.42.1.0/24.
 	fill(t, page, "#subnet-name", "db")

@@ -389,7 +389,7 @@ func SchemaPage(p SchemaPageProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				if len(k.AllAttributes) > 0 {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, "<table class=\"list\"><caption>Attributes</caption> <thead><tr><th>Name</th><th>Kind</th><th>Flags</th><th>Choices</th><th>Default</th><th>Declared by</th><th>Id</th></tr></thead> <tbody>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, "<table class=\"list\" tabindex=\"0\"><caption>Attributes</caption> <thead><tr><th>Name</th><th>Kind</th><th>Flags</th><th>Choices</th><th>Default</th><th>Declared by</th><th>Id</th></tr></thead> <tbody>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -509,7 +509,7 @@ func SchemaPage(p SchemaPageProps) templ.Component {
 					}
 				}
 				if len(k.AllRelationships) > 0 {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, "<table class=\"list\"><caption>Relationships</caption> <thead><tr><th>Name</th><th>Peer</th><th>Cardinality</th><th>Flags</th><th>Declared by</th><th>Id</th></tr></thead> <tbody>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, "<table class=\"list\" tabindex=\"0\"><caption>Relationships</caption> <thead><tr><th>Name</th><th>Peer</th><th>Cardinality</th><th>Flags</th><th>Declared by</th><th>Id</th></tr></thead> <tbody>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
