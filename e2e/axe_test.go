@@ -22,10 +22,13 @@ type axeViolation struct {
 	Targets [][]string `json:"targets"`
 }
 
-// runAxe is axe.run on the whole document, keeping the violations of
-// impact serious or critical; the result is JSON, read into axeViolation.
-const runAxe = `async () => {
-	const r = await axe.run(document, {resultTypes: ["violations"]});
+// runAxe is axe.run on the whole document, of the rules given (every rule
+// when none), keeping the violations of impact serious or critical; the
+// result is JSON, read into axeViolation.
+const runAxe = `async (rules) => {
+	const options = {resultTypes: ["violations"]};
+	if (rules.length > 0) options.runOnly = {type: "rule", values: rules};
+	const r = await axe.run(document, options);
 	return JSON.stringify(r.violations
 		.filter(v => v.impact === "serious" || v.impact === "critical")
 		.map(v => ({id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map(n => n.target)})));
@@ -39,6 +42,12 @@ const runAxe = `async () => {
 // does not govern, rather than added as a script tag.
 func checkAccessibility(t *testing.T, page playwright.Page, name string) {
 	t.Helper()
+	checkAxeRules(t, page, name)
+}
+
+// checkAxeRules is checkAccessibility of the axe-core rules given only.
+func checkAxeRules(t *testing.T, page playwright.Page, name string, rules ...string) {
+	t.Helper()
 	loaded, err := page.Evaluate(`() => typeof window.axe === "object"`)
 	if err != nil {
 		t.Fatalf("axe on %s: %v", name, err)
@@ -48,7 +57,7 @@ func checkAccessibility(t *testing.T, page playwright.Page, name string) {
 			t.Fatalf("axe on %s: loading axe.min.js: %v", name, err)
 		}
 	}
-	out, err := page.Evaluate(runAxe)
+	out, err := page.Evaluate(runAxe, append([]string{}, rules...))
 	if err != nil {
 		t.Fatalf("axe on %s: %v", name, err)
 	}

@@ -105,11 +105,11 @@ func TestOperatorCreatesAPublicPool(t *testing.T) {
 	}
 	requests := watchRequests(page)
 	fill(t, page, "#pool-cidr", "10.0.0.5/24")
-	waitForText(t, page, "preview-error", "cidr 10.0.0.5/24 has host bits set; did you mean 10.0.0.0/24?")
+	waitForText(t, page, "error-cidr", "CIDR 10.0.0.5/24 has host bits set; did you mean 10.0.0.0/24?")
 	fill(t, page, "#pool-cidr", "198.51.100.0/24")
 	fill(t, page, "#pool-gateway", "198.51.100.1")
 	fill(t, page, "#pool-exclude", "198.51.100.2-198.51.100.9\n198.51.100.254")
-	waitForText(t, page, "preview-error", "")
+	waitForText(t, page, "error-cidr", "")
 	waitForText(t, page, "preview-count", "244")
 	waitForText(t, page, "preview-first", "198.51.100.10")
 	waitForText(t, page, "preview-last", "198.51.100.253")
@@ -143,7 +143,7 @@ func TestOperatorCreatesAPublicPool(t *testing.T) {
 	fill(t, page, "#pool-name", "overlapping")
 	fill(t, page, "#pool-cidr", "198.51.100.128/25")
 	click(t, page, "[data-testid=create-pool]")
-	waitForText(t, page, "error-cidr", "cidr 198.51.100.128/25 overlaps public pool public-zone-b (198.51.100.0/24)")
+	waitForText(t, page, "error-cidr", "CIDR 198.51.100.128/25 overlaps public pool public-zone-b (198.51.100.0/24)")
 }
 
 func TestTenantClaimsWhatThePagePredicted(t *testing.T) {
@@ -257,7 +257,14 @@ func TestTenantCreatesASubnetBySize(t *testing.T) {
 	if err := form.Locator("[data-testid=prediction-error]:text('give one of them')").WaitFor(); err != nil {
 		t.Fatalf("a size and a CIDR together are not refused in the page: %v", err)
 	}
+	// A predicted refusal disables the button, and the form says why.
+	if disabled, err := form.Locator("[data-testid=submit-create-subnet]").IsDisabled(); err != nil || !disabled {
+		t.Errorf("Create is enabled while the page predicts a refusal (%v)", err)
+	}
 	fill(t, page, "#subnet-cidr", "")
+	if err := form.Locator("[data-testid=submit-create-subnet]:enabled").WaitFor(); err != nil {
+		t.Errorf("Create stays disabled once the form is one the server takes: %v", err)
+	}
 
 	// The lowest free /24 lies below subnet web's 10.42.1.0/24.
 	fill(t, page, "#subnet-name", "db")

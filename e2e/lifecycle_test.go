@@ -307,7 +307,7 @@ func TestOperatorsLifecycle(t *testing.T) {
 	check("a public pool's form")
 	fill(t, page, "#pool-gateway", "203.0.113.4")
 	pressButton(t, page, "Save public pool public-zone-a")
-	waitForText(t, page, "error-gateway", "public pool public-zone-a holds 1 address that gateway 203.0.113.4 would cover: 203.0.113.4 (VPC acme/prod/router); release it first, or leave it out")
+	waitForText(t, page, "error-gateway", "Public pool public-zone-a holds 1 address that gateway 203.0.113.4 would cover: 203.0.113.4 (VPC acme/prod/router); release it first, or leave it out")
 	check("a public pool's form, refused")
 	fill(t, page, "#pool-gateway", "203.0.113.1")
 	fill(t, page, "#pool-exclude", "203.0.113.2\n203.0.113.3\n203.0.113.250-203.0.113.254")

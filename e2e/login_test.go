@@ -175,25 +175,79 @@ func TestSignOut(t *testing.T) {
 	}
 }
 
-// TestShellOnANarrowScreen checks that the frame fits a phone's width.
+// TestShellOnANarrowScreen checks the frame on a phone without
+// JavaScript: it fits the screen, its header is one row (the brand and
+// Menu), and the menu, opened by the keyboard or a tap on its summary,
+// offers the sections, the search, the user and Sign out, and leads where
+// its links say. On a laptop's screen the same header shows them all and
+// no Menu.
 func TestShellOnANarrowScreen(t *testing.T) {
 	srv := startServer(t)
-	page := newPage(t)
-	if err := page.SetViewportSize(375, 740); err != nil {
-		t.Fatal(err)
-	}
+	page := newPageWith(t, playwright.BrowserNewContextOptions{
+		Viewport: &playwright.Size{Width: 390, Height: 844}, JavaScriptEnabled: playwright.Bool(false)})
 	signIn(t, page, srv.URL, "admin", srv.AdminPassword)
 	overflow, err := page.Evaluate(`() => document.documentElement.scrollWidth - document.documentElement.clientWidth`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n, ok := overflow.(int); !ok || n > 0 {
-		t.Errorf("the page is %v px wider than a 375 px screen", overflow)
+		t.Errorf("the page is %v px wider than a 390 px screen", overflow)
 	}
-	for _, testid := range []string{"nav", "global-search", "user-name", "sign-out"} {
-		if visible, err := page.Locator("[data-testid=" + testid + "]").IsVisible(); err != nil || !visible {
-			t.Errorf("[data-testid=%s] is not visible on a narrow screen (%v)", testid, err)
+	header := page.Locator("header.shell")
+	box, err := header.BoundingBox()
+	if err != nil || box.Height > 64 {
+		t.Errorf("the header is %v px tall on a phone (%v), want one row of at most 64 px", box, err)
+	}
+	menu := []string{"nav", "global-search", "user-name", "sign-out"}
+	for _, testid := range menu {
+		if visible, err := page.Locator(testID(testid)).IsVisible(); err != nil || visible {
+			t.Errorf("%s shows before the menu is opened (%v)", testid, err)
 		}
 	}
-	screenshot(t, page, "narrow")
+	if err := page.Locator(testID("menu-button")).Focus(); err != nil {
+		t.Fatal(err)
+	}
+	if err := page.Keyboard().Press("Enter"); err != nil {
+		t.Fatal(err)
+	}
+	for _, testid := range menu {
+		if visible, err := page.Locator(testID(testid)).IsVisible(); err != nil || !visible {
+			t.Errorf("%s is not in the menu opened by Enter (%v)", testid, err)
+		}
+	}
+	screenshot(t, page, "narrow-menu")
+	overflow, err = page.Evaluate(`() => document.documentElement.scrollWidth - document.documentElement.clientWidth`)
+	if n, ok := overflow.(int); err != nil || !ok || n > 0 {
+		t.Errorf("the open menu is %v px wider than a 390 px screen (%v)", overflow, err)
+	}
+	if err := page.Locator(testID("nav")).GetByRole("link", playwright.LocatorGetByRoleOptions{Name: "Pools"}).Click(); err != nil {
+		t.Fatal(err)
+	}
+	waitForText(t, page, "page-title", "Pools")
+	if visible, err := page.Locator(testID("nav")).IsVisible(); err != nil || visible {
+		t.Errorf("the menu stays open on the page its link led to (%v)", err)
+	}
+	if err := page.Locator(testID("menu-button")).Click(); err != nil {
+		t.Fatal(err)
+	}
+	if err := page.Locator(testID("sign-out")).Click(); err != nil {
+		t.Fatalf("Sign out from the menu: %v", err)
+	}
+	if got := path(t, page); got != "/login" {
+		t.Errorf("Sign out from the menu led to %s, want /login", got)
+	}
+
+	wide := newPageWith(t, playwright.BrowserNewContextOptions{Viewport: &playwright.Size{Width: 1280, Height: 800}, JavaScriptEnabled: playwright.Bool(false)})
+	signIn(t, wide, srv.URL, "admin", srv.AdminPassword)
+	for _, testid := range menu {
+		if visible, err := wide.Locator(testID(testid)).IsVisible(); err != nil || !visible {
+			t.Errorf("%s is not in the header of a 1280 px screen (%v)", testid, err)
+		}
+	}
+	if visible, err := wide.Locator(testID("menu-button")).IsVisible(); err != nil || visible {
+		t.Errorf("a 1280 px screen shows Menu (%v)", err)
+	}
+	if box, err := wide.Locator("header.shell").BoundingBox(); err != nil || box.Height > 64 {
+		t.Errorf("the header is %v px tall on a 1280 px screen (%v), want one row", box, err)
+	}
 }

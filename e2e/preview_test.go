@@ -50,14 +50,20 @@ func TestPreviewComputesInTheBrowser(t *testing.T) {
 	loaded := len(requests)
 	mu.Unlock()
 
+	// A mistake is said beside its field, in plain words, and marks it;
+	// the name, not typed into, says nothing.
 	fill("cidr", "10.0.0.5/24")
-	waitForText(t, page, "preview-error", "cidr 10.0.0.5/24 has host bits set; did you mean 10.0.0.0/24?")
+	waitForText(t, page, "error-cidr", "CIDR 10.0.0.5/24 has host bits set; did you mean 10.0.0.0/24?")
 	waitForText(t, page, "preview-count", "")
+	checkMarked(t, page, "#pool-cidr", "pool-cidr-error")
+	waitForText(t, page, "error-name", "")
+	checkMarked(t, page, "#pool-name", "")
 
 	fill("cidr", "10.20.0.0/16")
 	fill("gateway", "10.20.0.1")
 	fill("exclude", "10.20.0.2-10.20.0.9\n10.20.255.254")
-	waitForText(t, page, "preview-error", "")
+	waitForText(t, page, "error-cidr", "")
+	checkMarked(t, page, "#pool-cidr", "")
 	waitForText(t, page, "preview-count", "65,524")
 	waitForText(t, page, "preview-first", "10.20.0.10")
 	waitForText(t, page, "preview-last", "10.20.255.253")
@@ -67,11 +73,27 @@ func TestPreviewComputesInTheBrowser(t *testing.T) {
 	}
 
 	fill("gateway", "10.21.0.1")
-	waitForText(t, page, "preview-error", "gateway 10.21.0.1 is outside cidr 10.20.0.0/16")
+	waitForText(t, page, "error-gateway", "Gateway 10.21.0.1 is outside 10.20.0.0/16")
+	checkMarked(t, page, "#pool-gateway", "pool-gateway-error")
 
 	mu.Lock()
 	defer mu.Unlock()
 	if len(requests) != loaded {
 		t.Errorf("typing made requests to the server: %s", strings.Join(requests[loaded:], ", "))
+	}
+}
+
+// checkMarked checks that the input of selector is marked invalid and
+// described first by the message of id errorID, or, errorID "", not marked.
+func checkMarked(t *testing.T, page playwright.Page, selector, errorID string) {
+	t.Helper()
+	want := "[aria-invalid=true][aria-describedby^=" + errorID + "]"
+	if errorID == "" {
+		want = ":not([aria-invalid])"
+	}
+	if err := page.Locator(selector + want).WaitFor(); err != nil {
+		invalid, _ := page.Locator(selector).GetAttribute("aria-invalid")
+		described, _ := page.Locator(selector).GetAttribute("aria-describedby")
+		t.Errorf("%s says aria-invalid=%q aria-describedby=%q, want it marked by %q: %v", selector, invalid, described, errorID, err)
 	}
 }

@@ -72,6 +72,8 @@ func TestOperatorSetsAQuota(t *testing.T) {
 	phone := newPhoneCheck(t, srv)
 	page := newPageWith(t, phoneInTheDark)
 	signIn(t, page, srv.URL, "admin", srv.AdminPassword)
+	// On a phone the sections are in the header's menu.
+	click(t, page, testID("menu-button"))
 	if err := page.GetByRole("navigation", playwright.PageGetByRoleOptions{Name: "Sections"}).GetByRole("link", playwright.LocatorGetByRoleOptions{Name: "Quotas"}).Click(); err != nil {
 		t.Fatal(err)
 	}

@@ -944,7 +944,7 @@ func DivisionView(p DivisionViewProps) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 70, "<section class=\"panel\"><h2>Ranges</h2><table class=\"list\" data-testid=\"division-ranges\"><thead><tr><th>Range</th><th>Weight</th><th>Usage</th></tr></thead> <tbody>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 70, "<section class=\"panel\"><h2>Ranges</h2><table class=\"list\" data-testid=\"division-ranges\" tabindex=\"0\"><thead><tr><th>Range</th><th>Weight</th><th>Usage</th></tr></thead> <tbody>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

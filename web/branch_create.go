@@ -1,9 +1,9 @@
 package web
 
 import (
+	"cmp"
 	"net/http"
 
-	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/views"
 )
 
@@ -20,10 +20,11 @@ func (s *Server) branchCreate(w http.ResponseWriter, r *http.Request) {
 		s.branchDone(w, r, "Created branch "+b.Name+".")
 		return
 	}
-	switch refusal := ipam.Classify(err); refusal.Code {
-	case ipam.CodeInvalidArgument, ipam.CodeConflict:
-		s.renderBranches(w, r, actor, http.StatusUnprocessableEntity, views.BranchesPageProps{Name: name, NameError: refusal.Message})
-	default:
+	// Every refusal of the form's one input is the name's.
+	errs := views.FieldErrors{}
+	if !fieldErrorsOf(errs, err, "name") {
 		s.serverError(w, r, err)
+		return
 	}
+	s.renderBranches(w, r, actor, http.StatusUnprocessableEntity, views.BranchesPageProps{Name: name, NameError: cmp.Or(errs["name"], errs[""])})
 }

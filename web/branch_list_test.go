@@ -53,7 +53,7 @@ func TestBranchesPage(t *testing.T) {
 
 	// A name refused, with the domain's words.
 	status, _, body = c.post(t, "/branches", url.Values{"name": {"add-vlans"}}, c.op)
-	if page := parseHTML(body); status != http.StatusUnprocessableEntity || page.text("error-name") != "branch add-vlans exists" {
+	if page := parseHTML(body); status != http.StatusUnprocessableEntity || page.text("error-name") != "Branch add-vlans exists" {
 		t.Errorf("creating add-vlans again = %d %q", status, page.text("error-name"))
 	}
 

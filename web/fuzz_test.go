@@ -303,17 +303,17 @@ func TestConsoleBadInput(t *testing.T) {
 
 		// 10 000 excludes: the domain takes 4096.
 		{"10 000 excludes", "ops", http.MethodPost, "/pools", pool("big", "198.51.0.0/16", strings.Join(excludes, "\n"), ""),
-			http.StatusUnprocessableEntity, "error-exclude", "exclude has 10000 entries; at most 4096 are accepted"},
+			http.StatusUnprocessableEntity, "error-exclude", "Exclude has 10000 entries; at most 4096 are accepted"},
 
 		// Unicode and control characters in names.
-		{"a pool named with an umlaut", "ops", http.MethodPost, "/pools", pool("mäin", "198.51.100.0/24", "", ""), http.StatusUnprocessableEntity, "error-name", `name "mäin" is not a valid name`},
-		{"a pool named with a NUL", "ops", http.MethodPost, "/pools", pool("ma\x00in", "198.51.100.0/24", "", ""), http.StatusUnprocessableEntity, "error-name", `name "ma\x00in"`},
-		{"a pool named with a right-to-left override", "ops", http.MethodPost, "/pools", pool("ma\u202ein", "198.51.100.0/24", "", ""), http.StatusUnprocessableEntity, "error-name", `name "ma\u202ein"`},
-		{"a zone with an escape sequence", "ops", http.MethodPost, "/pools", pool("p", "198.51.100.0/24", "", "\x1b[31m"), http.StatusUnprocessableEntity, "error-zone", `zone "\x1b[31m"`},
-		{"an exclude in unicode digits", "ops", http.MethodPost, "/pools", pool("p", "198.51.100.0/24", "١٩٨.٥١.١٠٠.٢", ""), http.StatusUnprocessableEntity, "error-exclude", "exclude[0]"},
-		{"a subnet named with a tab", "acme", http.MethodPost, "/vpcs/acme/prod/main", claim("create-subnet", "d\tb", "10.42.2.0/24", ""), http.StatusUnprocessableEntity, "claim-error", `name "d\tb"`},
-		{"a hostname in unicode", "acme", http.MethodPost, "/vpcs/acme/prod/main", claim("attach-interface", "", "", "wéb-01"), http.StatusUnprocessableEntity, "claim-error", `vm.hostname "wéb-01" is not a valid hostname`},
-		{"a floating IP named with a newline", "acme", http.MethodPost, "/vpcs/acme/prod/main", claim("claim-floating-ip", "fi\np", "", ""), http.StatusUnprocessableEntity, "claim-error", `name "fi\np"`},
+		{"a pool named with an umlaut", "ops", http.MethodPost, "/pools", pool("mäin", "198.51.100.0/24", "", ""), http.StatusUnprocessableEntity, "error-name", `Name "mäin" is not a valid name`},
+		{"a pool named with a NUL", "ops", http.MethodPost, "/pools", pool("ma\x00in", "198.51.100.0/24", "", ""), http.StatusUnprocessableEntity, "error-name", `Name "ma\x00in"`},
+		{"a pool named with a right-to-left override", "ops", http.MethodPost, "/pools", pool("ma\u202ein", "198.51.100.0/24", "", ""), http.StatusUnprocessableEntity, "error-name", `Name "ma\u202ein"`},
+		{"a zone with an escape sequence", "ops", http.MethodPost, "/pools", pool("p", "198.51.100.0/24", "", "\x1b[31m"), http.StatusUnprocessableEntity, "error-zone", `Zone "\x1b[31m"`},
+		{"an exclude in unicode digits", "ops", http.MethodPost, "/pools", pool("p", "198.51.100.0/24", "١٩٨.٥١.١٠٠.٢", ""), http.StatusUnprocessableEntity, "error-exclude", `Exclude "١٩٨.٥١.١٠٠.٢" is not an IPv4 address`},
+		{"a subnet named with a tab", "acme", http.MethodPost, "/vpcs/acme/prod/main", claim("create-subnet", "d\tb", "10.42.2.0/24", ""), http.StatusUnprocessableEntity, "form-create-subnet error-name", `Name "d\tb"`},
+		{"a hostname in unicode", "acme", http.MethodPost, "/vpcs/acme/prod/main", claim("attach-interface", "", "", "wéb-01"), http.StatusUnprocessableEntity, "error-hostname", `Hostname "wéb-01" is not a valid hostname`},
+		{"a floating IP named with a newline", "acme", http.MethodPost, "/vpcs/acme/prod/main", claim("claim-floating-ip", "fi\np", "", ""), http.StatusUnprocessableEntity, "form-claim-floating-ip error-name", `Name "fi\np"`},
 		{"a VPC path with a NUL", "acme", http.MethodGet, "/vpcs/acme/prod/main%00", "", http.StatusNotFound, "not-found", ""},
 		{"a claim on a VPC path with a NUL", "acme", http.MethodPost, "/vpcs/acme%00/prod/main", claim("create-subnet", "db", "10.42.2.0/24", ""), http.StatusNotFound, "not-found", ""},
 		{"a pool path with a NUL", "ops", http.MethodGet, "/pools/public-zone-a%00", "", http.StatusNotFound, "not-found", ""},
@@ -325,8 +325,8 @@ func TestConsoleBadInput(t *testing.T) {
 		{"an audit filter with a NUL", "ops", http.MethodGet, "/audit?namespace=acme%00", "", http.StatusOK, "no-audit", ""},
 
 		// SQL metacharacters.
-		{"SQL as a pool name", "ops", http.MethodPost, "/pools", pool("'; DROP TABLE pools; --", "198.51.100.0/24", "", ""), http.StatusUnprocessableEntity, "error-name", `name "'; DROP TABLE pools; --" is not a valid name`},
-		{"SQL as a subnet name", "acme", http.MethodPost, "/vpcs/acme/prod/main", claim("create-subnet", "x' OR '1'='1", "10.42.2.0/24", ""), http.StatusUnprocessableEntity, "claim-error", "is not a valid name"},
+		{"SQL as a pool name", "ops", http.MethodPost, "/pools", pool("'; DROP TABLE pools; --", "198.51.100.0/24", "", ""), http.StatusUnprocessableEntity, "error-name", `Name "'; DROP TABLE pools; --" is not a valid name`},
+		{"SQL as a subnet name", "acme", http.MethodPost, "/vpcs/acme/prod/main", claim("create-subnet", "x' OR '1'='1", "10.42.2.0/24", ""), http.StatusUnprocessableEntity, "form-create-subnet error-name", "is not a valid name"},
 		{"SQL as a VPC path", "acme", http.MethodGet, "/vpcs/acme/prod/main'%20OR%20'1'='1", "", http.StatusNotFound, "not-found", ""},
 		{"SQL as a search", "acme", http.MethodGet, "/pools/acme/prod/vpc-main?q=" + url.QueryEscape("'; DROP TABLE pools; --"), "", http.StatusOK, "allocation-count", "0 matching allocations"},
 		{"% as a search", "acme", http.MethodGet, "/pools/acme/prod/vpc-main?q=%25", "", http.StatusOK, "allocation-count", "0 matching allocations"},
@@ -345,8 +345,12 @@ func TestConsoleBadInput(t *testing.T) {
 			}
 			got, shown := body, true
 			if tt.id != "" {
-				page := parseHTML(body)
-				got, shown = page.text(tt.id), page.has(tt.id)
+				// "form id": the element id within the form.
+				page, id := parseHTML(body), tt.id
+				if form, inForm, ok := strings.Cut(tt.id, " "); ok {
+					page, id = page.in(form), inForm
+				}
+				got, shown = page.text(id), page.has(id)
 			}
 			if res.StatusCode != tt.status || !shown || !strings.Contains(got, tt.want) {
 				t.Errorf("%s %s = %d with %s %q, want %d with %q:\n%.3000s", tt.method, tt.target, res.StatusCode, tt.id, got, tt.status, tt.want, body)

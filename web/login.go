@@ -45,8 +45,14 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	d := views.LoginData{Username: r.PostFormValue("username"), Next: safeNext(r.PostFormValue("next"))}
 	password := r.PostFormValue("password")
 	shell := s.shell(r, "Sign in")
-	if d.Username == "" || password == "" {
-		d.Error = "Enter your user name and your password."
+	d.Errors = views.FieldErrors{}
+	if d.Username == "" {
+		d.Errors.Add("username", "Enter your user name.")
+	}
+	if password == "" {
+		d.Errors.Add("password", "Enter your password.")
+	}
+	if len(d.Errors) > 0 {
 		s.render(w, r, http.StatusUnprocessableEntity, views.Login(shell, d))
 		return
 	}

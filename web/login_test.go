@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"net/http"
@@ -116,14 +117,17 @@ func TestLogin(t *testing.T) {
 		wantStatus   int
 		wantLocation string
 		wantMessage  string
+		// wantAt is where the message is: the form's (login-error) unless
+		// said, or beside a field.
+		wantAt string
 	}{
-		{"right password", url.Values{"username": {"alice"}, "password": {password}}, http.StatusSeeOther, "/", ""},
-		{"back to next", url.Values{"username": {"alice"}, "password": {password}, "next": {"/pools?page=2"}}, http.StatusSeeOther, "/pools?page=2", ""},
-		{"next to another site", url.Values{"username": {"alice"}, "password": {password}, "next": {"//evil.example/"}}, http.StatusSeeOther, "/", ""},
-		{"wrong password", url.Values{"username": {"alice"}, "password": {password + "x"}}, http.StatusUnauthorized, "", wrongCredentials},
-		{"unknown user", url.Values{"username": {"mallory"}, "password": {password}}, http.StatusUnauthorized, "", wrongCredentials},
-		{"no password", url.Values{"username": {"alice"}}, http.StatusUnprocessableEntity, "", "Enter your user name and your password."},
-		{"no user name", url.Values{"password": {password}}, http.StatusUnprocessableEntity, "", "Enter your user name and your password."},
+		{"right password", url.Values{"username": {"alice"}, "password": {password}}, http.StatusSeeOther, "/", "", ""},
+		{"back to next", url.Values{"username": {"alice"}, "password": {password}, "next": {"/pools?page=2"}}, http.StatusSeeOther, "/pools?page=2", "", ""},
+		{"next to another site", url.Values{"username": {"alice"}, "password": {password}, "next": {"//evil.example/"}}, http.StatusSeeOther, "/", "", ""},
+		{"wrong password", url.Values{"username": {"alice"}, "password": {password + "x"}}, http.StatusUnauthorized, "", wrongCredentials, ""},
+		{"unknown user", url.Values{"username": {"mallory"}, "password": {password}}, http.StatusUnauthorized, "", wrongCredentials, ""},
+		{"no password", url.Values{"username": {"alice"}}, http.StatusUnprocessableEntity, "", "Enter your password.", "error-password"},
+		{"no user name", url.Values{"password": {password}}, http.StatusUnprocessableEntity, "", "Enter your user name.", "error-username"},
 	}
 	for _, tt := range tests {
 		res := postForm(t, h, "/login", tt.form, nil)
@@ -140,7 +144,7 @@ func TestLogin(t *testing.T) {
 			if c != nil {
 				t.Errorf("%s: POST /login set a session cookie", tt.name)
 			}
-			if want := `data-testid="login-error">` + html.EscapeString(tt.wantMessage) + "<"; !strings.Contains(page, want) {
+			if want := `data-testid="` + cmp.Or(tt.wantAt, "login-error") + `"`; !strings.Contains(page, want) || parseHTML(page).text(cmp.Or(tt.wantAt, "login-error")) != tt.wantMessage {
 				t.Errorf("%s: POST /login lacks %s:\n%s", tt.name, want, page)
 			}
 			// The user name stays in the form; the password does not.

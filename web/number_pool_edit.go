@@ -41,7 +41,7 @@ func (s *Server) numberPoolEdit(w http.ResponseWriter, r *http.Request) {
 
 // numberPoolUpdate answers POST /resource-managers/<id>: changes the
 // pool's name, description and ranges, and leads to its page, or shows
-// the form again with the domain's refusal.
+// the form again with every mistake beside its field.
 func (s *Server) numberPoolUpdate(w http.ResponseWriter, r *http.Request) {
 	if !readForm(w, r) {
 		return
@@ -51,16 +51,12 @@ func (s *Server) numberPoolUpdate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	props.Form = editedPool(pool, r.PostForm)
-	ranges, err := formRanges(props.Form.Ranges)
-	if err != nil {
-		props.Form.Errors = map[string]string{"ranges": err.Error()}
-		s.renderNumberPoolForm(w, r, http.StatusUnprocessableEntity, props)
-		return
-	}
+	props.Form.Errors = views.FieldErrors{}
+	ranges := formRanges(props.Form.Ranges, props.Form.Errors)
 	actor, _ := actorFrom(r.Context())
-	pool, err = s.numbers.UpdatePool(r.Context(), actor, pool.ID, numbers.PoolUpdate{Name: &props.Form.Name, Description: &props.Form.Description, Ranges: ranges})
+	pool, err := s.numbers.UpdatePool(r.Context(), actor, pool.ID, numbers.PoolUpdate{Name: &props.Form.Name, Description: &props.Form.Description, Ranges: ranges})
 	if err != nil {
-		if !refusedPool(&props.Form, err) {
+		if !fieldErrorsOf(props.Form.Errors, err, numberPoolInputs...) {
 			s.serverError(w, r, err)
 			return
 		}

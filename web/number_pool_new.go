@@ -11,7 +11,6 @@ import (
 
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/candidates"
-	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/schema"
 	"pivirt.hu/ipam/views"
@@ -87,46 +86,46 @@ func numberAttributes(main schema.Schema, kind string) []string {
 }
 
 // formRanges reads the form's rows as the pool's ranges; a weight left
-// empty is the API's default, 1.
-func formRanges(rows []views.RangeRow) ([]numbers.Range, error) {
+// empty is the API's default, 1. A row it cannot read is a mistake of the
+// ranges, each said in errs: then the ranges are none, which the domain
+// refuses (so that nothing is stored) while it checks the form's other
+// fields.
+func formRanges(rows []views.RangeRow, errs views.FieldErrors) []numbers.Range {
 	out := make([]numbers.Range, 0, len(rows))
+	refused := false
 	for i, r := range rows {
 		if r.Start == "" && r.End == "" && len(rows) > 1 {
 			continue
 		}
 		var err error
 		var x numbers.Range
+		mistake := func(what, value string) {
+			errs.Add("ranges", fmt.Sprintf("Range %d: the %s %q is not a whole number", i+1, what, value))
+			refused = true
+		}
 		if x.Start, err = strconv.ParseInt(r.Start, 10, 64); err != nil {
-			return nil, fmt.Errorf("range %d: the start %q is not a whole number", i+1, r.Start)
+			mistake("start", r.Start)
 		}
 		if x.End, err = strconv.ParseInt(r.End, 10, 64); err != nil {
-			return nil, fmt.Errorf("range %d: the end %q is not a whole number", i+1, r.End)
+			mistake("end", r.End)
 		}
 		x.Weight = 1
 		if r.Weight != "" {
 			if x.Weight, err = strconv.Atoi(r.Weight); err != nil {
-				return nil, fmt.Errorf("range %d: the weight %q is not a whole number", i+1, r.Weight)
+				mistake("weight", r.Weight)
 			}
 		}
 		out = append(out, x)
 	}
-	return out, nil
+	if refused {
+		return []numbers.Range{}
+	}
+	return out
 }
 
-// refusedPool puts the domain's refusal of a pool next to its field in
-// the form, verbatim, and reports whether err was one.
-func refusedPool(f *views.NumberPoolForm, err error) bool {
-	refusal := ipam.Classify(err)
-	if refusal.Code != ipam.CodeInvalidArgument && refusal.Code != ipam.CodeConflict {
-		return false
-	}
-	field := inputOf(refusal.Field)
-	if !slices.Contains([]string{"name", "description", "node", "node_attribute", "allocation_scope", "ranges"}, field) {
-		field = ""
-	}
-	f.Errors = map[string]string{field: refusal.Message}
-	return true
-}
+// numberPoolInputs are the inputs of the number pool form a refusal's
+// field may name.
+var numberPoolInputs = []string{"name", "description", "node", "node_attribute", "allocation_scope", "ranges"}
 
 // numberPoolNew answers GET /resource-managers/new: the number pool form,
 // and each of its steps (a kind or an attribute chosen, a row added or
@@ -149,8 +148,8 @@ func (s *Server) numberPoolNew(w http.ResponseWriter, r *http.Request) {
 }
 
 // numberPoolCreate answers POST /resource-managers: creates a number pool
-// and leads to its page, which says so, or shows the form again with the
-// domain's refusal next to its field.
+// and leads to its page, which says so, or shows the form again with every
+// mistake beside its field.
 func (s *Server) numberPoolCreate(w http.ResponseWriter, r *http.Request) {
 	if !readForm(w, r) {
 		return
@@ -168,19 +167,15 @@ func (s *Server) numberPoolCreate(w http.ResponseWriter, r *http.Request) {
 	f := numberPoolForm(r.PostForm)
 	offer(main, &f)
 	props := views.NumberPoolFormProps{Shell: sh, Form: f, Branch: branchName, Action: "/resource-managers", Step: "/resource-managers/new"}
-	ranges, err := formRanges(f.Ranges)
-	if err != nil {
-		props.Form.Errors = map[string]string{"ranges": err.Error()}
-		s.renderNumberPoolForm(w, r, http.StatusUnprocessableEntity, props)
-		return
-	}
+	props.Form.Errors = views.FieldErrors{}
+	ranges := formRanges(f.Ranges, props.Form.Errors)
 	actor, _ := actorFrom(r.Context())
 	// What was posted, not what is offered: the domain refuses a kind, an
 	// attribute or a scope element in its own words.
 	pool, err := s.numbers.CreatePool(r.Context(), actor, numbers.PoolInput{Name: f.Name, Description: f.Description,
 		Node: r.PostFormValue("node"), NodeAttribute: r.PostFormValue("node_attribute"), Ranges: ranges, AllocationScope: r.PostForm["scope"]})
 	if err != nil {
-		if !refusedPool(&props.Form, err) {
+		if !fieldErrorsOf(props.Form.Errors, err, numberPoolInputs...) {
 			s.serverError(w, r, err)
 			return
 		}
@@ -226,9 +221,10 @@ func numberPoolPreview(rows []views.RangeRow) *candidates.NumberPreviewOutput {
 	if len(typed) == 0 {
 		return nil
 	}
-	ranges, err := formRanges(typed)
-	if err != nil {
-		return &candidates.NumberPreviewOutput{Errors: candidates.Errors{{Field: "ranges", Message: err.Error()}}}
+	errs := views.FieldErrors{}
+	ranges := formRanges(typed, errs)
+	if msg, refused := errs["ranges"]; refused {
+		return &candidates.NumberPreviewOutput{Errors: candidates.Errors{{Field: "ranges", Message: msg}}}
 	}
 	in := candidates.NumberPreviewInput{Next: previewShown}
 	for _, r := range ranges {

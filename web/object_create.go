@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"pivirt.hu/ipam/internal/branch"
+	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/schema"
@@ -18,7 +19,7 @@ import (
 // objectCreate answers POST /objects/{kind}: creates an object of the kind
 // on the branch from the form, numbers from pools as the form chose, and
 // leads to its form, which says what it got; or shows the form again
-// with each refusal by its field.
+// with every mistake beside its field.
 func (s *Server) objectCreate(w http.ResponseWriter, r *http.Request) {
 	s.objectSave(w, r, "")
 }
@@ -62,7 +63,6 @@ func (s *Server) objectSave(w http.ResponseWriter, r *http.Request, id string) {
 			return
 		}
 	}
-	var formError string
 	if err != nil {
 		refusal := ipam.Classify(err)
 		if refusal.Code == ipam.CodeNotFound && id != "" {
@@ -73,30 +73,66 @@ func (s *Server) objectSave(w http.ResponseWriter, r *http.Request, id string) {
 				return
 			}
 		}
-		switch refusal.Code {
-		case ipam.CodeInvalidArgument, ipam.CodeConflict, ipam.CodePoolExhausted, ipam.CodeNotFound:
-			if field := fieldOf(refusal.Field); field != "" && kp.hasField(field) {
-				errs = map[string]string{field: refusal.Message}
-			} else {
-				formError = refusal.Message
-			}
-		default:
+		if !fieldErrorsOf(errs, err, kp.inputs()...) {
 			s.serverError(w, r, err)
 			return
 		}
+	} else {
+		// The form's values it could not read are refused here; those it
+		// could are the domain's to check, once they all can be read: the
+		// required ones left empty are said with the others meanwhile.
+		s.missingValues(r, kp, id != "", errs)
 	}
 	p, perr := s.objectFormProps(r.Context(), actor, kp, nil)
 	if perr != nil {
 		s.serverError(w, r, perr)
 		return
 	}
-	p.ID, p.Error = id, formError
+	p.ID, p.Error = id, errs[""]
 	keepInput(r, &p, errs)
 	if err := predictNumbers(&p); err != nil {
 		s.serverError(w, r, err)
 		return
 	}
 	s.render(w, r, http.StatusUnprocessableEntity, views.ObjectFormPage(p))
+}
+
+// inputs are the names of the form's inputs: the kind's attributes and
+// its relationships of cardinality one.
+func (kp kindPage) inputs() []string {
+	kind := kp.kind.FullName()
+	var out []string
+	for _, a := range kp.schema.Attributes(kind) {
+		out = append(out, a.Name)
+	}
+	for _, rel := range kp.schema.Relationships(kind) {
+		if rel.Cardinality == schema.One {
+			out = append(out, rel.Name)
+		}
+	}
+	return out
+}
+
+// missingValues adds to errs the required fields of a new object that the
+// form leaves empty, as the domain words them: said with the values the
+// form could not read, which keep the domain from checking the object.
+func (s *Server) missingValues(r *http.Request, kp kindPage, update bool, errs views.FieldErrors) {
+	if update {
+		return
+	}
+	kind := kp.kind.FullName()
+	for _, a := range kp.schema.Attributes(kind) {
+		if a.Optional || a.Kind == schema.Boolean || a.DefaultValue != "" || errs[a.Name] != "" || r.PostFormValue(a.Name+"__mode") == "pool" ||
+			strings.TrimSpace(r.PostFormValue(a.Name)) != "" {
+			continue
+		}
+		errs.Add(a.Name, candidates.Plain(a.Name, a.Name+": a value is required"))
+	}
+	for _, rel := range kp.schema.Relationships(kind) {
+		if rel.Cardinality == schema.One && !rel.Optional && r.PostFormValue(rel.Name) == "" {
+			errs.Add(rel.Name, candidates.Plain(rel.Name, rel.Name+": a peer is required"))
+		}
+	}
 }
 
 // objectSaved leads to the object's form, which says what the save gave.
@@ -118,24 +154,9 @@ func (s *Server) objectSaved(w http.ResponseWriter, r *http.Request, branchName 
 	http.Redirect(w, r, href, http.StatusSeeOther)
 }
 
-// hasField reports whether the form has a field of the name.
-func (kp kindPage) hasField(name string) bool {
-	_, isAttr := kp.schema.Attribute(kp.kind.FullName(), name)
-	rel, isRel := kp.schema.Relationship(kp.kind.FullName(), name)
-	return isAttr || isRel && rel.Cardinality == schema.One
-}
-
-// fieldOf is the form field of a refusal's field: "vlan_id" of
-// "vlan_id", "vlan_id.from_pool" or "site__ids".
-func fieldOf(field string) string {
-	name, _, _ := strings.Cut(field, ".")
-	name, _, _ = strings.Cut(name, "__")
-	return name
-}
-
 // keepInput puts what was typed back into the form's fields, with errs by
 // field.
-func keepInput(r *http.Request, p *views.ObjectFormPageProps, errs map[string]string) {
+func keepInput(r *http.Request, p *views.ObjectFormPageProps, errs views.FieldErrors) {
 	for i := range p.Fields {
 		f := &p.Fields[i]
 		f.Value, f.Error = r.PostFormValue(f.Name), errs[f.Name]
@@ -149,10 +170,10 @@ func keepInput(r *http.Request, p *views.ObjectFormPageProps, errs map[string]st
 // asked from pools, and the mistakes by field. On an update, an empty
 // field removes the value; on a create it is left out, so that the
 // default applies.
-func objectInput(r *http.Request, sc schema.Schema, kind string, update bool) (branch.ObjectInput, []numbers.FromPool, map[string]string) {
+func objectInput(r *http.Request, sc schema.Schema, kind string, update bool) (branch.ObjectInput, []numbers.FromPool, views.FieldErrors) {
 	in := branch.ObjectInput{Attributes: map[string]any{}, Relationships: map[string][]string{}}
 	var from []numbers.FromPool
-	errs := map[string]string{}
+	errs := views.FieldErrors{}
 	for _, a := range sc.Attributes(kind) {
 		if a.Kind == schema.Number && r.PostFormValue(a.Name+"__mode") == "pool" {
 			from = append(from, numbers.FromPool{Attribute: a.Name, Pool: r.PostFormValue(a.Name + "__pool")})
@@ -174,7 +195,7 @@ func objectInput(r *http.Request, sc schema.Schema, kind string, update bool) (b
 		}
 		v, msg := parseValue(a, raw)
 		if msg != "" {
-			errs[a.Name] = msg
+			errs.Add(a.Name, candidates.Plain(a.Name, msg))
 			continue
 		}
 		in.Attributes[a.Name] = v

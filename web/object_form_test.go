@@ -130,8 +130,8 @@ func TestObjectForm(t *testing.T) {
 	status, _, body = c.post(t, "/objects/IpamVLAN", url.Values{"name": {"bad"}, "site": {siteA}, "vlan_id__mode": {"value"}, "vlan_id": {"ten"},
 		"tags": {`{"a": 1}`}, "meta": {`{"a": `}}, c.op)
 	page = parseHTML(body)
-	if status != http.StatusUnprocessableEntity || page.text("error-vlan_id") != `vlan_id: "ten" is not a whole number` ||
-		!strings.HasPrefix(page.text("error-tags"), "tags: a List takes a JSON array") || !strings.HasPrefix(page.text("error-meta"), "meta: not valid JSON") ||
+	if status != http.StatusUnprocessableEntity || page.text("error-vlan_id") != `Vlan id: "ten" is not a whole number` ||
+		!strings.HasPrefix(page.text("error-tags"), "Tags: a List takes a JSON array") || !strings.HasPrefix(page.text("error-meta"), "Meta: not valid JSON") ||
 		page.text("input-meta") != `{"a":` {
 		t.Errorf("a form with mistakes = %d: %q %q %q", status, page.text("error-vlan_id"), page.text("error-tags"), page.text("error-meta"))
 	}

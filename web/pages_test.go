@@ -206,10 +206,10 @@ func TestPoolCreateForm(t *testing.T) {
 		form     url.Values
 		id, want string // the field's message starts with want
 	}{
-		{form("b", "10.0.0.5/24", ""), "error-cidr", "cidr 10.0.0.5/24 has host bits set; did you mean 10.0.0.0/24?"},
-		{form("b", "203.0.113.128/25", ""), "error-cidr", "cidr 203.0.113.128/25 overlaps public pool public-zone-a (203.0.113.0/24)"},
-		{form("B!", "198.51.100.0/24", ""), "error-name", `name "B!" is not a valid name`},
-		{form("b", "198.51.100.0/24", "198.51.100.9-198.51.100.2"), "error-exclude", `exclude[0] "198.51.100.9-198.51.100.2" is a descending range`},
+		{form("b", "10.0.0.5/24", ""), "error-cidr", "CIDR 10.0.0.5/24 has host bits set; did you mean 10.0.0.0/24?"},
+		{form("b", "203.0.113.128/25", ""), "error-cidr", "CIDR 203.0.113.128/25 overlaps public pool public-zone-a (203.0.113.0/24)"},
+		{form("B!", "198.51.100.0/24", ""), "error-name", `Name "B!" is not a valid name`},
+		{form("b", "198.51.100.0/24", "198.51.100.9-198.51.100.2"), "error-exclude", `Exclude "198.51.100.9-198.51.100.2" is a descending range`},
 	}
 	for _, tt := range refusals {
 		status, _, body := c.post(t, "/pools", tt.form, c.op)
@@ -256,10 +256,10 @@ func TestVPCPageAndClaims(t *testing.T) {
 	}{
 		{url.Values{"action": {"attach-interface"}, "subnet": {"web"}, "hostname": {"new-1"}, "nic": {"0"}, "predicted": {"10.42.1.122"}}, 303, "claim-as-predicted", ""},
 		{url.Values{"action": {"attach-interface"}, "subnet": {"web"}, "hostname": {"new-2"}, "nic": {"0"}, "predicted": {"10.42.1.122"}}, 303, "claim-differs", "the page predicted 10.42.1.122, but someone else claimed it first"},
-		{url.Values{"action": {"attach-interface"}, "subnet": {"web"}, "hostname": {"bad host"}, "nic": {"0"}}, 422, "claim-error", `vm.hostname "bad host" is not a valid hostname`},
-		{url.Values{"action": {"attach-interface"}, "subnet": {"web"}, "hostname": {"x"}, "nic": {"one"}}, 422, "claim-error", `nic "one" is not a number`},
+		{url.Values{"action": {"attach-interface"}, "subnet": {"web"}, "hostname": {"bad host"}, "nic": {"0"}}, 422, "error-hostname", `Hostname "bad host" is not a valid hostname`},
+		{url.Values{"action": {"attach-interface"}, "subnet": {"web"}, "hostname": {"x"}, "nic": {"one"}}, 422, "error-nic", `NIC "one" is not a number`},
 		{url.Values{"action": {"claim-floating-ip"}, "name": {"www"}, "zone": {"zone-a"}, "predicted": {"203.0.113.3"}}, 303, "claimed-address", "203.0.113.3"},
-		{url.Values{"action": {"create-subnet"}, "name": {"db"}, "cidr": {"10.42.1.128/25"}}, 422, "claim-error", "overlaps subnet web (10.42.1.0/24)"},
+		{url.Values{"action": {"create-subnet"}, "name": {"db"}, "cidr": {"10.42.1.128/25"}}, 422, "error-cidr", "overlaps subnet web (10.42.1.0/24)"},
 		{url.Values{"action": {"create-subnet"}, "name": {"db"}, "cidr": {"10.42.2.0/26"}, "predicted": {"10.42.2.0/26"}}, 303, "claim-result", "10.42.2.0/26 with gateway 10.42.2.1"},
 	}
 	for _, tt := range tests {

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -38,8 +37,8 @@ func (s *Server) poolNew(w http.ResponseWriter, r *http.Request) {
 }
 
 // poolCreate answers POST /pools: creates a public pool and leads to its
-// page, which says so, or shows the form again with the server's message
-// next to the field.
+// page, which says so, or shows the form again with every mistake beside
+// its field.
 func (s *Server) poolCreate(w http.ResponseWriter, r *http.Request) {
 	actor, _ := actorFrom(r.Context())
 	if !readForm(w, r) {
@@ -60,11 +59,8 @@ func (s *Server) poolCreate(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, poolHref(p), http.StatusSeeOther)
 		return
 	}
-	switch refusal := ipam.Classify(err); refusal.Code {
-	case ipam.CodeInvalidArgument, ipam.CodeConflict:
-		// A conflict of no one field is the name's: the pool exists.
-		f.Errors = map[string]string{cmp.Or(inputOf(refusal.Field), "name"): refusal.Message}
-	default:
+	f.Errors = views.FieldErrors{}
+	if !fieldErrorsOf(f.Errors, err, "name", "cidr", "gateway", "exclude", "zone") {
 		s.serverError(w, r, err)
 		return
 	}
@@ -82,12 +78,6 @@ func poolPreview(f views.PoolForm) *candidates.PreviewOutput {
 	}
 	out := candidates.Preview(candidates.PreviewInput{Pool: candidates.PoolSpec{CIDR: f.CIDR, Gateway: f.Gateway, Exclude: exclude}})
 	return &out
-}
-
-// inputOf maps a domain field ("exclude[2]") to the form input holding it.
-func inputOf(field string) string {
-	name, _, _ := strings.Cut(field, "[")
-	return name
 }
 
 // splitList splits what a textarea holds by lines and commas.

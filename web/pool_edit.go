@@ -55,13 +55,12 @@ func (s *Server) poolUpdate(w http.ResponseWriter, r *http.Request) {
 	actor, _ := actorFrom(r.Context())
 	saved, err := s.ipam.UpdatePublicPool(r.Context(), actor, ipam.UpdatePublicPoolInput{Name: p.Name, Gateway: &f.Gateway, Exclude: &exclude, Zone: &f.Zone})
 	if err != nil {
-		switch refusal := ipam.Classify(err); refusal.Code {
-		case ipam.CodeInvalidArgument, ipam.CodeConflict:
-			f.Errors = map[string]string{inputOf(refusal.Field): refusal.Message}
-			s.render(w, r, http.StatusUnprocessableEntity, views.PoolEditPage(s.poolEditProps(r, p, f)))
-		default:
+		f.Errors = views.FieldErrors{}
+		if !fieldErrorsOf(f.Errors, err, "gateway", "exclude", "zone") {
 			s.failed(w, r, err)
+			return
 		}
+		s.render(w, r, http.StatusUnprocessableEntity, views.PoolEditPage(s.poolEditProps(r, p, f)))
 		return
 	}
 	s.done(w, r, poolHref(saved), poolHref(saved), "Saved public pool "+saved.Name+": "+specWords(saved)+".")

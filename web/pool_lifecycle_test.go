@@ -45,14 +45,14 @@ func TestEditPublicPool(t *testing.T) {
 	// The router of main holds 203.0.113.2.
 	status, _, body = c.post(t, "/pools/public-zone-a/edit", url.Values{"gateway": {"203.0.113.2"}, "exclude": {"203.0.113.250"}, "zone": {"zone-a"}}, c.op)
 	page := parseHTML(body)
-	if want := "public pool public-zone-a holds 1 address that gateway 203.0.113.2 would cover: 203.0.113.2 (VPC acme/prod/router); release it first, or leave it out"; status != http.StatusUnprocessableEntity || page.text("error-gateway") != want {
+	if want := "Public pool public-zone-a holds 1 address that gateway 203.0.113.2 would cover: 203.0.113.2 (VPC acme/prod/router); release it first, or leave it out"; status != http.StatusUnprocessableEntity || page.text("error-gateway") != want {
 		t.Errorf("a gateway over the router's uplink = %d %q, want 422 %q", status, page.text("error-gateway"), want)
 	}
 	if attrOf(page.byID("pool-gateway"), "aria-invalid") != "true" || attrOf(page.byID("pool-gateway"), "value") != "203.0.113.2" || !strings.Contains(page.text("form-edit-pool"), "203.0.113.250") {
 		t.Error("the refused form does not keep what was typed, or its gateway is not marked invalid")
 	}
 	status, _, body = c.post(t, "/pools/public-zone-a/edit", url.Values{"gateway": {"203.0.113.1"}, "zone": {"zone-b"}}, c.op)
-	if want := "public pool public-zone-a holds the router uplinks of 1 VPC of zone zone-a (acme/prod/main at 203.0.113.2): a router's uplink is in its VPC's zone; delete those VPCs before moving the pool to zone-b"; status != http.StatusUnprocessableEntity || parseHTML(body).text("error-zone") != want {
+	if want := "Public pool public-zone-a holds the router uplinks of 1 VPC of zone zone-a (acme/prod/main at 203.0.113.2): a router's uplink is in its VPC's zone; delete those VPCs before moving the pool to zone-b"; status != http.StatusUnprocessableEntity || parseHTML(body).text("error-zone") != want {
 		t.Errorf("moving the pool = %d %q", status, parseHTML(body).text("error-zone"))
 	}
 

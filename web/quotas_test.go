@@ -78,9 +78,9 @@ func TestQuotasPage(t *testing.T) {
 		want   string
 	}{
 		{"a limit not a number", set("acme/*", map[ipam.QuotaKind]string{ipam.QuotaSubnets: "ten"}), "error-subnets", "Subnets: give a whole number from 0, or nothing for no limit"},
-		{"a negative limit", set("acme/*", map[ipam.QuotaKind]string{ipam.QuotaAddresses: "-3"}), "error-addresses", "a limit of -3 addresses is out of range: 0 to 2147483647"},
+		{"a negative limit", set("acme/*", map[ipam.QuotaKind]string{ipam.QuotaAddresses: "-3"}), "error-addresses", "A limit of -3 addresses is out of range: 0 to 2147483647"},
 		{"no limit", set("acme/*", nil), "form-error", "Give at least one limit; to remove a quota, unset it from the list."},
-		{"a wrong pattern", set("acme/*/prod", map[ipam.QuotaKind]string{ipam.QuotaVPCs: "1"}), "error-pattern", `pattern "acme/*/prod" is not a namespace pattern such as acme/prod or acme/*`},
+		{"a wrong pattern", set("acme/*/prod", map[ipam.QuotaKind]string{ipam.QuotaVPCs: "1"}), "error-pattern", `Pattern "acme/*/prod" is not a namespace pattern such as acme/prod or acme/*`},
 	} {
 		status, _, body := c.post(t, "/quotas", tt.form, c.op)
 		page := parseHTML(body)

@@ -14,7 +14,10 @@ func (s *Server) vpcFloatingIPClaim(w http.ResponseWriter, r *http.Request, v ip
 	f := views.FloatingIPForm{Name: formValue(r, "name"), Zone: formValue(r, "zone")}
 	fip, err := s.ipam.ClaimFloatingIP(r.Context(), actor, ipam.ClaimFloatingIPInput{Namespace: v.Namespace, Name: f.Name, Zone: f.Zone})
 	if err != nil {
-		s.claimRefused(w, r, v, err, func(p *views.VPCPageProps) { p.FloatingIP = f })
+		s.claimRefused(w, r, v, err, []string{"name", "zone"}, func(p *views.VPCPageProps, errs views.FieldErrors) {
+			f.Errors = errs
+			p.FloatingIP = f
+		})
 		return
 	}
 	s.claimDone(w, r, v, views.ClaimResult{Form: "claim-floating-ip", Message: "Claimed floating IP " + f.Name + ":", Address: fip.Address.String()})

@@ -57,11 +57,13 @@ func (s *Server) claimDone(w http.ResponseWriter, r *http.Request, v ipam.VPC, r
 }
 
 // claimRefused answers a claim form that err refused: the VPC page again,
-// 422, with the refusal and what was typed (keep puts it back into the
-// page); a failure of the server is its error page.
-func (s *Server) claimRefused(w http.ResponseWriter, r *http.Request, v ipam.VPC, err error, keep func(*views.VPCPageProps)) {
-	refusal := ipam.Classify(err)
-	if refusal.Code == ipam.CodeInternal || refusal.Code == ipam.CodeUnavailable {
+// 422, with every mistake of the form beside its input (the form's inputs
+// are named inputs) and what was typed (keep puts both back into the
+// page); the result panel above says the form's own refusal, or that the
+// form holds mistakes. A failure of the server is its error page.
+func (s *Server) claimRefused(w http.ResponseWriter, r *http.Request, v ipam.VPC, err error, inputs []string, keep func(*views.VPCPageProps, views.FieldErrors)) {
+	errs := views.FieldErrors{}
+	if !fieldErrorsOf(errs, err, inputs...) {
 		s.serverError(w, r, err)
 		return
 	}
@@ -76,8 +78,12 @@ func (s *Server) claimRefused(w http.ResponseWriter, r *http.Request, v ipam.VPC
 		s.serverError(w, r, err)
 		return
 	}
-	p.Result = &views.ClaimResult{Form: r.PostFormValue("action"), Error: refusal.Message}
-	keep(&p)
+	result := &views.ClaimResult{Form: r.PostFormValue("action"), Error: errs[""]}
+	if result.Error == "" {
+		result.Error = "Nothing was done: correct the fields marked in the form."
+	}
+	p.Result = result
+	keep(&p, errs)
 	predictClaims(&p)
 	s.render(w, r, http.StatusUnprocessableEntity, views.VPCPage(p))
 }

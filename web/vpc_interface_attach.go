@@ -14,16 +14,17 @@ import (
 func (s *Server) vpcInterfaceAttach(w http.ResponseWriter, r *http.Request, v ipam.VPC) {
 	actor, _ := actorFrom(r.Context())
 	f := views.AttachForm{Subnet: formValue(r, "subnet"), Hostname: formValue(r, "hostname"), NIC: formValue(r, "nic")}
-	nic, err := ipam.ParseNIC(f.NIC)
+	in, err := ipam.AttachForm{Subnet: f.Subnet, Hostname: f.Hostname, NIC: f.NIC}.Input(v.Namespace, v.Name)
 	var a ipam.Allocation
 	if err == nil {
-		a, err = s.ipam.AttachInterface(r.Context(), actor, ipam.AttachInterfaceInput{
-			Namespace: v.Namespace, VPC: v.Name, Subnet: f.Subnet, VM: ipam.ConsoleVM(v.Namespace, v.Name, f.Hostname), NIC: nic,
-		})
+		a, err = s.ipam.AttachInterface(r.Context(), actor, in)
 	}
 	if err != nil {
-		s.claimRefused(w, r, v, err, func(p *views.VPCPageProps) { p.Attach = f })
+		s.claimRefused(w, r, v, err, []string{"subnet", "hostname", "nic"}, func(p *views.VPCPageProps, errs views.FieldErrors) {
+			f.Errors = errs
+			p.Attach = f
+		})
 		return
 	}
-	s.claimDone(w, r, v, views.ClaimResult{Form: "attach-interface", Message: "Attached " + f.Hostname + "/" + strconv.Itoa(nic) + ":", Address: a.Address.String()})
+	s.claimDone(w, r, v, views.ClaimResult{Form: "attach-interface", Message: "Attached " + f.Hostname + "/" + strconv.Itoa(in.NIC) + ":", Address: a.Address.String()})
 }

@@ -88,19 +88,23 @@ func TestCreateSubnetBySize(t *testing.T) {
 	}
 
 	refusals := []struct {
-		form url.Values
-		want string
+		form   url.Values
+		testid string // of the message, in the form (claim-error: above it)
+		want   string
 	}{
-		{url.Values{"name": {"x"}, "prefixLength": {"24"}, "cidr": {"10.42.9.0/24"}}, "cidr and prefixLength both name the subnet's prefix: give one of them"},
-		{url.Values{"name": {"x"}}, "cidr or prefixLength is required: the subnet's prefix, or its length to take the lowest free one"},
-		{url.Values{"name": {"x"}, "prefixLength": {"big"}}, `prefixLength "big" is not a prefix length such as 24`},
-		{url.Values{"name": {"x"}, "prefixLength": {"15"}}, "prefixLength 15 is out of range for VPC main's 10.42.0.0/16: 16 to 31"},
-		{url.Values{"name": {"x"}, "prefixLength": {"16"}}, "vpc main has no free /16 in 10.42.0.0/16"},
+		{url.Values{"name": {"x"}, "prefixLength": {"24"}, "cidr": {"10.42.9.0/24"}}, "error-cidr", "CIDR and prefixLength both name the subnet's prefix: give one of them"},
+		{url.Values{"name": {"x"}}, "error-cidr", "CIDR or prefixLength is required: the subnet's prefix, or its length to take the lowest free one"},
+		{url.Values{"name": {"x"}, "prefixLength": {"big"}}, "error-prefixLength", `Prefix length "big" is not a prefix length such as 24`},
+		{url.Values{"name": {"x"}, "prefixLength": {"15"}}, "error-prefixLength", "Prefix length 15 is out of range for VPC main's 10.42.0.0/16: 16 to 31"},
+		{url.Values{"name": {"x"}, "prefixLength": {"16"}}, "claim-error", "vpc main has no free /16 in 10.42.0.0/16"},
 	}
 	for _, tt := range refusals {
 		status, page := post(tt.form)
-		if status != 422 || page.text("claim-error") != tt.want {
-			t.Errorf("POST %v = %d %q, want 422 %q", tt.form, status, page.text("claim-error"), tt.want)
+		if tt.testid != "claim-error" {
+			page = page.in("form-create-subnet")
+		}
+		if status != 422 || page.text(tt.testid) != tt.want {
+			t.Errorf("POST %v = %d %q, want 422 %q", tt.form, status, page.text(tt.testid), tt.want)
 		}
 		// What was chosen is kept.
 		values, selected := options(page.all("subnet-size")[0])
@@ -198,8 +202,8 @@ func TestClaimByHTMX(t *testing.T) {
 	}
 	// A refused form is answered at once, 422, with the form.
 	status, _, body := c.post(t, "/vpcs/acme/prod/main", url.Values{"action": {"claim-floating-ip"}, "name": {"Bad"}, "zone": {"zone-a"}}, htmx(c.acme))
-	if page := parseHTML(body); status != 422 || !strings.HasPrefix(page.text("claim-error"), `name "Bad" is not a valid name`) || !page.has("form-claim-floating-ip") {
-		t.Errorf("htmx POST of a refused form = %d %q", status, page.text("claim-error"))
+	if page := parseHTML(body); status != 422 || !strings.HasPrefix(page.in("form-claim-floating-ip").text("error-name"), `Name "Bad" is not a valid name`) {
+		t.Errorf("htmx POST of a refused form = %d %q", status, page.in("form-claim-floating-ip").text("error-name"))
 	}
 }
 

@@ -58,6 +58,9 @@ type ObjectInput struct {
 	// once when another writer changed the object meanwhile (the earlier
 	// transaction rolled back).
 	Hook func(ctx context.Context, w *Write) error
+	// Fills are the attributes Hook may fill: when a mistake of the input
+	// keeps the hook from running, they are not said to be missing.
+	Fills []string
 }
 
 // A Write is an object about to be stored, as ObjectInput.Hook sees it.
@@ -406,10 +409,18 @@ func normalized(in ObjectInput) (ObjectInput, []string, error) {
 // for a new object.
 func (s *Service) storeObject(ctx context.Context, tx *store.Tx, st *branchState, actor auth.Actor, n *nodeKind, id string,
 	before *store.ObjectRow, data map[string]json.RawMessage, in ObjectInput) (Object, error) {
+	// Every mistake of the input at once: a form shows each beside its
+	// field. refused are the fields of those found.
+	var mistakes []error
+	refused := map[string]bool{}
+	refuse := func(name string, err error) {
+		mistakes, refused[name] = append(mistakes, err), true
+	}
 	for _, name := range slices.Sorted(maps.Keys(in.Attributes)) {
 		a, ok := n.attrByName[name]
 		if !ok {
-			return Object{}, invalid(name, "%s: %s has no attribute %s", name, n.kind.FullName(), name)
+			refuse(name, invalid(name, "%s: %s has no attribute %s", name, n.kind.FullName(), name))
+			continue
 		}
 		v := in.Attributes[name]
 		if v == nil {
@@ -418,7 +429,8 @@ func (s *Service) storeObject(ctx context.Context, tx *store.Tx, st *branchState
 		}
 		raw, err := encodeAttribute(a, v)
 		if err != nil {
-			return Object{}, err
+			refuse(name, err)
+			continue
 		}
 		data[a.ID] = raw
 	}
@@ -426,7 +438,8 @@ func (s *Service) storeObject(ctx context.Context, tx *store.Tx, st *branchState
 	for _, name := range slices.Sorted(maps.Keys(in.Relationships)) {
 		r, ok := n.relByName[name]
 		if !ok {
-			return Object{}, invalid(name, "%s: %s has no relationship %s", name, n.kind.FullName(), name)
+			refuse(name, invalid(name, "%s: %s has no relationship %s", name, n.kind.FullName(), name))
+			continue
 		}
 		ids := in.Relationships[name]
 		switch {
@@ -434,26 +447,40 @@ func (s *Service) storeObject(ctx context.Context, tx *store.Tx, st *branchState
 			delete(data, r.ID)
 			continue
 		case r.Cardinality == schema.One && len(ids) > 1:
-			return Object{}, invalid(name, "%s: the relationship has cardinality one; give one peer, not %d", name, len(ids))
+			refuse(name, invalid(name, "%s: the relationship has cardinality one; give one peer, not %d", name, len(ids)))
+			continue
 		}
 		data[r.ID] = encodePeers(r, ids)
 		peers = append(peers, ids...)
 	}
 	if err := s.checkPeers(ctx, tx, st, n, data, peers); err != nil {
-		return Object{}, err
+		var inv *InvalidError
+		if !errors.As(err, &inv) {
+			return Object{}, err
+		}
+		refuse(inv.Field, err)
 	}
 	var prev *Object
 	if before != nil {
 		o := n.object(before.ID, before.Data)
 		prev = &o
 	}
-	if in.Hook != nil {
+	if in.Hook != nil && len(mistakes) == 0 {
 		w := &Write{Tx: tx, Branch: branchOf(st.row), Schema: st.schema.schema, Before: prev, After: n.object(id, data), kind: n, data: data}
 		if err := in.Hook(ctx, w); err != nil {
 			return Object{}, err
 		}
 	}
-	if err := n.checkRequired(data); err != nil {
+	hookRan := in.Hook != nil && len(mistakes) == 0
+	for _, err := range n.missing(data) {
+		var inv *InvalidError
+		// A field refused is not missing; one a hook fills (number pools'
+		// from_pool) is missing only when the hook ran.
+		if errors.As(err, &inv) && !refused[inv.Field] && (hookRan || !slices.Contains(in.Fills, inv.Field)) {
+			mistakes = append(mistakes, err)
+		}
+	}
+	if err := errors.Join(mistakes...); err != nil {
 		return Object{}, err
 	}
 	after := n.object(id, data)
@@ -507,20 +534,21 @@ func (s *Service) checkPeers(ctx context.Context, q store.Ext, st *branchState, 
 	return nil
 }
 
-// checkRequired refuses data that lacks a required attribute's value or a
-// required relationship's peer.
-func (n *nodeKind) checkRequired(data map[string]json.RawMessage) error {
+// missing refuses data that lacks a required attribute's value or a
+// required relationship's peer: an error of each.
+func (n *nodeKind) missing(data map[string]json.RawMessage) []error {
+	var errs []error
 	for _, a := range n.attributes {
 		if _, ok := data[a.ID]; !ok && !a.Optional {
-			return invalid(a.Name, "%s: a value is required", a.Name)
+			errs = append(errs, invalid(a.Name, "%s: a value is required", a.Name))
 		}
 	}
 	for _, r := range n.relationships {
 		if _, ok := data[r.ID]; !ok && !r.Optional {
-			return invalid(r.Name, "%s: a peer is required", r.Name)
+			errs = append(errs, invalid(r.Name, "%s: a peer is required", r.Name))
 		}
 	}
-	return nil
+	return errs
 }
 
 // writeVersion stores w, the branch's new version of an object of the node

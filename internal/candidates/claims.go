@@ -168,6 +168,10 @@ type ClaimRequest struct {
 	Interface  *InterfaceClaim  `json:"interface,omitempty"`
 	FloatingIP *FloatingIPClaim `json:"floatingIP,omitempty"`
 	Subnet     *SubnetSpec      `json:"subnet,omitempty"`
+	// Name, when given, is the name of the floating IP or the subnet,
+	// checked as the server checks it (CheckName): a form checks every
+	// field as the user types.
+	Name *string `json:"name,omitempty"`
 }
 
 // An InterfaceClaim attaches a VM interface in a subnet.
@@ -218,7 +222,12 @@ func (c *Claims) Predict(req ClaimRequest) ClaimPrediction {
 	default:
 		err = Errors{{Field: "input", Message: "input names no claim: give interface, floatingIP or subnet"}}
 	}
-	out.Errors = asErrors(err)
+	if req.Name != nil {
+		if e := CheckName("name", *req.Name); e != nil {
+			out.Errors = append(out.Errors, e)
+		}
+	}
+	out.Errors = append(out.Errors, asErrors(err)...)
 	return out
 }
 

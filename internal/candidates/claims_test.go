@@ -34,20 +34,20 @@ func TestClaims(t *testing.T) {
 	}
 	tests := []struct{ request, want string }{
 		{`{"interface":{"subnet":"web"}}`, `{"address":"10.42.1.5"}`},
-		{`{"interface":{"subnet":"tiny"}}`, `{"errors":[{"field":"subnet","message":"pool vpc-main has no free address in 10.42.2.0/30"}]}`},
-		{`{"interface":{"subnet":"gone"}}`, `{"errors":[{"field":"subnet","message":"subnet acme/prod/main/gone not found"}]}`},
+		{`{"interface":{"subnet":"tiny"}}`, `{"errors":[{"field":"subnet","message":"pool vpc-main has no free address in 10.42.2.0/30","plain":"Pool vpc-main has no free address in 10.42.2.0/30"}]}`},
+		{`{"interface":{"subnet":"gone"}}`, `{"errors":[{"field":"subnet","message":"subnet acme/prod/main/gone not found","plain":"Subnet acme/prod/main/gone not found"}]}`},
 		{`{"floatingIP":{"zone":"zone-a"}}`, `{"address":"198.51.100.11"}`},
-		{`{"floatingIP":{"zone":"zone-b"}}`, `{"errors":[{"field":"zone","message":"zone zone-b has no free address in its public pools"}]}`},
-		{`{"floatingIP":{"zone":"zone-c"}}`, `{"errors":[{"field":"zone","message":"zone zone-c has no public pool"}]}`},
-		{`{"floatingIP":{"zone":""}}`, `{"errors":[{"field":"zone","message":"no zone has a public pool"}]}`},
+		{`{"floatingIP":{"zone":"zone-b"}}`, `{"errors":[{"field":"zone","message":"zone zone-b has no free address in its public pools","plain":"Zone zone-b has no free address in its public pools"}]}`},
+		{`{"floatingIP":{"zone":"zone-c"}}`, `{"errors":[{"field":"zone","message":"zone zone-c has no public pool","plain":"Zone zone-c has no public pool"}]}`},
+		{`{"floatingIP":{"zone":""}}`, `{"errors":[{"field":"zone","message":"no zone has a public pool","plain":"No zone has a public pool"}]}`},
 		{`{"subnet":{"prefixLength":24}}`, `{"cidr":"10.42.0.0/24","gateway":"10.42.0.1"}`},
 		{`{"subnet":{"prefixLength":30}}`, `{"cidr":"10.42.0.0/30","gateway":"10.42.0.1"}`},
-		{`{"subnet":{"cidr":"10.42.2.0/24"}}`, `{"errors":[{"field":"cidr","message":"cidr 10.42.2.0/24 overlaps subnet tiny (10.42.2.0/30) of VPC main"}]}`},
-		{`{"subnet":{"cidr":"10.42.3.0/24","gateway":"10.42.3.255"}}`, `{"cidr":"10.42.3.0/24","errors":[{"field":"gateway","message":"gateway 10.42.3.255 is the broadcast address of 10.42.3.0/24"}]}`},
-		{`{"subnet":{"prefixLength":16}}`, `{"errors":[{"field":"prefixLength","message":"vpc main has no free /16 in 10.42.0.0/16"}]}`},
-		{`{}`, `{"errors":[{"field":"input","message":"input names no claim: give interface, floatingIP or subnet"}]}`},
-		{`{"subnet":{"size":24}}`, `{"errors":[{"field":"input","message":"input is not a claim request: json: unknown field \"size\""}]}`},
-		{`not json`, `{"errors":[{"field":"input","message":"input is not a claim request: invalid character 'o' in literal null (expecting 'u')"}]}`},
+		{`{"subnet":{"cidr":"10.42.2.0/24"}}`, `{"errors":[{"field":"cidr","message":"cidr 10.42.2.0/24 overlaps subnet tiny (10.42.2.0/30) of VPC main","plain":"CIDR 10.42.2.0/24 overlaps subnet tiny (10.42.2.0/30) of VPC main"}]}`},
+		{`{"subnet":{"cidr":"10.42.3.0/24","gateway":"10.42.3.255"}}`, `{"cidr":"10.42.3.0/24","errors":[{"field":"gateway","message":"gateway 10.42.3.255 is the broadcast address of 10.42.3.0/24","plain":"Gateway 10.42.3.255 is the broadcast address of 10.42.3.0/24"}]}`},
+		{`{"subnet":{"prefixLength":16}}`, `{"errors":[{"field":"prefixLength","message":"vpc main has no free /16 in 10.42.0.0/16","plain":"VPC main has no free /16 in 10.42.0.0/16"}]}`},
+		{`{}`, `{"errors":[{"field":"input","message":"input names no claim: give interface, floatingIP or subnet","plain":"Input names no claim: give interface, floatingIP or subnet"}]}`},
+		{`{"subnet":{"size":24}}`, `{"errors":[{"field":"input","message":"input is not a claim request: json: unknown field \"size\"","plain":"Input is not a claim request: json: unknown field \"size\""}]}`},
+		{`not json`, `{"errors":[{"field":"input","message":"input is not a claim request: invalid character 'o' in literal null (expecting 'u')","plain":"Input is not a claim request: invalid character 'o' in literal null (expecting 'u')"}]}`},
 	}
 	for _, tt := range tests {
 		if got := string(PredictClaimJSON(spec, []byte(tt.request))); got != tt.want {

@@ -1,15 +1,29 @@
 package candidates
 
-import "strings"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // A FieldError is a mistake in one field of a pool spec or a request. Its
-// message starts with the field's name, so it reads well on its own.
+// message starts with the field's name, so it reads well on its own; in
+// JSON it carries its plain words too ("plain": PlainOf), which a form
+// shows beside the field.
 type FieldError struct {
 	Field   string `json:"field"`
 	Message string `json:"message"`
 }
 
 func (e *FieldError) Error() string { return e.Message }
+
+// MarshalJSON writes the field, the message and its plain words.
+func (e *FieldError) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Field   string `json:"field"`
+		Message string `json:"message"`
+		Plain   string `json:"plain"`
+	}{e.Field, e.Message, e.PlainOf()})
+}
 
 // Errors holds every mistake found in one spec, in field order.
 type Errors []*FieldError

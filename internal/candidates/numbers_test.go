@@ -306,14 +306,16 @@ func TestNumberPreviewJSON(t *testing.T) {
 		{`{"ranges":[{"start":1,"end":2}],"taken":[1,2],"pool":"VLAN IDs per site","division":"Site A"}`,
 			`{"valid":true,"size":2,"used":2,"free":0,"noFree":"pool VLAN IDs per site has no free number in Site A","ranges":[{"start":1,"end":2,"weight":1,"size":2,"used":2}]}`},
 		{`{"ranges":[{"start":100,"end":199},{"start":150,"end":250,"weight":0}],"takenRanges":"x","next":300}`,
-			`{"valid":false,"errors":[{"field":"ranges[1].weight","message":"ranges[1].weight 0 is less than 1; a range's weight is 1 or more (1 when not given)"},` +
-				`{"field":"takenRanges[0]","message":"takenRanges[0] \"x\" is not a number or an a-b range such as 100-199 (numbers from -9223372036854775808 to 9223372036854775807)"},` +
-				`{"field":"next","message":"next 300 is out of range; ask for 1 to 256 numbers"}],"size":0,"used":0,"free":0}`},
+			`{"valid":false,"errors":[{"field":"ranges[1].weight","message":"ranges[1].weight 0 is less than 1; a range's weight is 1 or more (1 when not given)",` +
+				`"plain":"Range 2's weight 0 is less than 1; a range's weight is 1 or more (1 when not given)"},` +
+				`{"field":"takenRanges[0]","message":"takenRanges[0] \"x\" is not a number or an a-b range such as 100-199 (numbers from -9223372036854775808 to 9223372036854775807)",` +
+				`"plain":"Taken \"x\" is not a number or an a-b range such as 100-199 (numbers from -9223372036854775808 to 9223372036854775807)"},` +
+				`{"field":"next","message":"next 300 is out of range; ask for 1 to 256 numbers","plain":"Next 300 is out of range; ask for 1 to 256 numbers"}],"size":0,"used":0,"free":0}`},
 		{`{"ranges":[{"start":1,"end":2,"step":1}]}`,
-			`{"valid":false,"errors":[{"field":"input","message":"input is not a number preview request: json: unknown field \"step\""}],"size":0,"used":0,"free":0}`},
+			`{"valid":false,"errors":[{"field":"input","message":"input is not a number preview request: json: unknown field \"step\"","plain":"Input is not a number preview request: json: unknown field \"step\""}],"size":0,"used":0,"free":0}`},
 		{`{"ranges":[],"taken":[1.5]}`,
-			`{"valid":false,"errors":[{"field":"input","message":"input is not a number preview request: json: cannot unmarshal number 1.5 into Go struct field NumberPreviewInput.taken of type int64"}],"size":0,"used":0,"free":0}`},
-		{`{}`, `{"valid":false,"errors":[{"field":"ranges","message":"ranges is empty; a number pool needs at least one start-end range"}],"size":0,"used":0,"free":0}`},
+			`{"valid":false,"errors":[{"field":"input","message":"input is not a number preview request: json: cannot unmarshal number 1.5 into Go struct field NumberPreviewInput.taken of type int64","plain":"Input is not a number preview request: json: cannot unmarshal number 1.5 into Go struct field NumberPreviewInput.taken of type int64"}],"size":0,"used":0,"free":0}`},
+		{`{}`, `{"valid":false,"errors":[{"field":"ranges","message":"ranges is empty; a number pool needs at least one start-end range","plain":"Ranges is empty; a number pool needs at least one start-end range"}],"size":0,"used":0,"free":0}`},
 	}
 	for _, tt := range tests {
 		if got := string(NumberPreviewJSON([]byte(tt.in))); got != tt.want {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/netip"
+	"slices"
 )
 
 // MaxPreviewNext bounds PreviewInput.Next.
@@ -13,6 +14,10 @@ const MaxPreviewNext = 256
 // PreviewInput is what a page or an API client asks of the enumerator
 // before anything is committed.
 type PreviewInput struct {
+	// Name and Zone, when given, are checked as a new public pool's
+	// (CheckName, CheckZone): the new-pool form checks every field.
+	Name    *string     `json:"name,omitempty"`
+	Zone    *string     `json:"zone,omitempty"`
 	Pool    PoolSpec    `json:"pool"`
 	Request RequestSpec `json:"request"`
 	// Taken lists the addresses already held, as addresses and a-b ranges.
@@ -43,11 +48,35 @@ type PreviewOutput struct {
 }
 
 // Preview answers in. Every mistake in it is reported in Errors, each naming
-// its field; the figures are filled only when the input is valid.
+// its field; the figures are filled only when the input is valid, but for
+// its name and zone (Valid: the pool and the request are).
 func Preview(in PreviewInput) PreviewOutput { return preview(in, Set{}) }
 
-// preview answers in with more taken addresses, parsed beforehand.
+// preview answers in with more taken addresses, parsed beforehand. The
+// pool's name and zone are no part of its figures: a mistake of theirs is
+// said with the figures of a valid pool, in the order of the new-pool
+// form's fields.
 func preview(in PreviewInput, more Set) PreviewOutput {
+	out := previewPool(in, more)
+	var named, zoned Errors
+	if in.Name != nil {
+		if e := CheckName("name", *in.Name); e != nil {
+			named = Errors{e}
+		}
+	}
+	if in.Zone != nil {
+		if e := CheckZone("zone", *in.Zone); e != nil {
+			zoned = Errors{e}
+		}
+	}
+	if len(named)+len(zoned) > 0 {
+		out.Errors = slices.Concat(named, out.Errors, zoned)
+	}
+	return out
+}
+
+// previewPool answers in but for its name and zone.
+func previewPool(in PreviewInput, more Set) PreviewOutput {
 	var out PreviewOutput
 	pool, err := ParsePool(in.Pool)
 	if err != nil {

@@ -24,8 +24,8 @@ type SubnetRequest struct {
 }
 
 // ParseSubnetSpec checks what can be checked of spec without its VPC. The
-// error, if any, is an Errors holding the first mistake, in the order the
-// server checks them: a subnet is refused for one reason at a time.
+// error, if any, is an Errors holding the first mistake of its prefix
+// (cidr or prefixLength) and that of its gateway.
 func ParseSubnetSpec(spec SubnetSpec) (SubnetRequest, error) {
 	var errs errorList
 	var r SubnetRequest
@@ -49,7 +49,7 @@ func ParseSubnetSpec(spec SubnetSpec) (SubnetRequest, error) {
 	default:
 		r.Bits = spec.PrefixLength
 	}
-	if len(errs.errs) == 0 && spec.Gateway != "" {
+	if spec.Gateway != "" {
 		gw, err := netip.ParseAddr(spec.Gateway)
 		if err != nil || !gw.Is4() {
 			errs.add("gateway", fmt.Sprintf("gateway %s is not an IPv4 address such as 10.0.0.1", quote(spec.Gateway)))

@@ -537,11 +537,7 @@ func (s *Service) Preview(ctx context.Context, actor auth.Actor, namespace, pool
 }
 
 // fromCandidates turns the enumerator's field errors into an InvalidError
-// (the first; the message lists them all).
+// each (collect).
 func fromCandidates(err error) error {
-	var errs candidates.Errors
-	if errors.As(err, &errs) && len(errs) > 0 {
-		return &InvalidError{Field: errs[0].Field, Message: errs.Error()}
-	}
-	return err
+	return collect(err)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"strings"
 
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/candidates"
@@ -43,6 +44,64 @@ func (e *InvalidError) Unwrap() error { return ErrInvalid }
 
 func invalid(field, format string, args ...any) error {
 	return &InvalidError{Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// InvalidErrors are every mistake of one request, an *InvalidError each,
+// in the order of the request's fields: a form shows them all at once,
+// each beside its field (Refusal.Fields). errors.Is(err, ErrInvalid)
+// holds, and errors.As finds the first, whose field and message Classify
+// answers with.
+type InvalidErrors []*InvalidError
+
+// Error says every mistake, separated by "; ".
+func (errs InvalidErrors) Error() string {
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = e.Message
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// Unwrap lets errors.Is and errors.As see each mistake.
+func (errs InvalidErrors) Unwrap() []error {
+	out := make([]error, len(errs))
+	for i, e := range errs {
+		out[i] = e
+	}
+	return out
+}
+
+// collect returns the mistakes of errs (nil ones left out) as one error:
+// nil when there is none, the mistake itself when there is one, or
+// InvalidErrors. The enumerator's field errors count one each. An error
+// that is no mistake of the request (the database's) is returned alone.
+func collect(errs ...error) error {
+	var out InvalidErrors
+	for _, err := range errs {
+		var fields candidates.Errors
+		var invalids InvalidErrors
+		var one *InvalidError
+		switch {
+		case err == nil:
+		case errors.As(err, &invalids):
+			out = append(out, invalids...)
+		case errors.As(err, &fields):
+			for _, f := range fields {
+				out = append(out, &InvalidError{Field: f.Field, Message: f.Message})
+			}
+		case errors.As(err, &one):
+			out = append(out, one)
+		default:
+			return err
+		}
+	}
+	switch len(out) {
+	case 0:
+		return nil
+	case 1:
+		return out[0]
+	}
+	return out
 }
 
 // A NotFoundError names what was not found.
@@ -141,6 +200,41 @@ type Refusal struct {
 	Code    Code
 	Field   string
 	Message string
+	// Fields are the mistakes of the request's fields, every one of an
+	// invalid request (InvalidErrors) and the field of a conflict, each in
+	// the plain words a form shows beside the field (candidates.Plain);
+	// the first is Field's. Nil when no field is at fault.
+	Fields []FieldRefusal
+}
+
+// A FieldRefusal is the mistake of one field of a request, in plain
+// words ("Exclude 192.0.3.10 is outside 192.0.2.0/24").
+type FieldRefusal struct {
+	Field, Message string
+}
+
+// fieldRefusals are the mistakes of the fields of err, in plain words.
+func fieldRefusals(err error) []FieldRefusal {
+	var out []FieldRefusal
+	var walk func(error)
+	walk = func(err error) {
+		switch e := err.(type) {
+		case *InvalidError:
+			out = append(out, FieldRefusal{Field: e.Field, Message: candidates.Plain(e.Field, e.Message)})
+			return
+		case *branch.InvalidError:
+			out = append(out, FieldRefusal{Field: e.Field, Message: candidates.Plain(e.Field, e.Message)})
+			return
+		case interface{ Unwrap() []error }:
+			for _, inner := range e.Unwrap() {
+				walk(inner)
+			}
+		case interface{ Unwrap() error }:
+			walk(e.Unwrap())
+		}
+	}
+	walk(err)
+	return out
 }
 
 // Retryable reports whether the same request may succeed if sent again.
@@ -158,9 +252,9 @@ func Classify(err error) Refusal {
 	var branchConflict *branch.ConflictError
 	switch {
 	case errors.As(err, &invalid):
-		return Refusal{Code: CodeInvalidArgument, Field: invalid.Field, Message: invalid.Message}
+		return Refusal{Code: CodeInvalidArgument, Field: invalid.Field, Message: invalid.Message, Fields: fieldRefusals(err)}
 	case errors.As(err, &branchInvalid):
-		return Refusal{Code: CodeInvalidArgument, Field: branchInvalid.Field, Message: branchInvalid.Message}
+		return Refusal{Code: CodeInvalidArgument, Field: branchInvalid.Field, Message: branchInvalid.Message, Fields: fieldRefusals(err)}
 	case errors.Is(err, ErrInvalid), errors.Is(err, branch.ErrInvalid):
 		return Refusal{Code: CodeInvalidArgument, Message: err.Error()}
 	case errors.Is(err, ErrNotFound), errors.Is(err, branch.ErrNotFound):
@@ -168,9 +262,9 @@ func Classify(err error) Refusal {
 	case errors.Is(err, ErrForbidden):
 		return Refusal{Code: CodeForbidden, Message: err.Error()}
 	case errors.As(err, &conflicting):
-		return Refusal{Code: CodeConflict, Field: conflicting.Field, Message: conflicting.Message}
+		return Refusal{Code: CodeConflict, Field: conflicting.Field, Message: conflicting.Message, Fields: conflictField(conflicting.Field, conflicting.Message)}
 	case errors.As(err, &branchConflict):
-		return Refusal{Code: CodeConflict, Field: branchConflict.Field, Message: branchConflict.Message}
+		return Refusal{Code: CodeConflict, Field: branchConflict.Field, Message: branchConflict.Message, Fields: conflictField(branchConflict.Field, branchConflict.Message)}
 	case errors.Is(err, branch.ErrConflict):
 		return Refusal{Code: CodeConflict, Message: err.Error()}
 	case errors.Is(err, ErrPoolExhausted):
@@ -181,4 +275,12 @@ func Classify(err error) Refusal {
 		return Refusal{Code: CodeUnavailable, Message: err.Error()}
 	}
 	return Refusal{Code: CodeInternal, Message: err.Error()}
+}
+
+// conflictField is the field of a conflict, when one is at fault.
+func conflictField(field, message string) []FieldRefusal {
+	if field == "" {
+		return nil
+	}
+	return []FieldRefusal{{Field: field, Message: candidates.Plain(field, message)}}
 }

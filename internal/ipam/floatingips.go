@@ -15,22 +15,8 @@ import (
 // quotas of floating IPs and of addresses. Claiming an existing floating
 // IP again returns it.
 func (s *Service) ClaimFloatingIP(ctx context.Context, actor auth.Actor, in ClaimFloatingIPInput) (FloatingIP, error) {
-	if err := checkNamespace("namespace", in.Namespace); err != nil {
+	if err := checkFloatingIPInput(in); err != nil {
 		return FloatingIP{}, err
-	}
-	if err := checkName("name", in.Name); err != nil {
-		return FloatingIP{}, err
-	}
-	if (in.Zone == "") == (in.Pool == "") {
-		return FloatingIP{}, invalid("zone", "zone or pool is required, and only one of them")
-	}
-	if err := checkZone("zone", in.Zone); err != nil {
-		return FloatingIP{}, err
-	}
-	if in.Pool != "" {
-		if err := checkName("pool", in.Pool); err != nil {
-			return FloatingIP{}, err
-		}
 	}
 	if err := mayCreateIn(actor, in.Namespace); err != nil {
 		return FloatingIP{}, err
@@ -163,4 +149,19 @@ func (s *Service) FloatingIPs(ctx context.Context, actor auth.Actor, namespace s
 		}
 	}
 	return out, nil
+}
+
+// checkFloatingIPInput checks what ClaimFloatingIP can check without the
+// database: every mistake at once.
+func checkFloatingIPInput(in ClaimFloatingIPInput) error {
+	errs := []error{checkNamespace("namespace", in.Namespace), checkName("name", in.Name)}
+	switch {
+	case (in.Zone == "") == (in.Pool == ""):
+		errs = append(errs, invalid("zone", "zone or pool is required, and only one of them"))
+	case in.Pool != "":
+		errs = append(errs, checkName("pool", in.Pool))
+	default:
+		errs = append(errs, checkZone("zone", in.Zone))
+	}
+	return collect(errs...)
 }

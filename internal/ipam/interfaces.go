@@ -14,10 +14,7 @@ import (
 // AttachInterface gives a VM's NIC an address in a subnet of a VPC, owner
 // VirtualMachine "<hostname>/<nic>". Asking again returns the same address.
 func (s *Service) AttachInterface(ctx context.Context, actor auth.Actor, in AttachInterfaceInput) (Allocation, error) {
-	if err := checkVMRef(in.VM); err != nil {
-		return Allocation{}, err
-	}
-	if err := checkNIC("nic", in.NIC); err != nil {
+	if err := collect(checkVMRef(in.VM), checkNIC("nic", in.NIC)); err != nil {
 		return Allocation{}, err
 	}
 	return s.attach(ctx, actor, in.Namespace, in.VPC, in.Subnet, Owner{Kind: OwnerVirtualMachine, UID: in.VM.UID, Name: in.VM.Hostname + "/" + strconv.Itoa(in.NIC)})
@@ -113,8 +110,5 @@ func (s *Service) attach(ctx context.Context, actor auth.Actor, namespace, vpc, 
 }
 
 func checkVMRef(vm VMRef) error {
-	if err := checkHostname("vm.hostname", vm.Hostname); err != nil {
-		return err
-	}
-	return checkUID("vm.uid", vm.UID)
+	return collect(checkHostname("vm.hostname", vm.Hostname), checkUID("vm.uid", vm.UID))
 }

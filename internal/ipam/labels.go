@@ -61,11 +61,3 @@ func checkLabelKey(field, key string) error {
 	}
 	return nil
 }
-
-// checkLabels returns the first mistake of labels, if any.
-func checkLabels(labels map[string]string) error {
-	if errs := labelErrors(labels); len(errs) > 0 {
-		return errs[0]
-	}
-	return nil
-}

@@ -8,12 +8,11 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"pivirt.hu/ipam/internal/candidates"
 )
 
 var (
-	// nameRe is a DNS label: what pools, VPCs, subnets and floating IPs are
-	// called.
-	nameRe = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
 	// namespaceRe is one or more labels separated by "/", as "acme/prod".
 	namespaceRe = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(/[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$`)
 	// hostnameRe is a VM's hostname.
@@ -23,7 +22,6 @@ var (
 const (
 	maxNamespaceLen = 253
 	maxUIDLen       = 128
-	maxZoneLen      = 63
 )
 
 // describe quotes what the user wrote for a message, shortened.
@@ -52,15 +50,15 @@ func storable(ss ...string) bool {
 }
 
 func checkName(field, s string) error {
-	switch {
-	case s == "":
-		return invalid(field, "%s is required", field)
-	case len(s) > 63:
-		return invalid(field, "%s %s is too long: at most 63 characters", field, describe(s))
-	case !nameRe.MatchString(s):
-		return invalid(field, "%s %s is not a valid name: use lower-case letters, digits and '-', starting and ending with a letter or digit", field, describe(s))
+	return fromField(candidates.CheckName(field, s))
+}
+
+// fromField is the enumerator's mistake as an InvalidError, nil for none.
+func fromField(e *candidates.FieldError) error {
+	if e == nil {
+		return nil
 	}
-	return nil
+	return &InvalidError{Field: e.Field, Message: e.Message}
 }
 
 func checkNamespace(field, s string) error {
@@ -76,13 +74,7 @@ func checkNamespace(field, s string) error {
 }
 
 func checkZone(field, s string) error {
-	if s == "" {
-		return nil
-	}
-	if len(s) > maxZoneLen || !nameRe.MatchString(s) {
-		return invalid(field, "%s %s is not a valid zone: use lower-case letters, digits and '-'", field, describe(s))
-	}
-	return nil
+	return fromField(candidates.CheckZone(field, s))
 }
 
 func checkUID(field, s string) error {

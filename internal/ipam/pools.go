@@ -36,15 +36,9 @@ func (s *Service) CreatePublicPool(ctx context.Context, actor auth.Actor, in Cre
 	return poolFromRow(row), nil
 }
 
-// publicPoolRow validates in.
+// publicPoolRow validates in: every mistake at once (ValidatePublicPool).
 func publicPoolRow(actor auth.Actor, in CreatePublicPoolInput) (store.PoolRow, error) {
-	if err := checkName("name", in.Name); err != nil {
-		return store.PoolRow{}, err
-	}
-	if err := checkZone("zone", in.Zone); err != nil {
-		return store.PoolRow{}, err
-	}
-	if err := checkLabels(in.Labels); err != nil {
+	if err := ValidatePublicPool(in); err != nil {
 		return store.PoolRow{}, err
 	}
 	spec, err := candidates.ParsePool(candidates.PoolSpec{CIDR: in.CIDR, Gateway: in.Gateway, Exclude: in.Exclude})
@@ -65,7 +59,7 @@ func createPublicPool(ctx context.Context, tx *store.Tx, actor auth.Actor, row s
 			slices.Equal(existing.Exclude, row.Exclude) {
 			return existing, nil
 		}
-		return store.PoolRow{}, conflict("public pool %s exists already with another spec (%s); change its gateway, excludes or zone with updatePublicPool, or create another pool", row.Name, specSummary(existing))
+		return store.PoolRow{}, fieldConflict("name", "public pool %s exists already with another spec (%s); change its gateway, excludes or zone with updatePublicPool, or create another pool", row.Name, specSummary(existing))
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return store.PoolRow{}, err
 	}
@@ -124,10 +118,10 @@ func (s *Service) UpdatePublicPool(ctx context.Context, actor auth.Actor, in Upd
 	if err := checkName("name", in.Name); err != nil {
 		return Pool{}, err
 	}
+	// A bad zone is refused with the spec's mistakes, all at once.
+	var zoneErr error
 	if in.Zone != nil {
-		if err := checkZone("zone", *in.Zone); err != nil {
-			return Pool{}, err
-		}
+		zoneErr = checkZone("zone", *in.Zone)
 	}
 	var out store.PoolRow
 	err := store.InTx(ctx, s.db, func(tx *store.Tx) error {
@@ -139,8 +133,8 @@ func (s *Service) UpdatePublicPool(ctx context.Context, actor auth.Actor, in Upd
 			return err
 		}
 		next, spec, err := updatedSpec(before, in)
-		if err != nil {
-			return err
+		if err != nil || zoneErr != nil {
+			return collect(err, zoneErr)
 		}
 		if next.Gateway == before.Gateway && slices.Equal(next.Exclude, before.Exclude) && next.Zone == before.Zone {
 			out = before

@@ -144,6 +144,30 @@ func checkPattern(p string) error {
 	return nil
 }
 
+// ValidateQuotaChange checks c as SetQuota does, without the database,
+// and reports every mistake at once: its pattern's, and each limit's.
+func ValidateQuotaChange(c QuotaChange) error {
+	errs := []error{checkPattern(c.Pattern)}
+	if len(c.Set) == 0 && len(c.Lift) == 0 {
+		errs = append(errs, invalid("limits", "give at least one limit to set (%s)", kindList()))
+	}
+	for _, k := range slices.Sorted(slices.Values(append(slices.Collect(maps.Keys(c.Set)), c.Lift...))) {
+		if _, ok := quotaNouns[k]; !ok {
+			errs = append(errs, invalid("limits", "%q is no kind of quota: %s", k, kindList()))
+		}
+	}
+	for _, k := range QuotaKinds {
+		n, set := c.Set[k]
+		switch {
+		case set && slices.Contains(c.Lift, k):
+			errs = append(errs, invalid(string(k), "the limit of %s is both set and lifted: give one", k.Label()))
+		case set && (n < 0 || n > MaxQuotaLimit):
+			errs = append(errs, invalid(string(k), "a limit of %d %s is out of range: 0 to %d", n, k.Label(), MaxQuotaLimit))
+		}
+	}
+	return collect(errs...)
+}
+
 // Quotas lists every quota, in pattern order (operators only).
 func (s *Service) Quotas(ctx context.Context, actor auth.Actor) ([]Quota, error) {
 	if !actor.IsOperator() {
@@ -187,25 +211,8 @@ func (s *Service) SetQuota(ctx context.Context, actor auth.Actor, c QuotaChange)
 	if !actor.IsOperator() {
 		return Quota{}, forbidden("only operators set quotas")
 	}
-	if err := checkPattern(c.Pattern); err != nil {
+	if err := ValidateQuotaChange(c); err != nil {
 		return Quota{}, err
-	}
-	if len(c.Set) == 0 && len(c.Lift) == 0 {
-		return Quota{}, invalid("limits", "give at least one limit to set (%s)", kindList())
-	}
-	for _, k := range append(slices.Collect(maps.Keys(c.Set)), c.Lift...) {
-		if _, ok := quotaNouns[k]; !ok {
-			return Quota{}, invalid("limits", "%q is no kind of quota: %s", k, kindList())
-		}
-	}
-	for _, k := range QuotaKinds {
-		n, set := c.Set[k]
-		switch {
-		case set && slices.Contains(c.Lift, k):
-			return Quota{}, invalid(string(k), "the limit of %s is both set and lifted: give one", k.Label())
-		case set && (n < 0 || n > MaxQuotaLimit):
-			return Quota{}, invalid(string(k), "a limit of %d %s is out of range: 0 to %d", n, k.Label(), MaxQuotaLimit)
-		}
 	}
 	var q Quota
 	err := s.inTx(ctx, func(tx *store.Tx, _ *undoList) error {

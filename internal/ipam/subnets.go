@@ -183,14 +183,11 @@ func (s *Service) CreateSubnet(ctx context.Context, actor auth.Actor, in CreateS
 }
 
 // checkSubnetInput checks what CreateSubnet can check without the
-// database, as the browser's prediction does.
+// database, as the browser's prediction does: every mistake at once.
 func checkSubnetInput(in CreateSubnetInput) (candidates.SubnetRequest, error) {
-	if err := checkName("name", in.Name); err != nil {
-		return candidates.SubnetRequest{}, err
-	}
 	req, err := candidates.ParseSubnetSpec(candidates.SubnetSpec{CIDR: in.CIDR, PrefixLength: in.PrefixLength, Gateway: in.Gateway})
-	if err != nil {
-		return candidates.SubnetRequest{}, fromCandidates(err)
+	if err := collect(checkName("name", in.Name), err); err != nil {
+		return candidates.SubnetRequest{}, err
 	}
 	return req, nil
 }

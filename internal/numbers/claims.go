@@ -51,6 +51,15 @@ func (s *Service) Claims(actor auth.Actor, reqs []FromPool) *Claims {
 	return &Claims{s: s, actor: actor, reqs: reqs}
 }
 
+// attributes are the attributes the claims fill.
+func (c *Claims) attributes() []string {
+	out := make([]string, len(c.reqs))
+	for i, r := range c.reqs {
+		out[i] = r.Attribute
+	}
+	return out
+}
+
 // Hook is an ObjectInput.Hook. For each request: an attribute the object
 // holds a value of (given in the write, or kept) keeps it; otherwise it is
 // given the lowest free number of the pool in the object's division as the
@@ -321,7 +330,7 @@ const maxVanished = 8
 // filling the attributes of from from their pools (see Claims.Hook).
 func (s *Service) CreateObject(ctx context.Context, actor auth.Actor, branchName, kind string, in branch.ObjectInput, from []FromPool) (branch.Object, error) {
 	c := s.Claims(actor, from)
-	in.Hook = c.Hook
+	in.Hook, in.Fills = c.Hook, c.attributes()
 	o, err := s.branches.CreateObject(ctx, actor, branchName, kind, in)
 	c.Settle(err)
 	return o, err
@@ -331,7 +340,7 @@ func (s *Service) CreateObject(ctx context.Context, actor auth.Actor, branchName
 // filling the attributes of from from their pools (see Claims.Hook).
 func (s *Service) UpdateObject(ctx context.Context, actor auth.Actor, branchName, id string, in branch.ObjectInput, from []FromPool) (branch.Object, error) {
 	c := s.Claims(actor, from)
-	in.Hook = c.Hook
+	in.Hook, in.Fills = c.Hook, c.attributes()
 	o, err := s.branches.UpdateObject(ctx, actor, branchName, id, in)
 	c.Settle(err)
 	return o, err

@@ -146,16 +146,10 @@ func (s *Service) CreatePool(ctx context.Context, actor auth.Actor, in PoolInput
 	if !actor.IsOperator() {
 		return Pool{}, notFound("kind %s", PoolKind)
 	}
-	if err := checkName(in.Name); err != nil {
-		return Pool{}, err
-	}
-	if len(in.Description) > MaxDescriptionLength {
-		return Pool{}, invalid("description", "description is %d bytes, more than %d", len(in.Description), MaxDescriptionLength)
-	}
+	// Every mistake at once: those of the fields checked here, and those
+	// against the schema.
 	ranges, err := parseRanges(in.Ranges)
-	if err != nil {
-		return Pool{}, err
-	}
+	mistakes := errors.Join(checkName(in.Name), checkDescription(in.Description), err)
 	var out Pool
 	err = store.InTx(ctx, s.db, func(tx *store.Tx) error {
 		branches, err := store.LockAllBranches(ctx, tx)
@@ -170,7 +164,7 @@ func (s *Service) CreatePool(ctx context.Context, actor auth.Actor, in PoolInput
 		}
 		main := schemas[len(schemas)-1] // main is locked last
 		row, err := poolRow(main, in, ranges)
-		if err != nil {
+		if err := errors.Join(mistakes, err); err != nil {
 			return err
 		}
 		row.ID, row.CreatedBy = newID(), actor.Name
@@ -189,6 +183,14 @@ func (s *Service) CreatePool(ctx context.Context, actor auth.Actor, in PoolInput
 	return out, err
 }
 
+// checkDescription refuses a pool's description that is too long.
+func checkDescription(description string) error {
+	if len(description) > MaxDescriptionLength {
+		return invalid("description", "description is %d bytes, more than %d", len(description), MaxDescriptionLength)
+	}
+	return nil
+}
+
 // checkName refuses a pool's name that is empty or too long.
 func checkName(name string) error {
 	switch {
@@ -202,7 +204,8 @@ func checkName(name string) error {
 
 // parseRanges checks a pool's ranges with the enumerator (a weight is 1 or
 // more: the API's default is 1, a 0 was written by the client and is
-// refused), and returns them as the store keeps them.
+// refused), and returns them as the store keeps them; refused, an
+// invalid error of each mistake, joined.
 func parseRanges(in []Range) ([]store.NumberRange, error) {
 	rs := make([]candidates.NumberRange, len(in))
 	out := make([]store.NumberRange, len(in))
@@ -212,10 +215,14 @@ func parseRanges(in []Range) ([]store.NumberRange, error) {
 	}
 	if _, err := candidates.ParseNumberPool(rs); err != nil {
 		var errs candidates.Errors
-		if errors.As(err, &errs) && len(errs) > 0 {
-			return nil, invalid(errs[0].Field, "%s", err.Error())
+		if !errors.As(err, &errs) {
+			return nil, invalid("ranges", "%s", err.Error())
 		}
-		return nil, invalid("ranges", "%s", err.Error())
+		mistakes := make([]error, len(errs))
+		for i, e := range errs {
+			mistakes[i] = invalid(e.Field, "%s", e.Message)
+		}
+		return nil, errors.Join(mistakes...)
 	}
 	return out, nil
 }
@@ -394,22 +401,22 @@ func (s *Service) UpdatePool(ctx context.Context, actor auth.Actor, id string, i
 			return invalid("node_attribute", "node_attribute can't be changed after the pool is created")
 		}
 		name, description, ranges := row.Name, row.Description, row.Ranges
+		var mistakes []error
 		if in.Name != nil {
-			if err := checkName(*in.Name); err != nil {
-				return err
-			}
+			mistakes = append(mistakes, checkName(*in.Name))
 			name = *in.Name
 		}
 		if in.Description != nil {
-			if len(*in.Description) > MaxDescriptionLength {
-				return invalid("description", "description is %d bytes, more than %d", len(*in.Description), MaxDescriptionLength)
-			}
+			mistakes = append(mistakes, checkDescription(*in.Description))
 			description = *in.Description
 		}
 		if in.Ranges != nil {
-			if ranges, err = parseRanges(in.Ranges); err != nil {
-				return err
-			}
+			var err error
+			ranges, err = parseRanges(in.Ranges)
+			mistakes = append(mistakes, err)
+		}
+		if err := errors.Join(mistakes...); err != nil {
+			return err
 		}
 		next := row
 		next.Name, next.Description, next.Ranges = name, description, ranges

@@ -5,7 +5,7 @@
 // the page carries (its subnets, its zones' public pools and their taken
 // ranges), before anything is submitted. The enumerator answers as the
 // server does, in the server's words; this script only reads the forms
-// and writes the answers. The prediction is
+// and writes the answers, each mistake beside its field (fields.js). The prediction is
 // sent along, so that the server's answer can say when it gave another one
 // (someone claimed the predicted one first).
 "use strict";
@@ -19,10 +19,12 @@
 	const claims = dataElement.dataset.claims;
 	const predict = (request) => JSON.parse(globalThis.ipamPredictClaim(claims, JSON.stringify(request)));
 
+	// The name typed, checked as the server checks it once there is one.
+	const nameOf = (form) => form.elements.name.value.trim() || undefined;
 	// Each form's request; null while it asks for nothing yet.
 	const requests = {
 		"attach-interface": (form) => ({ interface: { subnet: form.elements.subnet.value } }),
-		"claim-floating-ip": (form) => ({ floatingIP: { zone: form.elements.zone.value } }),
+		"claim-floating-ip": (form) => ({ floatingIP: { zone: form.elements.zone.value }, name: nameOf(form) }),
 		// A subnet is given by its size (the lowest free block of that
 		// length) or by its CIDR.
 		"create-subnet": (form) => {
@@ -31,25 +33,38 @@
 			if (size === "" && cidr === "") {
 				return null;
 			}
-			return { subnet: { cidr: cidr, prefixLength: Number(size), gateway: form.elements.gateway.value.trim() } };
+			return { subnet: { cidr: cidr, prefixLength: Number(size), gateway: form.elements.gateway.value.trim() }, name: nameOf(form) };
 		},
 	};
+	// The fields each form's prediction checks, marked as the user types.
+	const checked = {
+		"attach-interface": ["subnet"],
+		"claim-floating-ip": ["name", "zone"],
+		"create-subnet": ["name", "prefixLength", "cidr", "gateway"],
+	};
 
-	const update = (form) => {
+	// A prediction that the server will refuse the claim disables the
+	// form's button, and the line above it says why, until the form
+	// changes into one the server will take.
+	const update = (form, check) => {
 		const request = requests[form.dataset.claim](form);
 		const answer = request ? predict(request) : {};
 		const got = answer.address || answer.cidr || "";
+		const why = (answer.errors || []).map((e) => e.plain || e.message).join("; ");
 		form.querySelector("[data-prediction]").textContent = got;
 		form.querySelector("[data-testid=prediction-detail]").textContent = answer.gateway ? `with gateway ${answer.gateway}` : "";
-		form.querySelector("[data-testid=prediction-error]").textContent = (answer.errors || []).map((e) => e.message).join("; ");
+		form.querySelector("[data-testid=prediction-error]").textContent = why;
+		form.querySelector("button[type=submit]").disabled = why !== "";
 		form.elements.predicted.value = got;
+		check(answer.errors);
 	};
 
 	globalThis.ipamReady(dataElement.dataset.wasm).then(() => {
 		for (const form of document.querySelectorAll("form[data-claim]")) {
-			form.addEventListener("input", () => update(form));
-			form.addEventListener("change", () => update(form));
-			update(form);
+			const check = globalThis.ipamFieldCheck(form, checked[form.dataset.claim]);
+			form.addEventListener("input", () => update(form, check));
+			form.addEventListener("change", () => update(form, check));
+			update(form, check);
 			form.dataset.ready = "true";
 		}
 	}).catch((err) => {

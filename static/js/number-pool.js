@@ -1,7 +1,9 @@
 // The number pool form's preview: loads the WebAssembly build of the
 // number enumerator once, then shows the pool's size and the numbers it
-// gives first, in order, on every keystroke without a request. htmx swaps
-// the form when the kind or the rows change; the preview follows it.
+// gives first, in order, on every keystroke without a request, and says
+// each mistake of the ranges beside them, in the server's words
+// (fields.js). htmx swaps the form when the kind or the rows change; the
+// preview follows it.
 "use strict";
 
 (() => {
@@ -12,6 +14,8 @@
 	const out = (id) => root.querySelector(`[data-testid="${id}"]`);
 	// shown is how many numbers the order lists.
 	const shown = 12;
+	// The ranges, marked as the user types into them.
+	const check = globalThis.ipamFieldCheck(root, ["ranges"]);
 
 	function update() {
 		const rows = [...root.querySelectorAll("[data-range-row]")];
@@ -19,7 +23,7 @@
 		// Rows left empty are not ranges, as the server reads them.
 		const typed = rows.filter((row) => value(row, "range-start") !== "" || value(row, "range-end") !== "");
 		if (typed.length === 0) {
-			out("preview-error").textContent = "";
+			check([]);
 			out("preview-size").textContent = "";
 			out("preview-order").textContent = "";
 			return;
@@ -30,7 +34,7 @@
 			weight: value(row, "range-weight") === "" ? 1 : Number(value(row, "range-weight")),
 		}));
 		const answer = JSON.parse(globalThis.ipamNextNumber(JSON.stringify({ ranges, next: shown })));
-		out("preview-error").textContent = (answer.errors || []).map((e) => e.message).join("\n");
+		check(answer.errors);
 		out("preview-size").textContent = answer.errors ? "" : answer.size.toLocaleString("en");
 		const next = answer.next || [];
 		out("preview-order").textContent = next.join(", ") + (answer.size > next.length ? ", …" : "");

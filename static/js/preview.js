@@ -1,6 +1,7 @@
 // The in-browser candidate preview: loads the WebAssembly build of the
 // enumerator once, then recomputes figures and map on every keystroke
-// without a request to the server.
+// without a request to the server, and marks each field the server would
+// refuse, beside it, in the server's words (fields.js).
 "use strict";
 
 (() => {
@@ -43,9 +44,14 @@
 		}
 	}
 
+	// The fields the enumerator checks, marked as the user types.
+	const check = globalThis.ipamFieldCheck(form, ["name", "cidr", "gateway", "exclude", "zone"]);
+
 	function update() {
 		const data = new FormData(form);
 		const input = {
+			name: data.get("name").trim(),
+			zone: data.get("zone").trim(),
 			pool: {
 				cidr: data.get("cidr").trim(),
 				gateway: data.get("gateway").trim(),
@@ -54,7 +60,7 @@
 			map: true,
 		};
 		const answer = JSON.parse(globalThis.ipamPreview(JSON.stringify(input)));
-		out("preview-error").textContent = (answer.errors || []).map((e) => e.message).join("\n");
+		check(answer.errors);
 		out("preview-count").textContent = answer.valid ? answer.size.toLocaleString("en") : "";
 		out("preview-first").textContent = answer.first || "";
 		out("preview-last").textContent = answer.last || "";
