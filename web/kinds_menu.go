@@ -1,0 +1,35 @@
+package web
+
+import (
+	"cmp"
+	"net/http"
+
+	"pivirt.hu/ipam/views"
+)
+
+// kindsMenu returns the navigation's Objects menu (views.KindLinks): the
+// kinds of the branch in use, for operators, who alone read objects
+// (operatorRoutes); none for tenants, nor when the branch's schema cannot
+// be read (the page itself says why: branchShell).
+func (s *Server) kindsMenu(r *http.Request) []views.KindLink {
+	actor, ok := actorFrom(r.Context())
+	if !ok || !actor.IsOperator() {
+		return nil
+	}
+	name := menuBranch(r)
+	sc, err := s.branches.Schema(r.Context(), name)
+	if err != nil {
+		return nil
+	}
+	return views.KindLinks(sc, name)
+}
+
+// menuBranch is the branch in use (branchInUse) as the URL names it, or
+// the form when a handler read it already: the frame reads no body that
+// its page did not.
+func menuBranch(r *http.Request) string {
+	if r.PostForm == nil {
+		return cmp.Or(r.URL.Query().Get("branch"), views.MainBranch)
+	}
+	return branchInUse(r)
+}
