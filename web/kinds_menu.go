@@ -2,10 +2,19 @@ package web
 
 import (
 	"cmp"
+	"context"
 	"net/http"
+	"time"
 
 	"pivirt.hu/ipam/views"
 )
+
+// menuWait bounds the read of the menu's schema (cached by the branch
+// service, so a read of the database only on a process's first page of
+// the branch and after a change): a database that does not answer leaves
+// the page without its menu instead of holding it, so that the dashboard
+// still says the database is down (TestHomePageDatabaseDown).
+const menuWait = time.Second
 
 // kindsMenu returns the navigation's Objects menu (views.KindLinks): the
 // kinds of the branch in use, for operators, who alone read objects
@@ -17,7 +26,9 @@ func (s *Server) kindsMenu(r *http.Request) []views.KindLink {
 		return nil
 	}
 	name := menuBranch(r)
-	sc, err := s.branches.Schema(r.Context(), name)
+	ctx, cancel := context.WithTimeout(r.Context(), menuWait)
+	defer cancel()
+	sc, err := s.branches.Schema(ctx, name)
 	if err != nil {
 		return nil
 	}
