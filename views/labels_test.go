@@ -53,7 +53,9 @@ func FuzzReadable(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
-		if !utf8.ValidString(name) || strings.ContainsFunc(name, func(r rune) bool { return unicode.IsSpace(r) || unicode.ToLower(unicode.ToUpper(r)) != unicode.ToLower(r) }) {
+		if !utf8.ValidString(name) || strings.ContainsFunc(name, func(r rune) bool {
+			return unicode.IsSpace(r) || unicode.ToLower(unicode.ToUpper(r)) != unicode.ToLower(r)
+		}) {
 			return
 		}
 		got := Readable(name)

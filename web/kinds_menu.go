@@ -22,7 +22,9 @@ const menuWait = time.Second
 // be read (the page itself says why: branchShell).
 func (s *Server) kindsMenu(r *http.Request) []views.KindLink {
 	actor, ok := actorFrom(r.Context())
-	if !ok || !actor.IsOperator() {
+	// A Server made without branches (TestPoolFormWithoutPreview) has no
+	// kinds.
+	if !ok || !actor.IsOperator() || s.branches == nil {
 		return nil
 	}
 	name := menuBranch(r)

@@ -29,7 +29,7 @@ func (s *Server) objectEdit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.ID, p.Label = o.ID, o.DisplayLabel
-	p.Shell.Title = "Edit " + o.Kind + " " + o.DisplayLabel
+	p.Shell.Title = "Edit " + p.KindLabel + " " + o.DisplayLabel
 	var saved views.ObjectSaved
 	if s.popFlash(r.Context(), objectHref(o.Kind, o.ID, kp.branch), &saved) {
 		p.Saved = &saved

@@ -55,7 +55,7 @@ func TestParseAccepts(t *testing.T) {
 		},
 		{
 			"labels of a kind, an attribute and a relationship; a null label is not written",
-			nodes(`{name: VLAN, namespace: Ipam, label: "VLAN", attributes: [{name: vlan_id, label: "VLAN ID", kind: Number}, {name: name, label: null, kind: Text}],` +
+			nodes(`{name: VLAN, namespace: Ipam, label: "VLAN", attributes: [{name: vlan_id, label: "VLAN ID", kind: Number}, {name: name, label: null, kind: Text}],`+
 				` relationships: [{name: site, label: "Site of the VLAN", peer: LocationSite}]}`, `{name: Site, namespace: Location, label: ""}`),
 			[]KindSpec{
 				{Namespace: "Ipam", Name: "VLAN", Label: ptr("VLAN"),
@@ -129,7 +129,7 @@ func TestParseRefuses(t *testing.T) {
 		{"a field given twice", vlan("{name: vlan_id, kind: Number, kind: Text}"), "f.yaml: IpamVLAN.vlan_id: kind is given twice; give it once"},
 		{"a kind's unknown field", nodes("{name: VLAN, namespace: Ipam, description: VLANs}"),
 			`f.yaml: IpamVLAN: "description" is not a field of a node; its fields are id, state, name, namespace, label, inherit_from, display_label, attributes, relationships, uniqueness_constraints`},
-		{"labels that are not one line of text", nodes(`{name: VLAN, namespace: Ipam, label: "`+strings.Repeat("x", 65)+`", attributes: [{name: vlan_id, label: " VLAN ID", kind: Number}, {name: name, label: [Name], kind: Text}],`+
+		{"labels that are not one line of text", nodes(`{name: VLAN, namespace: Ipam, label: "` + strings.Repeat("x", 65) + `", attributes: [{name: vlan_id, label: " VLAN ID", kind: Number}, {name: name, label: [Name], kind: Text}],` +
 			` relationships: [{name: site, label: "Site\nof the VLAN", peer: LocationSite}]}`),
 			`f.yaml: IpamVLAN: label "` + strings.Repeat("x", 64) + `…" is longer than 64 characters` +
 				"\n" + `f.yaml: IpamVLAN.vlan_id: label " VLAN ID" begins or ends with a space; remove it` +
