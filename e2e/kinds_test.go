@@ -69,7 +69,7 @@ func TestObjectsMenuAndForm(t *testing.T) {
 	phone := newPageWith(t, phoneInTheDark)
 	signIn(t, phone, base, "admin", srv.AdminPassword)
 	lens := newPhoneCheck(t, srv)
-	deskCheck, phoneCheck := pageCheck{page: desk}, pageCheck{page: phone, lens: &lens}
+	deskCheck, phoneCheck := screenCheck{page: desk}, screenCheck{page: phone, lens: &lens}
 	wantMenu := []string{"Site", "VLAN"}
 
 	// By keyboard: the toggle, Enter, Tab to the second kind, Enter.
@@ -124,7 +124,7 @@ func TestObjectsMenuAndForm(t *testing.T) {
 		{"vlan_id", "VLAN ID", true, true},
 		{"role", "Role", false, false},
 	}
-	for _, c := range []pageCheck{deskCheck, phoneCheck} {
+	for _, c := range []screenCheck{deskCheck, phoneCheck} {
 		page := c.page
 		click(t, page, testID("new-object"))
 		waitForText(t, page, "page-title", "New VLAN")

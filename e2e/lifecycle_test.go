@@ -1,23 +1,43 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/playwright-community/playwright-go"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/branch"
+	"pivirt.hu/ipam/internal/graphql"
+	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/numbers"
+	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/schema"
+	"pivirt.hu/ipam/internal/store"
 )
 
 // A screenCheck checks the pages of one browser as they are now, in light
 // and in dark: no wider than its screen, and no violation of impact
 // serious or critical that axe-core finds. A browser without JavaScript
-// has its document checked by axe-core in a lens (see phoneCheck).
+// has its document checked by axe-core in a lens (see phoneCheck). With
+// part, only the elements of that selector must be no wider than the
+// screen: the parts of a page that the check is about.
 type screenCheck struct {
 	page playwright.Page
 	lens *phoneCheck
+	part string
 }
+
+// overflowOf is how many pixels the elements of selector reach past the
+// right edge of the screen (all of the page with no selector).
+const overflowOf = `(selector) => {
+	const width = document.documentElement.clientWidth;
+	if (!selector) return document.documentElement.scrollWidth - width;
+	return Math.max(0, ...[...document.querySelectorAll(selector)].map(e => Math.ceil(e.getBoundingClientRect().right) - width));
+}`
 
 func (c screenCheck) check(t *testing.T, name string) {
 	t.Helper()
@@ -27,12 +47,12 @@ func (c screenCheck) check(t *testing.T, name string) {
 		}
 		label := name + ", " + string(*scheme)
 		if c.lens == nil {
-			overflow, err := c.page.Evaluate(`() => document.documentElement.scrollWidth - document.documentElement.clientWidth`)
+			overflow, err := c.page.Evaluate(overflowOf, c.part)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if n, ok := overflow.(int); !ok || n > 0 {
-				t.Errorf("%s is %v px wider than the screen", label, overflow)
+				t.Errorf("%s %s is %v px wider than the screen", label, c.part, overflow)
 			}
 			checkAccessibility(t, c.page, label)
 			continue
@@ -59,9 +79,6 @@ func pressButton(t *testing.T, page playwright.Page, name string) {
 		t.Fatal(err)
 	}
 }
-
-// testIDOf is the selector of the elements whose data-testid is id.
-func testIDOf(id string) string { return fmt.Sprintf("[data-testid=%q]", id) }
 
 // expectURL fails the test unless the page is at base+path (a regular
 // expression of the path and query).
@@ -100,10 +117,10 @@ func tenantsDay(t *testing.T, page playwright.Page, base string, check func(name
 
 	// Attach, and see it in the list of interfaces.
 	fill(t, page, "#attach-hostname", "web-09")
-	click(t, page, testIDOf("submit-attach-interface"))
+	click(t, page, testID("submit-attach-interface"))
 	waitForText(t, page, "claimed-address", "10.42.1.5")
-	row := testIDOf("address-10.42.1.5")
-	if owner, err := page.Locator(row + " " + testIDOf("owner-name")).TextContent(); err != nil || owner != "web-09/0" {
+	row := testID("address-10.42.1.5")
+	if owner, err := page.Locator(row + " " + testID("owner-name")).TextContent(); err != nil || owner != "web-09/0" {
 		t.Fatalf("the list of interfaces shows 10.42.1.5 held by %q (%v), want web-09/0", owner, err)
 	}
 	check("the VPC page after an attach")
@@ -111,7 +128,7 @@ func tenantsDay(t *testing.T, page playwright.Page, base string, check func(name
 	// Detach it: the confirmation says what goes.
 	pressButton(t, page, "Detach web-09/0")
 	expectURL(t, page, base, regexp.QuoteMeta(vpc)+`\?.*confirm=detach.*`)
-	if got, err := page.Locator(testIDOf("consequence")).TextContent(); err != nil || !regexp.MustCompile(`^Detaching web-09/0 from subnet web releases 10\.42\.1\.5, which it has held since \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$`).MatchString(got) {
+	if got, err := page.Locator(testID("consequence")).TextContent(); err != nil || !regexp.MustCompile(`^Detaching web-09/0 from subnet web releases 10\.42\.1\.5, which it has held since \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$`).MatchString(got) {
 		t.Errorf("the detach's confirmation says %q (%v)", got, err)
 	}
 	check("the detach's confirmation")
@@ -124,9 +141,9 @@ func tenantsDay(t *testing.T, page playwright.Page, base string, check func(name
 
 	// Claim a floating IP and release it.
 	fill(t, page, "#fip-name", "www")
-	click(t, page, testIDOf("submit-claim-floating-ip"))
+	click(t, page, testID("submit-claim-floating-ip"))
 	waitForText(t, page, "claimed-address", "203.0.113.5")
-	if countOf(t, page, testIDOf("floating-ip-www")) != 1 {
+	if countOf(t, page, testID("floating-ip-www")) != 1 {
 		t.Fatal("the page does not list floating IP www")
 	}
 	pressButton(t, page, "Release floating IP www")
@@ -135,7 +152,7 @@ func tenantsDay(t *testing.T, page playwright.Page, base string, check func(name
 	pressButton(t, page, "Release floating IP www")
 	expectURL(t, page, base, regexp.QuoteMeta(vpc))
 	waitForText(t, page, "flash", "Floating IP www released; 203.0.113.5 is free again.")
-	if countOf(t, page, testIDOf("floating-ip-www")) != 0 {
+	if countOf(t, page, testID("floating-ip-www")) != 0 {
 		t.Error("floating IP www is still listed after its release")
 	}
 
@@ -143,17 +160,17 @@ func tenantsDay(t *testing.T, page playwright.Page, base string, check func(name
 	// in the confirmation, with their count, and offers no button.
 	pressButton(t, page, "Delete subnet web")
 	waitForText(t, page, "refusal", "subnet web of VPC acme/prod/main still has 3 VM interfaces; detach them first")
-	if countOf(t, page, testIDOf("confirm")) != 0 {
+	if countOf(t, page, testID("confirm")) != 0 {
 		t.Error("the refused delete of subnet web offers its button")
 	}
 	check("the refused delete of a subnet")
-	click(t, page, testIDOf("cancel"))
+	click(t, page, testID("cancel"))
 	expectURL(t, page, base, regexp.QuoteMeta(vpc))
 
 	// Create subnet db and delete it.
 	fill(t, page, "#subnet-name", "db")
 	fill(t, page, "#subnet-cidr", "10.42.2.0/24")
-	click(t, page, testIDOf("submit-create-subnet"))
+	click(t, page, testID("submit-create-subnet"))
 	waitForText(t, page, "claimed-address", "10.42.2.0/24")
 	pressButton(t, page, "Delete subnet db")
 	waitForText(t, page, "consequence", "Deleting subnet db releases no address.")
@@ -161,7 +178,7 @@ func tenantsDay(t *testing.T, page playwright.Page, base string, check func(name
 	pressButton(t, page, "Delete subnet db")
 	expectURL(t, page, base, regexp.QuoteMeta(vpc))
 	waitForText(t, page, "flash", "Subnet db deleted; no address released.")
-	if countOf(t, page, testIDOf("subnet-db")) != 0 {
+	if countOf(t, page, testID("subnet-db")) != 0 {
 		t.Error("subnet db is still on the VPC page after its delete")
 	}
 	check("the VPC page after the day")
@@ -183,4 +200,189 @@ func TestTenantsDay(t *testing.T) {
 	phone := newPageWith(t, phoneInTheDark)
 	signIn(t, phone, srv.URL, "acme", password)
 	tenantsDay(t, phone, srv.URL, func(name string) { screenCheck{page: phone, lens: &lens}.check(t, "390 px: "+name) })
+}
+
+// seedVLANs fills the server's database, before it starts, with the
+// kinds of sitesSchema, site site-a, number pool VLANs (100–199, per
+// site) and VLANs users (100) and voice (101) from it, and public pool
+// spare, which holds nothing.
+func seedVLANs(t *testing.T, srv server) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, srv.DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	svc, err := ipam.New(ctx, ipam.Config{DB: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	if _, err := svc.CreatePublicPool(ctx, auth.System, ipam.CreatePublicPoolInput{Name: "spare", CIDR: "198.51.100.0/24", Zone: "zone-b"}); err != nil {
+		t.Fatal(err)
+	}
+	nums, err := numbers.New(ctx, numbers.Config{DB: db, Branch: branch.Config{Guard: branch.SchemaGuard(graphql.CheckSchema)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nums.Close()
+	f, err := schema.Parse("schema.yml", []byte(sitesSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nums.Branches().LoadSchema(ctx, auth.System, branch.Main, f); err != nil {
+		t.Fatal(err)
+	}
+	site, err := nums.Branches().CreateObject(ctx, auth.System, branch.Main, "LocationSite", branch.ObjectInput{Attributes: map[string]any{"name": "site-a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := nums.CreatePool(ctx, auth.System, numbers.PoolInput{Name: "VLANs", Node: "IpamVLAN", NodeAttribute: "vlan_id",
+		Ranges: []numbers.Range{{Start: 100, End: 199, Weight: 1}}, AllocationScope: []string{"site"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"users", "voice"} {
+		if _, err := nums.CreateObject(ctx, auth.System, branch.Main, "IpamVLAN",
+			branch.ObjectInput{Attributes: map[string]any{"name": name}, Relationships: map[string][]string{"site": {site.ID}}},
+			[]numbers.FromPool{{Attribute: "vlan_id", Pool: pool.ID}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestOperatorsLifecycle: an operator edits a public pool (refused first
+// beside its field, then saved), is refused the delete of a pool that
+// holds an address and deletes an empty one; deletes a VLAN, whose number
+// goes back to its pool, is refused the delete of the site another VLAN
+// needs; edits a number pool's name and ranges (a range that would leave
+// out a number in use refused) and deletes it. Buttons are found by role
+// and name; each page is checked at 1280 × 800 and 390 × 844, in light and
+// in dark, no wider than the screen, and by axe-core.
+func TestOperatorsLifecycle(t *testing.T) {
+	filled := server{DatabaseURL: pgtest.NewURL(t)}
+	seed(t, filled)
+	seedVLANs(t, filled)
+	srv := startServerOn(t, filled.DatabaseURL)
+	base := srv.URL
+	page := newPage(t)
+	signIn(t, page, base, "admin", srv.AdminPassword)
+	// checkParts checks the page on both screens; only the elements of
+	// part, when given, must be no wider than the screen.
+	checkParts := func(name, part string) {
+		t.Helper()
+		for _, size := range []playwright.Size{{Width: 1280, Height: 800}, {Width: 390, Height: 844}} {
+			if err := page.SetViewportSize(size.Width, size.Height); err != nil {
+				t.Fatal(err)
+			}
+			screenCheck{page: page, part: part}.check(t, fmt.Sprintf("%d px: %s", size.Width, name))
+		}
+		if err := page.SetViewportSize(1280, 800); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(name string) { t.Helper(); checkParts(name, "") }
+	// The tables of the pages of pools are wider than a phone: only their
+	// actions and what the page says of them are checked there.
+	const actions = ".toolbar, [data-testid=flash]"
+	// The number pool's form, which this test does not lay out (it is
+	// wider than a phone with its preview), is checked by axe-core alone.
+	checkForm := func(name string) {
+		t.Helper()
+		for _, scheme := range []*playwright.ColorScheme{playwright.ColorSchemeLight, playwright.ColorSchemeDark} {
+			if err := page.EmulateMedia(playwright.PageEmulateMediaOptions{ColorScheme: scheme}); err != nil {
+				t.Fatal(err)
+			}
+			checkAccessibility(t, page, name+", "+string(*scheme))
+		}
+	}
+
+	// A public pool's Edit: the router of acme/prod/main holds
+	// 203.0.113.4, which no gateway may cover.
+	goTo(t, page, base, "/pools/public-zone-a")
+	checkParts("a public pool's page", actions)
+	pressButton(t, page, "Edit public pool public-zone-a")
+	expectURL(t, page, base, regexp.QuoteMeta("/pools/public-zone-a/edit")+`\??`)
+	check("a public pool's form")
+	fill(t, page, "#pool-gateway", "203.0.113.4")
+	pressButton(t, page, "Save public pool public-zone-a")
+	waitForText(t, page, "error-gateway", "public pool public-zone-a holds 1 address that gateway 203.0.113.4 would cover: 203.0.113.4 (VPC acme/prod/router); release it first, or leave it out")
+	check("a public pool's form, refused")
+	fill(t, page, "#pool-gateway", "203.0.113.1")
+	fill(t, page, "#pool-exclude", "203.0.113.2\n203.0.113.3\n203.0.113.250-203.0.113.254")
+	pressButton(t, page, "Save public pool public-zone-a")
+	expectURL(t, page, base, regexp.QuoteMeta("/pools/public-zone-a"))
+	waitForText(t, page, "flash", "Saved public pool public-zone-a: gateway 203.0.113.1; exclude 203.0.113.2, 203.0.113.3, 203.0.113.250-203.0.113.254; zone zone-a.")
+
+	// Delete: refused while the pool holds the router's uplink; an
+	// empty pool goes.
+	pressButton(t, page, "Delete public pool public-zone-a")
+	waitForText(t, page, "refusal", "public pool public-zone-a still holds 1 address; release it first")
+	if countOf(t, page, testID("confirm")) != 0 {
+		t.Error("the refused delete of public-zone-a offers its button")
+	}
+	check("a public pool's delete, refused")
+	goTo(t, page, base, "/pools/spare")
+	pressButton(t, page, "Delete public pool spare")
+	waitForText(t, page, "consequence", "Deleting public pool spare (198.51.100.0/24 in zone zone-b) removes it for good: floating IPs and routers' uplinks are no longer claimed from it.")
+	check("a public pool's delete")
+	pressButton(t, page, "Delete public pool spare")
+	expectURL(t, page, base, "/pools")
+	waitForText(t, page, "flash", "Deleted public pool spare (198.51.100.0/24).")
+	if countOf(t, page, testID("pool-spare")) != 0 {
+		t.Error("the pools still list spare")
+	}
+
+	// A VLAN's Delete gives its number back; the site voice needs stays.
+	goTo(t, page, base, "/objects/IpamVLAN")
+	click(t, page, testID("object-label")+":text-is('users')")
+	check("a VLAN's page")
+	pressButton(t, page, "Delete IpamVLAN users")
+	if got, err := page.Locator(testID("consequence")).AllTextContents(); err != nil || len(got) != 3 || got[1] != "Its numbers go back to their pools: vlan_id 100 (pool VLANs)." {
+		t.Errorf("the VLAN's delete says %q (%v)", got, err)
+	}
+	check("a VLAN's delete")
+	pressButton(t, page, "Delete IpamVLAN users")
+	expectURL(t, page, base, "/objects/IpamVLAN")
+	waitForText(t, page, "flash", "Deleted IpamVLAN users on branch main.")
+	if n, err := page.Locator(testID("object-table") + " tbody tr").Count(); err != nil || n != 1 {
+		t.Errorf("IpamVLAN lists %d objects after the delete (%v), want voice alone", n, err)
+	}
+	goTo(t, page, base, "/objects/LocationSite")
+	click(t, page, testID("object-label")+":text-is('site-a')")
+	pressButton(t, page, "Delete LocationSite site-a")
+	pressButton(t, page, "Delete LocationSite site-a")
+	if got, err := page.Locator(testID("refusal")).TextContent(); err != nil || !strings.Contains(got, "IpamVLAN voice") {
+		t.Errorf("the delete of the site voice needs says %q (%v)", got, err)
+	}
+	check("a site's delete, refused")
+
+	// The number pool's Edit: a range that ends before it starts is
+	// refused; a new name and a wider range are saved.
+	goTo(t, page, base, "/resource-managers")
+	click(t, page, "a:text-is('VLANs')")
+	checkParts("a number pool's page", actions)
+	pressButton(t, page, "Edit number pool VLANs")
+	checkForm("a number pool's form")
+	fill(t, page, testID("range-start"), "200")
+	click(t, page, testID("save-number-pool"))
+	if err := page.Locator(testID("error-ranges") + ":not(:empty)").WaitFor(); err != nil {
+		t.Fatalf("a range of 200 to 199 is not refused: %v", err)
+	}
+	checkForm("a number pool's form, refused")
+	fill(t, page, "#pool-name", "VLAN IDs")
+	fill(t, page, testID("range-start"), "100")
+	fill(t, page, testID("range-end"), "299")
+	click(t, page, testID("save-number-pool"))
+	waitForText(t, page, "flash", "Saved number pool VLAN IDs.")
+
+	// Its Delete says how many numbers it forgets.
+	pressButton(t, page, "Delete number pool VLAN IDs")
+	waitForText(t, page, "consequence", "Deleting number pool VLAN IDs forgets the 1 number it has allocated from IpamVLAN.vlan_id, on every branch; the objects keep their values, and no pool gives those numbers any more.")
+	check("a number pool's delete")
+	pressButton(t, page, "Delete number pool VLAN IDs")
+	expectURL(t, page, base, "/resource-managers")
+	waitForText(t, page, "flash", "Deleted number pool VLAN IDs; the objects keep their values.")
+	checkParts("every pool, after a delete", actions)
 }

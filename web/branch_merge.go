@@ -103,7 +103,7 @@ func (s *Server) branchRefused(w http.ResponseWriter, r *http.Request, actor aut
 	status := http.StatusConflict
 	switch c := ipam.Classify(err); {
 	case errors.As(err, &merge):
-		refusal.Lines = merge.Conflicts()
+		refusal.Conflicts = merge
 	case c.Code == ipam.CodeNotFound:
 		status, refusal.Lines = http.StatusNotFound, []string{c.Message}
 	case c.Code == ipam.CodeInvalidArgument:

@@ -315,3 +315,53 @@ func TestBranchMergeRefused(t *testing.T) {
 		t.Error("main still has old, which the branch's side deleted")
 	}
 }
+
+// TestBranchRebaseRefused: a refused rebase lists its conflicts on the
+// branches page as a refused merge does, by label with both values, each
+// with the form keeping either side, which leads back to the branches
+// page; the rebase then keeps the side chosen.
+func TestBranchRebaseRefused(t *testing.T) {
+	c := newKindsConsole(t)
+	ctx := t.Context()
+	site := c.site(t, branch.Main, "site-a")
+	v := c.vlan(t, branch.Main, "users", 10, site)
+	if _, err := c.branches.CreateBranch(ctx, auth.System, "b"); err != nil {
+		t.Fatal(err)
+	}
+	c.update(t, branch.Main, v, map[string]any{"name": "users-main"}, nil)
+	c.update(t, "b", v, map[string]any{"name": "users-b"}, nil)
+
+	status, _, body := c.post(t, "/branches/rebase", url.Values{"name": {"b"}}, c.op)
+	if status != http.StatusConflict {
+		t.Fatalf("rebasing b = %d, want 409", status)
+	}
+	conflicts := parseHTML(body).in("merge-conflicts")
+	if got := conflicts.tags("h2"); len(got) != 1 || textOf(got[0]) != "b cannot be rebased onto main yet" {
+		t.Errorf("the refusal's heading is %v", got)
+	}
+	items := conflicts.all("merge-conflict")
+	if len(items) != 1 {
+		t.Fatalf("the refused rebase lists %d conflicts, want users' name: %q", len(items), conflicts.words())
+	}
+	users := htmlPage{items[0]}
+	if users.text("conflict-object") != "users-b" || users.text("conflict-field") != "name" ||
+		users.text("conflict-main") != "users-main" || users.text("conflict-branch") != "users-b" {
+		t.Errorf("the conflict reads %q", users.words())
+	}
+
+	status, _, page := c.postFollow(t, "/branches/resolve", url.Values{"name": {"b"}, "object": {v}, "field": {"name"}, "side": {"branch"}, "then": {"rebase"}}, c.op)
+	if status != http.StatusSeeOther || page.text("flash") != "Kept this branch's name of users-b: users-b." || !page.has("branch-list") {
+		t.Fatalf("keeping b's name = %d %q, not on the branches page", status, page.text("flash"))
+	}
+	status, _, page = c.postFollow(t, "/branches/rebase", url.Values{"name": {"b"}}, c.op)
+	if status != http.StatusSeeOther || page.has("merge-conflicts") {
+		t.Fatalf("rebasing b after the choice = %d %q", status, page.words())
+	}
+	o, err := c.branches.Object(ctx, auth.System, "b", v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Attributes["name"] != "users-b" {
+		t.Errorf("after the rebase b's users is called %v, want users-b", o.Attributes["name"])
+	}
+}

@@ -11,8 +11,10 @@ import (
 // branchResolve answers POST /branches/resolve: keeps the side chosen
 // (field side: main or branch) of the conflict of the branch's merge on the
 // field of the object ("" for the whole object), and leads back to the
-// merge's page, which says so and lists what still stands in the way. A
-// conflict that is no longer there is refused on that page (422).
+// merge's page, which says so and lists what still stands in the way, or
+// to the branches page when the conflict refused a rebase (field then:
+// rebase). A conflict that is no longer there is refused on the merge's
+// page (422).
 func (s *Server) branchResolve(w http.ResponseWriter, r *http.Request) {
 	actor, _ := actorFrom(r.Context())
 	if !readForm(w, r) {
@@ -21,11 +23,15 @@ func (s *Server) branchResolve(w http.ResponseWriter, r *http.Request) {
 	name := formValue(r, "name")
 	res, err := s.branches.ResolveConflict(r.Context(), actor, name, formValue(r, "object"), formValue(r, "field"), branch.Side(formValue(r, "side")))
 	if err == nil {
-		if err := s.putFlash(r.Context(), views.BranchMergeHref(name), views.Flash{Message: resolvedMessage(res)}); err != nil {
+		back := views.BranchMergeHref(name)
+		if formValue(r, "then") == "rebase" {
+			back = branchesPath
+		}
+		if err := s.putFlash(r.Context(), back, views.Flash{Message: resolvedMessage(res)}); err != nil {
 			s.serverError(w, r, err)
 			return
 		}
-		http.Redirect(w, r, views.BranchMergeHref(name), http.StatusSeeOther)
+		http.Redirect(w, r, back, http.StatusSeeOther)
 		return
 	}
 	switch c := ipam.Classify(err); c.Code {

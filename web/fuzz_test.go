@@ -318,8 +318,10 @@ func TestConsoleBadInput(t *testing.T) {
 		{"a claim on a VPC path with a NUL", "acme", http.MethodPost, "/vpcs/acme%00/prod/main", claim("create-subnet", "db", "10.42.2.0/24", ""), http.StatusNotFound, "not-found", ""},
 		{"a pool path with a NUL", "ops", http.MethodGet, "/pools/public-zone-a%00", "", http.StatusNotFound, "not-found", ""},
 		{"a pool path that is not UTF-8", "ops", http.MethodGet, "/pools/acme/prod/vpc-%ff", "", http.StatusNotFound, "not-found", ""},
-		{"a search with a NUL", "acme", http.MethodGet, "/pools/acme/prod/vpc-main?q=%00", "", http.StatusOK, "allocation-count", ""},
-		{"a search that is not UTF-8", "acme", http.MethodGet, "/pools/acme/prod/vpc-main?q=%ff", "", http.StatusOK, "allocation-count", ""},
+		{"a search with a NUL", "acme", http.MethodGet, "/pools/acme/prod/vpc-main?q=%00", "", http.StatusUnprocessableEntity, "error-search", `search "\x00" holds a NUL or is not UTF-8`},
+		{"a search that is not UTF-8", "acme", http.MethodGet, "/pools/acme/prod/vpc-main?q=%ff", "", http.StatusUnprocessableEntity, "error-search", `search "\xff" holds a NUL or is not UTF-8`},
+		{"a prefix with a NUL", "acme", http.MethodGet, "/pools/acme/prod/vpc-main?prefix=10.42.1.0%00", "", http.StatusUnprocessableEntity, "error-prefix", `"10.42.1.0\x00" is not a prefix`},
+		{"a prefix of 10 000 characters", "acme", http.MethodGet, "/pools/acme/prod/vpc-main?prefix=" + strings.Repeat("1", 10000), "", http.StatusUnprocessableEntity, "error-prefix", `…" is not a prefix`},
 		{"an audit filter with a NUL", "ops", http.MethodGet, "/audit?namespace=acme%00", "", http.StatusOK, "no-audit", ""},
 
 		// SQL metacharacters.

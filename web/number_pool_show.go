@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/numbers"
@@ -57,6 +58,10 @@ func (s *Server) numberPoolShow(w http.ResponseWriter, r *http.Request) {
 	}
 	pg := poolPage{s: s, r: r, pool: pool, main: main, branch: branchName, href: numberPoolHref(pool.ID)}
 	p := views.NumberPoolPageProps{Shell: sh, Pool: pool, Figures: wholeFigures(pool, whole), Branch: branchName, EditHref: pg.href + "/edit", DeleteHref: pg.href + "/delete"}
+	if p.History, err = s.history(ctx, audit.Ref{Kind: audit.KindNumberPool, Name: pool.ID}, "number pool "+pool.Name); err != nil {
+		s.serverError(w, r, err)
+		return
+	}
 	var f views.Flash
 	if s.popFlash(ctx, pg.href, &f) {
 		p.Flash = &f

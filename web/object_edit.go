@@ -3,6 +3,8 @@ package web
 import (
 	"net/http"
 
+	"pivirt.hu/ipam/internal/audit"
+
 	"pivirt.hu/ipam/views"
 )
 
@@ -29,6 +31,10 @@ func (s *Server) objectEdit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.ID, p.Label = o.ID, o.DisplayLabel
+	if p.History, err = s.history(r.Context(), audit.Ref{Kind: o.Kind, Name: o.ID}, o.Kind+" "+o.DisplayLabel); err != nil {
+		s.serverError(w, r, err)
+		return
+	}
 	p.Shell.Title = "Edit " + p.KindLabel + " " + o.DisplayLabel
 	var saved views.ObjectSaved
 	if s.popFlash(r.Context(), objectHref(o.Kind, o.ID, kp.branch), &saved) {

@@ -131,34 +131,34 @@ func TestPoolPage(t *testing.T) {
 	if len(blocks) != 1 || attrOf(blocks[0], "href") != "/pools/acme/prod/vpc-main?block=10.42.1.0%2F24" {
 		t.Errorf("the map's block 10.42.1.0/24 does not link to its own map: %v", blocks)
 	}
-	if n := len(page.testIDs("allocation-10.")); n != allocationsPerPage {
-		t.Errorf("the first page lists %d allocations, want %d", n, allocationsPerPage)
+	if n := len(page.testIDs("allocation-10.")); n != ipam.TablePerPage {
+		t.Errorf("the first page lists %d allocations, want %d", n, ipam.TablePerPage)
 	}
-	if page.has("first-page") {
-		t.Error("the first page links to the first page")
+	if page.has("prev-page") || !page.linksTo("/pools/acme/prod/vpc-main", true) {
+		t.Error("the first page links to a previous page, or is not marked as the current page")
 	}
 
-	// The next page, as htmx asks for it: only the table.
-	res := do(t, c.h, http.MethodGet, "/pools/acme/prod/vpc-main?after=10.42.1.51", http.Header{
+	// The next page, as htmx asks for it: only the table (and the
+	// prefix's field, which htmx swaps out of band).
+	res := do(t, c.h, http.MethodGet, "/pools/acme/prod/vpc-main?page=2", http.Header{
 		"Cookie": c.acme["Cookie"], "Hx-Request": {"true"}, "Hx-Target": {"allocations"},
 	})
 	fragment := parseHTML(string(readBody(t, res)))
-	bodies := fragment.tags("body")
-	if res.StatusCode != 200 || len(bodies) != 1 || bodies[0].FirstChild == nil || attrOf(bodies[0].FirstChild, "id") != "allocations" ||
-		bodies[0].FirstChild.NextSibling != nil || fragment.title() != "" {
+	if res.StatusCode != 200 || fragment.title() != "" || fragment.byID("allocations") == nil || fragment.byID("allocation-prefix-field") == nil ||
+		len(fragment.tags("form")) != 0 || fragment.has("address-map") {
 		t.Errorf("htmx GET of the next page = %d, want the table alone", res.StatusCode)
 	}
-	if !fragment.has("allocation-10.42.1.52") || fragment.has("allocation-10.42.1.51") || !fragment.has("first-page") {
-		t.Errorf("the second page does not start after 10.42.1.51 or lacks the first-page link: %v", fragment.testIDs("allocation-"))
+	if !fragment.has("allocation-10.42.1.52") || fragment.has("allocation-10.42.1.51") || attrOf(testID(fragment, "prev-page"), "href") != "/pools/acme/prod/vpc-main" {
+		t.Errorf("the second page does not start after 10.42.1.51 or lacks the link to the first: %v", fragment.testIDs("allocation-"))
 	}
 
 	_, body = c.get(t, "/pools/acme/prod/vpc-main?q=vm-10", c.acme)
 	if got := parseHTML(body).text("allocation-count"); got != "10 matching allocations" {
 		t.Errorf("searching vm-10 counts %q, want its 10 matches (vm-100…vm-109)", got)
 	}
-	_, body = c.get(t, "/pools/acme/prod/vpc-main?after=not-an-address", c.acme)
+	_, body = c.get(t, "/pools/acme/prod/vpc-main?page=not-a-number", c.acme)
 	if !parseHTML(body).has("allocation-10.42.1.2") {
-		t.Error("a bad cursor does not fall back to the first page")
+		t.Error("a bad page number does not fall back to the first page")
 	}
 
 	_, body = c.get(t, "/pools/acme/prod/vpc-main?block=10.42.1.0/24", c.acme)
@@ -166,8 +166,9 @@ func TestPoolPage(t *testing.T) {
 	for _, n := range parseHTML(body).in("address-map").elements(func(n *html.Node) bool { return attrOf(n, "data-address") != "" }) {
 		cells[attrOf(n, "data-address")] = n
 	}
-	if cell := cells["10.42.1.7"]; cell == nil || attrOf(cell, "data-state") != "taken" || attrOf(cell, "title") != "10.42.1.7: VirtualMachine vm-005/0" {
-		t.Errorf("the block map's cell of 10.42.1.7 is %v, want taken by vm-005/0", cell)
+	if cell := cells["10.42.1.7"]; cell == nil || attrOf(cell, "data-state") != "taken" || !strings.HasPrefix(attrOf(cell, "title"), "10.42.1.7: VirtualMachine vm-005/0, since ") ||
+		attrOf(cell, "href") != "/addresses/acme/prod/vpc-main/10.42.1.7" {
+		t.Errorf("the block map's cell of 10.42.1.7 is %v, want taken by vm-005/0, linked to its page", cell)
 	}
 	if cell := cells["10.42.1.0"]; cell == nil || attrOf(cell, "title") != "10.42.1.0 is the network address of 10.42.1.0/24" {
 		t.Errorf("the block map's cell of 10.42.1.0 does not explain the network address: %v", cell)

@@ -41,6 +41,7 @@ func TestEditPublicPool(t *testing.T) {
 		t.Error("a tenant's pool page offers Edit")
 	}
 
+	_, last := auditSince(t, c, 0)
 	// The router of main holds 203.0.113.2.
 	status, _, body = c.post(t, "/pools/public-zone-a/edit", url.Values{"gateway": {"203.0.113.2"}, "exclude": {"203.0.113.250"}, "zone": {"zone-a"}}, c.op)
 	page := parseHTML(body)
@@ -55,6 +56,9 @@ func TestEditPublicPool(t *testing.T) {
 		t.Errorf("moving the pool = %d %q", status, parseHTML(body).text("error-zone"))
 	}
 
+	if refused, _ := auditSince(t, c, last); len(refused) > 0 {
+		t.Errorf("the refused edits wrote %q", refused)
+	}
 	status, location, page := c.postFollow(t, "/pools/public-zone-a/edit", url.Values{"gateway": {"203.0.113.254"}, "exclude": {"203.0.113.1\n203.0.113.240-203.0.113.249"}, "zone": {"zone-a"}}, c.op)
 	if want := "Saved public pool public-zone-a: gateway 203.0.113.254; exclude 203.0.113.1, 203.0.113.240-203.0.113.249; zone zone-a."; status != http.StatusSeeOther || location != "/pools/public-zone-a" || page.text("flash") != want {
 		t.Errorf("saving = %d to %q, flash %q; want 303 to the pool and %q", status, location, page.text("flash"), want)
@@ -62,6 +66,9 @@ func TestEditPublicPool(t *testing.T) {
 	p, err := c.svc.Pool(t.Context(), auth.System, "", "public-zone-a")
 	if err != nil || p.Gateway.String() != "203.0.113.254" || strings.Join(p.Exclude, " ") != "203.0.113.1 203.0.113.240-203.0.113.249" {
 		t.Errorf("stored: %+v, %v", p, err)
+	}
+	if entries, _ := auditSince(t, c, last); strings.Join(entries, "; ") != "ops update IPAMPool public-zone-a" {
+		t.Errorf("audit: %q, want the operator's one update of the pool", entries)
 	}
 }
 
@@ -73,6 +80,7 @@ func TestDeletePublicPool(t *testing.T) {
 	if _, err := c.svc.CreatePublicPool(t.Context(), auth.System, ipam.CreatePublicPoolInput{Name: "spare", CIDR: "198.51.100.0/24", Zone: "zone-b"}); err != nil {
 		t.Fatal(err)
 	}
+	_, last := auditSince(t, c, 0)
 	_, body := c.get(t, "/pools/public-zone-a", c.op)
 	status, confirm := c.follow(t, button(t, parseHTML(body), "delete-pool"), c.op)
 	want := "public pool public-zone-a still holds 1 address; release it first"
@@ -96,6 +104,9 @@ func TestDeletePublicPool(t *testing.T) {
 	if status, _ := c.get(t, "/pools/spare/delete", c.op); status != http.StatusNotFound {
 		t.Errorf("the confirmation of a deleted pool = %d, want 404", status)
 	}
+	if entries, _ := auditSince(t, c, last); strings.Join(entries, "; ") != "ops delete IPAMPool spare" {
+		t.Errorf("audit: %q, want the delete of spare alone", entries)
+	}
 }
 
 // TestDeleteNumberPool: a number pool's page has Edit (its form) and
@@ -109,6 +120,7 @@ func TestDeleteNumberPool(t *testing.T) {
 	c.fromPool(t, p.ID, "users", a)
 	c.fromPool(t, p.ID, "voice", a)
 
+	_, last := auditSince(t, c.console, 0)
 	page := c.page(t, "/resource-managers/"+p.ID)
 	if _, form := c.follow(t, button(t, page, "edit-number-pool"), c.op); attrOf(form.byID("pool-name"), "value") != "VLANs" {
 		t.Errorf("Edit leads to %q", form.title())
@@ -127,6 +139,9 @@ func TestDeleteNumberPool(t *testing.T) {
 	if err != nil || objs.Count != 2 || objs.Objects[0].Attributes["vlan_id"] != int64(100) {
 		t.Errorf("the VLANs after the pool's delete: %+v, %v", objs, err)
 	}
+	if entries, _ := auditSince(t, c.console, last); strings.Join(entries, "; ") != "ops delete CoreNumberPool VLANs" {
+		t.Errorf("audit: %q, want the pool's delete alone", entries)
+	}
 }
 
 // TestDeleteObject: an object's page has Delete, whose confirmation says
@@ -144,6 +159,7 @@ func TestDeleteObject(t *testing.T) {
 	}
 	id := vlans.Objects[0].ID
 
+	_, last := auditSince(t, c.console, 0)
 	page := c.page(t, "/objects/IpamVLAN/"+id+"/edit")
 	b := button(t, page, "delete-object")
 	if textOf(b) != "Delete IpamVLAN users" {
@@ -174,6 +190,9 @@ func TestDeleteObject(t *testing.T) {
 	if err != nil || u.Ranges[0].Utilization != 0 {
 		t.Errorf("the pool after the VLAN's delete: %+v, %v; want its number back", u, err)
 	}
+	if entries, _ := auditSince(t, c.console, last); strings.Join(entries, "; ") != "ops delete IpamVLAN "+id+"; ops release CoreNumberPool VLANs" {
+		t.Errorf("audit: %q, want the VLAN's delete and its number's release alone (the site's delete refused)", entries)
+	}
 }
 
 // textsOf returns the texts of the elements with data-testid id.
@@ -183,4 +202,23 @@ func textsOf(p htmlPage, id string) []string {
 		out = append(out, textOf(n))
 	}
 	return out
+}
+
+// auditSince returns the audit entries after the entry id as "actor
+// action object_kind object_name", and the last entry's id.
+func auditSince(t *testing.T, c console, id int64) ([]string, int64) {
+	t.Helper()
+	var rows []struct {
+		ID   int64  `db:"id"`
+		Line string `db:"line"`
+	}
+	if err := c.db.SelectContext(t.Context(), &rows, `SELECT id, actor || ' ' || action || ' ' || object_kind || ' ' || object_name AS line FROM audit_log WHERE id > $1 ORDER BY id`, id); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, r := range rows {
+		lines = append(lines, r.Line)
+		id = r.ID
+	}
+	return lines, id
 }

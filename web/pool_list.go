@@ -2,7 +2,6 @@ package web
 
 import (
 	"net/http"
-	"net/url"
 	"strings"
 
 	"pivirt.hu/ipam/internal/ipam"
@@ -10,13 +9,9 @@ import (
 )
 
 // poolHref is the console path of a pool: /pools/<name> for a public pool,
-// /pools/<namespace>/<name> for a private one.
-func poolHref(p ipam.Pool) string {
-	if p.Namespace == "" {
-		return "/pools/" + url.PathEscape(p.Name)
-	}
-	return "/pools/" + p.Namespace + "/" + url.PathEscape(p.Name)
-}
+// /pools/<namespace>/<name> for a private one (views.PoolHref, which the
+// pages' links use too).
+func poolHref(p ipam.Pool) string { return views.PoolHref(p) }
 
 // splitPath cuts "<namespace>/<name>" (the namespace itself may hold
 // slashes, or be empty) into its parts.

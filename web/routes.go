@@ -56,6 +56,9 @@ func (s *Server) routes() http.Handler {
 		"POST /vpcs/{path...}":   vpcForms,
 		"GET /subnets/{path...}": s.subnetShow,
 		"GET /search":            s.search,
+		// An address's own page, and the release of its holder.
+		"GET /addresses/{path...}":  s.addressShow,
+		"POST /addresses/{path...}": s.addressRelease,
 
 		// Any other path: the 404 page.
 		"GET /": s.notFound,

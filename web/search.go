@@ -12,15 +12,27 @@ import (
 	"pivirt.hu/ipam/views"
 )
 
-// search answers GET /search?q=…[&first=N]: who holds an address or why
-// nobody does, and what else the query names that the user may see
-// (ipam.Service.Search), each hit linked. Without q it says what to type;
-// a query the domain refuses answers 422 with its message.
+// search answers GET /search?q=…[&first=N][&branch=B]: who holds an
+// address or why nobody does, and what else the query names that the user
+// may see (ipam.Service.Search), each hit linked: to operators, with the
+// number pools, their numbers and the objects of kinds (numbers.Service's
+// Find) on main and on the branch of the header's selector. Without q it
+// says what to type; a query the domain refuses answers 422 with its
+// message; an unknown branch the 404 page.
 func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	actor, _ := actorFrom(r.Context())
 	q := r.URL.Query()
 	query := q.Get("q")
 	p := views.SearchPageProps{Shell: s.shell(r, "Search")}
+	on := ""
+	if actor.IsOperator() {
+		var err error
+		if p.Shell, on, err = s.branchShell(r, "Search"); err != nil {
+			s.failed(w, r, err)
+			return
+		}
+		p.Shell.Branch.Query, p.Branch = query, on
+	}
 	p.Shell.Search = query
 	if strings.TrimSpace(query) == "" {
 		s.render(w, r, http.StatusOK, views.SearchPage(p))
@@ -36,7 +48,11 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		}
 		first = n
 	}
-	res, err := s.ipam.Search(r.Context(), actor, query, first)
+	opts := ipam.SearchOptions{First: first, Branch: on}
+	if s.numbers != nil {
+		opts.Finder = s.numbers
+	}
+	res, err := s.ipam.Search(r.Context(), actor, query, opts)
 	if errors.Is(err, ipam.ErrInvalid) {
 		p.Error = ipam.Classify(err).Message
 		s.render(w, r, http.StatusUnprocessableEntity, views.SearchPage(p))
@@ -51,7 +67,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		p.Rows = append(p.Rows, searchRow(actor, h))
 	}
 	if res.More && res.First < ipam.MaxSearchHits {
-		p.MoreHref = "/search?" + url.Values{"q": {query}, "first": {strconv.Itoa(ipam.MaxSearchHits)}}.Encode()
+		p.MoreHref = views.BranchHref("/search?"+url.Values{"q": {query}, "first": {strconv.Itoa(ipam.MaxSearchHits)}}.Encode(), on)
 	}
 	s.render(w, r, http.StatusOK, views.SearchPage(p))
 }
@@ -59,11 +75,17 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 // searchHref is the search page of query.
 func searchHref(query string) string { return "/search?" + url.Values{"q": {query}}.Encode() }
 
-// searchRow links a hit: to its page, and to the pool, VPC and subnet it
-// lies in. A tenant opens no public pool's page: there a pool links to the
-// search of its prefix, which lists what the tenant holds in it, and an
-// address held links to the VPC page that shows it.
+// searchRow links a hit: to its page (an address's, views.AddressHref,
+// for an allocation and for an address of a pool the user may open), and
+// to the pool, VPC and subnet it lies in. A tenant opens no public pool's
+// page: there a pool links to the search of its prefix, which lists what
+// the tenant holds in it. A number pool, a number and an object of a
+// kind: see kindsRow.
 func searchRow(actor auth.Actor, h ipam.SearchHit) views.SearchRow {
+	switch h.Kind {
+	case ipam.HitNumberPool, ipam.HitNumber, ipam.HitObject:
+		return kindsRow(h)
+	}
 	pool := ipam.Pool{Namespace: h.Namespace, Name: h.Pool, Kind: h.PoolKind, CIDR: h.CIDR}
 	mayOpenPool := h.Pool != "" && (actor.IsOperator() || h.PoolKind == ipam.Private)
 	namespace := h.Namespace
@@ -99,25 +121,50 @@ func searchRow(actor auth.Actor, h ipam.SearchHit) views.SearchRow {
 	case ipam.HitSubnet:
 		row.Href = subnet
 	case ipam.HitAllocation:
-		switch {
-		case mayOpenPool:
-			row.Href = poolHref(pool) + "?" + url.Values{"q": {h.Address.String()}}.Encode()
-		case h.VPC != "":
-			row.Href = vpc
-		default:
-			row.Href = searchHref(h.Address.String())
-		}
+		// Whoever sees an allocation sees its address's page.
+		row.Href = views.AddressHref(pool, h.Address)
 	case ipam.HitAddress:
 		switch {
-		case h.Subnet != "":
-			row.Href = subnet
 		case mayOpenPool:
-			row.Href = poolHref(pool)
+			row.Href = views.AddressHref(pool, h.Address)
 		case h.Pool != "":
 			row.Href = searchHref(h.CIDR.String())
 		default:
 			row.Href = "/pools"
 		}
+	}
+	return row
+}
+
+// kindsRow links a hit of a number pool (to its page), of a number (to its
+// division in its pool's page; its pool, division and the division's
+// objects in the row, its holder as the owner) or of an object (to its
+// page, its kind's list in the row), each on the branch that shows it.
+func kindsRow(h ipam.SearchHit) views.SearchRow {
+	row := views.SearchRow{Hit: h}
+	object := func(o ipam.ObjectRef) views.SearchLink {
+		return views.SearchLink{Label: o.Kind + " " + o.Label, Href: objectHref(o.Kind, o.ID, o.Branch)}
+	}
+	switch h.Kind {
+	case ipam.HitNumberPool:
+		row.Href = numberPoolHref(h.NumberPool.ID)
+	case ipam.HitNumber:
+		pool := views.BranchHref(numberPoolHref(h.NumberPool.ID), h.Object.Branch)
+		row.In = append(row.In, views.SearchLink{Label: h.NumberPool.Name, Href: pool})
+		if h.Division.Label != "" {
+			row.Href = views.BranchHref(numberPoolHref(h.NumberPool.ID)+"?"+url.Values{"division": {h.Division.Key}}.Encode(), h.Object.Branch)
+			row.In = append(row.In, views.SearchLink{Label: h.Division.Label, Href: row.Href})
+		} else {
+			row.Href = pool
+		}
+		for _, o := range h.Division.Objects {
+			row.In = append(row.In, object(o))
+		}
+		holder := object(h.Object)
+		row.Holder = &holder
+	case ipam.HitObject:
+		row.Href = objectHref(h.Object.Kind, h.Object.ID, h.Object.Branch)
+		row.In = append(row.In, views.SearchLink{Label: h.Object.Kind, Href: views.BranchHref("/objects/"+h.Object.Kind, h.Object.Branch)})
 	}
 	return row
 }

@@ -86,25 +86,28 @@ func TestSearchPage(t *testing.T) {
 		pool   = "/pools/acme/prod/vpc-main"
 		vpc    = "/vpcs/acme/prod/main"
 		subnet = "/subnets/acme/prod/main/web"
+		// The pages of addresses of vpc-main and of public-zone-a.
+		addr   = "/addresses/acme/prod/vpc-main/"
+		public = "/addresses/public-zone-a/"
 	)
 	tests := []struct {
 		who   string
 		query string
 		want  []row
 	}{
-		{"acme", "10.42.1.2", []row{{"allocation", pool + "?q=10.42.1.2", pool + " " + vpc + " " + subnet, "VirtualMachine vm-000/0 (uid u0) of acme/prod", "address"}}},
-		{"acme", "10.42.1.1", []row{{"address", subnet, pool + " " + vpc + " " + subnet, "10.42.1.1 is the gateway of subnet web", "address"}}},
-		{"acme", "10.42.1.250", []row{{"address", subnet, pool + " " + vpc + " " + subnet, "10.42.1.250 is free", "address"}}},
-		{"acme", "10.42.7.7", []row{{"address", pool, pool + " " + vpc, "10.42.7.7 is in no subnet of VPC main: addresses are handed out in subnets only", "address"}}},
+		{"acme", "10.42.1.2", []row{{"allocation", addr + "10.42.1.2", pool + " " + vpc + " " + subnet, "VirtualMachine vm-000/0 (uid u0) of acme/prod", "address"}}},
+		{"acme", "10.42.1.1", []row{{"address", addr + "10.42.1.1", pool + " " + vpc + " " + subnet, "10.42.1.1 is the gateway of subnet web", "address"}}},
+		{"acme", "10.42.1.250", []row{{"address", addr + "10.42.1.250", pool + " " + vpc + " " + subnet, "10.42.1.250 is free", "address"}}},
+		{"acme", "10.42.7.7", []row{{"address", addr + "10.42.7.7", pool + " " + vpc, "10.42.7.7 is in no subnet of VPC main: addresses are handed out in subnets only", "address"}}},
 		{"globex", "10.42.1.2", []row{{"address", "/pools", "", "10.42.1.2 is in no pool you may see", "address"}}},
 		// The router's uplink in a public pool: an operator opens the pool,
 		// a tenant the VPC that shows it.
-		{"acme", "203.0.113.2", []row{{"allocation", vpc, "/search?q=public-zone-a " + vpc, "VPC router (uid " + c.vpcUID(t) + ") of acme/prod", "address"}}},
-		{"op", "203.0.113.2", []row{{"allocation", "/pools/public-zone-a?q=203.0.113.2", "/pools/public-zone-a " + vpc, "VPC router (uid " + c.vpcUID(t) + ") of acme/prod", "address"}}},
+		{"acme", "203.0.113.2", []row{{"allocation", public + "203.0.113.2", "/search?q=public-zone-a " + vpc, "VPC router (uid " + c.vpcUID(t) + ") of acme/prod", "address"}}},
+		{"op", "203.0.113.2", []row{{"allocation", public + "203.0.113.2", "/pools/public-zone-a " + vpc, "VPC router (uid " + c.vpcUID(t) + ") of acme/prod", "address"}}},
 		{"acme", "203.0.113.1", []row{{"address", "/search?q=203.0.113.0%2F24", "/search?q=public-zone-a", "203.0.113.1 is the pool's gateway", "address"}}},
-		{"op", "203.0.113.1", []row{{"address", "/pools/public-zone-a", "/pools/public-zone-a", "203.0.113.1 is the pool's gateway", "address"}}},
-		{"acme", "vm-042", []row{{"allocation", pool + "?q=10.42.1.44", pool + " " + vpc + " " + subnet, "VirtualMachine vm-042/0 (uid u42) of acme/prod", "hostname"}}},
-		{"acme", "u42", []row{{"allocation", pool + "?q=10.42.1.44", pool + " " + vpc + " " + subnet, "VirtualMachine vm-042/0 (uid u42) of acme/prod", "uid"}}},
+		{"op", "203.0.113.1", []row{{"address", public + "203.0.113.1", "/pools/public-zone-a", "203.0.113.1 is the pool's gateway", "address"}}},
+		{"acme", "vm-042", []row{{"allocation", addr + "10.42.1.44", pool + " " + vpc + " " + subnet, "VirtualMachine vm-042/0 (uid u42) of acme/prod", "hostname"}}},
+		{"acme", "u42", []row{{"allocation", addr + "10.42.1.44", pool + " " + vpc + " " + subnet, "VirtualMachine vm-042/0 (uid u42) of acme/prod", "uid"}}},
 		{"globex", "vm-042", nil},
 		{"acme", "public", []row{{"pool", "/search?q=203.0.113.0%2F24", "", "public, the operators'", "name"}}},
 		{"op", "public", []row{{"pool", "/pools/public-zone-a", "", "public, the operators'", "name"}}},

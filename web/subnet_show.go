@@ -4,15 +4,16 @@ import (
 	"net/http"
 	"time"
 
+	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/views"
 )
 
 // subnetShow answers GET /subnets/<namespace>/<vpc>/<name>: the subnet's
 // figures, its usage over time (?span=7d|30d|1y) with the forecast, its
-// address map and its allocations (?q= to search, ?after= for the next
-// page). Whoever may not see the VPC gets the page of a subnet that does
-// not exist.
+// address map and its allocation table (?q= to search, ?prefix= to keep
+// a prefix, ?page= by number: allocationTable). Whoever may not see the
+// VPC gets the page of a subnet that does not exist.
 func (s *Server) subnetShow(w http.ResponseWriter, r *http.Request) {
 	actor, _ := actorFrom(r.Context())
 	path, name := splitPath(r.PathValue("path"))
@@ -22,8 +23,7 @@ func (s *Server) subnetShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	search := q.Get("q")
-	d, err := s.ipam.SubnetDetail(r.Context(), actor, namespace, vpc, name, ipam.Page{First: allocationsPerPage, After: q.Get("after"), Search: search})
+	d, err := s.ipam.SubnetDetail(r.Context(), actor, namespace, vpc, name)
 	if err != nil {
 		s.failed(w, r, err)
 		return
@@ -34,8 +34,20 @@ func (s *Server) subnetShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	href := views.SubnetHref(d.Subnet)
-	p := views.SubnetPageProps{Shell: s.shell(r, d.Subnet.Name), Detail: d, Search: search, Href: href, VPCHref: vpcHref(d.VPC), PoolHref: poolHref(d.Pool),
+	p := views.SubnetPageProps{Shell: s.shell(r, d.Subnet.Name), Detail: d, Href: href, VPCHref: vpcHref(d.VPC), PoolHref: poolHref(d.Pool),
 		Chart: views.UsageChartProps{Chart: chart, Href: href}}
-	p.NextHref, p.FirstHref = pageLinks(href, search, d.Page.After, d.Allocations)
-	s.renderPage(w, r, views.SubnetPage(p), "allocations")
+	table, status, err := s.allocationTable(r, href, d.Pool, d.Subnet.CIDR, false, func(tq ipam.TableQuery) (ipam.AllocationTable, error) {
+		return s.ipam.SubnetTable(r.Context(), actor, d.Subnet, tq)
+	})
+	if err != nil {
+		s.failed(w, r, err)
+		return
+	}
+	p.Table = table
+	ref := audit.Ref{Kind: audit.KindSubnet, Namespace: d.Subnet.Namespace, Name: d.VPC.Name + "/" + d.Subnet.Name}
+	if p.History, err = s.history(r.Context(), ref, "subnet "+d.Subnet.Name); err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	s.renderPageStatus(w, r, status, views.SubnetPage(p), "allocations")
 }

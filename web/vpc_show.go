@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/views"
 )
@@ -33,6 +34,7 @@ func (s *Server) vpcShow(w http.ResponseWriter, r *http.Request) {
 	if s.popFlash(r.Context(), vpcDoneKey(o.VPC), &done) {
 		p.Flash = &done
 	}
+	predictClaims(&p)
 	s.render(w, r, http.StatusOK, views.VPCPage(p))
 }
 
@@ -42,10 +44,17 @@ func (s *Server) vpcPage(r *http.Request, o ipam.VPCOverview) (views.VPCPageProp
 	if err != nil {
 		return views.VPCPageProps{}, err
 	}
-	p := views.VPCPageProps{Shell: s.shell(r, o.VPC.Name), Overview: o, Href: vpcHref(o.VPC), PoolHref: poolHref(o.Pool), Claims: string(claims)}
+	history, err := s.history(r.Context(), audit.Ref{Kind: audit.KindVPC, Namespace: o.VPC.Namespace, Name: o.VPC.Name}, "VPC "+o.VPC.Name)
+	if err != nil {
+		return views.VPCPageProps{}, err
+	}
+	p := views.VPCPageProps{Shell: s.shell(r, o.VPC.Name), Overview: o, Href: vpcHref(o.VPC), PoolHref: poolHref(o.Pool), Claims: string(claims), History: history}
 	p.Addresses, err = s.vpcAddresses(r, o, p.Href)
 	return p, err
 }
+
+// vpcAddressesPerPage is the length of a page of the VPC page's addresses.
+const vpcAddressesPerPage = 50
 
 // vpcAddresses is the page of the VPC's addresses (VM interfaces and node
 // addresses) that the request asks for (?after=, the address a page
@@ -53,10 +62,10 @@ func (s *Server) vpcPage(r *http.Request, o ipam.VPCOverview) (views.VPCPageProp
 func (s *Server) vpcAddresses(r *http.Request, o ipam.VPCOverview, href string) (views.VPCAddresses, error) {
 	actor, _ := actorFrom(r.Context())
 	after := r.URL.Query().Get("after")
-	page, err := s.ipam.PoolAllocations(r.Context(), actor, o.Pool, ipam.Page{First: allocationsPerPage, After: after})
+	page, err := s.ipam.PoolAllocations(r.Context(), actor, o.Pool, ipam.Page{First: vpcAddressesPerPage, After: after})
 	if errors.Is(err, ipam.ErrInvalid) {
 		after = ""
-		page, err = s.ipam.PoolAllocations(r.Context(), actor, o.Pool, ipam.Page{First: allocationsPerPage})
+		page, err = s.ipam.PoolAllocations(r.Context(), actor, o.Pool, ipam.Page{First: vpcAddressesPerPage})
 	}
 	if err != nil {
 		return views.VPCAddresses{}, err

@@ -65,13 +65,14 @@ type config struct {
 	numbersTwoProcN int // VLANs per run, both processes together
 
 	// What the measurements fill before they time anything.
-	seqSpan      int    // the sequential claims' fill levels take addresses of offsets 2 to seqSpan-1 of the /16
-	pageTaken    [2]int // allocations of the two pools whose page is timed
-	vpcReadSizes [2]int // allocations of the /10 subnet of each VPC read: the reference and the large one
-	searchSize   int    // allocations the search runs on
-	goipamTaken  int    // addresses taken in go-ipam's /16 of its second sequential measurement
-	previewTaken int    // addresses taken, in fragments, in the /16 of the WASM preview
-	numbersTaken int    // numbers taken, in runs, in the division 1-4094 of the WASM next number
+	seqSpan       int    // the sequential claims' fill levels take addresses of offsets 2 to seqSpan-1 of the /16
+	pageTaken     [2]int // allocations of the two pools whose page is timed
+	vpcReadSizes  [2]int // allocations of the /10 subnet of each VPC read: the reference and the large one
+	searchSize    int    // allocations the search runs on
+	searchObjects int    // objects of kinds the search runs on, besides
+	goipamTaken   int    // addresses taken in go-ipam's /16 of its second sequential measurement
+	previewTaken  int    // addresses taken, in fragments, in the /16 of the WASM preview
+	numbersTaken  int    // numbers taken, in runs, in the division 1-4094 of the WASM next number
 }
 
 var scenarios = []string{"floor", "seq", "conc16", "history", "twoproc", "churn", "pgbouncer", "page", "graphql", "vpcread", "search", "numbers", "goipam", "preview"}
@@ -112,7 +113,7 @@ func parseFlags(args []string) (config, error) {
 		return c, errors.New("--check and --smoke: a smoke run's figures are not judged against the targets")
 	}
 	c.seqSpan, c.pageTaken, c.vpcReadSizes, c.searchSize, c.goipamTaken = 65535, [2]int{100, 60_000}, [2]int{1_000, 1_000_000}, 1_000_000, 20_000
-	c.previewTaken, c.numbersTaken = 60_000, 4_000
+	c.previewTaken, c.numbersTaken, c.searchObjects = 60_000, 4_000, 100_000
 	switch {
 	case c.smoke:
 		c.runs = cmp(c.runs, 1)
@@ -123,7 +124,7 @@ func parseFlags(args []string) (config, error) {
 		// vpcReadSizes' large VPC and the search's overlap (10.0.0.2 up in
 		// both), as in a full run.
 		c.seqSpan, c.pageTaken, c.vpcReadSizes, c.searchSize, c.goipamTaken = 2000, [2]int{100, 2000}, [2]int{100, 2000}, 3000, 1000
-		c.previewTaken, c.numbersTaken = 2000, 400
+		c.previewTaken, c.numbersTaken, c.searchObjects = 2000, 400, 1000
 	case c.quick:
 		c.runs = cmp(c.runs, 3)
 		c.floorN, c.floor16N, c.seqN, c.concN, c.twoProcN, c.churnN = 300, 1600, 100, 1600, 1600, 300

@@ -14,6 +14,7 @@ import (
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/store"
 	"pivirt.hu/ipam/web"
 )
@@ -59,7 +60,7 @@ func page(ctx context.Context, cfg config, dsn string) (pageResult, error) {
 		return out, err
 	}
 	progress("  loading the view of a /16 with %d taken: %.1f ms", out.taken[1], out.viewLoad.P50)
-	get, closeConsole, err := signedInConsole(ctx, db, svc)
+	get, closeConsole, err := signedInConsole(ctx, db, svc, nil)
 	if err != nil {
 		return out, err
 	}
@@ -98,22 +99,42 @@ func page(ctx context.Context, cfg config, dsn string) (pageResult, error) {
 
 // signedInConsole returns a GET of the console's handler, called in
 // process with the session of an operator signed in through the real
-// sign-in form, which times the handler and returns the body's size.
-func signedInConsole(ctx context.Context, db *store.DB, svc *ipam.Service) (get func(path string) (time.Duration, int, error), closeConsole func(), err error) {
-	quiet := slog.New(slog.DiscardHandler)
-	users := auth.NewService(db)
-	branches, err := branch.New(ctx, branch.Config{DB: db, Logger: quiet})
+// sign-in form, which times the handler and returns the body's size, and
+// what closes the console. With nums the console has number pools (and
+// its search finds objects of kinds); without, it starts its own service
+// of branches.
+func signedInConsole(ctx context.Context, db *store.DB, svc *ipam.Service, nums *numbers.Service) (get func(path string) (time.Duration, int, error), closeConsole func(), err error) {
+	getBody, closeConsole, err := signedInConsoleBody(ctx, db, svc, nums)
 	if err != nil {
 		return nil, nil, err
 	}
-	h, err := web.New(web.Config{IPAM: svc, Branches: branches, Auth: users, Logger: quiet, Version: "ipambench"})
+	return func(path string) (time.Duration, int, error) {
+		d, body, err := getBody(path)
+		return d, len(body), err
+	}, closeConsole, nil
+}
+
+// signedInConsoleBody is signedInConsole returning the body.
+func signedInConsoleBody(ctx context.Context, db *store.DB, svc *ipam.Service, nums *numbers.Service) (get func(path string) (time.Duration, string, error), closeConsole func(), err error) {
+	quiet := slog.New(slog.DiscardHandler)
+	users := auth.NewService(db)
+	cfg := web.Config{IPAM: svc, Numbers: nums, Auth: users, Logger: quiet, Version: "ipambench"}
+	closeBranches := func() {}
+	if nums == nil {
+		branches, err := branch.New(ctx, branch.Config{DB: db, Logger: quiet})
+		if err != nil {
+			return nil, nil, err
+		}
+		cfg.Branches, closeBranches = branches, branches.Close
+	}
+	h, err := web.New(cfg)
 	if err != nil {
-		branches.Close()
+		closeBranches()
 		return nil, nil, err
 	}
 	name, password := "bench-"+strings.ToLower(rand.Text()[:8]), rand.Text()
 	if err := users.AddUser(ctx, auth.System, name, auth.Operator, nil, password); err != nil {
-		branches.Close()
+		closeBranches()
 		return nil, nil, err
 	}
 	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/login",
@@ -123,10 +144,10 @@ func signedInConsole(ctx context.Context, db *store.DB, svc *ipam.Service) (get 
 	h.ServeHTTP(rec, req)
 	cookies := rec.Result().Cookies()
 	if rec.Code != http.StatusSeeOther || len(cookies) == 0 {
-		branches.Close()
+		closeBranches()
 		return nil, nil, fmt.Errorf("signing in to the console: POST /login = %d: %.300s", rec.Code, rec.Body.String())
 	}
-	get = func(path string) (time.Duration, int, error) {
+	get = func(path string) (time.Duration, string, error) {
 		req := httptest.NewRequestWithContext(ctx, http.MethodGet, path, nil)
 		for _, c := range cookies {
 			req.AddCookie(c)
@@ -136,11 +157,11 @@ func signedInConsole(ctx context.Context, db *store.DB, svc *ipam.Service) (get 
 		h.ServeHTTP(rec, req)
 		d := time.Since(start)
 		if rec.Code != http.StatusOK {
-			return d, 0, fmt.Errorf("GET %s = %d: %.300s", path, rec.Code, rec.Body.String())
+			return d, "", fmt.Errorf("GET %s = %d: %.300s", path, rec.Code, rec.Body.String())
 		}
-		return d, rec.Body.Len(), nil
+		return d, rec.Body.String(), nil
 	}
-	return get, branches.Close, nil
+	return get, closeBranches, nil
 }
 
 // openService opens a pool of connections to dsn, counting its statements,

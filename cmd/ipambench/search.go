@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"net/netip"
 	"net/url"
@@ -11,11 +12,42 @@ import (
 	"time"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/numbers"
+	"pivirt.hu/ipam/internal/schema"
+	"pivirt.hu/ipam/internal/store"
 )
 
 // searchKinds are the queries of the search's mix, each as often.
-var searchKinds = []string{"address held", "address free", "prefix", "hostname", "uid", "namespace"}
+var searchKinds = []string{"address held", "address free", "prefix", "hostname", "uid", "namespace",
+	"start of an address", "VLAN number", "site name", "display label", "Text value"}
+
+// searchSchema is the kinds of the search's objects: sites, and VLANs of a
+// site with a number and a description. Kinds of their own, so that the
+// other measurements' schema (numbersSchema) is not theirs.
+const searchSchema = `version: "1.0"
+nodes:
+  - name: Site
+    namespace: Dc
+    display_label: "{{ name__value }}"
+    attributes:
+      - {name: name, kind: Text}
+      - {name: region, kind: Text}
+  - name: VLAN
+    namespace: Dc
+    display_label: "{{ name__value }}"
+    attributes:
+      - {name: name, kind: Text}
+      - {name: vlan_id, kind: Number}
+      - {name: description, kind: Text, optional: true}
+    relationships:
+      - {name: site, peer: DcSite, cardinality: one, optional: false}
+`
+
+// searchSites is how many of the search's objects are sites: the others
+// are VLANs, as many in each site, numbered from 100.
+const searchSites = 1000
 
 // searchResult is the time of a search on a database of size allocations
 // (issue 15: a million; config.searchSize): the console's search page (the
@@ -23,6 +55,7 @@ var searchKinds = []string{"address held", "address free", "prefix", "hostname",
 // query, and the domain's Search alone for the mix.
 type searchResult struct {
 	size         int
+	objects      int // objects of kinds, besides the allocations
 	page, domain figure
 	kinds        map[string]figure
 	bytes        int // the largest page of the mix
@@ -60,9 +93,71 @@ type searchQuery struct {
 	check   func(ipam.SearchResult) error
 }
 
+// searchObjectsFillSQL writes $4 sites of the kind $1 (name $2:
+// dc-site-<i>, region $3) and, in each, $5 VLANs of the kind $6 (name $7:
+// vlan<n>-dc-site-<i>, vlan_id $8: n from 100, description $9: port <p>
+// of switch sw-<s>, s of $11 switches numbered from 1000, site $10), as a
+// migration would write them: 100 000 objects through the service would
+// take minutes.
+const searchObjectsFillSQL = `WITH sites AS (
+		INSERT INTO object_versions (branch_id, object_id, kind, data, from_seq)
+		SELECT 1, gen_random_uuid(), $1, jsonb_build_object($2::text, 'dc-site-' || i, $3::text, 'region ' || (i % 20)), nextval('changes_seq')
+		FROM generate_series(1, $4::int) i
+		RETURNING object_id, data ->> $2::text AS name
+	)
+	INSERT INTO object_versions (branch_id, object_id, kind, data, from_seq)
+	SELECT 1, gen_random_uuid(), $6, jsonb_build_object($7::text, 'vlan' || (100 + j) || '-' || s.name, $8::text, 100 + j,
+			$9::text, 'port ' || (j % 48) || ' of switch sw-' || (1000 + (s.n * $5::int + j) % $11::int), $10::text, s.object_id::text), nextval('changes_seq')
+	FROM (SELECT object_id, name, row_number() OVER (ORDER BY name) n FROM sites) s, generate_series(0, $5::int - 1) j`
+
+// searchSwitches is how many switches the descriptions of vlans VLANs
+// name: 5 000, or one a VLAN when fewer; numbered from 1000, their numbers
+// have four digits, and none is a part of another.
+func searchSwitches(vlans int) int { return min(5000, vlans) }
+
+// fillSearchObjects loads searchSchema, writes objects objects of its kinds
+// (searchSites sites, VLANs in them) and creates a pool of the VLANs'
+// numbers scoped by site, which records what they hold.
+func fillSearchObjects(ctx context.Context, db *store.DB, nums *numbers.Service, objects int) error {
+	f, err := schema.Parse("search.yaml", []byte(searchSchema))
+	if err != nil {
+		return err
+	}
+	if _, err := nums.Branches().LoadSchema(ctx, operator, branch.Main, f); err != nil {
+		return err
+	}
+	s, err := nums.Branches().Schema(ctx, branch.Main)
+	if err != nil {
+		return err
+	}
+	id := func(kind, element string) string {
+		if a, ok := s.Attribute(kind, element); ok {
+			return a.ID
+		}
+		r, _ := s.Relationship(kind, element)
+		return r.ID
+	}
+	site, _ := s.Kind("DcSite")
+	vlan, _ := s.Kind("DcVLAN")
+	sites := min(searchSites, objects/2)
+	perSite := (objects - sites) / sites
+	if _, err := db.ExecContext(ctx, searchObjectsFillSQL, site.ID, id("DcSite", "name"), id("DcSite", "region"), sites,
+		perSite, vlan.ID, id("DcVLAN", "name"), id("DcVLAN", "vlan_id"), id("DcVLAN", "description"), id("DcVLAN", "site"),
+		searchSwitches(sites*perSite)); err != nil {
+		return fmt.Errorf("writing the objects: %w", err)
+	}
+	if _, err := db.ExecContext(ctx, `VACUUM (ANALYZE) object_versions`); err != nil {
+		return err
+	}
+	_, err = nums.CreatePool(ctx, operator, numbers.PoolInput{Name: "Dc VLAN IDs per site", Node: "DcVLAN", NodeAttribute: "vlan_id",
+		Ranges: []numbers.Range{{Start: 100, End: 4094, Weight: 1}}, AllocationScope: []string{"site"}})
+	return err
+}
+
 // measureSearch fills a /10 subnet of a /8 VPC with cfg.searchSize
-// allocations, checks one answer of each kind, then times the mix through
-// the console's search page and through the domain alone, as an operator.
+// allocations, and writes cfg.searchObjects objects of kinds, checks one
+// answer of each kind, then times the mix through the console's search
+// page and through the domain alone, as an operator.
 // The other measurements' VPCs overlap this one (10.0.0.0/8 of the VPC
 // read's, 10.42.0.0/16 of the claims'), as private VPCs do: an address
 // lies in each of their pools, and its search answers for every one.
@@ -74,6 +169,21 @@ func measureSearch(ctx context.Context, cfg config, dsn string) (searchResult, e
 		return out, err
 	}
 	defer closeService()
+	nums, err := numbers.New(ctx, numbers.Config{DB: db, URL: dsn, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return out, err
+	}
+	defer nums.Close()
+	out.objects = cfg.searchObjects
+	progress("search: writing %d objects of kinds (%d sites, VLANs in them) and a pool of the VLANs' numbers", cfg.searchObjects, min(searchSites, cfg.searchObjects/2))
+	if err := fillSearchObjects(ctx, db, nums, cfg.searchObjects); err != nil {
+		return out, err
+	}
+	sites := min(searchSites, cfg.searchObjects/2)
+	perSite := (cfg.searchObjects - sites) / sites
+	search := func(q string, first int) (ipam.SearchResult, error) {
+		return svc.Search(ctx, operator, q, ipam.SearchOptions{First: first, Finder: nums})
+	}
 	const ns = "bench/search"
 	if _, err := svc.CreateVPC(ctx, operator, ipam.CreateVPCInput{Namespace: ns, Name: "net", CIDR: "10.0.0.0/8"}); err != nil {
 		return out, err
@@ -129,10 +239,48 @@ func measureSearch(ctx context.Context, cfg config, dsn string) (searchResult, e
 		"namespace": func() searchQuery {
 			return searchQuery{q: ns, check: more(func(h ipam.SearchHit) bool { return h.Match == ipam.MatchNamespace })}
 		},
+		// 10.0.<k>. is 10.0.<k>.0/24, inside the filled range.
+		"start of an address": func() searchQuery {
+			b := offsetAddr(256 * (1 + rng.IntN(searchSize/256-2))).As4()
+			p := netip.PrefixFrom(netip.AddrFrom4(b), 24)
+			return searchQuery{q: fmt.Sprintf("%d.%d.%d.", b[0], b[1], b[2]), check: more(func(h ipam.SearchHit) bool {
+				return h.Kind == ipam.HitAllocation && p.Contains(h.Address) || h.Kind != ipam.HitAllocation
+			})}
+		},
+		// A VLAN's number: held in every site, the first 50 of them.
+		"VLAN number": func() searchQuery {
+			n := 100 + rng.IntN(perSite)
+			return searchQuery{q: fmt.Sprint(n), check: more(func(h ipam.SearchHit) bool {
+				return h.Kind == ipam.HitNumber && h.Number == int64(n) && strings.HasPrefix(h.Object.Label, fmt.Sprintf("vlan%d-dc-site-", n)) &&
+					h.Division.Label == strings.TrimPrefix(h.Object.Label, fmt.Sprintf("vlan%d-", n))
+			})}
+		},
+		// A site's name, a part of the labels of its VLANs and of other
+		// sites' (dc-site-17 of dc-site-170): the site first.
+		"site name": func() searchQuery {
+			label := fmt.Sprintf("dc-site-%d", 1+rng.IntN(sites))
+			return searchQuery{q: label, check: first(func(h ipam.SearchHit) bool {
+				return h.Kind == ipam.HitObject && h.Object.Label == label && h.Object.Kind == "DcSite" && h.Match == ipam.MatchLabel
+			})}
+		},
+		// A VLAN's whole label: the VLAN first.
+		"display label": func() searchQuery {
+			label := fmt.Sprintf("vlan%d-dc-site-%d", 100+rng.IntN(perSite), 1+rng.IntN(sites))
+			return searchQuery{q: label, check: first(func(h ipam.SearchHit) bool {
+				return h.Kind == ipam.HitObject && h.Object.Label == label && h.Match == ipam.MatchLabel
+			})}
+		},
+		// The end of VLANs' descriptions: those of one switch.
+		"Text value": func() searchQuery {
+			q := fmt.Sprintf("of switch sw-%d", 1000+rng.IntN(searchSwitches(sites*perSite)))
+			return searchQuery{q: q, check: first(func(h ipam.SearchHit) bool {
+				return h.Kind == ipam.HitObject && h.Match == "description" && strings.HasSuffix(h.Value, q)
+			})}
+		},
 	}
 	for _, kind := range searchKinds {
 		sq := next[kind]()
-		res, err := svc.Search(ctx, operator, sq.q, sq.first)
+		res, err := search(sq.q, sq.first)
 		if err == nil {
 			err = sq.check(res)
 		}
@@ -141,7 +289,7 @@ func measureSearch(ctx context.Context, cfg config, dsn string) (searchResult, e
 		}
 	}
 
-	get, closeConsole, err := signedInConsole(ctx, db, svc)
+	get, closeConsole, err := signedInConsole(ctx, db, svc, nums)
 	if err != nil {
 		return out, err
 	}
@@ -165,7 +313,7 @@ func measureSearch(ctx context.Context, cfg config, dsn string) (searchResult, e
 	}
 	domain := func(sq searchQuery) (time.Duration, error) {
 		start := time.Now()
-		_, err := svc.Search(ctx, operator, sq.q, 0)
+		_, err := search(sq.q, 0)
 		return time.Since(start), err
 	}
 	for _, sq := range mix()[:3*len(searchKinds)] { // the caches and the connections, as a serving process has them
@@ -233,7 +381,7 @@ func measureSearch(ctx context.Context, cfg config, dsn string) (searchResult, e
 		for i := range cfg.pageN {
 			q := fmt.Sprint("host-", 1+i%9)
 			t0 := time.Now()
-			res, err := svc.Search(ctx, tenant, q, 0)
+			res, err := svc.Search(ctx, tenant, q, ipam.SearchOptions{Finder: nums})
 			d := time.Since(t0)
 			if err == nil && len(res.Hits) > 0 {
 				err = fmt.Errorf("a tenant of bench/elsewhere/* found %d hits", len(res.Hits))

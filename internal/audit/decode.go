@@ -3,7 +3,9 @@ package audit
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"time"
 )
 
@@ -154,4 +156,38 @@ func decode(raw json.RawMessage, proto Payload) (Payload, error) {
 		return nil, err
 	}
 	return v.Elem().Interface().(Payload), nil
+}
+
+// Kinds are the built-in kinds of objects whose changes the audit log
+// records, sorted; objects of kinds have their kind's name besides.
+func Kinds() []string {
+	return slices.Sorted(maps.Keys(builtIn))
+}
+
+// Actions are the actions the audit log records, sorted.
+func Actions() []string {
+	set := map[string]bool{}
+	for c := range shapes {
+		set[c.action] = true
+	}
+	for a := range objectShapes {
+		set[a] = true
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+// kindWords are the built-in kinds in words.
+var kindWords = map[string]string{
+	KindAllocation: "address", KindPool: "pool", KindVPC: "VPC", KindSubnet: "subnet", KindFloatingIP: "floating IP",
+	KindQuota: "quota", KindBranch: "branch", KindSchema: "schema", KindNumberPool: "number pool", KindUser: "user",
+	KindToken: "API token", KindClusterSecret: "cluster secret",
+}
+
+// KindWords names the kind in words: "address" for IPAllocation; a kind
+// of objects by its name.
+func KindWords(kind string) string {
+	if w, ok := kindWords[kind]; ok {
+		return w
+	}
+	return kind
 }

@@ -110,7 +110,10 @@ type requestState struct {
 	actor auth.Actor
 	// branch is the branch addressed, on which the resolvers of branches,
 	// of the schema of kinds and of objects act.
-	branch  string
+	branch string
+	// finder finds number pools, numbers and objects of kinds for the
+	// search; nil without number pools (WithNumbers).
+	finder  ipam.Finder
 	id      string
 	log     *slog.Logger
 	timeout time.Duration
@@ -167,6 +170,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st.actor = actor
+	if h.pools != nil {
+		st.finder = h.pools
+	}
 	if st.branch = r.PathValue("branch"); st.branch == "" {
 		st.branch = branch.Main
 	}

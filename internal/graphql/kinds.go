@@ -68,9 +68,6 @@ func filterable(k schema.AttributeKind) bool {
 func kindsCommonTypes(pools bool) string {
 	var b strings.Builder
 	b.WriteString(`
-"A whole number of 64 bits, signed: the value of a Number attribute. Written as a JSON number, which JavaScript reads exactly up to 2^53."
-scalar BigInt
-
 "Any JSON value: the value of a List, JSON or Any attribute."
 scalar GenericScalar
 

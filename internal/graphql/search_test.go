@@ -134,7 +134,7 @@ func TestSearchRefused(t *testing.T) {
 		first       any
 		field, want string
 	}{
-		{"", nil, "query", "query is empty: give an address (10.42.1.7), a prefix (10.42.0.0/16), a VM's hostname or uid, a floating IP's name or a namespace"},
+		{"", nil, "query", "query is empty: give an address (10.42.1.7), a prefix (10.42.0.0/16 or 10.42.), a VM's hostname or uid, a floating IP's name, a namespace, an object's label or value, or a number"},
 		{"2001:db8::1", nil, "query", "query 2001:db8::1 is IPv6: pools hold IPv4 addresses only"},
 		{strings.Repeat("x", 300), nil, "query", "query is too long: at most 253 characters"},
 		{"vm", 0, "first", "first 0 is out of range: 1 to 500"},
@@ -149,5 +149,125 @@ func TestSearchRefused(t *testing.T) {
 	// No query at all is the request's error.
 	if res := e.query("acme", `{ search { form } }`); res.code(t) != codeInvalidArgument || res.Data != nil && string(res.Data) != "null" {
 		t.Errorf("search without a query = %s", res.body)
+	}
+}
+
+// kindsSearchQuery asks for what the hits of number pools, numbers and
+// objects carry.
+const kindsSearchQuery = `query($q: String!) { search(query: $q) {
+	form prefix more
+	hits { kind match number value
+		object { id kind label branch }
+		numberPool { id name description kind attribute }
+		division { label key objects { id kind label branch } }
+		since createdBy
+	}
+} }`
+
+// kindsHit is a hit of kindsSearchQuery's answer.
+type kindsHit struct {
+	Kind, Match string
+	Number      *int64
+	Value       *string
+	Object      *struct{ ID, Kind, Label, Branch string }
+	NumberPool  *struct{ ID, Name, Description, Kind, Attribute string }
+	Division    *struct {
+		Label, Key string
+		Objects    []struct{ ID, Kind, Label, Branch string }
+	}
+	Since, CreatedBy *string
+}
+
+// TestSearchNumbersAndObjects: search answers operators, on main and on
+// the branch of the request, the number pools (NUMBER_POOL), their numbers
+// in each division with their holders (NUMBER) and the objects of kinds
+// (OBJECT); a tenant none of them; the start of an address reads as a
+// PREFIX.
+func TestSearchNumbersAndObjects(t *testing.T) {
+	e := newEnv(t)
+	e.load(vlanSchema)
+	siteA, siteB := e.site("site-a"), e.site("site-b")
+	pool := e.createPool(`{name: {value: "VLAN IDs per site"}, description: {value: "per site"}, node: {value: "IpamVLAN"}, node_attribute: {value: "vlan_id"},
+		ranges: [{start: 100, end: 199}], allocation_scope: {value: ["site"]}}`)
+	usersA, _ := e.vlan(fromPool(pool, "users-site-a", siteA))
+	e.vlan(fromPool(pool, "users-site-b", siteB))
+	e.branchMutation("Create", "b1")
+	guests, n := e.at("b1").vlan(fromPool(pool, "guests-site-a", siteA))
+
+	search := func(e *env, token, q string) []kindsHit {
+		t.Helper()
+		var out struct {
+			Search struct {
+				Form   string
+				Prefix *string
+				More   bool
+				Hits   []kindsHit
+			}
+		}
+		e.ok(token, kindsSearchQuery, &out, "q", q)
+		return out.Search.Hits
+	}
+	hits := search(e, "op", "100")
+	if len(hits) != 2 {
+		t.Fatalf("search(100) = %d hits, want 2: %+v", len(hits), hits)
+	}
+	for i, site := range []struct{ id, label, holder string }{{siteA, "site-a", "users-site-a"}, {siteB, "site-b", "users-site-b"}} {
+		h := hits[i]
+		if h.Kind != "NUMBER" || h.Match != "number" || h.Number == nil || *h.Number != 100 || h.NumberPool == nil ||
+			*h.NumberPool != (struct{ ID, Name, Description, Kind, Attribute string }{pool, "VLAN IDs per site", "per site", "IpamVLAN", "vlan_id"}) ||
+			h.Division == nil || h.Division.Label != site.label || h.Division.Key != `["`+site.id+`"]` || len(h.Division.Objects) != 1 ||
+			h.Division.Objects[0] != (struct{ ID, Kind, Label, Branch string }{site.id, "LocationSite", site.label, "main"}) ||
+			h.Object == nil || h.Object.Label != site.holder || h.Object.Kind != "IpamVLAN" || h.Object.Branch != "main" {
+			t.Errorf("search(100) hit %d = %+v, want 100 of the pool in %s held by %s", i, h, site.label, site.holder)
+		}
+	}
+	if hits[0].Object.ID != usersA {
+		t.Errorf("search(100) names %s as the holder in site-a, want %s", hits[0].Object.ID, usersA)
+	}
+	// An object by its label; on the branch of the request, the branch's
+	// own besides main's.
+	for _, tt := range []struct {
+		e     *env
+		q     string
+		kinds []string
+		want  []string
+	}{
+		{e, "users-site-a", []string{"OBJECT"}, []string{"IpamVLAN users-site-a main display label users-site-a"}},
+		{e, "guests", []string{}, []string{}},
+		{e.at("b1"), "guests", []string{"OBJECT"}, []string{"IpamVLAN guests-site-a b1 display label guests-site-a"}},
+		{e.at("b1"), fmt.Sprint(n), []string{"NUMBER"}, []string{"IpamVLAN guests-site-a b1 number " + fmt.Sprint(n)}},
+		{e, "site-a", []string{"OBJECT", "OBJECT"}, []string{"LocationSite site-a main display label site-a", "IpamVLAN users-site-a main display label users-site-a"}},
+		{e, "vlan ids", []string{"NUMBER_POOL"}, []string{"NUMBER_POOL name"}},
+	} {
+		kinds, lines := []string{}, []string{}
+		for _, h := range search(tt.e, "op", tt.q) {
+			kinds = append(kinds, h.Kind)
+			switch {
+			case h.Kind == "NUMBER_POOL" && h.NumberPool != nil && h.NumberPool.ID == pool && h.Since != nil && h.CreatedBy != nil && h.Object == nil:
+				lines = append(lines, h.Kind+" "+h.Match)
+			case h.Object != nil && h.Value != nil:
+				lines = append(lines, fmt.Sprintf("%s %s %s %s %s", h.Object.Kind, h.Object.Label, h.Object.Branch, h.Match, *h.Value))
+			default:
+				lines = append(lines, fmt.Sprintf("%+v", h))
+			}
+		}
+		if !slices.Equal(kinds, tt.kinds) || !slices.Equal(lines, tt.want) {
+			t.Errorf("search(%q) at %s = %v %q, want %v %q", tt.q, tt.e.path, kinds, lines, tt.kinds, tt.want)
+		}
+	}
+	if hits := search(e.at("b1"), "op", "guests"); len(hits) != 1 || hits[0].Object.ID != guests {
+		t.Errorf("search(guests) on b1 = %+v, want the VLAN %s", hits, guests)
+	}
+	// A tenant finds none of them.
+	for _, q := range []string{"100", "site-a", "users-site-a", "vlan ids", pool} {
+		if hits := search(e, "acme", q); len(hits) != 0 {
+			t.Errorf("search(%q) as a tenant = %+v, want nothing", q, hits)
+		}
+	}
+	// The start of an address is a prefix.
+	var out struct{ Search struct{ Form, Prefix string } }
+	e.ok("acme", kindsSearchQuery, &out, "q", "10.42.1.")
+	if out.Search.Form != "PREFIX" || out.Search.Prefix != "10.42.1.0/24" {
+		t.Errorf("search(10.42.1.) = %+v, want the PREFIX 10.42.1.0/24", out.Search)
 	}
 }

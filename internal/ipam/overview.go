@@ -3,9 +3,9 @@ package ipam
 import (
 	"cmp"
 	"context"
-	"errors"
 	"net/netip"
 	"slices"
+	"strings"
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/candidates"
@@ -235,31 +235,27 @@ func (s *Service) PoolSummaries(ctx context.Context, actor auth.Actor) ([]PoolSu
 }
 
 // A PoolOverview is a pool as its page shows it: how full it is, its
-// address map (of one /24 block of a larger pool, when asked) and a page
-// of its allocations.
+// address map (of one /24 block of a larger pool, when asked) and, for a
+// VPC's private pool, its VPC and its subnets with their usage. Its
+// allocations are PoolTable's.
 type PoolOverview struct {
 	Pool  Pool
 	Usage Usage
 	// Block is the /24 the map shows, the zero Prefix for the whole pool.
 	Block netip.Prefix
 	Map   AddressMap
-	// Page is the page of allocations read: the one asked for, or the
-	// first when its cursor or its search is not one of this list.
-	Page        Page
-	Allocations AllocationPage
-}
-
-// A PoolOverviewQuery asks for part of a pool's overview.
-type PoolOverviewQuery struct {
-	// Block, as written, names a /24 block of a pool larger than a /24
-	// for the map to show; anything else shows the whole pool.
-	Block string
-	Page  Page
+	// VPC is a private pool's VPC, the zero VPC for a public pool.
+	VPC VPC
+	// Subnets are a private pool's subnets, in address order, with their
+	// usage (no map).
+	Subnets []SubnetOverview
 }
 
 // PoolOverview returns the overview of the pool namespace/name if the
 // actor may read it (see PoolSummaries); any other answers as not found.
-func (s *Service) PoolOverview(ctx context.Context, actor auth.Actor, namespace, name string, q PoolOverviewQuery) (PoolOverview, error) {
+// block, as written, names a /24 block of a pool larger than a /24 for
+// the map to show; anything else shows the whole pool.
+func (s *Service) PoolOverview(ctx context.Context, actor auth.Actor, namespace, name, block string) (PoolOverview, error) {
 	p, err := s.Pool(ctx, actor, namespace, name)
 	if err == nil && !mayOverview(actor, p) {
 		err = notFound("pool", namespace, name)
@@ -267,48 +263,54 @@ func (s *Service) PoolOverview(ctx context.Context, actor auth.Actor, namespace,
 	if err != nil {
 		return PoolOverview{}, err
 	}
-	o := PoolOverview{Pool: p, Page: q.Page}
+	o := PoolOverview{Pool: p, Subnets: []SubnetOverview{}}
 	if o.Usage, err = s.PoolUsage(ctx, actor, p); err != nil {
 		return PoolOverview{}, err
 	}
-	if b, err := netip.ParsePrefix(q.Block); err == nil && b.Bits() == 24 && p.CIDR.Bits() < 24 && p.CIDR.Contains(b.Addr()) {
+	if b, err := netip.ParsePrefix(block); err == nil && b.Bits() == 24 && p.CIDR.Bits() < 24 && p.CIDR.Contains(b.Addr()) {
 		o.Block = b.Masked()
 	}
 	if o.Map, err = s.PoolMap(ctx, actor, p, o.Block); err != nil {
 		return PoolOverview{}, err
 	}
-	o.Allocations, err = s.PoolAllocations(ctx, actor, p, q.Page)
-	if errors.Is(err, ErrInvalid) {
-		o.Page = Page{First: q.Page.First}
-		o.Allocations, err = s.PoolAllocations(ctx, actor, p, o.Page)
+	if p.VPCUID == "" {
+		return o, nil
 	}
+	if o.VPC, err = s.VPC(ctx, actor, p.Namespace, strings.TrimPrefix(p.Name, "vpc-")); err != nil {
+		return PoolOverview{}, err
+	}
+	subnets, err := s.Subnets(ctx, actor, o.VPC)
 	if err != nil {
 		return PoolOverview{}, err
+	}
+	for _, sub := range subnets {
+		so := SubnetOverview{Subnet: sub}
+		if so.Usage, err = s.SubnetUsage(ctx, actor, sub); err != nil {
+			return PoolOverview{}, err
+		}
+		o.Subnets = append(o.Subnets, so)
 	}
 	return o, nil
 }
 
 // A SubnetDetail is a subnet as its own page shows it: its VPC and pool,
-// how full it is, its address map and a page of its allocations.
+// how full it is and its address map. Its allocations are SubnetTable's.
 type SubnetDetail struct {
 	VPC    VPC
 	Pool   Pool
 	Subnet Subnet
 	Usage  Usage
 	Map    AddressMap
-	// Page is the page of allocations read, as PoolOverview's.
-	Page        Page
-	Allocations AllocationPage
 }
 
 // SubnetDetail returns the subnet name of the VPC namespace/vpc if the
 // actor may see the VPC; any other answers as not found.
-func (s *Service) SubnetDetail(ctx context.Context, actor auth.Actor, namespace, vpc, name string, page Page) (SubnetDetail, error) {
+func (s *Service) SubnetDetail(ctx context.Context, actor auth.Actor, namespace, vpc, name string) (SubnetDetail, error) {
 	v, err := s.VPC(ctx, actor, namespace, vpc)
 	if err != nil {
 		return SubnetDetail{}, err
 	}
-	d := SubnetDetail{VPC: v, Page: page}
+	d := SubnetDetail{VPC: v}
 	subnets, err := s.Subnets(ctx, actor, v)
 	if err != nil {
 		return SubnetDetail{}, err
@@ -325,14 +327,6 @@ func (s *Service) SubnetDetail(ctx context.Context, actor auth.Actor, namespace,
 		return SubnetDetail{}, err
 	}
 	if d.Map, err = s.SubnetMap(ctx, actor, d.Subnet); err != nil {
-		return SubnetDetail{}, err
-	}
-	d.Allocations, err = s.SubnetAllocations(ctx, actor, d.Subnet, page)
-	if errors.Is(err, ErrInvalid) {
-		d.Page = Page{First: page.First}
-		d.Allocations, err = s.SubnetAllocations(ctx, actor, d.Subnet, d.Page)
-	}
-	if err != nil {
 		return SubnetDetail{}, err
 	}
 	return d, nil

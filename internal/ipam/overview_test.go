@@ -272,23 +272,21 @@ func TestPoolOverview(t *testing.T) {
 	}
 
 	for _, tt := range []struct {
-		actor    auth.Actor
-		ns, name string
-		q        PoolOverviewQuery
-		want     string // block, map, page, allocations; or the error
+		actor       auth.Actor
+		ns, name    string
+		block, want string // block, map, VPC and subnets; or the error
 	}{
-		{acme, "acme/prod", "vpc-main", PoolOverviewQuery{Page: Page{First: 2}}, "whole pool, 256 blocks, after \"\": 10.42.1.2 10.42.1.3 of 3"},
-		{acme, "acme/prod", "vpc-main", PoolOverviewQuery{Block: "10.42.1.0/24", Page: Page{First: 2, After: "10.42.1.2"}}, "10.42.1.0/24, 256 cells, after \"10.42.1.2\": 10.42.1.3 10.42.1.4 of 3"},
-		{acme, "acme/prod", "vpc-main", PoolOverviewQuery{Block: "10.42.1.7/24"}, "10.42.1.0/24, 256 cells, after \"\": 10.42.1.2 10.42.1.3 10.42.1.4 of 3"},
-		{acme, "acme/prod", "vpc-main", PoolOverviewQuery{Block: "10.42.1.0/25"}, "whole pool, 256 blocks, after \"\": 10.42.1.2 10.42.1.3 10.42.1.4 of 3"},
-		{acme, "acme/prod", "vpc-main", PoolOverviewQuery{Block: "10.43.1.0/24"}, "whole pool, 256 blocks, after \"\": 10.42.1.2 10.42.1.3 10.42.1.4 of 3"},
-		{acme, "acme/prod", "vpc-main", PoolOverviewQuery{Page: Page{First: 2, After: "nope", Search: "vm-1"}}, "whole pool, 256 blocks, after \"\": 10.42.1.2 10.42.1.3 of 3"},
-		{acme, "acme/prod", "vpc-island", PoolOverviewQuery{Block: "10.60.0.0/24"}, "whole pool, 256 cells, after \"\":  of 0"},
-		{operator, "", "public-a1", PoolOverviewQuery{}, "whole pool, 8 cells, after \"\": 203.0.113.2 203.0.113.3 203.0.113.4 of 3"},
-		{acme, "", "public-a1", PoolOverviewQuery{}, "pool public-a1 not found"},
-		{globex, "acme/prod", "vpc-main", PoolOverviewQuery{}, "pool acme/prod/vpc-main not found"},
+		{acme, "acme/prod", "vpc-main", "", "whole pool, 256 blocks, VPC acme/prod/main: db 10.42.0.0/28 0/13, web 10.42.1.0/24 3/253"},
+		{acme, "acme/prod", "vpc-main", "10.42.1.0/24", "10.42.1.0/24, 256 cells, VPC acme/prod/main: db 10.42.0.0/28 0/13, web 10.42.1.0/24 3/253"},
+		{acme, "acme/prod", "vpc-main", "10.42.1.7/24", "10.42.1.0/24, 256 cells, VPC acme/prod/main: db 10.42.0.0/28 0/13, web 10.42.1.0/24 3/253"},
+		{acme, "acme/prod", "vpc-main", "10.42.1.0/25", "whole pool, 256 blocks, VPC acme/prod/main: db 10.42.0.0/28 0/13, web 10.42.1.0/24 3/253"},
+		{acme, "acme/prod", "vpc-main", "10.43.1.0/24", "whole pool, 256 blocks, VPC acme/prod/main: db 10.42.0.0/28 0/13, web 10.42.1.0/24 3/253"},
+		{acme, "acme/prod", "vpc-island", "10.60.0.0/24", "whole pool, 256 cells, VPC acme/prod/island:"},
+		{operator, "", "public-a1", "", "whole pool, 8 cells, no VPC:"},
+		{acme, "", "public-a1", "", "pool public-a1 not found"},
+		{globex, "acme/prod", "vpc-main", "", "pool acme/prod/vpc-main not found"},
 	} {
-		o, err := svc.PoolOverview(ctx, tt.actor, tt.ns, tt.name, tt.q)
+		o, err := svc.PoolOverview(ctx, tt.actor, tt.ns, tt.name, tt.block)
 		got := ""
 		if err != nil {
 			got = err.Error()
@@ -301,14 +299,18 @@ func TestPoolOverview(t *testing.T) {
 			if o.Map.Cells != nil {
 				drawn = fmt.Sprintf("%d cells", len(o.Map.Cells))
 			}
-			var addrs []string
-			for _, a := range o.Allocations.Allocations {
-				addrs = append(addrs, a.Address.String())
+			vpc := "no VPC"
+			if o.VPC.Name != "" {
+				vpc = "VPC " + o.VPC.Namespace + "/" + o.VPC.Name
 			}
-			got = fmt.Sprintf("%s, %s, after %q: %s of %d", block, drawn, o.Page.After, strings.Join(addrs, " "), o.Allocations.Total)
+			var subnets []string
+			for _, sub := range o.Subnets {
+				subnets = append(subnets, fmt.Sprintf("%s %s %d/%d", sub.Subnet.Name, sub.Subnet.CIDR, sub.Usage.Used, sub.Usage.Size))
+			}
+			got = strings.TrimSpace(fmt.Sprintf("%s, %s, %s: %s", block, drawn, vpc, strings.Join(subnets, ", ")))
 		}
 		if got != tt.want {
-			t.Errorf("PoolOverview(%s/%s, %+v) as %s = %s, want %s", tt.ns, tt.name, tt.q, tt.actor.Name, got, tt.want)
+			t.Errorf("PoolOverview(%s/%s, %q) as %s = %s, want %s", tt.ns, tt.name, tt.block, tt.actor.Name, got, tt.want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,8 +26,8 @@ type SearchForm string
 // The forms of a query.
 const (
 	SearchAddress SearchForm = "address" // an IPv4 address: who holds it, or why nobody does
-	SearchPrefix  SearchForm = "prefix"  // an IPv4 prefix: what overlaps it, what lies in it
-	SearchText    SearchForm = "text"    // a hostname, a uid, a name or a namespace
+	SearchPrefix  SearchForm = "prefix"  // an IPv4 prefix, or the start of an address (10.42.1.): what overlaps it, what lies in it
+	SearchText    SearchForm = "text"    // a hostname, a uid, a name, a namespace, a label, a value, a number
 )
 
 // A HitKind is what a search hit is.
@@ -39,6 +40,9 @@ const (
 	HitVPC        HitKind = "vpc"
 	HitSubnet     HitKind = "subnet"
 	HitAllocation HitKind = "allocation"
+	HitNumberPool HitKind = "number pool" // a number pool, by its name or id
+	HitNumber     HitKind = "number"      // a number of a number pool, in a division, with its holder
+	HitObject     HitKind = "object"      // an object of a kind, by its label, a value or its id
 )
 
 // What a hit matched, in the words the console shows.
@@ -51,6 +55,9 @@ const (
 	MatchUID            = "uid"
 	MatchName           = "name"
 	MatchNamespace      = "namespace"
+	MatchLabel          = "display label"
+	MatchNumber         = "number"
+	MatchID             = "id"
 )
 
 // A SearchHit is one thing a search found. Which fields are set depends
@@ -66,7 +73,11 @@ const (
 //   - subnet: Namespace, VPC, Subnet, CIDR (and Gateway), Since, By;
 //   - address: Address, State and Explain, and the pool (Namespace, Pool,
 //     PoolKind, VPC) and subnet (Subnet) it lies in, CIDR and Gateway
-//     being the subnet's or else the pool's; no pool when it lies in none.
+//     being the subnet's or else the pool's; no pool when it lies in none;
+//   - number pool: NumberPool, Since and By;
+//   - number: Number, its NumberPool, its Division and its holder (Object);
+//   - object: Object, and Value, what matched (Match: the display label,
+//     the attribute's name, or "id").
 type SearchHit struct {
 	Kind HitKind
 	// Match is what matched the query (MatchAddress, MatchHostname, …).
@@ -85,13 +96,89 @@ type SearchHit struct {
 	By             string
 	State          candidates.State
 	Explain        string
+	// Object is an object hit's object, or a number hit's holder.
+	Object ObjectRef
+	// NumberPool is a number pool hit's pool, or a number hit's.
+	NumberPool NumberPoolRef
+	Number     int64
+	Division   NumberDivision
+	Value      string
+}
+
+// An ObjectRef is an object of a kind, as a hit names it.
+type ObjectRef struct {
+	ID   string
+	Kind string // its node kind's full name: IpamVLAN
+	// Label is its display label.
+	Label string
+	// Branch is the branch that shows it so: main, or the branch searched
+	// besides main (SearchOptions.Branch) when that branch's version of it
+	// is not main's live one.
+	Branch string
+}
+
+// A NumberPoolRef is a number pool, as a hit names it.
+type NumberPoolRef struct {
+	ID, Name, Description string
+	// Kind and Attribute are the kind and the Number attribute it hands
+	// out: IpamVLAN, vlan_id.
+	Kind, Attribute string
+}
+
+// A NumberDivision is the division of a pool a number is held in: the
+// values of the pool's scope elements.
+type NumberDivision struct {
+	// Label is its display label: its values' labels joined by " / " (a
+	// site's: site-a); "" for a pool without a scope.
+	Label string
+	// Key is its values as a JSON list, in the scope's order: the pool
+	// page's ?division=.
+	Key string
+	// Objects are the objects among its values (the site), in order.
+	Objects []ObjectRef
+}
+
+// A Finder finds what a text names beyond the IP half: number pools,
+// their numbers and the objects of kinds (internal/numbers's Service).
+// It returns limit hits at most and whether more matched; a tenant finds
+// nothing. Search calls it on a goroutine of its own, beside its own
+// statements.
+type Finder interface {
+	Find(ctx context.Context, actor auth.Actor, q FindQuery) ([]SearchHit, bool, error)
+}
+
+// A FindQuery is what Search asks a Finder.
+type FindQuery struct {
+	Text string
+	// Branch is the branch whose objects are found besides main's; "" or
+	// main for main's alone.
+	Branch string
+	Limit  int
+}
+
+// SearchOptions are a search's options.
+type SearchOptions struct {
+	// First is how many hits at most: DefaultSearchHits when 0, 1 to
+	// MaxSearchHits.
+	First int
+	// Branch is the branch whose objects are found besides main's
+	// (FindQuery.Branch).
+	Branch string
+	// Finder, when set, finds the number pools, the numbers and the
+	// objects of kinds a text names; without it, a search finds the IP
+	// half alone.
+	Finder Finder
 }
 
 // A SearchResult is what Search found for a query.
 type SearchResult struct {
 	Query string // as given, trimmed
 	Form  SearchForm
-	Hits  []SearchHit
+	// Prefix is what an address or a prefix was read as: a /32, a masked
+	// prefix, or the prefix the start of an address begins (10.42.1. is
+	// 10.42.1.0/24).
+	Prefix netip.Prefix
+	Hits   []SearchHit
 	// More says that more matched than the First hits returned.
 	More  bool
 	First int
@@ -102,13 +189,17 @@ type SearchResult struct {
 // addresses their owners hold, and public pools): an IPv4 address (who
 // holds it, or for each pool it lies in why nobody does: network,
 // broadcast, gateway, excluded, in no subnet, or free), an IPv4 prefix
-// (the pools, VPCs and subnets overlapping it and the allocations in it),
-// or a text: a VM's hostname or uid, a floating IP's name, any owner's
-// name or uid, a namespace (its objects and what its owners hold), or the
-// start of a pool's, VPC's or subnet's name. It returns at most first hits
-// (DefaultSearchHits when 0, MaxSearchHits at most): the address's, then
-// pools, VPCs, subnets and allocations.
-func (s *Service) Search(ctx context.Context, actor auth.Actor, query string, first int) (SearchResult, error) {
+// (the pools, VPCs and subnets overlapping it and the allocations in it)
+// or the start of one, up to a dot or after it (10.42.1. and 10.42.1 are
+// 10.42.1.0/24, 10.42. is 10.42.0.0/16), or a text: a VM's hostname or
+// uid, a floating IP's name, any owner's name or uid, a namespace (its
+// objects and what its owners hold), the start of a pool's, VPC's or
+// subnet's name and, with opts.Finder, what it finds (number pools, their
+// numbers, objects of kinds: operators only). It returns at most
+// opts.First hits (DefaultSearchHits when 0, MaxSearchHits at most): the
+// address's, then pools, VPCs, subnets and allocations, then the Finder's.
+func (s *Service) Search(ctx context.Context, actor auth.Actor, query string, opts SearchOptions) (SearchResult, error) {
+	first := opts.First
 	switch {
 	case first == 0:
 		first = DefaultSearchHits
@@ -118,7 +209,7 @@ func (s *Service) Search(ctx context.Context, actor auth.Actor, query string, fi
 	query = strings.TrimSpace(query)
 	switch {
 	case query == "":
-		return SearchResult{}, invalid("query", "query is empty: give an address (10.42.1.7), a prefix (10.42.0.0/16), a VM's hostname or uid, a floating IP's name or a namespace")
+		return SearchResult{}, invalid("query", "query is empty: give an address (10.42.1.7), a prefix (10.42.0.0/16 or 10.42.), a VM's hostname or uid, a floating IP's name, a namespace, an object's label or value, or a number")
 	case len(query) > maxSearchLen:
 		return SearchResult{}, invalid("query", "query is too long: at most %d characters", maxSearchLen)
 	case !storable(query):
@@ -134,14 +225,20 @@ func (s *Service) Search(ctx context.Context, actor auth.Actor, query string, fi
 	if prefix, ok, perr := parseSearchPrefix(query); perr != nil {
 		return SearchResult{}, perr
 	} else if ok && prefix.IsSingleIP() {
-		res.Form = SearchAddress
+		res.Form, res.Prefix = SearchAddress, prefix
 		res.Hits, err = s.searchAddress(ctx, actor, prefix.Addr(), search)
 	} else if ok {
-		res.Form, search.Prefix = SearchPrefix, prefix
+		res.Form, res.Prefix, search.Prefix = SearchPrefix, prefix, prefix
 		res.Hits, err = s.searchObjects(ctx, search, MatchPrefix)
 	} else {
 		res.Form = SearchText
-		res.Hits, err = s.searchObjects(ctx, search, "")
+		wait, cancel := findBeside(ctx, actor, query, opts, first+1)
+		defer cancel()
+		if res.Hits, err = s.searchObjects(ctx, search, ""); err == nil && wait != nil {
+			var found []SearchHit
+			found, res.More, err = wait()
+			res.Hits = append(res.Hits, found...)
+		}
 	}
 	if err != nil {
 		return SearchResult{}, err
@@ -152,19 +249,70 @@ func (s *Service) Search(ctx context.Context, actor auth.Actor, query string, fi
 	return res, nil
 }
 
-// parseSearchPrefix reads query as an IPv4 address (a /32) or prefix, the
-// latter masked ("10.42.1.7/24" is 10.42.1.0/24); ok is false for a text.
-// IPv6 is refused: every pool is IPv4.
+// findBeside starts opts.Finder on text, for limit hits at most, while
+// the caller reads its own (the Finder's statements run on connections of
+// their own: a text's search takes the longer of the two, not their sum),
+// and returns what waits for its answer, nil without a Finder, and what
+// cancels it when the caller returns without waiting.
+func findBeside(ctx context.Context, actor auth.Actor, text string, opts SearchOptions, limit int) (wait func() ([]SearchHit, bool, error), cancel func()) {
+	if opts.Finder == nil {
+		return nil, func() {}
+	}
+	type answer struct {
+		hits []SearchHit
+		more bool
+		err  error
+	}
+	ctx, cancel = context.WithCancel(ctx)
+	done := make(chan answer, 1)
+	go func() {
+		hits, more, err := opts.Finder.Find(ctx, actor, FindQuery{Text: text, Branch: opts.Branch, Limit: limit})
+		done <- answer{hits, more, err}
+	}()
+	return func() ([]SearchHit, bool, error) {
+		a := <-done
+		return a.hits, a.more, a.err
+	}, cancel
+}
+
+// parseSearchPrefix reads query as an IPv4 address (a /32), a prefix,
+// masked ("10.42.1.7/24" is 10.42.1.0/24), or the start of an address
+// (partialAddress); ok is false for a text. IPv6 is refused: every pool is
+// IPv4.
 func parseSearchPrefix(query string) (p netip.Prefix, ok bool, err error) {
 	if a, perr := netip.ParseAddr(query); perr == nil {
 		p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
 	} else if p, perr = netip.ParsePrefix(query); perr != nil {
-		return netip.Prefix{}, false, nil
+		return partialAddress(query)
 	}
 	if !p.Addr().Is4() {
 		return netip.Prefix{}, false, invalid("query", "query %s is IPv6: pools hold IPv4 addresses only", query)
 	}
 	return p.Masked(), true, nil
+}
+
+// partialAddress reads query as the start of an IPv4 address: one to three
+// of its bytes in decimal (no leading zero), dotted, with at least one dot
+// and maybe a dot after the last ("10.", "10.42", "10.42.1."), which is the
+// prefix of the bytes given (10.0.0.0/8, 10.42.0.0/16, 10.42.1.0/24); ok
+// is false for anything else.
+func partialAddress(query string) (netip.Prefix, bool, error) {
+	parts := strings.Split(query, ".")
+	if parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	if !strings.Contains(query, ".") || len(parts) == 0 || len(parts) > 3 {
+		return netip.Prefix{}, false, nil
+	}
+	var b [4]byte
+	for i, part := range parts {
+		n, err := strconv.Atoi(part)
+		if err != nil || n < 0 || n > 255 || strconv.Itoa(n) != part {
+			return netip.Prefix{}, false, nil
+		}
+		b[i] = byte(n)
+	}
+	return netip.PrefixFrom(netip.AddrFrom4(b), 8*len(parts)), true, nil
 }
 
 // searchObjects finds the pools, VPCs, subnets and allocations of s: in

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -43,7 +44,7 @@ func hitLine(h SearchHit) string {
 // an error.
 func searchLines(t *testing.T, svc *Service, actor auth.Actor, query string) []string {
 	t.Helper()
-	res, err := svc.Search(context.Background(), actor, query, 0)
+	res, err := svc.Search(context.Background(), actor, query, SearchOptions{})
 	if err != nil {
 		t.Fatalf("Search(%q) as %s: %v", query, actor.Name, err)
 	}
@@ -112,7 +113,7 @@ func TestSearchAddress(t *testing.T) {
 		{auth.Actor{Name: "nobody", Role: auth.Tenant}, "10.42.1.2", []string{"address | by address | 10.42.1.2 | outside-pool: 10.42.1.2 is in no pool you may see"}},
 	}
 	for _, tt := range tests {
-		res, err := svc.Search(context.Background(), tt.actor, tt.query, 0)
+		res, err := svc.Search(context.Background(), tt.actor, tt.query, SearchOptions{})
 		if err != nil || res.Form != SearchAddress || res.More {
 			t.Errorf("Search(%q) as %s: form %s, more %v, %v", tt.query, tt.actor.Name, res.Form, res.More, err)
 			continue
@@ -217,7 +218,7 @@ func TestSearchPrefixAndText(t *testing.T) {
 		{operator, "nothing-at-all", SearchText, []string{}},
 	}
 	for _, tt := range tests {
-		res, err := svc.Search(context.Background(), tt.actor, tt.query, 0)
+		res, err := svc.Search(context.Background(), tt.actor, tt.query, SearchOptions{})
 		if err != nil || res.Form != tt.form {
 			t.Errorf("Search(%q) as %s: form %s, %v; want form %s", tt.query, tt.actor.Name, res.Form, err, tt.form)
 			continue
@@ -231,14 +232,14 @@ func TestSearchPrefixAndText(t *testing.T) {
 func TestSearchFirst(t *testing.T) {
 	svc := setupSearch(t)
 	ctx := context.Background()
-	all, err := svc.Search(ctx, acme, "acme", 0)
+	all, err := svc.Search(ctx, acme, "acme", SearchOptions{})
 	if err != nil || len(all.Hits) != 14 || all.More || all.First != DefaultSearchHits {
 		t.Fatalf("Search(acme) = %d hits, more %v, first %d, %v; want 14, false, %d", len(all.Hits), all.More, all.First, err, DefaultSearchHits)
 	}
 	for _, first := range []int{1, 5, 13, 14, 15} {
-		res, err := svc.Search(ctx, acme, "acme", first)
+		res, err := svc.Search(ctx, acme, "acme", SearchOptions{First: first})
 		n := min(first, len(all.Hits))
-		if err != nil || !slices.Equal(res.Hits, all.Hits[:n]) || res.More != (first < len(all.Hits)) {
+		if err != nil || !reflect.DeepEqual(res.Hits, all.Hits[:n]) || res.More != (first < len(all.Hits)) {
 			t.Errorf("Search(acme, first %d) = %d hits, more %v, %v; want the first %d, more %v", first, len(res.Hits), res.More, err, n, first < len(all.Hits))
 		}
 	}
@@ -249,7 +250,7 @@ func TestSearchFirst(t *testing.T) {
 		}
 	}
 	for _, q := range []string{"vm", "10.42.1.0/24"} {
-		res, err := svc.Search(ctx, operator, q, 4)
+		res, err := svc.Search(ctx, operator, q, SearchOptions{First: 4})
 		if err != nil || len(res.Hits) != 4 || !res.More {
 			t.Errorf("Search(%q, first 4) = %d hits, more %v, %v; want 4, more", q, len(res.Hits), res.More, err)
 		}
@@ -264,8 +265,8 @@ func TestSearchRefused(t *testing.T) {
 		field string
 		want  string
 	}{
-		{"", 0, "query", "query is empty: give an address (10.42.1.7), a prefix (10.42.0.0/16), a VM's hostname or uid, a floating IP's name or a namespace"},
-		{" \t", 0, "query", "query is empty: give an address (10.42.1.7), a prefix (10.42.0.0/16), a VM's hostname or uid, a floating IP's name or a namespace"},
+		{"", 0, "query", "query is empty: give an address (10.42.1.7), a prefix (10.42.0.0/16 or 10.42.), a VM's hostname or uid, a floating IP's name, a namespace, an object's label or value, or a number"},
+		{" \t", 0, "query", "query is empty: give an address (10.42.1.7), a prefix (10.42.0.0/16 or 10.42.), a VM's hostname or uid, a floating IP's name, a namespace, an object's label or value, or a number"},
 		{strings.Repeat("a", 254), 0, "query", "query is too long: at most 253 characters"},
 		{"vm\x00", 0, "query", `query "vm\x00" holds a NUL or is not UTF-8`},
 		{"vm\xff", 0, "query", `query "vm\xff" holds a NUL or is not UTF-8`},
@@ -275,13 +276,13 @@ func TestSearchRefused(t *testing.T) {
 		{"vm", 501, "first", "first 501 is out of range: 1 to 500"},
 	}
 	for _, tt := range tests {
-		_, err := svc.Search(context.Background(), acme, tt.query, tt.first)
+		_, err := svc.Search(context.Background(), acme, tt.query, SearchOptions{First: tt.first})
 		var inv *InvalidError
 		if !errors.As(err, &inv) || inv.Field != tt.field || inv.Message != tt.want || Classify(err).Code != CodeInvalidArgument {
 			t.Errorf("Search(%q, %d) = %v, want the invalid %s %q", tt.query, tt.first, err, tt.field, tt.want)
 		}
 	}
-	if _, err := svc.Search(context.Background(), acme, "vm", MaxSearchHits); err != nil {
+	if _, err := svc.Search(context.Background(), acme, "vm", SearchOptions{First: MaxSearchHits}); err != nil {
 		t.Errorf("Search(vm, %d) = %v", MaxSearchHits, err)
 	}
 }
@@ -321,7 +322,7 @@ func TestSearchNamespacePatterns(t *testing.T) {
 			query string
 			kind  HitKind
 		}{{"10.0.0.0/8", HitVPC}, {"net", HitVPC}, {"10.0.0.0/8", HitAllocation}, {"host", HitAllocation}, {"ho", HitAllocation}, {"u", HitAllocation}} {
-			res, err := svc.Search(ctx, actor, tt.query, 0)
+			res, err := svc.Search(ctx, actor, tt.query, SearchOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -340,4 +341,82 @@ func TestSearchNamespacePatterns(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSearchPartialAddress: the start of an address reads as the prefix it
+// begins, and lists what that prefix's search lists, the tenant's scope
+// kept.
+func TestSearchPartialAddress(t *testing.T) {
+	svc := setupSearch(t)
+	for _, tt := range []struct {
+		actor         auth.Actor
+		query, prefix string
+	}{
+		{acme, "10.42.1.", "10.42.1.0/24"},
+		{acme, "10.42.1", "10.42.1.0/24"},
+		{acme, "10.42.", "10.42.0.0/16"},
+		{acme, "10.42", "10.42.0.0/16"},
+		{acme, "203.0.113.", "203.0.113.0/24"},
+		{operator, "10.42.1.", "10.42.1.0/24"},
+		{globex, "10.42.1.", "10.42.1.0/24"},
+		{globex, "10.", "10.0.0.0/8"},
+	} {
+		res, err := svc.Search(t.Context(), tt.actor, tt.query, SearchOptions{})
+		if err != nil || res.Form != SearchPrefix || res.Prefix.String() != tt.prefix {
+			t.Errorf("Search(%q) as %s = form %s, prefix %s, %v; want the prefix %s", tt.query, tt.actor.Name, res.Form, res.Prefix, err, tt.prefix)
+			continue
+		}
+		got, want := searchLines(t, svc, tt.actor, tt.query), searchLines(t, svc, tt.actor, tt.prefix)
+		if len(want) == 0 && tt.actor.Name != globex.Name || !slices.Equal(got, want) {
+			t.Errorf("Search(%q) as %s:\n%s\nwant, as %s:\n%s", tt.query, tt.actor.Name, strings.Join(got, "\n"), tt.prefix, strings.Join(want, "\n"))
+		}
+		// A tenant sees nothing of another tenant's: globex's VPC other
+		// holds 10.42.0.0/16 too.
+		for _, h := range res.Hits {
+			if !tt.actor.IsOperator() && (h.Namespace != "" && !tt.actor.CanAccess(h.Namespace) || h.OwnerNamespace != "" && !tt.actor.CanAccess(h.OwnerNamespace)) {
+				t.Errorf("Search(%q) as %s found %s", tt.query, tt.actor.Name, hitLine(h))
+			}
+		}
+	}
+	// A whole address is an address, and what is not the start of one a
+	// text.
+	for query, form := range map[string]SearchForm{"10.42.1.7": SearchAddress, "10.42.1.7.": SearchText, "10": SearchText,
+		"10..": SearchText, ".10": SearchText, "10.042.": SearchText, "256.1.": SearchText, "10.42.1.x": SearchText, "v1.2": SearchText} {
+		if res, err := svc.Search(t.Context(), acme, query, SearchOptions{}); err != nil || res.Form != form {
+			t.Errorf("Search(%q) = form %s, %v; want %s", query, res.Form, err, form)
+		}
+	}
+}
+
+// FuzzPartialAddress checks partialAddress on any text: what it reads is
+// a prefix of 8, 16 or 24 bits, masked, whose address begins with the
+// bytes given; and the same bytes read the same with a dot after them, or
+// without one when they are two or three.
+func FuzzPartialAddress(f *testing.F) {
+	for _, s := range []string{"10.42.1.", "10.42.1", "10.", "10", "1.2.3.4", "1.2.3.4.", "255.255.255.", "256.", "01.2", "10..", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, ok, err := partialAddress(s)
+		if err != nil {
+			t.Fatalf("partialAddress(%q) = %v", s, err)
+		}
+		if !ok {
+			return
+		}
+		given := strings.TrimSuffix(s, ".")
+		if bits := p.Bits(); bits != 8*len(strings.Split(given, ".")) || bits > 24 || p.Masked() != p || !p.Addr().Is4() ||
+			!strings.HasPrefix(p.Addr().String()+".", given+".") {
+			t.Fatalf("partialAddress(%q) = %s", s, p)
+		}
+		again := []string{given + "."}
+		if strings.Contains(given, ".") {
+			again = append(again, given)
+		}
+		for _, again := range again {
+			if q, ok, _ := partialAddress(again); !ok || q != p {
+				t.Fatalf("partialAddress(%q) = %s, %v; want %s as for %q", again, q, ok, p, s)
+			}
+		}
+	})
 }

@@ -30,11 +30,13 @@ type labeler struct {
 	// the scope; labels what was read, by id.
 	wanted map[int]map[string]bool
 	labels map[string]string
+	// kinds are the node kinds of the peers read, by id.
+	kinds map[string]string
 }
 
 func (s *Service) newLabeler(ctx context.Context, actor auth.Actor, main schema.Schema, row store.NumberPoolRow) *labeler {
 	return &labeler{s: s, ctx: ctx, actor: actor, main: main, row: row, names: namesIn(main, row), first: branch.Main,
-		wanted: map[int]map[string]bool{}, labels: map[string]string{}}
+		wanted: map[int]map[string]bool{}, labels: map[string]string{}, kinds: map[string]string{}}
 }
 
 // want asks for the labels of the peers of the division key.
@@ -103,7 +105,7 @@ func (l *labeler) resolve() error {
 					return err
 				}
 				for _, o := range pg.Objects {
-					l.labels[o.ID] = o.DisplayLabel
+					l.labels[o.ID], l.kinds[o.ID] = o.DisplayLabel, o.Kind
 				}
 			}
 		}

@@ -189,6 +189,20 @@ func NumberPools(ctx context.Context, q sqlx.QueryerContext, f NumberPoolFilter)
 	return out, total, nil
 }
 
+// SearchNumberPools returns, by name, the pools whose name holds text
+// (case ignored) or whose id it is, and those that hand out one of the
+// attributes (their stable ids): a search reads every pool at most, and
+// pools are few.
+func SearchNumberPools(ctx context.Context, q sqlx.QueryerContext, text string, attributes []string) ([]NumberPoolRow, error) {
+	rows, err := selectRows[numberPoolScan](ctx, q, `SELECT `+numberPoolColumns+` FROM number_pools
+		WHERE lower(name) LIKE '%' || lower($1) || '%' OR id::text = lower($2) OR attribute_id = ANY($3)
+		ORDER BY name`, likeEscape(text), text, textArray(attributes))
+	if err != nil {
+		return nil, fmt.Errorf("store: unable to search the number pools: %w", classify(err))
+	}
+	return rows, nil
+}
+
 // nullableArray is ss as a text[] parameter, nil as NULL.
 func nullableArray(ss []string) any {
 	if ss == nil {

@@ -1,0 +1,47 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/url"
+
+	"pivirt.hu/ipam/internal/audit"
+	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/views"
+)
+
+// historyLength is how many changes an object's page lists.
+const historyLength = 10
+
+// history returns the history of the object r as its page shows it, named
+// what ("pool public-1"): its last changes, linked for whoever reads
+// them, and for operators the audit log filtered to it. Whoever may not
+// read it (ipam.Service.History) gets no panel.
+func (s *Server) history(ctx context.Context, r audit.Ref, what string) (views.HistoryProps, error) {
+	actor, _ := actorFrom(ctx)
+	entries, err := s.ipam.History(ctx, actor, r, historyLength)
+	if errors.Is(err, ipam.ErrForbidden) {
+		return views.HistoryProps{}, nil
+	}
+	if err != nil {
+		return views.HistoryProps{}, err
+	}
+	p := views.HistoryProps{What: what, Shown: true}
+	if p.Rows, err = s.changeRows(ctx, actor, entries); err != nil {
+		return views.HistoryProps{}, err
+	}
+	if actor.IsOperator() {
+		p.AuditHref = auditHistoryHref(r)
+	}
+	return p, nil
+}
+
+// auditHistoryHref is the audit log filtered to the history of the object
+// r.
+func auditHistoryHref(r audit.Ref) string {
+	v := url.Values{"object_kind": {r.Kind}, "object_name": {r.Name}}
+	if r.Namespace != "" {
+		v.Set("object_namespace", r.Namespace)
+	}
+	return auditHref(v, 0)
+}
