@@ -35,7 +35,7 @@ func (s *Server) objectEdit(w http.ResponseWriter, r *http.Request) {
 		s.serverError(w, r, err)
 		return
 	}
-	p.Shell.Title = "Edit " + o.Kind + " " + o.DisplayLabel
+	p.Shell.Title = "Edit " + p.KindLabel + " " + o.DisplayLabel
 	var saved views.ObjectSaved
 	if s.popFlash(r.Context(), objectHref(o.Kind, o.ID, kp.branch), &saved) {
 		p.Saved = &saved

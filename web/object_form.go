@@ -32,8 +32,9 @@ type kindPage struct {
 	kind   schema.Kind
 }
 
-// kindPageOf returns the kindPage of the request, or answers it (the 404
-// page for a tenant, an unknown branch or kind) and returns false.
+// kindPageOf returns the kindPage of the request, titled by title of the
+// kind's label (views.KindLabel), or answers it (the 404 page for a
+// tenant, an unknown branch or kind) and returns false.
 func (s *Server) kindPageOf(w http.ResponseWriter, r *http.Request, title func(kind string) string) (kindPage, bool) {
 	name := r.PathValue("kind")
 	sh, branchName, err := s.branchShell(r, title(name))
@@ -51,6 +52,7 @@ func (s *Server) kindPageOf(w http.ResponseWriter, r *http.Request, title func(k
 		s.notFound(w, r)
 		return kindPage{}, false
 	}
+	sh.Title = title(views.KindLabel(k))
 	return kindPage{shell: sh, branch: branchName, schema: sc, kind: k}, true
 }
 
@@ -91,16 +93,18 @@ func fieldType(k schema.AttributeKind) views.ObjectFieldType {
 }
 
 // objectFormProps returns the object form of the kind on the branch,
-// filled with o's values (nil for a new object), its numbers predicted.
+// filled with o's values (nil for a new object): its fields by their
+// labels, the required ones marked, in predictionOrder; its numbers
+// predicted.
 func (s *Server) objectFormProps(ctx context.Context, actor auth.Actor, kp kindPage, o *branch.Object) (views.ObjectFormPageProps, error) {
 	kind := kp.kind.FullName()
-	p := views.ObjectFormPageProps{Shell: kp.shell, Branch: kp.branch, Kind: kind}
+	p := views.ObjectFormPageProps{Shell: kp.shell, Branch: kp.branch, Kind: kind, KindLabel: views.KindLabel(kp.kind)}
 	pools, err := s.poolsOf(ctx, actor, kp.schema, kp.kind)
 	if err != nil {
 		return p, err
 	}
 	for _, a := range kp.schema.Attributes(kind) {
-		f := views.ObjectField{Name: a.Name, Type: fieldType(a.Kind), Required: !a.Optional}
+		f := views.ObjectField{Name: a.Name, Label: views.AttributeLabel(a), Type: fieldType(a.Kind), Required: !a.Optional && a.Kind != schema.Boolean}
 		switch {
 		case o != nil:
 			f.Value = formatValue(o.Attributes[a.Name])
@@ -129,7 +133,7 @@ func (s *Server) objectFormProps(ctx context.Context, actor auth.Actor, kp kindP
 		if rel.Cardinality != schema.One {
 			continue
 		}
-		f := views.ObjectField{Name: rel.Name, Type: views.FieldRelationship, Required: !rel.Optional}
+		f := views.ObjectField{Name: rel.Name, Label: views.RelationshipLabel(rel), Type: views.FieldRelationship, Required: !rel.Optional}
 		if o != nil && len(o.Relationships[rel.Name]) > 0 {
 			f.Value = o.Relationships[rel.Name][0]
 		}
@@ -143,12 +147,54 @@ func (s *Server) objectFormProps(ctx context.Context, actor auth.Actor, kp kindP
 		slices.SortStableFunc(f.Choices, func(a, b views.Choice) int { return strings.Compare(a.Label, b.Label) })
 		p.Fields = append(p.Fields, f)
 	}
+	p.Fields = predictionOrder(p.Fields, pools)
 	if len(pools) > 0 {
 		if p.Pools, err = s.poolsJSON(ctx, actor, pools); err != nil {
 			return p, err
 		}
 	}
 	return p, predictNumbers(&p)
+}
+
+// predictionOrder orders the object form's fields so that what a
+// prediction depends on comes first: before a Number attribute that number
+// pools allocate come the fields their scopes name (the site of VLAN IDs
+// per site, whose value chooses the division and so the number the page
+// predicts), in the schema's order, unless they come before it already.
+// The others keep the schema's order: the attributes, inherited first,
+// then the relationships of cardinality one. pools are the kind's by the
+// attribute they allocate.
+func predictionOrder(fields []views.ObjectField, pools map[string][]numbers.Pool) []views.ObjectField {
+	index := make(map[string]int, len(fields))
+	for i, f := range fields {
+		index[f.Name] = i
+	}
+	placed := make([]bool, len(fields))
+	out := make([]views.ObjectField, 0, len(fields))
+	var place func(i int)
+	place = func(i int) {
+		if placed[i] {
+			return
+		}
+		placed[i] = true
+		var scope []int
+		for _, p := range pools[fields[i].Name] {
+			for _, name := range p.ScopeNames() {
+				if j, ok := index[name]; ok {
+					scope = append(scope, j)
+				}
+			}
+		}
+		slices.Sort(scope)
+		for _, j := range scope {
+			place(j)
+		}
+		out = append(out, fields[i])
+	}
+	for i := range fields {
+		place(i)
+	}
+	return out
 }
 
 // poolsOf returns the number pools of the kind (or of a generic it

@@ -19,26 +19,26 @@ const objectsPerPage = 50
 // kind's objects on the branch, one column per attribute and relationship
 // of cardinality one; q keeps the objects whose label or a value holds it.
 func (s *Server) objectList(w http.ResponseWriter, r *http.Request) {
-	kp, ok := s.kindPageOf(w, r, func(kind string) string { return kind })
+	kp, ok := s.kindPageOf(w, r, func(kind string) string { return kind + " objects" })
 	if !ok {
 		return
 	}
 	actor, _ := actorFrom(r.Context())
 	kind := kp.kind.FullName()
 	q := r.URL.Query()
-	p := views.ObjectListPageProps{Shell: kp.shell, Branch: kp.branch, Kind: kind, Generic: kp.kind.Generic, Query: strings.TrimSpace(q.Get("q"))}
+	p := views.ObjectListPageProps{Shell: kp.shell, Branch: kp.branch, Kind: kind, KindLabel: views.KindLabel(kp.kind), Generic: kp.kind.Generic, Query: strings.TrimSpace(q.Get("q"))}
 	if p.Offset, _ = strconv.Atoi(q.Get("offset")); p.Offset < 0 {
 		p.Offset = 0
 	}
 	attrs := kp.schema.Attributes(kind)
 	var rels []schema.Relationship
 	for _, a := range attrs {
-		p.Columns = append(p.Columns, views.ObjectColumn{Name: a.Name})
+		p.Columns = append(p.Columns, views.ObjectColumn{Name: a.Name, Label: views.AttributeLabel(a)})
 	}
 	for _, rel := range kp.schema.Relationships(kind) {
 		if rel.Cardinality == schema.One {
 			rels = append(rels, rel)
-			p.Columns = append(p.Columns, views.ObjectColumn{Name: rel.Name, Relationship: true})
+			p.Columns = append(p.Columns, views.ObjectColumn{Name: rel.Name, Label: views.RelationshipLabel(rel), Relationship: true})
 		}
 	}
 	objs, count, err := s.searchObjects(r, actor, kp.branch, kind, attrs, p.Query, p.Offset)

@@ -30,7 +30,7 @@ func TestObjectTable(t *testing.T) {
 	for _, th := range table.tags("th") {
 		heads = append(heads, textOf(th))
 	}
-	if got, want := strings.Join(heads, ","), "Object,name,vlan_id,role,active,tags,meta,site"; got != want {
+	if got, want := strings.Join(heads, ","), "Object,Name,VLAN ID,Role,Active,Tags,Meta,Site"; got != want {
 		t.Errorf("the table's columns are %s, want %s (backups, of cardinality many, left out)", got, want)
 	}
 	rows := table.testIDs("object-0")

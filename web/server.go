@@ -109,12 +109,14 @@ func newServer(cfg Config) (*Server, error) {
 }
 
 // shell returns what every page needs to draw its frame: the page's title,
-// and the signed-in user and the current path for the navigation.
+// and the signed-in user, the current path and the Objects menu for the
+// navigation.
 func (s *Server) shell(r *http.Request, title string) views.Shell {
 	sh := views.Shell{Title: title, Path: r.URL.Path, Asset: s.assets.URL, HTMXIntegrity: static.HTMXIntegrity}
 	if a, ok := actorFrom(r.Context()); ok {
 		sh.User = views.User{Name: a.Name, Role: string(a.Role)}
 	}
+	sh.Kinds = s.kindsMenu(r)
 	return sh
 }
 

@@ -151,3 +151,52 @@ nodes:
 		t.Fatal("the refused merge changed main's schema")
 	}
 }
+
+// TestLabelsMerge: the labels a branch gives its kinds and elements
+// (label:) reach main with the merge, main's own kept; a label changed to
+// two different words on both sides is a conflict.
+func TestLabelsMerge(t *testing.T) {
+	svc, _, _ := newService(t)
+	ctx := t.Context()
+	load(t, svc, Main, vlans)
+	newBranch(t, svc, "labels")
+	load(t, svc, "labels", `version: "1.0"
+nodes:
+  - name: VLAN
+    namespace: Ipam
+    label: VLAN
+    attributes:
+      - {name: vlan_id, label: VLAN ID, kind: Number}
+    relationships:
+      - {name: site, label: Site of the VLAN, peer: LocationSite, cardinality: one, optional: false}
+`)
+	load(t, svc, Main, `version: "1.0"
+nodes:
+  - name: Site
+    namespace: Location
+    label: Site
+`)
+	if _, err := svc.MergeBranch(ctx, operator, "labels"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := svc.Schema(ctx, Main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vlan, _ := s.Kind("IpamVLAN")
+	site, _ := s.Kind("LocationSite")
+	vlanID, _ := s.Attribute("IpamVLAN", "vlan_id")
+	rel, _ := s.Relationship("IpamVLAN", "site")
+	if vlan.Label != "VLAN" || site.Label != "Site" || vlanID.Label != "VLAN ID" || rel.Label != "Site of the VLAN" {
+		t.Errorf("main's labels after the merge: IpamVLAN %q, LocationSite %q, vlan_id %q, site %q", vlan.Label, site.Label, vlanID.Label, rel.Label)
+	}
+
+	newBranch(t, svc, "relabel")
+	load(t, svc, "relabel", "version: \"1.0\"\nnodes:\n  - {name: VLAN, namespace: Ipam, label: Virtual LAN}\n")
+	load(t, svc, Main, "version: \"1.0\"\nnodes:\n  - {name: VLAN, namespace: Ipam, label: 802.1Q VLAN}\n")
+	_, err = svc.MergeBranch(ctx, operator, "relabel")
+	var me *MergeError
+	if !errors.As(err, &me) || !slices.Contains(me.Elements, ElementConflict{Kind: "IpamVLAN"}) {
+		t.Fatalf("err = %v, want the kind's label changed on both sides", err)
+	}
+}

@@ -80,7 +80,7 @@ func (d *schemaDiff) kind(id string) (schema.KindSpec, bool) {
 		}
 		return schema.KindSpec{ID: id, Absent: true, Generic: t.Generic, Namespace: t.Namespace, Name: t.Name}, true
 	case !inBase:
-		spec := schema.KindSpec{ID: id, Generic: o.Generic, Namespace: o.Namespace, Name: o.Name, DisplayLabel: &o.DisplayLabel,
+		spec := schema.KindSpec{ID: id, Generic: o.Generic, Namespace: o.Namespace, Name: o.Name, Label: &o.Label, DisplayLabel: &o.DisplayLabel,
 			InheritFrom: d.kindNames(o.InheritFrom), UniquenessConstraints: d.paths(o, o.UniquenessConstraints)}
 		for _, a := range o.Attributes {
 			spec.Attributes = append(spec.Attributes, attributeSpec(a))
@@ -102,7 +102,7 @@ func (d *schemaDiff) kind(id string) (schema.KindSpec, bool) {
 	}
 	spec := schema.KindSpec{ID: id, Generic: t.Generic, Namespace: t.Namespace, Name: t.Name}
 	if oursChanged {
-		spec.Namespace, spec.Name, spec.DisplayLabel = o.Namespace, o.Name, &o.DisplayLabel
+		spec.Namespace, spec.Name, spec.Label, spec.DisplayLabel = o.Namespace, o.Name, &o.Label, &o.DisplayLabel
 		spec.InheritFrom = d.kindNames(o.InheritFrom)
 		spec.UniquenessConstraints = d.paths(o, o.UniquenessConstraints)
 	}
@@ -216,7 +216,7 @@ func (d *schemaDiff) kindDef(s schema.Schema, k schema.Kind) string {
 		}
 		constraints = append(constraints, ids)
 	}
-	return definition([]any{k.Generic, k.Namespace, k.Name, k.DisplayLabel, inherits, constraints})
+	return definition([]any{k.Generic, k.Namespace, k.Name, k.Label, k.DisplayLabel, inherits, constraints})
 }
 
 // sameElements reports whether the kinds a (of sa) and b (of sb) have the
@@ -282,12 +282,12 @@ func (d *schemaDiff) paths(k schema.Kind, constraints [][]string) [][]string {
 }
 
 func attributeSpec(a schema.Attribute) schema.AttributeSpec {
-	return schema.AttributeSpec{ID: a.ID, Name: a.Name, Kind: a.Kind, Optional: a.Optional, Unique: a.Unique,
+	return schema.AttributeSpec{ID: a.ID, Name: a.Name, Label: a.Label, Kind: a.Kind, Optional: a.Optional, Unique: a.Unique,
 		Choices: slices.Clone(a.Choices), DefaultValue: a.DefaultValue}
 }
 
 func (d *schemaDiff) relationshipSpec(r schema.Relationship) schema.RelationshipSpec {
-	return schema.RelationshipSpec{ID: r.ID, Name: r.Name, Peer: d.kindName(r.Peer), Cardinality: r.Cardinality, Optional: r.Optional}
+	return schema.RelationshipSpec{ID: r.ID, Name: r.Name, Label: r.Label, Peer: d.kindName(r.Peer), Cardinality: r.Cardinality, Optional: r.Optional}
 }
 
 // kindID is the id of the kind of the full name in s; the name when s

@@ -11,6 +11,7 @@ import (
 type kind struct {
 	id, namespace, name string
 	generic             bool
+	humanLabel          string      // label:
 	label               []labelPart // placeholders by attribute id
 	inherit             []string    // generics' ids
 	attributes          []*attribute
@@ -22,6 +23,7 @@ func (k *kind) fullName() string { return k.namespace + k.name }
 
 type attribute struct {
 	id, name         string
+	humanLabel       string // label:
 	kind             AttributeKind
 	optional, unique bool
 	choices          []string
@@ -30,6 +32,7 @@ type attribute struct {
 
 type relationship struct {
 	id, name    string
+	humanLabel  string // label:
 	peer        string // a kind's id
 	cardinality Cardinality
 	optional    bool
@@ -275,6 +278,9 @@ func (a *applier) merge(f File) {
 			a.byName[k.fullName()] = k
 		}
 		a.touched[k.id] = f.Name
+		if ks.Label != nil {
+			k.humanLabel = *ks.Label
+		}
 		if ks.DisplayLabel != nil {
 			a.labels[k] = written[string]{f.Name, *ks.DisplayLabel}
 		}
@@ -414,7 +420,7 @@ func (a *applier) mergeAttributes(file string, k *kind, specs []AttributeSpec) {
 			a.ids[id] = o
 		}
 		*o.attribute = attribute{
-			id: o.attribute.id, name: s.Name, kind: s.Kind, optional: s.Optional, unique: s.Unique,
+			id: o.attribute.id, name: s.Name, humanLabel: s.Label, kind: s.Kind, optional: s.Optional, unique: s.Unique,
 			choices: slices.Clone(s.Choices), defaultValue: s.DefaultValue,
 		}
 		a.touched[o.attribute.id] = file
@@ -456,7 +462,7 @@ func (a *applier) mergeRelationships(file string, k *kind, specs []RelationshipS
 			k.relationships = append(k.relationships, o.relationship)
 			a.ids[id] = o
 		}
-		*o.relationship = relationship{id: o.relationship.id, name: s.Name, cardinality: s.Cardinality, optional: s.Optional}
+		*o.relationship = relationship{id: o.relationship.id, name: s.Name, humanLabel: s.Label, cardinality: s.Cardinality, optional: s.Optional}
 		a.peers[o.relationship] = written[string]{file, s.Peer}
 		a.touched[o.relationship.id] = file
 	}
@@ -488,6 +494,9 @@ func (a *applier) checkElements() {
 			ps = append(ps, p)
 		}
 		if p, bad := idProblem(k.id); bad {
+			ps = append(ps, p)
+		}
+		if p, bad := humanLabelProblem(k.humanLabel); bad {
 			ps = append(ps, p)
 		}
 		if w, ok := a.labels[k]; ok {
@@ -531,6 +540,9 @@ func (a *applier) attributeProblems(at *attribute) []problem {
 	if p, bad := idProblem(at.id); bad {
 		ps = append(ps, p)
 	}
+	if p, bad := humanLabelProblem(at.humanLabel); bad {
+		ps = append(ps, p)
+	}
 	if p, bad := attributeKindProblem(at.kind); bad {
 		return append(ps, p)
 	}
@@ -551,6 +563,9 @@ func relationshipProblems(r *relationship) []problem {
 		ps = append(ps, p)
 	}
 	if p, bad := idProblem(r.id); bad {
+		ps = append(ps, p)
+	}
+	if p, bad := humanLabelProblem(r.humanLabel); bad {
 		ps = append(ps, p)
 	}
 	if p, bad := cardinalityProblem(r.cardinality); bad {
@@ -997,17 +1012,17 @@ func (a *applier) freeze() Schema {
 			typ = GenericElement
 		}
 		st.byID[k.id] = location{kind: i, typ: typ}
-		v := Kind{ID: k.id, Namespace: k.namespace, Name: k.name, Generic: k.generic, DisplayLabel: labelText(k.label, names)}
+		v := Kind{ID: k.id, Namespace: k.namespace, Name: k.name, Generic: k.generic, Label: k.humanLabel, DisplayLabel: labelText(k.label, names)}
 		for _, id := range k.inherit {
 			v.InheritFrom = append(v.InheritFrom, names[id])
 		}
 		for j, at := range k.attributes {
-			v.Attributes = append(v.Attributes, Attribute{ID: at.id, Name: at.name, Kind: at.kind, Optional: at.optional, Unique: at.unique,
+			v.Attributes = append(v.Attributes, Attribute{ID: at.id, Name: at.name, Label: at.humanLabel, Kind: at.kind, Optional: at.optional, Unique: at.unique,
 				Choices: slices.Clone(at.choices), DefaultValue: at.defaultValue, DeclaredBy: full})
 			st.byID[at.id] = location{kind: i, index: j, typ: AttributeElement}
 		}
 		for j, r := range k.relationships {
-			v.Relationships = append(v.Relationships, Relationship{ID: r.id, Name: r.name, Peer: names[r.peer], Cardinality: r.cardinality, Optional: r.optional, DeclaredBy: full})
+			v.Relationships = append(v.Relationships, Relationship{ID: r.id, Name: r.name, Label: r.humanLabel, Peer: names[r.peer], Cardinality: r.cardinality, Optional: r.optional, DeclaredBy: full})
 			st.byID[r.id] = location{kind: i, index: j, typ: RelationshipElement}
 		}
 		for _, c := range k.constraints {

@@ -228,6 +228,63 @@ func TestApplyIsIncremental(t *testing.T) {
 	}
 }
 
+// TestApplyLabels: a kind's label is written as its display_label is (a
+// file that omits it keeps it, "" clears it); an attribute's and a
+// relationship's are part of the element written whole; each change of
+// one is listed.
+func TestApplyLabels(t *testing.T) {
+	s := seedSchema(t)
+	s, changes := mustApply(t, s, noNewID, nodes(`{name: VLAN, namespace: Ipam, label: VLAN, attributes: [{name: vlan_id, label: "VLAN ID", kind: Number}],`+
+		` relationships: [{name: site, label: "Site of the VLAN", peer: LocationSite, cardinality: one, optional: false}]}`))
+	want := strings.Join([]string{
+		`changed node IpamVLAN (id id-5): label none → "VLAN"`,
+		`changed attribute IpamVLAN.vlan_id (id id-7): label none → "VLAN ID"`,
+		`changed relationship IpamVLAN.site (id id-10): label none → "Site of the VLAN"`,
+	}, "\n")
+	if changes.String() != want {
+		t.Errorf("Changes:\n%v\nwant\n%s", changes, want)
+	}
+	vlan, _ := s.Kind("IpamVLAN")
+	vlanID, _ := s.Attribute("IpamVLAN", "vlan_id")
+	site, _ := s.Relationship("IpamVLAN", "site")
+	name, _ := s.Attribute("IpamVLAN", "name")
+	if vlan.Label != "VLAN" || vlanID.Label != "VLAN ID" || site.Label != "Site of the VLAN" || name.Label != "" {
+		t.Errorf("labels: kind %q, vlan_id %q, site %q, name %q", vlan.Label, vlanID.Label, site.Label, name.Label)
+	}
+	if e, ok := s.Element(vlanID.ID); !ok || e.Attribute.Label != "VLAN ID" {
+		t.Errorf("Element(%s) = %+v", vlanID.ID, e)
+	}
+	// A file that omits the kind's label keeps it; an attribute written
+	// without its label loses it.
+	s, changes = mustApply(t, s, noNewID, nodes(`{name: VLAN, namespace: Ipam, attributes: [{name: vlan_id, kind: Number}]}`))
+	if want := `changed attribute IpamVLAN.vlan_id (id id-7): label "VLAN ID" → none`; changes.String() != want {
+		t.Errorf("Changes:\n%v\nwant\n%s", changes, want)
+	}
+	if vlan, _ := s.Kind("IpamVLAN"); vlan.Label != "VLAN" {
+		t.Errorf("the kind's label, not written, became %q", vlan.Label)
+	}
+	_, changes = mustApply(t, s, noNewID, nodes(`{name: VLAN, namespace: Ipam, label: ""}`))
+	if want := `changed node IpamVLAN (id id-5): label "VLAN" → none`; changes.String() != want {
+		t.Errorf("Changes:\n%v\nwant\n%s", changes, want)
+	}
+}
+
+// TestApplyChecksLabels: a file made in code, which Parse did not read,
+// has its labels checked as Parse checks them.
+func TestApplyChecksLabels(t *testing.T) {
+	long := strings.Repeat("x", MaxHumanLabelLength+1)
+	f := File{Name: "code", Kinds: []KindSpec{{Namespace: "Ipam", Name: "VLAN", Label: &long,
+		Attributes:    []AttributeSpec{{Name: "vlan_id", Label: "VLAN ID ", Kind: Number}},
+		Relationships: []RelationshipSpec{{Name: "peer", Label: "a\tb", Peer: "IpamVLAN", Cardinality: One}}}}}
+	_, _, err := Schema{}.Apply(sequentialIDs(), f)
+	want := `code: IpamVLAN: label "` + strings.Repeat("x", 64) + `…" is longer than 64 characters` +
+		"\n" + `code: IpamVLAN.vlan_id: label "VLAN ID " begins or ends with a space; remove it` +
+		"\n" + `code: IpamVLAN.peer: label "a\tb" holds a control character or is not UTF-8; write it on one line`
+	if err == nil || err.Error() != want {
+		t.Errorf("Apply: %v\nwant\n%s", err, want)
+	}
+}
+
 func TestApplyChanges(t *testing.T) {
 	s := seedSchema(t)
 	_, changes := mustApply(t, s, moreIDs(), generics([]string{"{name: Named, namespace: Base, attributes: [{name: label, kind: Text, optional: true}]}"},

@@ -202,6 +202,7 @@ func kindDiff(o, k *kind, ov, v Kind) []FieldChange {
 	var fs fieldChanges
 	fs.add(o.namespace != k.namespace, "namespace", o.namespace, k.namespace)
 	fs.add(o.name != k.name, "name", o.name, k.name)
+	fs.add(o.humanLabel != k.humanLabel, "label", quoteOrNone(o.humanLabel), quoteOrNone(k.humanLabel))
 	fs.add(!slices.Equal(o.inherit, k.inherit), "inherit_from", listText(ov.InheritFrom), listText(v.InheritFrom))
 	fs.add(!slices.Equal(o.label, k.label), "display_label", quoteOrNone(ov.DisplayLabel), quoteOrNone(v.DisplayLabel))
 	fs.add(!slices.EqualFunc(o.constraints, k.constraints, slices.Equal), "uniqueness_constraints", constraintsText(ov.UniquenessConstraints), constraintsText(v.UniquenessConstraints))
@@ -211,6 +212,7 @@ func kindDiff(o, k *kind, ov, v Kind) []FieldChange {
 func attributeDiff(o, a Attribute) []FieldChange {
 	var fs fieldChanges
 	fs.add(o.Name != a.Name, "name", o.Name, a.Name)
+	fs.add(o.Label != a.Label, "label", quoteOrNone(o.Label), quoteOrNone(a.Label))
 	fs.add(o.Kind != a.Kind, "kind", string(o.Kind), string(a.Kind))
 	fs.add(o.Optional != a.Optional, "optional", strconv.FormatBool(o.Optional), strconv.FormatBool(a.Optional))
 	fs.add(o.Unique != a.Unique, "unique", strconv.FormatBool(o.Unique), strconv.FormatBool(a.Unique))
@@ -224,6 +226,7 @@ func attributeDiff(o, a Attribute) []FieldChange {
 func relationshipDiff(o, r Relationship, old, next *state) []FieldChange {
 	var fs fieldChanges
 	fs.add(o.Name != r.Name, "name", o.Name, r.Name)
+	fs.add(o.Label != r.Label, "label", quoteOrNone(o.Label), quoteOrNone(r.Label))
 	oldPeer := old.views[old.byName[o.Peer]].ID
 	newPeer := next.views[next.byName[r.Peer]].ID
 	fs.add(oldPeer != newPeer, "peer", o.Peer, r.Peer)

@@ -15,6 +15,8 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		string(seedExample),
 		`{"version": "1.0", "nodes": [{"name": "VLAN", "namespace": "Ipam", "display_label": "{{name__value}} \/ x", "attributes": [{"name": "name", "kind": "Text", "default_value": "a\u2028b"}]}]}`,
+		nodes(`{name: VLAN, namespace: Ipam, label: "VLAN: 802.1Q", attributes: [{name: vlan_id, label: "VLAN ID", kind: Number}], relationships: [{name: site, label: "Site é", peer: IpamVLAN}]}`,
+			`{name: Site, namespace: Location, label: ""}`),
 		generics([]string{
 			"{name: Named, namespace: Base, attributes: [{name: name, kind: Text, optional: true, default_value: ''}]}",
 			"{name: Endpoint, namespace: Dcim, inherit_from: [BaseNamed], relationships: [{name: peer, peer: DcimEndpoint, cardinality: one}]}",

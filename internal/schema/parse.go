@@ -42,6 +42,9 @@ type KindSpec struct {
 	Generic   bool
 	Namespace string
 	Name      string
+	// Label is how people read the kind's name ("VLAN"); nil when the
+	// file does not write it, "" to clear it.
+	Label *string
 	// DisplayLabel is nil when the file does not write it.
 	DisplayLabel *string
 	// InheritFrom are the full names of generics; nil when the file does
@@ -55,9 +58,11 @@ type KindSpec struct {
 
 // An AttributeSpec is an attribute as a file writes it.
 type AttributeSpec struct {
-	ID       string
-	Absent   bool
-	Name     string
+	ID     string
+	Absent bool
+	Name   string
+	// Label is how people read the name ("VLAN ID"); "" for none.
+	Label    string
 	Kind     AttributeKind
 	Optional bool
 	Unique   bool
@@ -69,9 +74,11 @@ type AttributeSpec struct {
 // A RelationshipSpec is a relationship as a file writes it; Parse sets the
 // defaults, cardinality many and optional.
 type RelationshipSpec struct {
-	ID          string
-	Absent      bool
-	Name        string
+	ID     string
+	Absent bool
+	Name   string
+	// Label is how people read the name; "" for none.
+	Label       string
 	Peer        string
 	Cardinality Cardinality
 	Optional    bool
@@ -134,9 +141,9 @@ func (errs Errors) Unwrap() []error {
 // The known fields of each mapping, in the order messages list them.
 var (
 	fileFields         = []string{"version", "generics", "nodes"}
-	kindFields         = []string{"id", "state", "name", "namespace", "inherit_from", "display_label", "attributes", "relationships", "uniqueness_constraints"}
-	attributeFields    = []string{"id", "state", "name", "kind", "optional", "unique", "choices", "default_value"}
-	relationshipFields = []string{"id", "state", "name", "peer", "cardinality", "optional"}
+	kindFields         = []string{"id", "state", "name", "namespace", "label", "inherit_from", "display_label", "attributes", "relationships", "uniqueness_constraints"}
+	attributeFields    = []string{"id", "state", "name", "label", "kind", "optional", "unique", "choices", "default_value"}
+	relationshipFields = []string{"id", "state", "name", "label", "peer", "cardinality", "optional"}
 	choiceFields       = []string{"name"}
 )
 
@@ -365,6 +372,10 @@ func (p *parser) kind(n *yaml.Node, place string, generic bool, kinds, ids map[s
 	}
 	ks.ID = p.id(w, fields["id"], ids)
 	ks.Absent = p.state(w, fields["state"])
+	if v := fields["label"]; !isNull(v) {
+		label := p.humanLabel(w, before, v)
+		ks.Label = &label
+	}
 	if v := fields["display_label"]; !isNull(v) {
 		label := p.str(w, "display_label", v)
 		if _, pr := parseLabel(label); pr != nil {
@@ -429,6 +440,7 @@ func (p *parser) attribute(kw where, n *yaml.Node, i int, names, ids map[string]
 	}
 	a.ID = p.id(w, fields["id"], ids)
 	a.Absent = p.state(w, fields["state"])
+	a.Label = p.humanLabel(w, before, fields["label"])
 	a.Kind = AttributeKind(p.str(w, "kind", fields["kind"]))
 	a.Optional = p.boolean(w, "optional", fields["optional"], false)
 	a.Unique = p.boolean(w, "unique", fields["unique"], false)
@@ -464,6 +476,7 @@ func (p *parser) relationship(kw where, n *yaml.Node, i int, names, ids map[stri
 	}
 	r.ID = p.id(w, fields["id"], ids)
 	r.Absent = p.state(w, fields["state"])
+	r.Label = p.humanLabel(w, before, fields["label"])
 	r.Peer = p.str(w, "peer", fields["peer"])
 	if v := fields["cardinality"]; !isNull(v) {
 		r.Cardinality = Cardinality(p.str(w, "cardinality", v))
@@ -481,6 +494,15 @@ func (p *parser) relationship(kw where, n *yaml.Node, i int, names, ids map[stri
 		p.problems(w, before, pr)
 	}
 	return r
+}
+
+// humanLabel reads a label (label:), "" when n is missing or null.
+func (p *parser) humanLabel(w where, before int, n *yaml.Node) string {
+	label := p.str(w, "label", n)
+	if pr, bad := humanLabelProblem(label); bad {
+		p.problems(w, before, pr)
+	}
+	return label
 }
 
 // id reads an id and refuses one that the file gives twice.

@@ -54,6 +54,17 @@ func TestParseAccepts(t *testing.T) {
 				Relationships: []RelationshipSpec{{ID: "r1", Absent: true, Name: "gone", Cardinality: Many, Optional: true}}}},
 		},
 		{
+			"labels of a kind, an attribute and a relationship; a null label is not written",
+			nodes(`{name: VLAN, namespace: Ipam, label: "VLAN", attributes: [{name: vlan_id, label: "VLAN ID", kind: Number}, {name: name, label: null, kind: Text}],`+
+				` relationships: [{name: site, label: "Site of the VLAN", peer: LocationSite}]}`, `{name: Site, namespace: Location, label: ""}`),
+			[]KindSpec{
+				{Namespace: "Ipam", Name: "VLAN", Label: ptr("VLAN"),
+					Attributes:    []AttributeSpec{{Name: "vlan_id", Label: "VLAN ID", Kind: Number}, {Name: "name", Kind: Text}},
+					Relationships: []RelationshipSpec{{Name: "site", Label: "Site of the VLAN", Peer: "LocationSite", Cardinality: Many, Optional: true}}},
+				{Namespace: "Location", Name: "Site", Label: ptr("")},
+			},
+		},
+		{
 			"a kind removed, as little as names it",
 			nodes("{name: VLAN, namespace: Ipam, state: absent}"),
 			[]KindSpec{{Absent: true, Namespace: "Ipam", Name: "VLAN"}},
@@ -113,11 +124,17 @@ func TestParseRefuses(t *testing.T) {
 		{"the issue's misspelt kind", vlan("{name: vlan_id, kind: Numbr}"),
 			`f.yaml: IpamVLAN.vlan_id: kind "Numbr" is not one of Text, Number, Boolean, Dropdown, List, JSON, Any`},
 		{"a misspelt field", vlan("{name: vlan_id, knid: Number}"),
-			`f.yaml: IpamVLAN.vlan_id: "knid" is not a field of an attribute; its fields are id, state, name, kind, optional, unique, choices, default_value` +
+			`f.yaml: IpamVLAN.vlan_id: "knid" is not a field of an attribute; its fields are id, state, name, label, kind, optional, unique, choices, default_value` +
 				"\nf.yaml: IpamVLAN.vlan_id: kind is required: one of Text, Number, Boolean, Dropdown, List, JSON, Any"},
 		{"a field given twice", vlan("{name: vlan_id, kind: Number, kind: Text}"), "f.yaml: IpamVLAN.vlan_id: kind is given twice; give it once"},
-		{"a kind's unknown field", nodes("{name: VLAN, namespace: Ipam, label: VLANs}"),
-			`f.yaml: IpamVLAN: "label" is not a field of a node; its fields are id, state, name, namespace, inherit_from, display_label, attributes, relationships, uniqueness_constraints`},
+		{"a kind's unknown field", nodes("{name: VLAN, namespace: Ipam, description: VLANs}"),
+			`f.yaml: IpamVLAN: "description" is not a field of a node; its fields are id, state, name, namespace, label, inherit_from, display_label, attributes, relationships, uniqueness_constraints`},
+		{"labels that are not one line of text", nodes(`{name: VLAN, namespace: Ipam, label: "` + strings.Repeat("x", 65) + `", attributes: [{name: vlan_id, label: " VLAN ID", kind: Number}, {name: name, label: [Name], kind: Text}],` +
+			` relationships: [{name: site, label: "Site\nof the VLAN", peer: LocationSite}]}`),
+			`f.yaml: IpamVLAN: label "` + strings.Repeat("x", 64) + `…" is longer than 64 characters` +
+				"\n" + `f.yaml: IpamVLAN.vlan_id: label " VLAN ID" begins or ends with a space; remove it` +
+				"\nf.yaml: IpamVLAN.name: label must be a string, got a list" +
+				"\n" + `f.yaml: IpamVLAN.site: label "Site\nof the VLAN" holds a control character or is not UTF-8; write it on one line`},
 		{"no name, no namespace", nodes("{attributes: []}"), "f.yaml: nodes[0]: namespace is required, such as Ipam\nf.yaml: nodes[0]: name is required, such as VLAN"},
 		{"names that are not identifiers", nodes(`{name: "VLAN-1", namespace: IPAM}`, `{name: vlan, namespace: "Ipam "}`, "{name: 5, namespace: Ipam}"),
 			`f.yaml: nodes[0]: namespace "IPAM" is not a namespace: a capital letter, then lowercase letters and digits, such as Ipam` +

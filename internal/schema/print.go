@@ -36,6 +36,9 @@ func (s Schema) YAML() []byte {
 // writeKind writes a kind as an item of generics: or nodes:.
 func writeKind(b *bytes.Buffer, k Kind) {
 	b.WriteString("  - id: " + scalar(k.ID) + "\n    name: " + scalar(k.Name) + "\n    namespace: " + scalar(k.Namespace) + "\n")
+	if k.Label != "" {
+		b.WriteString("    label: " + scalar(k.Label) + "\n")
+	}
 	if len(k.InheritFrom) > 0 {
 		b.WriteString("    inherit_from: " + flowList(k.InheritFrom) + "\n")
 	}
@@ -45,7 +48,11 @@ func writeKind(b *bytes.Buffer, k Kind) {
 	if len(k.Attributes) > 0 {
 		b.WriteString("    attributes:\n")
 		for _, a := range k.Attributes {
-			b.WriteString("      - {id: " + scalar(a.ID) + ", name: " + scalar(a.Name) + ", kind: " + scalar(string(a.Kind)))
+			b.WriteString("      - {id: " + scalar(a.ID) + ", name: " + scalar(a.Name))
+			if a.Label != "" {
+				b.WriteString(", label: " + scalar(a.Label))
+			}
+			b.WriteString(", kind: " + scalar(string(a.Kind)))
 			if a.Optional {
 				b.WriteString(", optional: true")
 			}
@@ -72,7 +79,11 @@ func writeKind(b *bytes.Buffer, k Kind) {
 	if len(k.Relationships) > 0 {
 		b.WriteString("    relationships:\n")
 		for _, r := range k.Relationships {
-			b.WriteString("      - {id: " + scalar(r.ID) + ", name: " + scalar(r.Name) + ", peer: " + scalar(r.Peer) + ", cardinality: " + scalar(string(r.Cardinality)))
+			b.WriteString("      - {id: " + scalar(r.ID) + ", name: " + scalar(r.Name))
+			if r.Label != "" {
+				b.WriteString(", label: " + scalar(r.Label))
+			}
+			b.WriteString(", peer: " + scalar(r.Peer) + ", cardinality: " + scalar(string(r.Cardinality)))
 			if !r.Optional {
 				b.WriteString(", optional: false")
 			}
@@ -200,6 +211,7 @@ func (s Schema) JSON() []byte {
 		attribute struct {
 			ID           string          `json:"id"`
 			Name         string          `json:"name"`
+			Label        string          `json:"label,omitempty"`
 			Kind         AttributeKind   `json:"kind"`
 			Optional     bool            `json:"optional,omitempty"`
 			Unique       bool            `json:"unique,omitempty"`
@@ -209,6 +221,7 @@ func (s Schema) JSON() []byte {
 		relationship struct {
 			ID          string      `json:"id"`
 			Name        string      `json:"name"`
+			Label       string      `json:"label,omitempty"`
 			Peer        string      `json:"peer"`
 			Cardinality Cardinality `json:"cardinality"`
 			Optional    bool        `json:"optional"`
@@ -217,6 +230,7 @@ func (s Schema) JSON() []byte {
 			ID                    string         `json:"id"`
 			Name                  string         `json:"name"`
 			Namespace             string         `json:"namespace"`
+			Label                 string         `json:"label,omitempty"`
 			InheritFrom           []string       `json:"inherit_from,omitempty"`
 			DisplayLabel          string         `json:"display_label,omitempty"`
 			Attributes            []attribute    `json:"attributes,omitempty"`
@@ -231,10 +245,10 @@ func (s Schema) JSON() []byte {
 	)
 	f := file{Version: Version}
 	for _, k := range s.Kinds() {
-		out := kind{ID: k.ID, Name: k.Name, Namespace: k.Namespace, InheritFrom: k.InheritFrom,
+		out := kind{ID: k.ID, Name: k.Name, Namespace: k.Namespace, Label: k.Label, InheritFrom: k.InheritFrom,
 			DisplayLabel: k.DisplayLabel, UniquenessConstraints: k.UniquenessConstraints}
 		for _, a := range k.Attributes {
-			at := attribute{ID: a.ID, Name: a.Name, Kind: a.Kind, Optional: a.Optional, Unique: a.Unique}
+			at := attribute{ID: a.ID, Name: a.Name, Label: a.Label, Kind: a.Kind, Optional: a.Optional, Unique: a.Unique}
 			for _, c := range a.Choices {
 				at.Choices = append(at.Choices, choice{c})
 			}
@@ -244,7 +258,7 @@ func (s Schema) JSON() []byte {
 			out.Attributes = append(out.Attributes, at)
 		}
 		for _, r := range k.Relationships {
-			out.Relationships = append(out.Relationships, relationship{ID: r.ID, Name: r.Name, Peer: r.Peer, Cardinality: r.Cardinality, Optional: r.Optional})
+			out.Relationships = append(out.Relationships, relationship{ID: r.ID, Name: r.Name, Label: r.Label, Peer: r.Peer, Cardinality: r.Cardinality, Optional: r.Optional})
 		}
 		if k.Generic {
 			f.Generics = append(f.Generics, out)

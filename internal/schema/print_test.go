@@ -65,8 +65,8 @@ func TestRoundTrip(t *testing.T) {
 	for _, text := range []string{
 		string(seedExample),
 		generics([]string{
-			"{name: Named, namespace: Base, display_label: 'n: {{ name__value }}', attributes: [{name: name, kind: Text, default_value: ''}]}",
-			"{name: Endpoint, namespace: Dcim, inherit_from: [BaseNamed], relationships: [{name: peer, peer: DcimEndpoint, cardinality: one}]}",
+			"{name: Named, namespace: Base, label: 'Named: \"thing\" #1', display_label: 'n: {{ name__value }}', attributes: [{name: name, label: Name, kind: Text, default_value: ''}]}",
+			"{name: Endpoint, namespace: Dcim, label: 'true', inherit_from: [BaseNamed], relationships: [{name: peer, label: Peer endpoint, peer: DcimEndpoint, cardinality: one}]}",
 		},
 			`{name: Interface, namespace: Dcim, inherit_from: [DcimEndpoint], display_label: "{{name__value}} / \"{{ mtu__value }}\" {}",`+
 				` uniqueness_constraints: [[peer, name__value], [mtu__value]], attributes: [`+

@@ -48,6 +48,9 @@ const (
 	MaxNameLength = 64
 	// MaxLabelLength bounds a display label, in bytes.
 	MaxLabelLength = 256
+	// MaxHumanLabelLength bounds a label (label:), the words the console
+	// names a kind, an attribute or a relationship by, in bytes.
+	MaxHumanLabelLength = 64
 	// MaxValueBytes bounds a default value as JSON, and MaxValueDepth its
 	// nesting.
 	MaxValueBytes = 64 << 10
@@ -330,6 +333,20 @@ func canonicalNumber(s string) (any, *problem) {
 		return json.Number(strconv.FormatInt(int64(f), 10)), nil
 	}
 	return f, nil
+}
+
+// humanLabelProblem returns what is wrong with a label (label:): one
+// line of text, "" for none.
+func humanLabelProblem(s string) (problem, bool) {
+	switch {
+	case len(s) > MaxHumanLabelLength:
+		return problemf("label", "label %s is longer than %d characters", quote(s), MaxHumanLabelLength), true
+	case !utf8.ValidString(s) || strings.IndexFunc(s, unicode.IsControl) >= 0:
+		return problemf("label", "label %s holds a control character or is not UTF-8; write it on one line", quote(s)), true
+	case strings.TrimSpace(s) != s:
+		return problemf("label", "label %s begins or ends with a space; remove it", quote(s)), true
+	}
+	return problem{}, false
 }
 
 // A labelPart is text of a display label, or the attribute whose value

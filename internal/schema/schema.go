@@ -51,6 +51,9 @@ type Kind struct {
 	Namespace string
 	Name      string
 	Generic   bool
+	// Label is how people read its name ("VLAN"), as the schema writes it
+	// (label:); "" when it gives none.
+	Label string
 	// DisplayLabel is the template of its objects' labels, such as
 	// "{{ name__value }}"; "" when it has none.
 	DisplayLabel string
@@ -70,8 +73,11 @@ func (k Kind) FullName() string { return k.Namespace + k.Name }
 
 // An Attribute is a value each object of a kind may hold.
 type Attribute struct {
-	ID       string
-	Name     string
+	ID   string
+	Name string
+	// Label is how people read its name ("VLAN ID"); "" when the schema
+	// gives none.
+	Label    string
 	Kind     AttributeKind
 	Optional bool
 	Unique   bool
@@ -89,6 +95,8 @@ type Attribute struct {
 type Relationship struct {
 	ID   string
 	Name string
+	// Label is how people read its name; "" when the schema gives none.
+	Label string
 	// Peer is the full name of a node or a generic.
 	Peer        string
 	Cardinality Cardinality
