@@ -39,40 +39,6 @@ func renameVLAN(t *testing.T, page playwright.Page, base, branch, name, to strin
 	}
 }
 
-// A pageCheck checks pages of one browser as they are now, in light and in
-// dark: no wider than the screen, and no violation of impact serious or
-// critical that axe-core finds. A browser without JavaScript has its
-// document checked by axe-core in a lens (see phoneCheck).
-type pageCheck struct {
-	page playwright.Page
-	lens *phoneCheck
-}
-
-func (c pageCheck) check(t *testing.T, name string) {
-	t.Helper()
-	for _, scheme := range []*playwright.ColorScheme{playwright.ColorSchemeLight, playwright.ColorSchemeDark} {
-		if err := c.page.EmulateMedia(playwright.PageEmulateMediaOptions{ColorScheme: scheme}); err != nil {
-			t.Fatal(err)
-		}
-		label := name + ", " + string(*scheme)
-		if c.lens == nil {
-			overflow, err := c.page.Evaluate(`() => document.documentElement.scrollWidth - document.documentElement.clientWidth`)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n, ok := overflow.(int); !ok || n > 0 {
-				t.Errorf("%s is %v px wider than the screen", label, overflow)
-			}
-			checkAccessibility(t, c.page, label)
-			continue
-		}
-		if err := c.lens.lens.EmulateMedia(playwright.PageEmulateMediaOptions{ColorScheme: scheme}); err != nil {
-			t.Fatal(err)
-		}
-		c.lens.check(t, c.page, label)
-	}
-}
-
 // TestOperatorMergesABranchWithAConflict: an operator makes a branch with
 // changes, reads its diff on the branch's page, meets a conflict when
 // merging (both values shown), keeps the branch's side, merges, and sees
@@ -87,7 +53,7 @@ func TestOperatorMergesABranchWithAConflict(t *testing.T) {
 	phone := newPageWith(t, phoneInTheDark)
 	signIn(t, phone, base, "admin", srv.AdminPassword)
 	lens := newPhoneCheck(t, srv)
-	checks := []pageCheck{{page: desk}, {page: phone, lens: &lens}}
+	checks := []screenCheck{{page: desk}, {page: phone, lens: &lens}}
 	checkBoth := func(name string) {
 		t.Helper()
 		for _, c := range checks {

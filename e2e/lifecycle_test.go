@@ -80,9 +80,6 @@ func pressButton(t *testing.T, page playwright.Page, name string) {
 	}
 }
 
-// testIDOf is the selector of the elements whose data-testid is id.
-func testIDOf(id string) string { return fmt.Sprintf("[data-testid=%q]", id) }
-
 // expectURL fails the test unless the page is at base+path (a regular
 // expression of the path and query).
 func expectURL(t *testing.T, page playwright.Page, base, path string) {
@@ -120,10 +117,10 @@ func tenantsDay(t *testing.T, page playwright.Page, base string, check func(name
 
 	// Attach, and see it in the list of interfaces.
 	fill(t, page, "#attach-hostname", "web-09")
-	click(t, page, testIDOf("submit-attach-interface"))
+	click(t, page, testID("submit-attach-interface"))
 	waitForText(t, page, "claimed-address", "10.42.1.5")
-	row := testIDOf("address-10.42.1.5")
-	if owner, err := page.Locator(row + " " + testIDOf("owner-name")).TextContent(); err != nil || owner != "web-09/0" {
+	row := testID("address-10.42.1.5")
+	if owner, err := page.Locator(row + " " + testID("owner-name")).TextContent(); err != nil || owner != "web-09/0" {
 		t.Fatalf("the list of interfaces shows 10.42.1.5 held by %q (%v), want web-09/0", owner, err)
 	}
 	check("the VPC page after an attach")
@@ -131,7 +128,7 @@ func tenantsDay(t *testing.T, page playwright.Page, base string, check func(name
 	// Detach it: the confirmation says what goes.
 	pressButton(t, page, "Detach web-09/0")
 	expectURL(t, page, base, regexp.QuoteMeta(vpc)+`\?.*confirm=detach.*`)
-	if got, err := page.Locator(testIDOf("consequence")).TextContent(); err != nil || !regexp.MustCompile(`^Detaching web-09/0 from subnet web releases 10\.42\.1\.5, which it has held since \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$`).MatchString(got) {
+	if got, err := page.Locator(testID("consequence")).TextContent(); err != nil || !regexp.MustCompile(`^Detaching web-09/0 from subnet web releases 10\.42\.1\.5, which it has held since \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$`).MatchString(got) {
 		t.Errorf("the detach's confirmation says %q (%v)", got, err)
 	}
 	check("the detach's confirmation")
@@ -144,9 +141,9 @@ func tenantsDay(t *testing.T, page playwright.Page, base string, check func(name
 
 	// Claim a floating IP and release it.
 	fill(t, page, "#fip-name", "www")
-	click(t, page, testIDOf("submit-claim-floating-ip"))
+	click(t, page, testID("submit-claim-floating-ip"))
 	waitForText(t, page, "claimed-address", "203.0.113.5")
-	if countOf(t, page, testIDOf("floating-ip-www")) != 1 {
+	if countOf(t, page, testID("floating-ip-www")) != 1 {
 		t.Fatal("the page does not list floating IP www")
 	}
 	pressButton(t, page, "Release floating IP www")
@@ -155,7 +152,7 @@ func tenantsDay(t *testing.T, page playwright.Page, base string, check func(name
 	pressButton(t, page, "Release floating IP www")
 	expectURL(t, page, base, regexp.QuoteMeta(vpc))
 	waitForText(t, page, "flash", "Floating IP www released; 203.0.113.5 is free again.")
-	if countOf(t, page, testIDOf("floating-ip-www")) != 0 {
+	if countOf(t, page, testID("floating-ip-www")) != 0 {
 		t.Error("floating IP www is still listed after its release")
 	}
 
@@ -163,17 +160,17 @@ func tenantsDay(t *testing.T, page playwright.Page, base string, check func(name
 	// in the confirmation, with their count, and offers no button.
 	pressButton(t, page, "Delete subnet web")
 	waitForText(t, page, "refusal", "subnet web of VPC acme/prod/main still has 3 VM interfaces; detach them first")
-	if countOf(t, page, testIDOf("confirm")) != 0 {
+	if countOf(t, page, testID("confirm")) != 0 {
 		t.Error("the refused delete of subnet web offers its button")
 	}
 	check("the refused delete of a subnet")
-	click(t, page, testIDOf("cancel"))
+	click(t, page, testID("cancel"))
 	expectURL(t, page, base, regexp.QuoteMeta(vpc))
 
 	// Create subnet db and delete it.
 	fill(t, page, "#subnet-name", "db")
 	fill(t, page, "#subnet-cidr", "10.42.2.0/24")
-	click(t, page, testIDOf("submit-create-subnet"))
+	click(t, page, testID("submit-create-subnet"))
 	waitForText(t, page, "claimed-address", "10.42.2.0/24")
 	pressButton(t, page, "Delete subnet db")
 	waitForText(t, page, "consequence", "Deleting subnet db releases no address.")
@@ -181,7 +178,7 @@ func tenantsDay(t *testing.T, page playwright.Page, base string, check func(name
 	pressButton(t, page, "Delete subnet db")
 	expectURL(t, page, base, regexp.QuoteMeta(vpc))
 	waitForText(t, page, "flash", "Subnet db deleted; no address released.")
-	if countOf(t, page, testIDOf("subnet-db")) != 0 {
+	if countOf(t, page, testID("subnet-db")) != 0 {
 		t.Error("subnet db is still on the VPC page after its delete")
 	}
 	check("the VPC page after the day")
@@ -322,7 +319,7 @@ func TestOperatorsLifecycle(t *testing.T) {
 	// empty pool goes.
 	pressButton(t, page, "Delete public pool public-zone-a")
 	waitForText(t, page, "refusal", "public pool public-zone-a still holds 1 address; release it first")
-	if countOf(t, page, testIDOf("confirm")) != 0 {
+	if countOf(t, page, testID("confirm")) != 0 {
 		t.Error("the refused delete of public-zone-a offers its button")
 	}
 	check("a public pool's delete, refused")
@@ -333,30 +330,30 @@ func TestOperatorsLifecycle(t *testing.T) {
 	pressButton(t, page, "Delete public pool spare")
 	expectURL(t, page, base, "/pools")
 	waitForText(t, page, "flash", "Deleted public pool spare (198.51.100.0/24).")
-	if countOf(t, page, testIDOf("pool-spare")) != 0 {
+	if countOf(t, page, testID("pool-spare")) != 0 {
 		t.Error("the pools still list spare")
 	}
 
 	// A VLAN's Delete gives its number back; the site voice needs stays.
 	goTo(t, page, base, "/objects/IpamVLAN")
-	click(t, page, testIDOf("object-label")+":text-is('users')")
+	click(t, page, testID("object-label")+":text-is('users')")
 	check("a VLAN's page")
 	pressButton(t, page, "Delete IpamVLAN users")
-	if got, err := page.Locator(testIDOf("consequence")).AllTextContents(); err != nil || len(got) != 3 || got[1] != "Its numbers go back to their pools: vlan_id 100 (pool VLANs)." {
+	if got, err := page.Locator(testID("consequence")).AllTextContents(); err != nil || len(got) != 3 || got[1] != "Its numbers go back to their pools: vlan_id 100 (pool VLANs)." {
 		t.Errorf("the VLAN's delete says %q (%v)", got, err)
 	}
 	check("a VLAN's delete")
 	pressButton(t, page, "Delete IpamVLAN users")
 	expectURL(t, page, base, "/objects/IpamVLAN")
 	waitForText(t, page, "flash", "Deleted IpamVLAN users on branch main.")
-	if n, err := page.Locator(testIDOf("object-table") + " tbody tr").Count(); err != nil || n != 1 {
+	if n, err := page.Locator(testID("object-table") + " tbody tr").Count(); err != nil || n != 1 {
 		t.Errorf("IpamVLAN lists %d objects after the delete (%v), want voice alone", n, err)
 	}
 	goTo(t, page, base, "/objects/LocationSite")
-	click(t, page, testIDOf("object-label")+":text-is('site-a')")
+	click(t, page, testID("object-label")+":text-is('site-a')")
 	pressButton(t, page, "Delete LocationSite site-a")
 	pressButton(t, page, "Delete LocationSite site-a")
-	if got, err := page.Locator(testIDOf("refusal")).TextContent(); err != nil || !strings.Contains(got, "IpamVLAN voice") {
+	if got, err := page.Locator(testID("refusal")).TextContent(); err != nil || !strings.Contains(got, "IpamVLAN voice") {
 		t.Errorf("the delete of the site voice needs says %q (%v)", got, err)
 	}
 	check("a site's delete, refused")
@@ -368,16 +365,16 @@ func TestOperatorsLifecycle(t *testing.T) {
 	checkParts("a number pool's page", actions)
 	pressButton(t, page, "Edit number pool VLANs")
 	checkForm("a number pool's form")
-	fill(t, page, testIDOf("range-start"), "200")
-	click(t, page, testIDOf("save-number-pool"))
-	if err := page.Locator(testIDOf("error-ranges") + ":not(:empty)").WaitFor(); err != nil {
+	fill(t, page, testID("range-start"), "200")
+	click(t, page, testID("save-number-pool"))
+	if err := page.Locator(testID("error-ranges") + ":not(:empty)").WaitFor(); err != nil {
 		t.Fatalf("a range of 200 to 199 is not refused: %v", err)
 	}
 	checkForm("a number pool's form, refused")
 	fill(t, page, "#pool-name", "VLAN IDs")
-	fill(t, page, testIDOf("range-start"), "100")
-	fill(t, page, testIDOf("range-end"), "299")
-	click(t, page, testIDOf("save-number-pool"))
+	fill(t, page, testID("range-start"), "100")
+	fill(t, page, testID("range-end"), "299")
+	click(t, page, testID("save-number-pool"))
 	waitForText(t, page, "flash", "Saved number pool VLAN IDs.")
 
 	// Its Delete says how many numbers it forgets.

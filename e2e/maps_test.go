@@ -516,3 +516,46 @@ func toFloat(v any) float64 {
 	}
 	return math.NaN()
 }
+
+// TestAddressReleaseWithoutJavaScript releases from an address's page in
+// a browser without JavaScript: the disclosure opens, says what goes, and
+// its button posts; the page then says what happened. Another tenant gets
+// the page of what does not exist.
+func TestAddressReleaseWithoutJavaScript(t *testing.T) {
+	srv := startServer(t)
+	seed(t, srv)
+	password := srv.addUser(t, "acme", auth.Tenant, "acme/*")
+	page := newPageWith(t, playwright.BrowserNewContextOptions{Viewport: &playwright.Size{Width: 390, Height: 844}, JavaScriptEnabled: playwright.Bool(false)})
+	signIn(t, page, srv.URL, "acme", password)
+	const vm = "/addresses/acme/prod/vpc-main/10.42.1.3"
+	if _, err := page.Goto(srv.URL + vm); err != nil {
+		t.Fatal(err)
+	}
+	if err := page.GetByText("Detach…").Click(); err != nil {
+		t.Fatal(err)
+	}
+	consequence, err := page.Locator("[data-testid=release-consequence]").TextContent()
+	if err != nil || !strings.HasPrefix(consequence, "Detaching VirtualMachine web-02/0 from subnet web releases 10.42.1.3, which it has held since ") {
+		t.Errorf("the disclosure says %q (%v)", consequence, err)
+	}
+	if err := page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Detach", Exact: playwright.Bool(true)}).Click(); err != nil {
+		t.Fatal(err)
+	}
+	waitForText(t, page, "flash", "Detached VirtualMachine web-02/0 from subnet web; 10.42.1.3 is free again.")
+	waitForText(t, page, "address-state", "10.42.1.3 is free")
+	if got := path(t, page); got != vm {
+		t.Errorf("after the detach the page is %s, want %s", got, vm)
+	}
+
+	other := newPage(t)
+	signIn(t, other, srv.URL, "globex", srv.addUser(t, "globex", auth.Tenant, "globex/*"))
+	for _, target := range []string{"/addresses/acme/prod/vpc-main/10.42.1.2", "/addresses/public-zone-a/203.0.113.4"} {
+		res, err := other.Goto(srv.URL + target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status() != 404 {
+			t.Errorf("globex's GET %s = %d, want 404", target, res.Status())
+		}
+	}
+}

@@ -133,6 +133,11 @@ func TestAllocationTableOnEveryScreen(t *testing.T) {
 			}
 			waitForURL(t, page, srv.URL, pool+"?q=&prefix=10.42.1.112%2F28")
 			check(pool + "?prefix=10.42.1.112/28")
+			if !screen.noJS {
+				// The search, as it is typed, keeps the prefix.
+				fill(t, page, "#allocation-search", "app-113")
+				waitForText(t, page, "allocation-count", "1 matching allocation in 10.42.1.112/28")
+			}
 
 			// The subnet's table and the public pool's.
 			for _, path := range []string{"/subnets/acme/prod/main/web?page=2", "/pools/public-zone-a"} {

@@ -12,6 +12,7 @@ import templruntime "github.com/a-h/templ/runtime"
 import (
 	"fmt"
 	"net/netip"
+	"net/url"
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/ipam"
 	"strconv"
@@ -51,16 +52,18 @@ type mapRow struct {
 
 // mapRows cuts the map into rows of mapColumns cells.
 func mapRows(p AddressMapProps) []mapRow {
-	var cells []mapCell
+	cells := make([]mapCell, 0, len(p.Map.Cells)+len(p.Map.Blocks))
+	addresses, blocks := addressesOf(p.Pool), PoolHref(p.Pool)+"?block="
 	for _, c := range p.Map.Cells {
-		cells = append(cells, mapCell{Class: stateClass(c.State), Title: cellTitle(c), Href: AddressHref(p.Pool, c.Address),
-			Address: c.Address.String(), State: c.State.String(), Start: c.Address})
+		a := c.Address.String()
+		cells = append(cells, mapCell{Class: stateClass(c.State), Title: cellTitle(c), Href: addresses + a, Address: a, State: c.State.String(), Start: c.Address})
 	}
 	for _, b := range p.Map.Blocks {
-		cells = append(cells, mapCell{Class: usedClass(b), Title: blockTitle(b), Href: BlockHref(p.Pool, b.Prefix), Block: b.Prefix.String(), Start: b.Prefix.Addr()})
+		block := b.Prefix.String()
+		cells = append(cells, mapCell{Class: usedClass(b), Title: blockTitle(b), Href: blocks + url.QueryEscape(block), Block: block, Start: b.Prefix.Addr()})
 	}
 	fixed := p.Map.Scope.Bits() / 8
-	var rows []mapRow
+	rows := make([]mapRow, 0, (len(cells)+mapColumns-1)/mapColumns)
 	for i := 0; i < len(cells); i += mapColumns {
 		rows = append(rows, mapRow{Label: rowLabel(cells[i].Start, fixed), Cells: cells[i:min(i+mapColumns, len(cells))]})
 	}
@@ -87,13 +90,18 @@ func labelWidth(m ipam.AddressMap) string {
 	return fmt.Sprintf("octets-%d", 4-min(m.Scope.Bits()/8, 3))
 }
 
-// stateClass is the CSS class of a map cell.
-func stateClass(s candidates.State) string {
-	if s == candidates.Free {
-		return "s-f"
+// stateClasses are the CSS classes of the states, by state.
+var stateClasses = func() []string {
+	var out []string
+	for s := candidates.Free; s <= candidates.OutsidePool; s++ {
+		out = append(out, "s-"+string(s.Code()))
 	}
-	return "s-" + string(s.Code())
-}
+	out[candidates.Free] = "s-f"
+	return out
+}()
+
+// stateClass is the CSS class of a map cell.
+func stateClass(s candidates.State) string { return stateClasses[s] }
 
 // cellTitle is what hovering, focusing or tapping a map cell says.
 func cellTitle(c ipam.MapCell) string {
@@ -228,7 +236,7 @@ func AddressMapView(p AddressMapProps) templ.Component {
 			var templ_7745c5c3_Var4 string
 			templ_7745c5c3_Var4, templ_7745c5c3_Err = templruntime.NewAttributeExpression(p.TestID).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 174, Col: 166}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 182, Col: 166}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var4)
 			if templ_7745c5c3_Err != nil {
@@ -241,7 +249,7 @@ func AddressMapView(p AddressMapProps) templ.Component {
 			var templ_7745c5c3_Var5 string
 			templ_7745c5c3_Var5, templ_7745c5c3_Err = templruntime.NewAttributeExpression(mapLabel(p.Map)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 174, Col: 197}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 182, Col: 197}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var5)
 			if templ_7745c5c3_Err != nil {
@@ -254,7 +262,7 @@ func AddressMapView(p AddressMapProps) templ.Component {
 			var templ_7745c5c3_Var6 string
 			templ_7745c5c3_Var6, templ_7745c5c3_Err = templruntime.NewAttributeExpression(mapID(p, "hint")).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 174, Col: 235}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 182, Col: 235}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var6)
 			if templ_7745c5c3_Err != nil {
@@ -326,7 +334,7 @@ func AddressMapView(p AddressMapProps) templ.Component {
 			var templ_7745c5c3_Var9 string
 			templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(i))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 180, Col: 79}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 188, Col: 79}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 			if templ_7745c5c3_Err != nil {
@@ -349,7 +357,7 @@ func AddressMapView(p AddressMapProps) templ.Component {
 			var templ_7745c5c3_Var10 string
 			templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(r.Label)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 188, Col: 31}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 196, Col: 31}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 			if templ_7745c5c3_Err != nil {
@@ -393,7 +401,7 @@ func AddressMapView(p AddressMapProps) templ.Component {
 					var templ_7745c5c3_Var13 string
 					templ_7745c5c3_Var13, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(c.Href)).ResolveURL(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 191, Col: 57}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 199, Col: 57}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var13)
 					if templ_7745c5c3_Err != nil {
@@ -406,7 +414,7 @@ func AddressMapView(p AddressMapProps) templ.Component {
 					var templ_7745c5c3_Var14 string
 					templ_7745c5c3_Var14, templ_7745c5c3_Err = templruntime.NewAttributeExpression(c.Title).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 191, Col: 75}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 199, Col: 75}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var14)
 					if templ_7745c5c3_Err != nil {
@@ -419,7 +427,7 @@ func AddressMapView(p AddressMapProps) templ.Component {
 					var templ_7745c5c3_Var15 string
 					templ_7745c5c3_Var15, templ_7745c5c3_Err = templruntime.NewAttributeExpression(tabIndex(i == 0 && j == 0)).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 191, Col: 115}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 199, Col: 115}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var15)
 					if templ_7745c5c3_Err != nil {
@@ -437,7 +445,7 @@ func AddressMapView(p AddressMapProps) templ.Component {
 						var templ_7745c5c3_Var16 string
 						templ_7745c5c3_Var16, templ_7745c5c3_Err = templruntime.NewAttributeExpression(c.Address).Resolve(ctx)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 193, Col: 34}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 201, Col: 34}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var16)
 						if templ_7745c5c3_Err != nil {
@@ -450,7 +458,7 @@ func AddressMapView(p AddressMapProps) templ.Component {
 						var templ_7745c5c3_Var17 string
 						templ_7745c5c3_Var17, templ_7745c5c3_Err = templruntime.NewAttributeExpression(c.State).Resolve(ctx)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 194, Col: 30}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 202, Col: 30}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var17)
 						if templ_7745c5c3_Err != nil {
@@ -468,7 +476,7 @@ func AddressMapView(p AddressMapProps) templ.Component {
 						var templ_7745c5c3_Var18 string
 						templ_7745c5c3_Var18, templ_7745c5c3_Err = templruntime.NewAttributeExpression(c.Block).Resolve(ctx)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 196, Col: 30}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 204, Col: 30}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var18)
 						if templ_7745c5c3_Err != nil {
@@ -512,7 +520,7 @@ func AddressMapView(p AddressMapProps) templ.Component {
 		var templ_7745c5c3_Var19 string
 		templ_7745c5c3_Var19, templ_7745c5c3_Err = templruntime.NewAttributeExpression(mapID(p, "hint")).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 208, Col: 48}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 216, Col: 48}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var19)
 		if templ_7745c5c3_Err != nil {
@@ -530,7 +538,7 @@ func AddressMapView(p AddressMapProps) templ.Component {
 			var templ_7745c5c3_Var20 string
 			templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(p.Map.Scope.String())
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 210, Col: 50}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 218, Col: 50}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 			if templ_7745c5c3_Err != nil {
@@ -548,7 +556,7 @@ func AddressMapView(p AddressMapProps) templ.Component {
 			var templ_7745c5c3_Var21 string
 			templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(blockSize(p.Map))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 212, Col: 35}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 220, Col: 35}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var21))
 			if templ_7745c5c3_Err != nil {
@@ -561,7 +569,7 @@ func AddressMapView(p AddressMapProps) templ.Component {
 			var templ_7745c5c3_Var22 string
 			templ_7745c5c3_Var22, templ_7745c5c3_Err = templ.JoinStringErrs(p.Map.Scope.String())
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 212, Col: 69}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 220, Col: 69}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var22))
 			if templ_7745c5c3_Err != nil {
@@ -585,7 +593,7 @@ func AddressMapView(p AddressMapProps) templ.Component {
 				var templ_7745c5c3_Var23 string
 				templ_7745c5c3_Var23, templ_7745c5c3_Err = templruntime.NewAttributeExpression(s.String()).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 218, Col: 33}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 226, Col: 33}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var23)
 				if templ_7745c5c3_Err != nil {
@@ -638,7 +646,7 @@ func AddressMapView(p AddressMapProps) templ.Component {
 				var templ_7745c5c3_Var26 string
 				templ_7745c5c3_Var26, templ_7745c5c3_Err = templ.JoinStringErrs(StateName(s))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 218, Col: 100}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 226, Col: 100}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var26))
 				if templ_7745c5c3_Err != nil {
@@ -679,7 +687,7 @@ func AddressMapView(p AddressMapProps) templ.Component {
 				var templ_7745c5c3_Var28 string
 				templ_7745c5c3_Var28, templ_7745c5c3_Err = templruntime.NewAttributeExpression(p.Asset("js/maps.js")).ResolveURL(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 230, Col: 38}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `maps.templ`, Line: 238, Col: 38}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var28)
 				if templ_7745c5c3_Err != nil {

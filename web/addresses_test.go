@@ -229,7 +229,7 @@ func TestAddressPage(t *testing.T) {
 }
 
 // TestAddressLinks links addresses to their pages from the allocation
-// tables and the search.
+// tables, the search and the VPC page's addresses and floating IPs.
 func TestAddressLinks(t *testing.T) {
 	c := newConsoleWithData(t)
 	for _, path := range []string{"/pools/acme/prod/vpc-main", "/subnets/acme/prod/main/web"} {
@@ -241,5 +241,17 @@ func TestAddressLinks(t *testing.T) {
 	_, body := c.get(t, "/search?q=vm-005", c.acme)
 	if !parseHTML(body).in("search-hit").linksTo("/addresses/acme/prod/vpc-main/10.42.1.7", false) {
 		t.Error("the search's hit of vm-005 does not link to its address's page")
+	}
+	fip, err := c.svc.ClaimFloatingIP(t.Context(), auth.Actor{Name: "acme", Role: auth.Tenant, Namespaces: []string{"acme/*"}}, ipam.ClaimFloatingIPInput{Namespace: "acme/prod", Name: "www", Zone: "zone-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body = c.get(t, "/vpcs/acme/prod/main", c.acme)
+	page := parseHTML(body)
+	if !page.in("address-10.42.1.7").linksTo("/addresses/acme/prod/vpc-main/10.42.1.7", false) {
+		t.Error("the VPC page's addresses do not link 10.42.1.7 to its page")
+	}
+	if !page.in("floating-ip-www").linksTo("/addresses/public-zone-a/"+fip.Address.String(), false) {
+		t.Errorf("the VPC page's floating IP www does not link %s to its page", fip.Address)
 	}
 }

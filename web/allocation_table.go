@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -19,15 +20,15 @@ func tableRequest(r *http.Request) ipam.TableQuery {
 	return ipam.TableQuery{Search: q.Get("q"), Prefix: strings.TrimSpace(q.Get("prefix")), Page: pageNumber(q.Get("page"))}
 }
 
-// allocationTable reads the page of pool's allocation table (of one of
-// its subnets, when read says so) that the request asks for, with its
+// allocationTable reads the page of pool's allocation table (of its
+// subnet within, when read says so) that the request asks for, with its
 // rows' and pages' links, at href. A search or a prefix the domain
 // refuses is shown at its field, without a table, and answers 422; to
 // htmx, which swaps only what succeeds, 200.
-func (s *Server) allocationTable(r *http.Request, href string, pool ipam.Pool, subnetColumn bool,
+func (s *Server) allocationTable(r *http.Request, href string, pool ipam.Pool, within netip.Prefix, subnetColumn bool,
 	read func(ipam.TableQuery) (ipam.AllocationTable, error)) (views.AllocationTableProps, int, error) {
 	tq := tableRequest(r)
-	p := views.AllocationTableProps{Href: href, Search: tq.Search, Prefix: r.URL.Query().Get("prefix"), SubnetColumn: subnetColumn}
+	p := views.AllocationTableProps{Href: href, Within: within.String(), Search: tq.Search, Prefix: r.URL.Query().Get("prefix"), SubnetColumn: subnetColumn}
 	t, err := read(tq)
 	if errors.Is(err, ipam.ErrInvalid) {
 		switch refusal := ipam.Classify(err); refusal.Field {

@@ -300,3 +300,13 @@ func TestTablePagesByNumber(t *testing.T) {
 		t.Error("the VPC page's subnet sizes do not read /12 · 1,048,576 addresses")
 	}
 }
+
+// TestConfirmationsSeparateThousands: what a confirmation says goes with
+// an action is counted as every figure of the console is (views.Figure).
+func TestConfirmationsSeparateThousands(t *testing.T) {
+	for n, want := range map[int]string{0: "no address", 1: "1 address", 18: "18 addresses", 1048573: "1,048,573 addresses"} {
+		if got := count(n, "address", "addresses"); got != want {
+			t.Errorf("count(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

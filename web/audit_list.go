@@ -90,7 +90,10 @@ func (s *Server) auditList(w http.ResponseWriter, r *http.Request) {
 	if f.Before > 0 {
 		v.FirstHref = auditHref(auditValues(q), 0)
 	}
-	v.Rows = changeRows(entries, true)
+	if v.Rows, err = s.changeRows(r.Context(), actor, entries); err != nil {
+		s.serverError(w, r, err)
+		return
+	}
 	s.render(w, r, http.StatusOK, views.AuditPage(s.shell(r, "Audit log"), v))
 }
 
@@ -184,6 +187,8 @@ func historyTitle(r audit.Ref, entries []ipam.AuditEntry) string {
 	case audit.KindSubnet:
 		vpc, name, _ := strings.Cut(r.Name, "/")
 		return "subnet " + name + " of VPC " + vpc + in
+	case audit.KindBranch:
+		return "branch " + r.Name
 	case audit.KindNumberPool:
 		if label == r.Name {
 			return "a number pool"

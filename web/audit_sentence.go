@@ -1,19 +1,25 @@
 package web
 
 import (
+	"cmp"
+	"context"
+	"errors"
 	"net/url"
 	"strings"
 
 	"pivirt.hu/ipam/internal/audit"
+	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/views"
 )
 
 // changeRow is the change e as the pages list it (the audit log, the
-// dashboard, the objects' histories): its sentence (audit.Describe), each
-// object it names linked to its page when the reader may open it.
-func changeRow(e ipam.AuditEntry, operator bool) views.ChangeRow {
-	s := audit.Describe(e)
+// dashboard, the objects' histories): its sentence (audit.DescribeWith,
+// the holders of numbers named where known), each object it names linked
+// to its page when the reader may open it.
+func changeRow(e ipam.AuditEntry, operator bool, holders map[audit.HolderKey]audit.Holder) views.ChangeRow {
+	s := audit.DescribeWith(e, holders)
 	row := views.ChangeRow{ID: e.ID, At: e.At, Actor: s.Actor, Fields: s.Fields, Details: s.Details, Namespace: e.Namespace}
 	for _, p := range s.Parts {
 		part := views.SentencePart{Text: p.Text}
@@ -25,13 +31,62 @@ func changeRow(e ipam.AuditEntry, operator bool) views.ChangeRow {
 	return row
 }
 
-// changeRows are the changes es as the pages list them.
-func changeRows(es []ipam.AuditEntry, operator bool) []views.ChangeRow {
+// changeRows are the changes es as the pages list them to actor.
+func (s *Server) changeRows(ctx context.Context, actor auth.Actor, es []ipam.AuditEntry) ([]views.ChangeRow, error) {
+	holders, err := s.numberHolders(ctx, actor, es)
+	if err != nil {
+		return nil, err
+	}
 	rows := make([]views.ChangeRow, len(es))
 	for i, e := range es {
-		rows[i] = changeRow(e, operator)
+		rows[i] = changeRow(e, actor.IsOperator(), holders)
 	}
-	return rows
+	return rows, nil
+}
+
+// numberHolders returns the objects that hold the numbers that es
+// allocate and release, as the branch of each entry shows them now (one
+// read of a pool and one of its kind's objects per branch and pool); an
+// object no longer shown, on a branch or of a pool no longer there, stays
+// unnamed. Only operators read objects of kinds.
+func (s *Server) numberHolders(ctx context.Context, actor auth.Actor, es []ipam.AuditEntry) (map[audit.HolderKey]audit.Holder, error) {
+	if s.numbers == nil || !actor.IsOperator() {
+		return nil, nil
+	}
+	type branchPool struct{ branch, pool string }
+	wanted := map[branchPool][]string{}
+	for _, e := range es {
+		if key, pool, ok := audit.HolderOf(e); ok {
+			bp := branchPool{cmp.Or(key.Branch, branch.Main), pool}
+			wanted[bp] = append(wanted[bp], key.ID)
+		}
+	}
+	out := map[audit.HolderKey]audit.Holder{}
+	kinds := map[string]string{}
+	for bp, ids := range wanted {
+		kind, ok := kinds[bp.pool]
+		if !ok {
+			pool, err := s.numbers.Pool(ctx, actor, bp.pool)
+			if err != nil && !errors.Is(err, branch.ErrNotFound) {
+				return nil, err
+			}
+			kind, kinds[bp.pool] = pool.Kind, pool.Kind
+		}
+		if kind == "" {
+			continue
+		}
+		page, err := s.branches.Objects(ctx, actor, bp.branch, kind, branch.Filter{IDs: ids}, branch.MaxPage, 0)
+		if errors.Is(err, branch.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range page.Objects {
+			out[audit.HolderKey{Branch: bp.branch, ID: o.ID}] = audit.Holder{Kind: o.Kind, Label: cmp.Or(o.DisplayLabel, o.ID)}
+		}
+	}
+	return out, nil
 }
 
 // refHref is the page of the object r, or "" when it has none the reader

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/views"
 )
@@ -43,6 +44,10 @@ func (s *Server) branchShow(w http.ResponseWriter, r *http.Request, name string)
 	}
 	if err != nil {
 		s.failed(w, r, err)
+		return
+	}
+	if p.History, err = s.history(r.Context(), audit.Ref{Kind: audit.KindBranch, Name: name}, "branch "+name); err != nil {
+		s.serverError(w, r, err)
 		return
 	}
 	s.render(w, r, http.StatusOK, views.BranchPage(p))

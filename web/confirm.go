@@ -3,7 +3,6 @@ package web
 import (
 	"net/http"
 	"net/url"
-	"strconv"
 
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/views"
@@ -106,5 +105,5 @@ func count(n int, one, many string) string {
 	case 1:
 		return "1 " + one
 	}
-	return strconv.Itoa(n) + " " + many
+	return views.Figure(n) + " " + many
 }

@@ -26,7 +26,10 @@ func (s *Server) history(ctx context.Context, r audit.Ref, what string) (views.H
 	if err != nil {
 		return views.HistoryProps{}, err
 	}
-	p := views.HistoryProps{What: what, Rows: changeRows(entries, actor.IsOperator()), Shown: true}
+	p := views.HistoryProps{What: what, Shown: true}
+	if p.Rows, err = s.changeRows(ctx, actor, entries); err != nil {
+		return views.HistoryProps{}, err
+	}
 	if actor.IsOperator() {
 		p.AuditHref = auditHistoryHref(r)
 	}

@@ -140,7 +140,7 @@ func TestKindObjectHistories(t *testing.T) {
 		want        []string
 	}{
 		{numberPoolHref(pool.ID), "/audit?object_kind=CoreNumberPool&object_name=" + pool.ID, []string{
-			"system allocated 100 from number pool VLAN IDs on branch main",
+			"system allocated 100 from number pool VLAN IDs to IpamVLAN users on branch main",
 			"system created number pool VLAN IDs of IpamVLAN.vlan_id: 100-199, per site",
 		}},
 		{objectHref("IpamVLAN", vlan, ""), "/audit?object_kind=IpamVLAN&object_name=" + vlan, []string{
@@ -159,6 +159,14 @@ func TestKindObjectHistories(t *testing.T) {
 			t.Errorf("GET %s reads\n%q, want\n%q", tt.audit, got, tt.want)
 		}
 	}
+	// The number's holder is named by its label and linked to its page.
+	holder := false
+	for _, href := range historyLinks(c.page(t, numberPoolHref(pool.ID))) {
+		holder = holder || strings.HasPrefix(href, "/objects/IpamVLAN/") && strings.Contains(href, "/edit")
+	}
+	if !holder {
+		t.Errorf("the number pool's history does not link the VLAN that holds 100")
+	}
 	page := c.page(t, objectHref("IpamVLAN", vlan, ""))
 	var fields []string
 	for _, f := range page.in("history").all("history-field") {
@@ -166,5 +174,60 @@ func TestKindObjectHistories(t *testing.T) {
 	}
 	if want := []string{"display label: voice → voice-a", "name: voice → voice-a", "vlan_id: 7 → 8"}; !slices.Equal(fields, want) {
 		t.Errorf("the change's fields read %q, want %q", fields, want)
+	}
+}
+
+// TestBranchHistory: a branch's page shows its history: its creation, its
+// schema's loads, the changes of objects and numbers made on it and its
+// merge, and no other branch's changes nor main's; the audit log filtered
+// to it lists the same.
+func TestBranchHistory(t *testing.T) {
+	t.Parallel()
+	c := newKindsConsole(t)
+	ctx := t.Context()
+	site := c.site(t, branch.Main, "site-a")
+	pool := c.vlanPool(t, "VLAN IDs", []numbers.Range{{Start: 100, End: 199, Weight: 1}}, "site")
+	for _, name := range []string{"add-guests", "other"} {
+		if _, err := c.branches.CreateBranch(ctx, auth.System, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.nums.CreateObject(ctx, auth.System, "add-guests", "IpamVLAN", branch.ObjectInput{Attributes: map[string]any{"name": "guests"},
+		Relationships: map[string][]string{"site": {site}}}, []numbers.FromPool{{Attribute: "vlan_id", Pool: pool.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	c.vlan(t, "other", "voice", 7, site)
+	c.vlan(t, branch.Main, "users", 10, site)
+	c.load(t, "add-guests", `version: "1.0"
+nodes:
+  - name: VLAN
+    namespace: Ipam
+    attributes:
+      - {name: description, kind: Text, optional: true}
+`)
+	if _, err := c.branches.MergeBranch(ctx, auth.System, "add-guests"); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"system merged branch add-guests into main: 1 object, 1 schema change",
+		"system loaded a schema on branch add-guests: 1 change",
+		"system created IpamVLAN guests on branch add-guests",
+		"system allocated 100 from number pool VLAN IDs to IpamVLAN guests on branch add-guests",
+		"system created branch add-guests",
+	}
+	page := c.page(t, "/branches/add-guests")
+	if got := auditSentences(page.in("history"), "history"); !slices.Equal(got, want) {
+		t.Errorf("the branch's history reads\n%q, want\n%q", got, want)
+	}
+	all := page.in("history").all("history-all")
+	if len(all) != 1 || attrOf(all[0], "href") != "/audit?object_kind=Branch&object_name=add-guests" {
+		t.Fatalf("the branch's history does not link the audit log filtered to it")
+	}
+	filtered := c.page(t, attrOf(all[0], "href"))
+	if got := auditSentences(filtered, "audit"); !slices.Equal(got, want) {
+		t.Errorf("the audit log of the branch reads\n%q, want\n%q", got, want)
+	}
+	if got := filtered.text("audit-object-name"); got != "branch add-guests" {
+		t.Errorf("the audit log of the branch is titled %q", got)
 	}
 }

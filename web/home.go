@@ -81,7 +81,9 @@ func (s *Server) dashboard(ctx context.Context, actor auth.Actor, all bool) (vie
 		views.DashboardCount{One: "allocation", Many: "allocations", TestID: "count-allocations", Value: dash.Allocations, Href: "/pools"},
 		views.DashboardCount{One: "change today", Many: "changes today", TestID: "count-changes", Value: dash.ChangesToday, AtLeast: dash.ChangesToday >= ipam.MaxChangesCounted, Href: changesHref(p.Operator)},
 	)
-	p.Changes = changeRows(dash.Recent, p.Operator)
+	if p.Changes, err = s.changeRows(ctx, actor, dash.Recent); err != nil {
+		return p, err
+	}
 	return p, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"pivirt.hu/ipam/internal/branch"
+	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/schema"
@@ -203,5 +204,36 @@ func (s *Server) poolSaved(w http.ResponseWriter, r *http.Request, pool numbers.
 // form from it.
 func (s *Server) renderNumberPoolForm(w http.ResponseWriter, r *http.Request, status int, p views.NumberPoolFormProps) {
 	p.PreviewReady = s.assets.Has(previewWasm)
+	p.Preview = numberPoolPreview(p.Form.Ranges)
 	s.render(w, r, status, views.NumberPoolFormPage(p))
+}
+
+// previewShown is how many numbers the number pool form's preview lists,
+// as static/js/number-pool.js does.
+const previewShown = 12
+
+// numberPoolPreview is the preview of the ranges typed into the form's
+// rows, as the page's script computes it (the same enumerator, built as
+// WebAssembly), so that a browser without JavaScript shows it too; nil
+// when no range was typed.
+func numberPoolPreview(rows []views.RangeRow) *candidates.NumberPreviewOutput {
+	var typed []views.RangeRow
+	for _, r := range rows {
+		if r.Start != "" || r.End != "" {
+			typed = append(typed, r)
+		}
+	}
+	if len(typed) == 0 {
+		return nil
+	}
+	ranges, err := formRanges(typed)
+	if err != nil {
+		return &candidates.NumberPreviewOutput{Errors: candidates.Errors{{Field: "ranges", Message: err.Error()}}}
+	}
+	in := candidates.NumberPreviewInput{Next: previewShown}
+	for _, r := range ranges {
+		in.Ranges = append(in.Ranges, candidates.NumberRange(r))
+	}
+	out := candidates.NumberPreview(in)
+	return &out
 }

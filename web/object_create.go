@@ -92,6 +92,10 @@ func (s *Server) objectSave(w http.ResponseWriter, r *http.Request, id string) {
 	}
 	p.ID, p.Error = id, formError
 	keepInput(r, &p, errs)
+	if err := predictNumbers(&p); err != nil {
+		s.serverError(w, r, err)
+		return
+	}
 	s.render(w, r, http.StatusUnprocessableEntity, views.ObjectFormPage(p))
 }
 

@@ -91,7 +91,7 @@ func fieldType(k schema.AttributeKind) views.ObjectFieldType {
 }
 
 // objectFormProps returns the object form of the kind on the branch,
-// filled with o's values (nil for a new object).
+// filled with o's values (nil for a new object), its numbers predicted.
 func (s *Server) objectFormProps(ctx context.Context, actor auth.Actor, kp kindPage, o *branch.Object) (views.ObjectFormPageProps, error) {
 	kind := kp.kind.FullName()
 	p := views.ObjectFormPageProps{Shell: kp.shell, Branch: kp.branch, Kind: kind}
@@ -148,7 +148,7 @@ func (s *Server) objectFormProps(ctx context.Context, actor auth.Actor, kp kindP
 			return p, err
 		}
 	}
-	return p, nil
+	return p, predictNumbers(&p)
 }
 
 // poolsOf returns the number pools of the kind (or of a generic it

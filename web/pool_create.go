@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/views"
 )
@@ -67,7 +68,20 @@ func (s *Server) poolCreate(w http.ResponseWriter, r *http.Request) {
 		s.serverError(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusUnprocessableEntity, views.PoolNewPage(views.PoolNewPageProps{Shell: s.shell(r, "New public pool"), Form: f, PreviewReady: s.assets.Has(previewWasm)}))
+	s.render(w, r, http.StatusUnprocessableEntity, views.PoolNewPage(views.PoolNewPageProps{Shell: s.shell(r, "New public pool"), Form: f, PreviewReady: s.assets.Has(previewWasm),
+		Preview: poolPreview(f)}))
+}
+
+// poolPreview is the preview of the pool typed into f, as the page's
+// script computes it (the same enumerator, built as WebAssembly), so that
+// a browser without JavaScript shows it too; nil when nothing was typed.
+func poolPreview(f views.PoolForm) *candidates.PreviewOutput {
+	exclude := splitList(f.Exclude)
+	if f.CIDR == "" && f.Gateway == "" && len(exclude) == 0 {
+		return nil
+	}
+	out := candidates.Preview(candidates.PreviewInput{Pool: candidates.PoolSpec{CIDR: f.CIDR, Gateway: f.Gateway, Exclude: exclude}})
+	return &out
 }
 
 // inputOf maps a domain field ("exclude[2]") to the form input holding it.

@@ -40,7 +40,7 @@ func (s *Server) poolShow(w http.ResponseWriter, r *http.Request) {
 	if o.VPC.Name != "" {
 		p.VPCHref = vpcHref(o.VPC)
 	}
-	table, status, err := s.allocationTable(r, p.Href, o.Pool, true, func(tq ipam.TableQuery) (ipam.AllocationTable, error) {
+	table, status, err := s.allocationTable(r, p.Href, o.Pool, o.Pool.CIDR, true, func(tq ipam.TableQuery) (ipam.AllocationTable, error) {
 		return s.ipam.PoolTable(r.Context(), actor, o.Pool, tq)
 	})
 	if err != nil {

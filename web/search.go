@@ -42,7 +42,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	if f := q.Get("first"); f != "" {
 		n, err := strconv.Atoi(f)
 		if err != nil {
-			p.Error = "first " + strconv.Quote(f) + " is not a number: give how many hits to show, 1 to " + strconv.Itoa(ipam.MaxSearchHits)
+			p.Error = "first " + strconv.Quote(f) + " is not a number: give how many hits to show, 1 to " + views.Figure(ipam.MaxSearchHits)
 			s.render(w, r, http.StatusUnprocessableEntity, views.SearchPage(p))
 			return
 		}

@@ -36,7 +36,7 @@ func (s *Server) subnetShow(w http.ResponseWriter, r *http.Request) {
 	href := views.SubnetHref(d.Subnet)
 	p := views.SubnetPageProps{Shell: s.shell(r, d.Subnet.Name), Detail: d, Href: href, VPCHref: vpcHref(d.VPC), PoolHref: poolHref(d.Pool),
 		Chart: views.UsageChartProps{Chart: chart, Href: href}}
-	table, status, err := s.allocationTable(r, href, d.Pool, false, func(tq ipam.TableQuery) (ipam.AllocationTable, error) {
+	table, status, err := s.allocationTable(r, href, d.Pool, d.Subnet.CIDR, false, func(tq ipam.TableQuery) (ipam.AllocationTable, error) {
 		return s.ipam.SubnetTable(r.Context(), actor, d.Subnet, tq)
 	})
 	if err != nil {

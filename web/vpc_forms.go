@@ -78,5 +78,6 @@ func (s *Server) claimRefused(w http.ResponseWriter, r *http.Request, v ipam.VPC
 	}
 	p.Result = &views.ClaimResult{Form: r.PostFormValue("action"), Error: refusal.Message}
 	keep(&p)
+	predictClaims(&p)
 	s.render(w, r, http.StatusUnprocessableEntity, views.VPCPage(p))
 }

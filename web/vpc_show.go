@@ -34,6 +34,7 @@ func (s *Server) vpcShow(w http.ResponseWriter, r *http.Request) {
 	if s.popFlash(r.Context(), vpcDoneKey(o.VPC), &done) {
 		p.Flash = &done
 	}
+	predictClaims(&p)
 	s.render(w, r, http.StatusOK, views.VPCPage(p))
 }
 

@@ -104,6 +104,18 @@ func page(ctx context.Context, cfg config, dsn string) (pageResult, error) {
 // its search finds objects of kinds); without, it starts its own service
 // of branches.
 func signedInConsole(ctx context.Context, db *store.DB, svc *ipam.Service, nums *numbers.Service) (get func(path string) (time.Duration, int, error), closeConsole func(), err error) {
+	getBody, closeConsole, err := signedInConsoleBody(ctx, db, svc, nums)
+	if err != nil {
+		return nil, nil, err
+	}
+	return func(path string) (time.Duration, int, error) {
+		d, body, err := getBody(path)
+		return d, len(body), err
+	}, closeConsole, nil
+}
+
+// signedInConsoleBody is signedInConsole returning the body.
+func signedInConsoleBody(ctx context.Context, db *store.DB, svc *ipam.Service, nums *numbers.Service) (get func(path string) (time.Duration, string, error), closeConsole func(), err error) {
 	quiet := slog.New(slog.DiscardHandler)
 	users := auth.NewService(db)
 	cfg := web.Config{IPAM: svc, Numbers: nums, Auth: users, Logger: quiet, Version: "ipambench"}
@@ -135,7 +147,7 @@ func signedInConsole(ctx context.Context, db *store.DB, svc *ipam.Service, nums 
 		closeBranches()
 		return nil, nil, fmt.Errorf("signing in to the console: POST /login = %d: %.300s", rec.Code, rec.Body.String())
 	}
-	get = func(path string) (time.Duration, int, error) {
+	get = func(path string) (time.Duration, string, error) {
 		req := httptest.NewRequestWithContext(ctx, http.MethodGet, path, nil)
 		for _, c := range cookies {
 			req.AddCookie(c)
@@ -145,9 +157,9 @@ func signedInConsole(ctx context.Context, db *store.DB, svc *ipam.Service, nums 
 		h.ServeHTTP(rec, req)
 		d := time.Since(start)
 		if rec.Code != http.StatusOK {
-			return d, 0, fmt.Errorf("GET %s = %d: %.300s", path, rec.Code, rec.Body.String())
+			return d, "", fmt.Errorf("GET %s = %d: %.300s", path, rec.Code, rec.Body.String())
 		}
-		return d, rec.Body.Len(), nil
+		return d, rec.Body.String(), nil
 	}
 	return get, closeBranches, nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/netip"
+	"strings"
 	"time"
 
 	"pivirt.hu/ipam/internal/ipam"
@@ -11,13 +13,16 @@ import (
 
 // vpcReadResult is the time of reading a VPC with its subnets' usage, by
 // GraphQL and by the console's VPC page, with a /10 subnet of a /8 holding
-// 1 000 allocations and 1 000 000 (issue 14; config.vpcReadSizes).
+// 1 000 allocations and 1 000 000 (issue 14; config.vpcReadSizes), and of
+// the subnet's page with the middle page of its allocation table (issue
+// 22).
 type vpcReadResult struct {
-	sizes     [2]int    // the allocations of each VPC: the reference and the large one
-	gql, page [2]figure // by sizes
-	// gqlRatio and pageRatio are the medians of the runs' p50 ratios of
-	// the large VPC to the reference.
-	gqlRatio, pageRatio float64
+	sizes            [2]int    // the allocations of each VPC: the reference and the large one
+	gql, page, table [2]figure // by sizes
+	tablePages       [2]int    // the middle page read of each subnet's table
+	// gqlRatio, pageRatio and tableRatio are the medians of the runs' p50
+	// ratios of the large VPC to the reference.
+	gqlRatio, pageRatio, tableRatio float64
 	// viewLoad is a fresh process's first read of the large VPC's usage:
 	// its view of the pool loaded.
 	viewLoad figure
@@ -109,6 +114,31 @@ func vpcRead(ctx context.Context, cfg config, dsn string) (vpcReadResult, error)
 		d, _, err := get("/vpcs/" + namespaces[i] + "/net")
 		return d, err
 	}
+	// The subnet's page at the middle page of its table (50 rows a page:
+	// the allocations, then one run of free addresses), checked to start
+	// with the allocation of its number.
+	tableGet, closeTable, err := signedInConsoleBody(ctx, db, svc, nil)
+	if err != nil {
+		return out, err
+	}
+	defer closeTable()
+	table := func(i int) (time.Duration, error) {
+		rows := out.sizes[i] + 1
+		pages := (rows + ipam.TablePerPage - 1) / ipam.TablePerPage
+		out.tablePages[i] = pages / 2
+		d, body, err := tableGet(fmt.Sprintf("/subnets/%s/net/big?page=%d", namespaces[i], out.tablePages[i]))
+		if err != nil {
+			return d, err
+		}
+		first := netip.AddrFrom4([4]byte{10, 0, 0, 0})
+		for range (out.tablePages[i]-1)*ipam.TablePerPage + 2 {
+			first = first.Next()
+		}
+		if want := `data-testid="allocation-` + first.String() + `"`; !strings.Contains(body, want) {
+			return d, fmt.Errorf("the page %d of the table of %d allocations lacks its first row, %s", out.tablePages[i], out.sizes[i], first)
+		}
+		return d, nil
+	}
 	for i := range out.sizes {
 		for range 3 { // loads the views and the caches, as a serving process has them
 			if _, err := post(i); err != nil {
@@ -117,17 +147,20 @@ func vpcRead(ctx context.Context, cfg config, dsn string) (vpcReadResult, error)
 			if _, err := view(i); err != nil {
 				return out, err
 			}
+			if _, err := table(i); err != nil {
+				return out, err
+			}
 		}
 	}
-	var gqlRuns, pageRuns [2][]run
-	var gqlRatios, pageRatios []float64
+	var gqlRuns, pageRuns, tableRuns [2][]run
+	var gqlRatios, pageRatios, tableRatios []float64
 	for r := range cfg.runs {
 		for _, read := range []struct {
 			op     func(int) (time.Duration, error)
 			runs   *[2][]run
 			ratios *[]float64
 			name   string
-		}{{post, &gqlRuns, &gqlRatios, "GraphQL"}, {view, &pageRuns, &pageRatios, "console"}} {
+		}{{post, &gqlRuns, &gqlRatios, "GraphQL"}, {view, &pageRuns, &pageRatios, "console"}, {table, &tableRuns, &tableRatios, "allocation table"}} {
 			var rr [2]run
 			for i := range out.sizes {
 				if rr[i], err = concurrently(cfg.pageN, 1, func() (time.Duration, error) { return read.op(i) }); err != nil {
@@ -140,8 +173,8 @@ func vpcRead(ctx context.Context, cfg config, dsn string) (vpcReadResult, error)
 		}
 	}
 	for i := range out.sizes {
-		out.gql[i], out.page[i] = figureOf(gqlRuns[i]), figureOf(pageRuns[i])
+		out.gql[i], out.page[i], out.table[i] = figureOf(gqlRuns[i]), figureOf(pageRuns[i]), figureOf(tableRuns[i])
 	}
-	out.gqlRatio, out.pageRatio = median(gqlRatios), median(pageRatios)
+	out.gqlRatio, out.pageRatio, out.tableRatio = median(gqlRatios), median(pageRatios), median(tableRatios)
 	return out, nil
 }

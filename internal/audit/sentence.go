@@ -83,8 +83,39 @@ const maxDetails = 10
 // and display labels (never by an id, which only the Refs hold). An entry
 // whose documents do not decode is told by its action, kind and name.
 func Describe(e Entry) Sentence {
+	return DescribeWith(e, nil)
+}
+
+// A Holder is an object that holds a number, as the reader knows it now:
+// its kind and display label.
+type Holder struct{ Kind, Label string }
+
+// A HolderKey names an object that holds a number: the branch of the
+// entry and the object's id.
+type HolderKey struct{ Branch, ID string }
+
+// HolderOf returns the key of the object that holds the number of e, and
+// false when e is no number's allocation or release.
+func HolderOf(e Entry) (key HolderKey, poolID string, ok bool) {
 	before, after, err := e.Documents()
-	var b builder
+	if err != nil {
+		return HolderKey{}, "", false
+	}
+	switch d := cmpOr(after, before).(type) {
+	case NumberAllocation:
+		return HolderKey{Branch: e.Branch, ID: d.Object}, d.PoolID, d.Object != ""
+	case NumberRelease:
+		return HolderKey{Branch: cmpString(d.AllocatedOn, e.Branch), ID: d.Object}, d.PoolID, d.Object != ""
+	}
+	return HolderKey{}, "", false
+}
+
+// DescribeWith is Describe, naming the holders of numbers that holders
+// knows (HolderOf) by their labels, linked; the others stay unnamed, as
+// Describe leaves them.
+func DescribeWith(e Entry, holders map[HolderKey]Holder) Sentence {
+	before, after, err := e.Documents()
+	b := builder{holders: holders}
 	if err == nil {
 		b.describe(e, before, after)
 	}
@@ -100,6 +131,19 @@ type builder struct {
 	parts   []Part
 	fields  []Field
 	details []string
+	holders map[HolderKey]Holder
+}
+
+// holder adds " <words> <kind> <label>" when the holder of the number
+// of e is known.
+func (b *builder) holder(e Entry, words string) {
+	key, _, ok := HolderOf(e)
+	h, known := b.holders[key]
+	if !ok || !known {
+		return
+	}
+	b.words(" " + words + " " + h.Kind + " ")
+	b.ref(h.Label, Ref{Kind: h.Kind, Name: key.ID, Branch: key.Branch})
 }
 
 // words adds words.
@@ -201,10 +245,12 @@ func (b *builder) describe(e Entry, before, after Payload) {
 	case NumberAllocation:
 		b.words("allocated " + strconv.FormatInt(d.Number, 10) + " from number pool ")
 		b.ref(d.Pool, Ref{Kind: KindNumberPool, Name: d.PoolID})
+		b.holder(e, "to")
 		b.onBranch(e.Branch)
 	case NumberRelease:
 		b.words("released " + strconv.FormatInt(d.Number, 10) + " of number pool ")
 		b.ref(d.Pool, Ref{Kind: KindNumberPool, Name: d.PoolID})
+		b.holder(e, "held by")
 		b.onBranch(e.Branch)
 	case User:
 		switch e.Action {

@@ -294,3 +294,39 @@ func TestKindsAndActions(t *testing.T) {
 		t.Errorf("Actions() = %v, not sorted", actions)
 	}
 }
+
+// TestDescribeWith names the holder of a number by its label, linked to
+// it on the branch it was allocated on, when the reader knows it.
+func TestDescribeWith(t *testing.T) {
+	allocated := Entry{Actor: "op", Action: Allocate, Kind: KindNumberPool, Name: "VLAN IDs", Branch: "b1",
+		After: doc(`{"pool": "VLAN IDs", "pool_id": "p1", "division": ["s1"], "number": 100, "identifier": "o1", "object": "o1"}`)}
+	released := Entry{Actor: "op", Action: Release, Kind: KindNumberPool, Name: "VLAN IDs", Branch: "main",
+		Before: doc(`{"pool": "VLAN IDs", "pool_id": "p1", "division": ["s1"], "number": 100, "identifier": "o1", "object": "o1", "allocated_on": "b1"}`)}
+	holders := map[HolderKey]Holder{{Branch: "b1", ID: "o1"}: {Kind: "IpamVLAN", Label: "guests"}}
+	for _, tt := range []struct {
+		e       Entry
+		holders map[HolderKey]Holder
+		want    string
+	}{
+		{allocated, holders, "op allocated 100 from number pool VLAN IDs to IpamVLAN guests on branch b1"},
+		{released, holders, "op released 100 of number pool VLAN IDs held by IpamVLAN guests on branch main"},
+		{allocated, nil, "op allocated 100 from number pool VLAN IDs on branch b1"},
+		{allocated, map[HolderKey]Holder{{Branch: "main", ID: "o1"}: {Kind: "IpamVLAN", Label: "guests"}}, "op allocated 100 from number pool VLAN IDs on branch b1"},
+	} {
+		s := DescribeWith(tt.e, tt.holders)
+		if got := s.Actor + " " + s.Text(); got != tt.want {
+			t.Errorf("DescribeWith(%s) = %q, want %q", tt.e.Action, got, tt.want)
+		}
+		for _, p := range s.Parts {
+			if p.Text == "guests" && (p.Ref == nil || *p.Ref != (Ref{Kind: "IpamVLAN", Name: "o1", Branch: "b1"})) {
+				t.Errorf("DescribeWith(%s) links the holder to %+v", tt.e.Action, p.Ref)
+			}
+		}
+	}
+	if key, pool, ok := HolderOf(released); !ok || key != (HolderKey{Branch: "b1", ID: "o1"}) || pool != "p1" {
+		t.Errorf("HolderOf(a release) = %+v, %q, %v", key, pool, ok)
+	}
+	if _, _, ok := HolderOf(Entry{Action: Create, Kind: KindVPC, Name: "main", After: doc(`{}`)}); ok {
+		t.Errorf("HolderOf(a VPC's creation) names a holder")
+	}
+}

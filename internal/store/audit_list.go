@@ -40,8 +40,10 @@ const auditColumns = `id, at, actor, action, namespace, object_kind, object_name
 // AuditEntries returns the entries f keeps, newest first. A filter no
 // stored entry can match (text that is not UTF-8 or holds a NUL) matches
 // nothing. The history of an object is read down the indexes of
-// migration 0021, each part of it newest first, so that it takes a few
-// index probes whatever the size of the log (BenchmarkAuditHistory).
+// migration 0021, each part of it newest first, and a filter by actor,
+// action or kind down audit_log_actor, audit_log_action and
+// audit_log_kind, so that a page takes a few index probes whatever the
+// size of the log (BenchmarkAuditHistory).
 func AuditEntries(ctx context.Context, q sqlx.QueryerContext, f AuditFilter) ([]AuditEntry, error) {
 	texts := []string{f.Namespace, f.Actor, f.Action, f.Kind}
 	if f.Object != nil {
@@ -113,14 +115,19 @@ func (w *auditWhere) filter(f AuditFilter) {
 			conds = append(conds, c.column+" = "+w.arg(c.value))
 		}
 	}
+	if f.Kind != "" && f.Kind != audit.KindAllocation && f.Kind != audit.KindNumberPool {
+		// Written out, so that the planner sees that the index audit_log_kind
+		// holds the kind's entries.
+		conds = append(conds, ownEntries)
+	}
 	if f.Before > 0 {
 		conds = append(conds, "id < "+w.arg(f.Before))
 	}
 	w.common = strings.Join(conds, " AND ")
 }
 
-// The conditions of the partial indexes of migration 0021, written as
-// they are there so that the planner sees that each part may use its
+// The conditions of the audit log's partial indexes, written as they are
+// in their migrations so that the planner sees that each part may use its
 // index.
 const (
 	ownEntries        = `object_kind <> 'IPAllocation' AND object_kind <> 'CoreNumberPool'`
@@ -129,7 +136,12 @@ const (
 	poolOf            = `(coalesce(after, before) ->> 'pool')`
 	subnetOf          = `(coalesce(after, before) ->> 'subnet')`
 	numberPoolOf      = `(coalesce(coalesce(after, before) ->> 'pool_id', coalesce(after, before) ->> 'id'))`
+	onBranch          = `branch IS NOT NULL AND branch <> 'main'`
 )
+
+// mainBranch is the default branch, whose changes audit_log_branch leaves
+// out: they are most of the log's changes of objects and numbers.
+const mainBranch = "main"
 
 // history returns the parts of the history of the object r, each a
 // statement of entries newest first, at most limit (0: all):
@@ -139,6 +151,9 @@ const (
 //     addresses;
 //   - a subnet ("<vpc>/<subnet>"): its own, and those of its addresses;
 //   - a number pool (its id): its own and its numbers';
+//   - a branch: its own (its creation, merges, rebases, deletion), its
+//     schema's loads, and the changes of objects and numbers made on it
+//     (but on main, whose changes are the objects' own histories);
 //   - an object of a kind (its id), or any other kind: its own.
 //
 // false when r names nothing that can have entries.
@@ -164,6 +179,13 @@ func (w *auditWhere) history(r audit.Ref, limit int) ([]string, bool) {
 		return []string{own(audit.KindSubnet, r.Name), addresses}, true
 	case audit.KindNumberPool:
 		return []string{w.part(numberEntries+` AND `+numberPoolOf+` = `+w.arg(r.Name), limit)}, true
+	case audit.KindBranch:
+		parts := []string{own(audit.KindBranch, r.Name), own(audit.KindSchema, r.Name)}
+		if r.Name != mainBranch {
+			parts = append(parts, w.part(onBranch+` AND branch = `+w.arg(r.Name)+
+				` AND object_kind <> 'Branch' AND object_kind <> 'Schema'`, limit))
+		}
+		return parts, true
 	case audit.KindAllocation, "":
 		return nil, false
 	}

@@ -1,9 +1,11 @@
 // The VPC page's claim forms show the address each claim will get (the
-// prefix, for a subnet), computed in the browser by the WebAssembly
-// enumerator from the claims the page carries (its subnets, its zones'
-// public pools and their taken ranges), before anything is submitted. The
-// enumerator answers as the server does, in the server's words; this
-// script only reads the forms and writes the answers. The prediction is
+// prefix, for a subnet). The server draws the first prediction
+// (web/claim_predict.go); this script computes it again as the user
+// types, with the same enumerator built as WebAssembly, from the claims
+// the page carries (its subnets, its zones' public pools and their taken
+// ranges), before anything is submitted. The enumerator answers as the
+// server does, in the server's words; this script only reads the forms
+// and writes the answers. The prediction is
 // sent along, so that the server's answer can say when it gave another one
 // (someone claimed the predicted one first).
 "use strict";

@@ -1,8 +1,9 @@
-// The object form's "From pool" tabs show the number the object will get,
-// computed in the browser by the WebAssembly enumerator (ipamNextNumber)
-// from the pool's ranges and the numbers taken in the object's division,
-// which the page carries; it is computed again, without a request, when
-// the pool or a scope element (the site) changes. The prediction is sent
+// The object form's "From pool" tabs show the number the object will get.
+// The server draws the first prediction (web/object_predict.go); this
+// script computes it again, without a request, when the pool or a scope
+// element (the site) changes, with the same enumerator built as
+// WebAssembly (ipamNextNumber), from the pool's ranges and the numbers
+// taken in the object's division, which the page carries. The prediction is sent
 // along, so that the server's answer can say when it gave another one.
 "use strict";
 
