@@ -59,8 +59,9 @@ const readFields = `() => JSON.stringify(Array.from(document.querySelectorAll('[
 // JavaScript), reaches the VLANs, marked current, and reads the VLAN form:
 // the fields by their labels, site before the vlan_id its pool divides by,
 // the required ones marked and required, each input named by its label
-// alone. Each page is checked at both sizes, in light and in dark, by
-// axe-core, and is no wider than the screen, the menu open included.
+// alone, the prediction waiting for the site by its label. Each page is
+// checked at both sizes, in light and in dark, by axe-core, and is no
+// wider than the screen, the menu open included.
 func TestObjectsMenuAndForm(t *testing.T) {
 	srv := startServerArgs(t, pgtest.NewURL(t), "--demo")
 	base := srv.URL
@@ -101,8 +102,9 @@ func TestObjectsMenuAndForm(t *testing.T) {
 	currentKind(t, desk, "IpamVLAN")
 	deskCheck.check(t, "1280 px: the VLANs")
 
-	// By a tap, without JavaScript.
+	// By a tap, without JavaScript, in the header's menu.
 	goTo(t, phone, base, "/")
+	click(t, phone, testID("menu-button"))
 	click(t, phone, testID("kinds-menu-toggle"))
 	if err := phone.Locator(testID("kind-link-IpamVLAN")).WaitFor(); err != nil {
 		t.Fatalf("a tap on the Objects menu does not show its kinds: %v", err)
@@ -140,6 +142,13 @@ func TestObjectsMenuAndForm(t *testing.T) {
 			t.Errorf("the form shows the fields\n%+v\nwant\n%+v", got, wantFields)
 		}
 		waitForText(t, page, "required-note", "Fields marked * are required.")
+		// The prediction waits for the site by its label: the script's
+		// words, or the server's without JavaScript.
+		waiting := "prediction-pending"
+		if c.lens != nil {
+			waiting = "prediction-error"
+		}
+		waitForText(t, page, waiting, "choose Site first")
 		// Each input is named by its label alone, the mark aside.
 		for role, name := range map[playwright.AriaRole]string{"textbox": "Name", "combobox": "Site", "group": "VLAN ID"} {
 			if n, err := page.GetByRole(role, playwright.PageGetByRoleOptions{Name: name, Exact: playwright.Bool(true)}).Count(); err != nil || n != 1 {

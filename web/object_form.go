@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -93,9 +94,9 @@ func fieldType(k schema.AttributeKind) views.ObjectFieldType {
 }
 
 // objectFormProps returns the object form of the kind on the branch,
-// filled with o's values (nil for a new object): its fields by their
-// labels, the required ones marked, in predictionOrder; its numbers
-// predicted.
+// filled with o's values (nil for a new object), its numbers predicted:
+// its fields by their labels, the required ones marked, in
+// predictionOrder.
 func (s *Server) objectFormProps(ctx context.Context, actor auth.Actor, kp kindPage, o *branch.Object) (views.ObjectFormPageProps, error) {
 	kind := kp.kind.FullName()
 	p := views.ObjectFormPageProps{Shell: kp.shell, Branch: kp.branch, Kind: kind, KindLabel: views.KindLabel(kp.kind)}
@@ -149,7 +150,11 @@ func (s *Server) objectFormProps(ctx context.Context, actor auth.Actor, kp kindP
 	}
 	p.Fields = predictionOrder(p.Fields, pools)
 	if len(pools) > 0 {
-		if p.Pools, err = s.poolsJSON(ctx, actor, pools); err != nil {
+		labels := make(map[string]string, len(p.Fields))
+		for _, f := range p.Fields {
+			labels[f.Name] = f.Label
+		}
+		if p.Pools, err = s.poolsJSON(ctx, actor, pools, labels); err != nil {
 			return p, err
 		}
 	}
@@ -223,9 +228,11 @@ type formPool struct {
 	Name      string                   `json:"name"`
 	Attribute string                   `json:"attribute"`
 	Ranges    []candidates.NumberRange `json:"ranges"`
-	// Scope are the names of the form's inputs that choose the division.
-	Scope     []string       `json:"scope"`
-	Divisions []formDivision `json:"divisions"`
+	// Scope are the names of the form's inputs that choose the division,
+	// ScopeLabels their labels, which the form says they are by.
+	Scope       []string       `json:"scope"`
+	ScopeLabels []string       `json:"scopeLabels"`
+	Divisions   []formDivision `json:"divisions"`
 }
 
 // formDivision is a division of a pool that holds numbers: its scope
@@ -237,12 +244,17 @@ type formDivision struct {
 }
 
 // poolsJSON returns the JSON of the pools, with their divisions' taken
-// numbers (on every branch: a number a pool gave is reserved on all).
-func (s *Server) poolsJSON(ctx context.Context, actor auth.Actor, pools map[string][]numbers.Pool) (string, error) {
+// numbers (on every branch: a number a pool gave is reserved on all), and
+// their scope elements' labels (labels, by the form's fields' names; an
+// element the form lacks by its name).
+func (s *Server) poolsJSON(ctx context.Context, actor auth.Actor, pools map[string][]numbers.Pool, labels map[string]string) (string, error) {
 	var out []formPool
 	for _, attr := range slices.Sorted(maps.Keys(pools)) {
 		for _, p := range pools[attr] {
 			fp := formPool{ID: p.ID, Name: p.Name, Attribute: attr, Scope: p.ScopeNames(), Divisions: []formDivision{}}
+			for _, name := range fp.Scope {
+				fp.ScopeLabels = append(fp.ScopeLabels, cmp.Or(labels[name], name))
+			}
 			for _, r := range p.Ranges {
 				fp.Ranges = append(fp.Ranges, candidates.NumberRange{Start: r.Start, End: r.End, Weight: r.Weight})
 			}

@@ -53,7 +53,7 @@ func predictNumber(fields []views.ObjectField, pool formPool) (number, why strin
 	for i, name := range pool.Scope {
 		values[i], labels[i] = scopeValue(fields, name)
 		if values[i] == "" {
-			missing = append(missing, name)
+			missing = append(missing, pool.ScopeLabels[i])
 		}
 	}
 	if len(missing) > 0 {

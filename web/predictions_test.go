@@ -136,7 +136,7 @@ func TestObjectFormPredictsWithoutJavaScript(t *testing.T) {
 
 	// A new VLAN has no site yet: its division is not chosen.
 	page := c.page(t, "/objects/IpamVLAN/new")
-	if got, want := reads(page), [3]string{"", "choose site first", ""}; got != want {
+	if got, want := reads(page), [3]string{"", "choose Site first", ""}; got != want {
 		t.Errorf("the new VLAN form predicts %q, want %q", got, want)
 	}
 	if strings.Contains(strings.ToLower(page.words()), "browser") {

@@ -61,7 +61,7 @@
 			if (!pool) {
 				wait = "choose a pool";
 			} else if (values.some((v) => v === "")) {
-				wait = `choose ${pool.scope.filter((e, i) => values[i] === "").join(", ")} first`;
+				wait = `choose ${pool.scopeLabels.filter((e, i) => values[i] === "").join(", ")} first`;
 			} else {
 				const division = pool.divisions.find((d) => d.values.every((v, i) => v === values[i]));
 				const request = { ranges: pool.ranges, pool: pool.name, division: pool.scope.map(labelOf).join(" / ") };
