@@ -99,8 +99,8 @@ func countOf(t *testing.T, page playwright.Page, selector string) int {
 	return n
 }
 
-// tenantsDay is a tenant's day on the VPC page of acme/prod/main (seeded
-// by seed): attach a VM's interface and see it in the list, detach it;
+// tenantsDay is a tenant's day on the VPC page of acme/prod/main (as the
+// e2e helper seed leaves it): attach a VM's interface and see it in the list, detach it;
 // claim a floating IP and release it; be refused the delete of subnet web,
 // which holds interfaces; create subnet db and delete it. Every
 // destructive action is confirmed on a page that says what goes with it,
@@ -156,7 +156,7 @@ func tenantsDay(t *testing.T, page playwright.Page, base string, check func(name
 		t.Error("floating IP www is still listed after its release")
 	}
 
-	// Subnet web holds the seed's three interfaces: its delete is refused
+	// Subnet web holds the three interfaces seed attached: its delete is refused
 	// in the confirmation, with their count, and offers no button.
 	pressButton(t, page, "Delete subnet web")
 	waitForText(t, page, "refusal", "subnet web of VPC acme/prod/main still has 3 VM interfaces; detach them first")

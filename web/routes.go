@@ -90,7 +90,7 @@ func (s *Server) operatorRoutes() map[string]http.HandlerFunc {
 		"GET /pools/{name}/delete":  s.poolDeleteForm,
 		"POST /pools/{name}/delete": s.poolDelete,
 
-		// Branches, schema and objects of kinds (issue 13).
+		// Branches, schema and objects of kinds (docs/branches.md).
 		"GET /branches":                    s.branchList,
 		"POST /branches":                   s.branchCreate,
 		"POST /branches/merge":             s.branchMerge,
@@ -108,7 +108,7 @@ func (s *Server) operatorRoutes() map[string]http.HandlerFunc {
 		"GET /objects/{kind}/{id}/delete":  s.objectDeleteForm,
 		"POST /objects/{kind}/{id}/delete": s.objectDelete,
 
-		// Resource Managers: every pool; number pools (issue 13).
+		// Resource Managers: every pool; number pools (docs/numbers.md).
 		"GET /resource-managers":              s.resourceManagerList,
 		"GET /resource-managers/new":          s.numberPoolNew,
 		"POST /resource-managers":             s.numberPoolCreate,

@@ -50,7 +50,7 @@ nodes:
 const searchSites = 1000
 
 // searchResult is the time of a search on a database of size allocations
-// (issue 15: a million; config.searchSize): the console's search page (the
+// (a million: config.searchSize): the console's search page (the
 // whole handler: session, queries, rendering), for the mix and by kind of
 // query, and the domain's Search alone for the mix.
 type searchResult struct {

@@ -13,9 +13,9 @@ import (
 
 // vpcReadResult is the time of reading a VPC with its subnets' usage, by
 // GraphQL and by the console's VPC page, with a /10 subnet of a /8 holding
-// 1 000 allocations and 1 000 000 (issue 14; config.vpcReadSizes), and of
-// the subnet's page with the middle page of its allocation table (issue
-// 22).
+// 1 000 allocations and 1 000 000 (config.vpcReadSizes), and of the
+// subnet's page with the middle page of its allocation table
+// (docs/benchmarks.md).
 type vpcReadResult struct {
 	sizes            [2]int    // the allocations of each VPC: the reference and the large one
 	gql, page, table [2]figure // by sizes

@@ -51,7 +51,7 @@ type AddressDetail struct {
 // Address returns the address of the pool namespace/pool if the actor may
 // see it: operators every address of every pool; tenants the addresses of
 // the private pools of their namespaces, and those of public pools that
-// their namespaces' owners hold (SPEC §7). Any other, and anything that is
+// their namespaces' owners hold, as Search shows them (TestAddress). Any other, and anything that is
 // not an address of the pool, answers as not found.
 func (s *Service) Address(ctx context.Context, actor auth.Actor, namespace, pool, address string) (AddressDetail, error) {
 	missing := notFound("address", namespace, pool+"/"+address)
