@@ -91,9 +91,11 @@ func TestBranchCommands(t *testing.T) {
 	)
 	wantRun(t, env, 0, want, "", "branch", "list")
 
-	conflicts := fmt.Sprintf("LocationSite %s: name changed on both sides; LocationSite %s: name changed on both sides", siteA, siteB)
-	wantRun(t, env, 1, "", "ipam: cannot merge branch feature into main: "+conflicts+"\n", "branch", "merge", "feature")
-	wantRun(t, env, 1, "", "ipam: cannot rebase branch feature onto main: "+conflicts+"\n", "branch", "rebase", "feature")
+	conflicts := fmt.Sprintf(`LocationSite site-a-feature (id %s): name changed on both sides (main: "site-a-main", branch: "site-a-feature"); `+
+		`LocationSite site-b-feature (id %s): name changed on both sides (main: "site-b-main", branch: "site-b-feature"); `+
+		"keep one side of each conflict on the branch's page (/branches/feature) or change one side, then ", siteA, siteB)
+	wantRun(t, env, 1, "", "ipam: cannot merge branch feature into main: "+conflicts+"merge again\n", "branch", "merge", "feature")
+	wantRun(t, env, 1, "", "ipam: cannot rebase branch feature onto main: "+conflicts+"rebase again\n", "branch", "rebase", "feature")
 	if n := objectCount(t, url, branch.Main, "IpamVLAN"); n != 0 {
 		t.Errorf("main holds %d VLANs after a refused merge, want 0", n)
 	}
@@ -145,7 +147,7 @@ func TestBranchCommands(t *testing.T) {
 	mustRun(t, "", env, "branch", "create", "dup")
 	rackFeature := mustCreate(t, url, "dup", "DcimRack", "rack-1")
 	rackMain := mustCreate(t, url, branch.Main, "DcimRack", "rack-1")
-	wantRun(t, env, 1, "", fmt.Sprintf("ipam: cannot merge branch dup into main: DcimRack: Violates uniqueness constraint 'name' (objects %s, %s)\n", rackFeature, rackMain),
+	wantRun(t, env, 1, "", fmt.Sprintf("ipam: cannot merge branch dup into main: DcimRack: Violates uniqueness constraint 'name' (objects rack-1 (id %s), rack-1 (id %s))\n", rackFeature, rackMain),
 		"branch", "merge", "dup")
 
 	// main, unknown branches and names that are none.

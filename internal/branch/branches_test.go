@@ -467,10 +467,16 @@ func TestMergeListsEveryKindOfConflict(t *testing.T) {
 		} else if labels := slices.Sorted(slices.Values(me.Unique[0].Labels)); !slices.Equal(labels, []string{"v2", "v3"}) {
 			t.Errorf("%s: the uniqueness conflict names %v, want v2 and v3", action, me.Unique[0].Labels)
 		}
-		for _, part := range []string{"IpamVLAN " + v1.ID + ": name changed on both sides", "IpamVLAN: Violates uniqueness constraint 'site-vlan_id'"} {
+		for _, part := range []string{`IpamVLAN v1-move (id ` + v1.ID + `): name changed on both sides (main: "v1-main", branch: "v1-move")`,
+			"IpamVLAN: Violates uniqueness constraint 'site-vlan_id'", "(/branches/move) or change one side, then " + action + " again"} {
 			if !strings.Contains(err.Error(), part) {
 				t.Errorf("%s: %q lacks %q", action, err, part)
 			}
+		}
+		// The message names the object by its label and says both
+		// values, not "IpamVLAN <id>: name changed on both sides".
+		if bare := "IpamVLAN " + v1.ID + ": name changed on both sides"; strings.Contains(err.Error(), bare) {
+			t.Errorf("%s: %q still says %q", action, err, bare)
 		}
 	}
 	if got := read(t, svc, Main, v2.ID); got.Relationships["site"][0] != b.ID {

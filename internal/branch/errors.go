@@ -3,6 +3,7 @@ package branch
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -185,7 +186,39 @@ func (e *MergeError) Error() string {
 	if e.Action == "rebase" {
 		head = fmt.Sprintf("cannot rebase branch %s onto main: ", e.Branch)
 	}
-	return head + strings.Join(e.Conflicts(), "; ")
+	msg := head + strings.Join(e.Conflicts(), "; ")
+	if len(e.Fields) > 0 {
+		msg += fmt.Sprintf("; keep one side of each conflict on the branch's page (/branches/%s) or change one side, then %s again", e.Branch, e.Action)
+	}
+	return msg
+}
+
+// named names the object of a conflict for people and for the API: its
+// display label, then its id, which the API takes ("users (id 0191…)").
+func named(label, id string) string {
+	if label == "" || label == id {
+		return id
+	}
+	return label + " (id " + id + ")"
+}
+
+// wholeText is a side of a conflict of a whole object.
+func wholeText(v Value) string {
+	if v.Deleted {
+		return "deleted"
+	}
+	return "changed"
+}
+
+// sideText is a side's value of a conflict as a message quotes it.
+func sideText(v Value) string {
+	switch {
+	case v.Deleted:
+		return "deleted"
+	case !v.Set:
+		return "none"
+	}
+	return strconv.Quote(v.Text)
 }
 
 // Conflicts lists everything that stands in the way, one line each, as the
@@ -195,9 +228,11 @@ func (e *MergeError) Conflicts() []string {
 	var out []string
 	for _, c := range e.Fields {
 		if c.Field == "" {
-			out = append(out, fmt.Sprintf("%s %s was deleted on one side and changed on the other", c.Kind, c.Object))
+			out = append(out, fmt.Sprintf("%s %s was deleted on one side and changed on the other (main: %s, branch: %s)",
+				c.Kind, named(c.Label, c.Object), wholeText(c.Main), wholeText(c.Branch)))
 		} else {
-			out = append(out, fmt.Sprintf("%s %s: %s changed on both sides", c.Kind, c.Object, c.Field))
+			out = append(out, fmt.Sprintf("%s %s: %s changed on both sides (main: %s, branch: %s)",
+				c.Kind, named(c.Label, c.Object), c.Field, sideText(c.Main), sideText(c.Branch)))
 		}
 	}
 	for _, c := range e.Elements {
@@ -208,16 +243,24 @@ func (e *MergeError) Conflicts() []string {
 		}
 	}
 	for _, c := range e.Unique {
-		out = append(out, fmt.Sprintf("%s: Violates uniqueness constraint '%s' (objects %s)", c.Kind, c.Constraint, strings.Join(c.Objects, ", ")))
+		objects := make([]string, len(c.Objects))
+		for i, id := range c.Objects {
+			label := ""
+			if i < len(c.Labels) {
+				label = c.Labels[i]
+			}
+			objects[i] = named(label, id)
+		}
+		out = append(out, fmt.Sprintf("%s: Violates uniqueness constraint '%s' (objects %s)", c.Kind, c.Constraint, strings.Join(objects, ", ")))
 	}
 	for _, c := range e.References {
-		out = append(out, fmt.Sprintf("%s %s: %s points at %s, which would be gone", c.Kind, c.Object, c.Field, c.Peer))
+		out = append(out, fmt.Sprintf("%s %s: %s points at %s, which would be gone", c.Kind, named(c.Label, c.Object), c.Field, named(c.PeerLabel, c.Peer)))
 	}
 	for _, c := range e.Invalid {
 		if c.Object == "" {
 			out = append(out, c.Message)
 		} else {
-			out = append(out, fmt.Sprintf("%s %s: %s", c.Kind, c.Object, c.Message))
+			out = append(out, fmt.Sprintf("%s %s: %s", c.Kind, named(c.Label, c.Object), c.Message))
 		}
 	}
 	return out

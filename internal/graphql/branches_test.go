@@ -185,7 +185,8 @@ func TestMergeConflicts(t *testing.T) {
 		if !slices.Equal(fields, want) {
 			t.Errorf("Branch%s: conflicts %q, want %q", op, fields, want)
 		}
-		for _, w := range []string{v1 + ": name changed on both sides", v2 + ": vlan_id changed on both sides"} {
+		for _, w := range []string{`IpamVLAN users-branch (id ` + v1 + `): name changed on both sides (main: "users-main", branch: "users-branch")`,
+			`IpamVLAN voice (id ` + v2 + `): vlan_id changed on both sides (main: "8", branch: "7")`} {
 			if !strings.Contains(refusal.Message, w) {
 				t.Errorf("Branch%s refused %q, which does not say %q", op, refusal.Message, w)
 			}

@@ -34,8 +34,10 @@ func TestClassify(t *testing.T) {
 		{&branch.NotFoundError{What: "branch add-vlans"}, Refusal{Code: CodeNotFound, Field: "", Message: "branch add-vlans not found"}},
 		{&branch.ConflictError{Field: "site", Message: "Violates uniqueness constraint 'site-vlan_id'"}, Refusal{Code: CodeConflict, Field: "site", Message: "Violates uniqueness constraint 'site-vlan_id'",
 			Fields: []FieldRefusal{{"site", "Violates uniqueness constraint 'site-vlan_id'"}}}},
-		{&branch.MergeError{Branch: "b", Action: "merge", Fields: []branch.FieldConflict{{Object: "o", Kind: "IpamVLAN", Field: "name"}}},
-			Refusal{Code: CodeConflict, Field: "", Message: "cannot merge branch b into main: IpamVLAN o: name changed on both sides"}},
+		{&branch.MergeError{Branch: "b", Action: "merge", Fields: []branch.FieldConflict{{Object: "o", Kind: "IpamVLAN", Field: "name", Label: "users",
+			Main: branch.Value{Set: true, Text: "users-main"}, Branch: branch.Value{Set: true, Text: "users-b"}}}},
+			Refusal{Code: CodeConflict, Field: "", Message: `cannot merge branch b into main: IpamVLAN users (id o): name changed on both sides (main: "users-main", branch: "users-b"); ` +
+				"keep one side of each conflict on the branch's page (/branches/b) or change one side, then merge again"}},
 		// Every mistake of a request: the first's field and message, and
 		// each in plain words by its field.
 		{collect(invalid("name", `name "B!" is not a valid name`), candidates.Errors{
