@@ -226,7 +226,7 @@ func TestTableFilterByPrefix(t *testing.T) {
 	for _, tt := range []struct{ target, typed, want string }{
 		{"/pools/acme/prod/vpc-main?prefix=10.42.3.0/33", "10.42.3.0/33", `"10.42.3.0/33" is not a prefix: write one such as 10.42.3.0/28, or an address`},
 		{"/pools/acme/prod/vpc-main?prefix=10.43.0.0/28", "10.43.0.0/28", "10.43.0.0/28 is outside pool vpc-main (10.42.0.0/16): give a prefix inside it"},
-		{"/pools/acme/prod/vpc-main?prefix=10.42.3.9/28", "10.42.3.9/28", "10.42.3.9/28 has host bits set: did you mean 10.42.3.0/28?"},
+		{"/pools/acme/prod/vpc-main?prefix=10.42.3.9/28", "10.42.3.9/28", "10.42.3.9/28 has host bits set; did you mean 10.42.3.0/28?"},
 		{"/subnets/acme/prod/main/web?prefix=10.42.3.0/28", "10.42.3.0/28", "10.42.3.0/28 is outside subnet web (10.42.1.0/24): give a prefix inside it"},
 	} {
 		status, body := c.get(t, tt.target, c.acme)

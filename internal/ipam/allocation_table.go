@@ -257,7 +257,7 @@ func tablePrefix(s string) (netip.Prefix, error) {
 	case !p.Addr().Is4():
 		return netip.Prefix{}, invalid("prefix", "%s is not IPv4: pools hold IPv4 addresses only", p)
 	case p.Masked() != p:
-		return netip.Prefix{}, invalid("prefix", "%s has host bits set: did you mean %s?", p, p.Masked())
+		return netip.Prefix{}, invalid("prefix", "%s has host bits set; did you mean %s?", p, p.Masked())
 	}
 	return p, nil
 }

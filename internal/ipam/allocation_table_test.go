@@ -58,7 +58,7 @@ func TestAllocationTable(t *testing.T) {
 		{acme, main, TableQuery{Search: "nobody"}, "page 1 of 1, 0 allocations, 0 free: "},
 		{acme, main, TableQuery{Prefix: "10.42.3.0/33"}, `"10.42.3.0/33" is not a prefix: write one such as 10.42.3.0/28, or an address`},
 		{acme, main, TableQuery{Prefix: "10.43.0.0/28"}, "10.43.0.0/28 is outside pool vpc-main (10.42.0.0/16): give a prefix inside it"},
-		{acme, main, TableQuery{Prefix: "10.42.1.5/28"}, "10.42.1.5/28 has host bits set: did you mean 10.42.1.0/28?"},
+		{acme, main, TableQuery{Prefix: "10.42.1.5/28"}, "10.42.1.5/28 has host bits set; did you mean 10.42.1.0/28?"},
 		{acme, main, TableQuery{Prefix: "2001:db8::/32"}, "2001:db8::/32 is not IPv4: pools hold IPv4 addresses only"},
 		{acme, main, TableQuery{PerPage: 1001}, "perPage 1001 is out of range: 1 to 1000"},
 		{acme, main, TableQuery{Search: "a\x00"}, `search "a\x00" holds a NUL or is not UTF-8`},
