@@ -11,7 +11,6 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
-	"pivirt.hu/ipam/internal/store"
 )
 
 // seed fills the server's database as automation would: a public pool in
@@ -20,16 +19,7 @@ import (
 func seed(t *testing.T, srv server) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, srv.DatabaseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	svc, err := ipam.New(ctx, ipam.Config{DB: db, URL: srv.DatabaseURL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(svc.Close)
+	_, svc := services(t, srv)
 	op := auth.System
 	steps := []func() error{
 		func() error {

@@ -21,16 +21,7 @@ import (
 func growWeb(t *testing.T, srv server) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, srv.DatabaseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	svc, err := ipam.New(ctx, ipam.Config{DB: db})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
+	db, svc := services(t, srv)
 	for i := range 40 {
 		if _, err := svc.AttachInterface(ctx, auth.System, ipam.AttachInterfaceInput{Namespace: "acme/prod", VPC: "main", Subnet: "web",
 			VM: ipam.VMRef{UID: fmt.Sprint("grown-", i), Hostname: fmt.Sprintf("app-%02d", i)}}); err != nil {

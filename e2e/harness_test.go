@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"bufio"
+	"context"
 	"crypto/rand"
 	"fmt"
 	"io"
@@ -17,7 +18,9 @@ import (
 	"github.com/playwright-community/playwright-go"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/store"
 )
 
 // chromiumArgs start Chromium headless on a machine with no network.
@@ -265,4 +268,23 @@ func waitForText(t *testing.T, page playwright.Page, testid, want string) {
 		got, _ := loc.TextContent()
 		t.Fatalf("[data-testid=%s] = %q, want %q", testid, got, want)
 	}
+}
+
+// services opens the server's database and the domain on it, as
+// automation would, to fill it before or while the server runs; both close
+// when the test ends.
+func services(t *testing.T, srv server) (*store.DB, *ipam.Service) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, srv.DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	svc, err := ipam.New(ctx, ipam.Config{DB: db, URL: srv.DatabaseURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(svc.Close)
+	return db, svc
 }

@@ -16,7 +16,6 @@ import (
 	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/schema"
-	"pivirt.hu/ipam/internal/store"
 )
 
 // A screenCheck checks the pages of one browser as they are now, in light
@@ -209,16 +208,7 @@ func TestTenantsDay(t *testing.T) {
 func seedVLANs(t *testing.T, srv server) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, srv.DatabaseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	svc, err := ipam.New(ctx, ipam.Config{DB: db})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
+	db, svc := services(t, srv)
 	if _, err := svc.CreatePublicPool(ctx, auth.System, ipam.CreatePublicPoolInput{Name: "spare", CIDR: "198.51.100.0/24", Zone: "zone-b"}); err != nil {
 		t.Fatal(err)
 	}

@@ -14,9 +14,7 @@ import (
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/demo"
 	"pivirt.hu/ipam/internal/graphql"
-	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/numbers"
-	"pivirt.hu/ipam/internal/store"
 )
 
 // search types query into the header's search box, presses Enter and
@@ -87,16 +85,7 @@ func TestWhoHoldsThisAddress(t *testing.T) {
 func loadDemo(t *testing.T, srv server) map[string]string {
 	t.Helper()
 	ctx := t.Context()
-	db, err := store.Open(ctx, srv.DatabaseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	svc, err := ipam.New(ctx, ipam.Config{DB: db, URL: srv.DatabaseURL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(svc.Close)
+	db, svc := services(t, srv)
 	nums, err := numbers.New(ctx, numbers.Config{DB: db, URL: srv.DatabaseURL, Logger: slog.New(slog.DiscardHandler),
 		Branch: branch.Config{Guard: branch.SchemaGuard(graphql.CheckSchema)}})
 	if err != nil {

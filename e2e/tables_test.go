@@ -10,23 +10,13 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
-	"pivirt.hu/ipam/internal/store"
 )
 
 // fillWeb attaches n VMs more to subnet web, before ipam serve starts.
 func fillWeb(t *testing.T, srv server, n int) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, srv.DatabaseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	svc, err := ipam.New(ctx, ipam.Config{DB: db})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
+	_, svc := services(t, srv)
 	for i := range n {
 		if _, err := svc.AttachInterface(ctx, auth.System, ipam.AttachInterfaceInput{Namespace: "acme/prod", VPC: "main", Subnet: "web",
 			VM: ipam.VMRef{UID: fmt.Sprint("filled-", i), Hostname: fmt.Sprintf("app-%03d", i)}}); err != nil {

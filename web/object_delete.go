@@ -70,23 +70,32 @@ func (s *Server) numbersOf(r *http.Request, o branch.Object) ([]string, error) {
 	return out, nil
 }
 
-// objectDeleteForm answers GET /objects/{kind}/{id}/delete?branch=: the
-// page that confirms the delete of the object on the branch (operators).
-func (s *Server) objectDeleteForm(w http.ResponseWriter, r *http.Request) {
+// objectDeletion reads the kind's page, the object the request names on
+// its branch and the confirmation of its delete; false when it has
+// answered (not found, a server error).
+func (s *Server) objectDeletion(w http.ResponseWriter, r *http.Request) (kindPage, branch.Object, views.ConfirmProps, bool) {
 	kp, ok := s.kindPageOf(w, r, func(kind string) string { return "Delete " + kind })
 	if !ok {
-		return
+		return kp, branch.Object{}, views.ConfirmProps{}, false
 	}
 	o, ok := s.objectOf(w, r, kp)
 	if !ok {
-		return
+		return kp, o, views.ConfirmProps{}, false
 	}
 	p, err := s.objectDeleteProps(r, kp, o)
 	if err != nil {
 		s.serverError(w, r, err)
-		return
+		return kp, o, p, false
 	}
-	s.render(w, r, http.StatusOK, views.ConfirmPage(p))
+	return kp, o, p, true
+}
+
+// objectDeleteForm answers GET /objects/{kind}/{id}/delete?branch=: the
+// page that confirms the delete of the object on the branch (operators).
+func (s *Server) objectDeleteForm(w http.ResponseWriter, r *http.Request) {
+	if _, _, p, ok := s.objectDeletion(w, r); ok {
+		s.render(w, r, http.StatusOK, views.ConfirmPage(p))
+	}
 }
 
 // objectDelete answers POST /objects/{kind}/{id}/delete?branch=: deletes
@@ -94,17 +103,11 @@ func (s *Server) objectDeleteForm(w http.ResponseWriter, r *http.Request) {
 // kind's objects, which say so; refused (a required relationship points at
 // it), the confirmation says why.
 func (s *Server) objectDelete(w http.ResponseWriter, r *http.Request) {
-	kp, ok := s.kindPageOf(w, r, func(kind string) string { return "Delete " + kind })
-	if !ok || !readForm(w, r) {
+	if !readForm(w, r) {
 		return
 	}
-	o, ok := s.objectOf(w, r, kp)
+	kp, o, p, ok := s.objectDeletion(w, r)
 	if !ok {
-		return
-	}
-	p, err := s.objectDeleteProps(r, kp, o)
-	if err != nil {
-		s.serverError(w, r, err)
 		return
 	}
 	actor, _ := actorFrom(r.Context())
