@@ -59,14 +59,15 @@ type smallTextHit struct {
 }
 
 // widerThan is how many pixels the page is wider than its screen, and
-// the elements that reach past its right edge, outermost first (at most
-// five): what to look at when it is.
+// the elements shown that reach past its right edge, outermost first (at
+// most five): what to look at when it is.
 const widerThan = `() => {
 	const width = document.documentElement.clientWidth;
 	const over = document.documentElement.scrollWidth - width;
 	const culprits = [];
 	if (over > 0) {
 		for (const el of document.body.querySelectorAll("*")) {
+			if (!el.checkVisibility()) continue;
 			const right = el.getBoundingClientRect().right;
 			if (right > width + 0.5 && !culprits.some((c) => c.el.contains(el))) {
 				culprits.push({el, right});
@@ -178,6 +179,15 @@ func pageShape(u *url.URL) string {
 	return "/" + strings.Join(segments, "/") + "?" + strings.Join(keys, "&")
 }
 
+// actionsOf is where each link leads, and each action button
+// (views.ActionButton: a GET form of hidden fields) that leads to the
+// page confirming its action.
+const actionsOf = `(elements) => elements.map((e) => {
+	if (e.tagName === "A") return e.getAttribute("href");
+	const query = new URLSearchParams(new FormData(e)).toString();
+	return e.getAttribute("action") + (query ? "?" + query : "");
+})`
+
 // notConsole are the paths under which the links lead out of the
 // console's own pages: its files, the API and its GraphiQL (a vendored
 // third-party page, left out as TestAccessibilityOfTheIPPages says), the
@@ -187,8 +197,8 @@ var notConsole = []string{"/static/", "/graphql", "/metrics", "/healthz", "/logo
 // maxPages bounds the pages crawlPages finds for one user.
 const maxPages = 80
 
-// crawlPages follows the links of the console from start, signed in on
-// page, and returns one URL of each shape of page found (pageShape), in
+// crawlPages follows the links and action buttons of the console from
+// start, signed in on page, and returns one URL of each shape of page found (pageShape), in
 // the order found, at most maxPages.
 func crawlPages(t *testing.T, page playwright.Page, base string, start ...string) []string {
 	t.Helper()
@@ -226,7 +236,7 @@ func crawlPages(t *testing.T, page playwright.Page, base string, start ...string
 		if _, err := page.Goto(base + next); err != nil {
 			t.Fatalf("crawling %s: %v", next, err)
 		}
-		hrefs, err := page.Locator("a[href]").EvaluateAll(`(links) => links.map((a) => a.getAttribute("href"))`)
+		hrefs, err := page.Locator("a[href], form.action[method=get]").EvaluateAll(actionsOf)
 		if err != nil {
 			t.Fatalf("the links of %s: %v", next, err)
 		}
@@ -238,8 +248,8 @@ func crawlPages(t *testing.T, page playwright.Page, base string, start ...string
 }
 
 // TestEveryPageOnEveryScreen visits every page of the console, one of each
-// shape that its links lead to from the dashboard, as an operator and as a
-// tenant, on the demo's data (internal/demo, with its branch): at 1280×800 and at 390×844, in
+// shape that its links and action buttons lead to from the dashboard and
+// the search, as an operator and as a tenant, on the demo's data (internal/demo, with its branch): at 1280×800 and at 390×844, in
 // light and in dark, each is no wider than its screen (a wide table
 // scrolls inside its card), shows no text smaller than 12 px, and
 // axe-core finds no violation of impact serious or critical. So are the
@@ -250,10 +260,10 @@ func TestEveryPageOnEveryScreen(t *testing.T) {
 
 	crawler := newPage(t)
 	signIn(t, crawler, srv.URL, "admin", srv.AdminPassword)
-	operatorPages := crawlPages(t, crawler, srv.URL, "/", "/login", "/no-such-page")
+	operatorPages := crawlPages(t, crawler, srv.URL, "/", "/login", "/no-such-page", "/search?q=10.42.1.")
 	tenant := newPage(t)
 	signIn(t, tenant, srv.URL, "acme", passwords["acme"])
-	tenantPages := crawlPages(t, tenant, srv.URL, "/")
+	tenantPages := crawlPages(t, tenant, srv.URL, "/", "/search?q=web")
 	t.Logf("%d pages of an operator: %s", len(operatorPages), strings.Join(operatorPages, " "))
 	t.Logf("%d pages of a tenant: %s", len(tenantPages), strings.Join(tenantPages, " "))
 	if len(operatorPages) < 20 || len(tenantPages) < 5 {

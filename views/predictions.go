@@ -36,11 +36,12 @@ func predictedErrors(pr candidates.ClaimPrediction) string {
 	return messages(pr.Errors, "; ")
 }
 
-// messages are the messages of errs, joined by sep.
+// messages are the messages of errs in plain words, as the page's scripts
+// say them (candidates.Plain), joined by sep.
 func messages(errs candidates.Errors, sep string) string {
 	out := make([]string, 0, len(errs))
 	for _, e := range errs {
-		out = append(out, e.Message)
+		out = append(out, e.PlainOf())
 	}
 	return strings.Join(out, sep)
 }

@@ -31,14 +31,11 @@ func (s *Server) allocationTable(r *http.Request, href string, pool ipam.Pool, w
 	p := views.AllocationTableProps{Href: href, Within: within.String(), Search: tq.Search, Prefix: r.URL.Query().Get("prefix"), SubnetColumn: subnetColumn}
 	t, err := read(tq)
 	if errors.Is(err, ipam.ErrInvalid) {
-		switch refusal := ipam.Classify(err); refusal.Field {
-		case "prefix":
-			p.PrefixError = refusal.Message
-		case "search":
-			p.SearchError = refusal.Message
-		default:
+		errs := views.FieldErrors{}
+		if !fieldErrorsOf(errs, err, "prefix", "search") || errs[""] != "" {
 			return p, 0, err
 		}
+		p.PrefixError, p.SearchError = errs["prefix"], errs["search"]
 		if r.Header.Get("HX-Request") == "true" {
 			return p, http.StatusOK, nil
 		}

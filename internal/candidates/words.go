@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // The words of mistakes. Each message of a FieldError starts with the
@@ -115,15 +116,21 @@ func words(name string) string {
 // prefix for "cidr" and its prefix ("Exclude 192.0.3.10 is outside
 // 192.0.2.0/24"). A message that does not start with its field's name
 // ("pool vpc-main has no free address in 10.42.2.0/30") is said as it is,
-// but for its first word, written as a sentence starts ("Pool", "VPC").
+// but for its first word, written as a sentence starts ("Pool", "VPC"); a
+// value it quotes is left as it is ("\"web-01\" is taken").
 func Plain(field, message string) string {
 	rest, ok := strings.CutPrefix(message, field)
 	if !ok || field == "" || rest != "" && rest[0] != ' ' && rest[0] != ':' {
-		first, rest, _ := strings.Cut(message, " ")
-		if rest != "" || first != message {
-			rest = " " + rest
+		first, rest, spaced := strings.Cut(message, " ")
+		if l, ok := labels[first]; ok {
+			first = l
+		} else if r, size := utf8.DecodeRuneInString(first); size > 0 {
+			first = string(unicode.ToUpper(r)) + first[size:]
 		}
-		return words(first) + rest
+		if spaced {
+			return first + " " + rest
+		}
+		return first
 	}
 	return Label(field) + strings.ReplaceAll(rest, " outside cidr ", " outside ")
 }

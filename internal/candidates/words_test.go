@@ -44,6 +44,8 @@ func TestPlain(t *testing.T) {
 		{"subnet", "pool vpc-main has no free address in 10.42.2.0/30", "Pool vpc-main has no free address in 10.42.2.0/30"},
 		{"prefixLength", "vpc main has no free /16 in 10.42.0.0/16", "VPC main has no free /16 in 10.42.0.0/16"},
 		{"name", "names are required", "Names are required"},
+		{"prefix", `"10.42.1.0-x_y" is not a prefix`, `"10.42.1.0-x_y" is not a prefix`},
+		{"prefix", "nope", "Nope"},
 		{"", "something", "Something"},
 	} {
 		if got := Plain(tt.field, tt.message); got != tt.want {

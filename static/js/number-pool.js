@@ -18,6 +18,9 @@
 	const check = globalThis.ipamFieldCheck(root, ["ranges"]);
 
 	function update() {
+		// The mistakes are said beside the ranges, the server's first
+		// preview's too.
+		out("preview-error").textContent = "";
 		const rows = [...root.querySelectorAll("[data-range-row]")];
 		const value = (row, id) => row.querySelector(`[data-testid="${id}"]`).value.trim();
 		// Rows left empty are not ranges, as the server reads them.

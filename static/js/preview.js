@@ -60,6 +60,9 @@
 			map: true,
 		};
 		const answer = JSON.parse(globalThis.ipamPreview(JSON.stringify(input)));
+		// The mistakes are said beside their fields, the server's first
+		// preview's too.
+		out("preview-error").textContent = "";
 		check(answer.errors);
 		out("preview-count").textContent = answer.valid ? answer.size.toLocaleString("en") : "";
 		out("preview-first").textContent = answer.first || "";
