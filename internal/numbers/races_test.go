@@ -389,7 +389,14 @@ func TestChangesTriedAgainAfterADeadlock(t *testing.T) {
 			}
 			finished(t, changeDone, changeErr, "the "+c.name)
 
-			// PostgreSQL counts the deadlock once its session reports.
+			// PostgreSQL counts the deadlock once its session reports. It
+			// may count more than one: when the refused change rolls back,
+			// the other's wait for 1 and the change's retry both ask for 1,
+			// and PostgreSQL does not promise the one that waited first the
+			// tuple; the retry that wins it deadlocks again, is refused
+			// again and tried again (the server's log shows the same two
+			// statements each time). The test asks that one was forced and
+			// that the change was done in the end.
 			var deadlocks int
 			for deadline := time.Now().Add(30 * time.Second); deadlocks == 0; time.Sleep(10 * time.Millisecond) {
 				if err := e.db.GetContext(ctx, &deadlocks, `SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()`); err != nil {
@@ -398,9 +405,6 @@ func TestChangesTriedAgainAfterADeadlock(t *testing.T) {
 				if time.Now().After(deadline) {
 					t.Fatal("no deadlock was counted: the test forced none")
 				}
-			}
-			if deadlocks != 1 {
-				t.Errorf("%d deadlocks, want 1", deadlocks)
 			}
 			if n := e.orphans(); n != 0 {
 				t.Errorf("%d allocations held by nothing", n)
