@@ -9,6 +9,7 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/views"
 )
 
@@ -53,8 +54,8 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		opts.Finder = s.numbers
 	}
 	res, err := s.ipam.Search(r.Context(), actor, query, opts)
-	if errors.Is(err, ipam.ErrInvalid) {
-		p.Error = ipam.Classify(err).Message
+	if errors.Is(err, refusal.ErrInvalid) {
+		p.Error = refusal.Classify(err).Message
 		s.render(w, r, http.StatusUnprocessableEntity, views.SearchPage(p))
 		return
 	}

@@ -10,7 +10,7 @@ import (
 	"log/slog"
 	"os"
 
-	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -101,7 +101,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case errors.As(err, new(usageError)):
 		fmt.Fprintln(stderr, "ipam:", err)
 		return 2
-	case err != nil && ipam.Classify(err).Retryable():
+	case err != nil && refusal.Classify(err).Retryable():
 		fmt.Fprintln(stderr, "ipam:", err)
 		fmt.Fprintln(stderr, "ipam: the database did not answer; the same command may succeed in a moment")
 		return exitTempFail

@@ -17,6 +17,7 @@ import (
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -24,10 +25,10 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // The codes of the domain's refusals, as the tests expect them.
 const (
-	codeNotFound      = string(ipam.CodeNotFound)
-	codeForbidden     = string(ipam.CodeForbidden)
-	codeConflict      = string(ipam.CodeConflict)
-	codePoolExhausted = string(ipam.CodePoolExhausted)
+	codeNotFound      = string(refusal.CodeNotFound)
+	codeForbidden     = string(refusal.CodeForbidden)
+	codeConflict      = string(refusal.CodeConflict)
+	codePoolExhausted = string(refusal.CodePoolExhausted)
 )
 
 // The test bearer tokens and their actors; real tokens are the auth

@@ -9,6 +9,7 @@ import (
 	"pivirt.hu/ipam/internal/forecast"
 	"pivirt.hu/ipam/internal/graphql/engine"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 )
 
 // The pools: public pools and VPCs' private pools, their usage and their
@@ -99,7 +100,7 @@ func addPools(b *engine.Builder, svc *ipam.Service) {
 		pool(namespace: String, name: String!): IPAMPool`,
 		resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
 			pool, err := svc.Pool(ctx, st.actor, stringArg(p.Args, "namespace"), stringArg(p.Args, "name"))
-			if errors.Is(err, ipam.ErrNotFound) {
+			if errors.Is(err, refusal.ErrNotFound) {
 				return nil, nil
 			}
 			return pool, err

@@ -58,7 +58,7 @@ func TestBatchFailureClaimsAlone(t *testing.T) {
 		t.Fatal("the claim in the subnet got no answer")
 	}
 	if a := <-gone; !errors.Is(a.err, store.ErrNotFound) {
-		t.Errorf("the claim in a subnet that is gone got %+v, %v; want ErrNotFound", a.row, a.err)
+		t.Errorf("the claim in a subnet that is gone got %+v, %v; want refusal.ErrNotFound", a.row, a.err)
 	}
 	if c.batches.Load() != 0 {
 		t.Errorf("%d batches counted, want 0: the only one failed", c.batches.Load())

@@ -11,6 +11,7 @@ import (
 	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -134,7 +135,7 @@ func (s *Service) UpdatePublicPool(ctx context.Context, actor auth.Actor, in Upd
 		}
 		next, spec, err := updatedSpec(before, in)
 		if err != nil || zoneErr != nil {
-			return collect(err, zoneErr)
+			return refusal.Collect(err, zoneErr)
 		}
 		if next.Gateway == before.Gateway && slices.Equal(next.Exclude, before.Exclude) && next.Zone == before.Zone {
 			out = before

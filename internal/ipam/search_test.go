@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/refusal"
 )
 
 // hitLine writes a hit in one line: its kind, what matched, where it is
@@ -277,8 +278,8 @@ func TestSearchRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, err := svc.Search(context.Background(), acme, tt.query, SearchOptions{First: tt.first})
-		var inv *InvalidError
-		if !errors.As(err, &inv) || inv.Field != tt.field || inv.Message != tt.want || Classify(err).Code != CodeInvalidArgument {
+		var inv *refusal.InvalidError
+		if !errors.As(err, &inv) || inv.Field != tt.field || inv.Message != tt.want || refusal.Classify(err).Code != refusal.CodeInvalidArgument {
 			t.Errorf("Search(%q, %d) = %v, want the invalid %s %q", tt.query, tt.first, err, tt.field, tt.want)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -186,7 +187,7 @@ func (s *Service) CreateSubnet(ctx context.Context, actor auth.Actor, in CreateS
 // database, as the browser's prediction does: every mistake at once.
 func checkSubnetInput(in CreateSubnetInput) (candidates.SubnetRequest, error) {
 	req, err := candidates.ParseSubnetSpec(candidates.SubnetSpec{CIDR: in.CIDR, PrefixLength: in.PrefixLength, Gateway: in.Gateway})
-	if err := collect(checkName("name", in.Name), err); err != nil {
+	if err := refusal.Collect(checkName("name", in.Name), err); err != nil {
 		return candidates.SubnetRequest{}, err
 	}
 	return req, nil

@@ -9,6 +9,7 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -54,10 +55,10 @@ func TestUsageHistory(t *testing.T) {
 		t.Errorf("acme reads its subnet's history: %+v, %v", got, err)
 	}
 	globex := auth.Actor{Name: "globex", Role: auth.Tenant, Namespaces: []string{"globex/*"}}
-	if _, err := svc.UsageHistory(ctx, globex, "acme/prod", subnet, HistoryHour, time.Time{}); !errors.Is(err, ErrNotFound) {
+	if _, err := svc.UsageHistory(ctx, globex, "acme/prod", subnet, HistoryHour, time.Time{}); !errors.Is(err, refusal.ErrNotFound) {
 		t.Errorf("another tenant reads acme's history: %v, want not found", err)
 	}
-	if _, err := svc.UsageForecast(ctx, globex, "acme/prod", subnet, Usage{}, at); !errors.Is(err, ErrNotFound) {
+	if _, err := svc.UsageForecast(ctx, globex, "acme/prod", subnet, Usage{}, at); !errors.Is(err, refusal.ErrNotFound) {
 		t.Errorf("another tenant reads acme's forecast: %v, want not found", err)
 	}
 	days, err := store.UsageHistory(ctx, db, pool, "day", time.Time{})
@@ -266,7 +267,7 @@ func TestImportedHistoryForecast(t *testing.T) {
 	for h := 7 * 24; h >= 1; h-- {
 		points = append(points, UsagePoint{At: now.Add(-time.Duration(h) * time.Hour), Used: int64(50 - h/24*5), Size: 253})
 	}
-	if err := svc.ImportUsageHistory(ctx, acme, web, points); !errors.Is(err, ErrForbidden) {
+	if err := svc.ImportUsageHistory(ctx, acme, web, points); !errors.Is(err, refusal.ErrForbidden) {
 		t.Errorf("a tenant imports a history: %v, want forbidden", err)
 	}
 	if err := svc.ImportUsageHistory(ctx, operator, web, points); err != nil {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+
+	"pivirt.hu/ipam/internal/refusal"
 )
 
 // TestSeedWalkthrough follows the seed's example: a public pool, a VPC
@@ -81,8 +83,8 @@ func TestSeedWalkthrough(t *testing.T) {
 		t.Fatalf("first VM of the /30 = %v, %v; want 10.42.9.2", a.Address, err)
 	}
 	_, err = svc.AttachInterface(ctx, acme, AttachInterfaceInput{Namespace: "acme/prod", VPC: "main", Subnet: "tiny", VM: VMRef{UID: "t2", Hostname: "tiny-2"}})
-	if !errors.Is(err, ErrPoolExhausted) || err.Error() != "pool vpc-main has no free address in 10.42.9.0/30" {
-		t.Errorf("second VM of the /30: %v, want ErrPoolExhausted with the seed's message", err)
+	if !errors.Is(err, refusal.ErrPoolExhausted) || err.Error() != "pool vpc-main has no free address in 10.42.9.0/30" {
+		t.Errorf("second VM of the /30: %v, want refusal.ErrPoolExhausted with the seed's message", err)
 	}
 
 	usage, err := svc.PoolUsage(ctx, operator, pool)

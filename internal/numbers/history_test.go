@@ -12,6 +12,7 @@ import (
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/forecast"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -110,19 +111,19 @@ func TestDivisionHistory(t *testing.T) {
 		t.Errorf("%d rows of divisions after 4 writes over 2 hours of 2 divisions, want 6: two hours and a day each", n)
 	}
 
-	if _, err := e.svc.DivisionHistory(ctx, acme, p.ID, siteA.Input(), ipam.HistoryHour, time.Time{}); !errors.Is(err, branch.ErrNotFound) {
+	if _, err := e.svc.DivisionHistory(ctx, acme, p.ID, siteA.Input(), ipam.HistoryHour, time.Time{}); !errors.Is(err, refusal.ErrNotFound) {
 		t.Errorf("a tenant reads a division's history: %v, want not found", err)
 	}
-	if _, err := e.svc.DivisionForecast(ctx, acme, p.ID, siteA.Input(), siteA.Figures, at); !errors.Is(err, branch.ErrNotFound) {
+	if _, err := e.svc.DivisionForecast(ctx, acme, p.ID, siteA.Input(), siteA.Figures, at); !errors.Is(err, refusal.ErrNotFound) {
 		t.Errorf("a tenant reads a division's forecast: %v, want not found", err)
 	}
 	if busy, err := e.svc.BusiestDivisions(ctx, acme, 10); err != nil || len(busy) != 0 {
 		t.Errorf("a tenant's busiest divisions: %+v, %v; want none", busy, err)
 	}
 	_, err := e.svc.DivisionHistory(ctx, operator, p.ID, nil, ipam.HistoryHour, time.Time{})
-	refusal(t, err, branch.ErrInvalid, "pool VLAN IDs per site divides its numbers by site; the division has no value for site")
+	wantRefusal(t, err, refusal.ErrInvalid, "pool VLAN IDs per site divides its numbers by site; the division has no value for site")
 	_, err = e.svc.DivisionHistory(ctx, operator, p.ID, siteA.Input(), "week", time.Time{})
-	refusal(t, err, branch.ErrInvalid, `step must be hour or day, not "week"`)
+	wantRefusal(t, err, refusal.ErrInvalid, `step must be hour or day, not "week"`)
 }
 
 // TestDivisionHistoryCountsChanges: the numbers allocated from the pool
@@ -331,7 +332,7 @@ func TestBusiestDivisions(t *testing.T) {
 			t.Errorf("the history of %s of %s: %+v, want this hour", d.Division.DisplayLabel, d.Pool.Name, points)
 		}
 	}
-	if _, err := e.svc.BusiestDivisions(ctx, operator, -1); !errors.Is(err, branch.ErrInvalid) {
+	if _, err := e.svc.BusiestDivisions(ctx, operator, -1); !errors.Is(err, refusal.ErrInvalid) {
 		t.Errorf("limit -1: %v, want refused", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 )
 
 // searchEnv is an env with the IP half's service on the same database,
@@ -178,7 +179,7 @@ func TestSearchNumbersAndObjects(t *testing.T) {
 		t.Errorf("Search(site, first 2) = %q, more %v; want 2 hits and more", got, more)
 	}
 	// An unknown branch is not found.
-	if _, err := e.ip.Search(t.Context(), operator, "site-a", ipam.SearchOptions{Branch: "nope", Finder: e.svc}); ipam.Classify(err).Code != ipam.CodeNotFound {
+	if _, err := e.ip.Search(t.Context(), operator, "site-a", ipam.SearchOptions{Branch: "nope", Finder: e.svc}); refusal.Classify(err).Code != refusal.CodeNotFound {
 		t.Errorf("Search(site-a) on the branch nope = %v, want NOT_FOUND", err)
 	}
 }

@@ -212,7 +212,7 @@ func figuresOf(size, used int64) Figures {
 // Utilization returns the figures of one division of the pool id, and of
 // each range in it, counting every branch. On a scoped pool the division
 // gives a value for every scope element; on a pool without a scope, none.
-// The refusals are *branch.InvalidErrors in the words of issue 12.
+// The refusals are *refusal.InvalidErrors in the words of issue 12.
 func (s *Service) Utilization(ctx context.Context, actor auth.Actor, poolID string, division []EntryInput) (Usage, error) {
 	row, key, err := s.divisionOf(ctx, actor, poolID, division)
 	if err != nil {
