@@ -294,7 +294,7 @@ const (
 
 // The objects of the answers.
 type (
-	usage struct {
+	usageAnswer struct {
 		Size        int     `json:"size"`
 		Used        int     `json:"used"`
 		Free        int     `json:"free"`
@@ -314,22 +314,22 @@ type (
 		CreatedAt string   `json:"createdAt"`
 	}
 	pool struct {
-		UID       string   `json:"uid"`
-		Name      string   `json:"name"`
-		Namespace *string  `json:"namespace"`
-		Kind      string   `json:"kind"`
-		CIDR      string   `json:"cidr"`
-		Gateway   *string  `json:"gateway"`
-		Exclude   []string `json:"exclude"`
-		Zone      *string  `json:"zone"`
-		Usage     usage    `json:"usage"`
+		UID       string      `json:"uid"`
+		Name      string      `json:"name"`
+		Namespace *string     `json:"namespace"`
+		Kind      string      `json:"kind"`
+		CIDR      string      `json:"cidr"`
+		Gateway   *string     `json:"gateway"`
+		Exclude   []string    `json:"exclude"`
+		Zone      *string     `json:"zone"`
+		Usage     usageAnswer `json:"usage"`
 	}
 	subnet struct {
-		UID     string `json:"uid"`
-		Name    string `json:"name"`
-		CIDR    string `json:"cidr"`
-		Gateway string `json:"gateway"`
-		Usage   usage  `json:"usage"`
+		UID     string      `json:"uid"`
+		Name    string      `json:"name"`
+		CIDR    string      `json:"cidr"`
+		Gateway string      `json:"gateway"`
+		Usage   usageAnswer `json:"usage"`
 	}
 	vpc struct {
 		UID          string      `json:"uid"`

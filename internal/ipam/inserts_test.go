@@ -11,6 +11,7 @@ import (
 
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/store"
+	"pivirt.hu/ipam/internal/usage"
 )
 
 // TestBatchFailureClaimsAlone: when the statement of a batch fails (here a
@@ -137,7 +138,7 @@ func TestBatchOfOneAddressAuditsOnce(t *testing.T) {
 	if err := svc.RecordUsage(t.Context(), now, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	points, err := svc.UsageHistory(t.Context(), acme, "acme/prod", subnet, HistoryHour, now.Truncate(time.Hour))
+	points, err := svc.UsageHistory(t.Context(), acme, "acme/prod", subnet, usage.Hour, now.Truncate(time.Hour))
 	if err != nil || len(points) != 1 || points[0].Claims != 3 {
 		t.Errorf("the subnet's hour: %+v, %v; want 3 claims", points, err)
 	}

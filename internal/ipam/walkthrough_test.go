@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"pivirt.hu/ipam/internal/refusal"
+	"pivirt.hu/ipam/internal/usage"
 )
 
 // TestSeedWalkthrough follows the seed's example: a public pool, a VPC
@@ -87,12 +88,12 @@ func TestSeedWalkthrough(t *testing.T) {
 		t.Errorf("second VM of the /30: %v, want refusal.ErrPoolExhausted with the seed's message", err)
 	}
 
-	usage, err := svc.PoolUsage(ctx, operator, pool)
-	if err != nil || usage != (Usage{Size: 251, Used: 2, Free: 249}) {
-		t.Errorf("PoolUsage(public-zone-a) = %+v, %v; want 251 used 2", usage, err)
+	pu, err := svc.PoolUsage(ctx, operator, pool)
+	if err != nil || pu != (usage.Figures{Size: 251, Used: 2, Free: 249}) {
+		t.Errorf("PoolUsage(public-zone-a) = %+v, %v; want 251 used 2", pu, err)
 	}
 	su, err := svc.SubnetUsage(ctx, acme, sub)
-	if err != nil || su != (Usage{Size: 253, Used: 3, Free: 250}) {
+	if err != nil || su != (usage.Figures{Size: 253, Used: 3, Free: 250}) {
 		t.Errorf("SubnetUsage(web) = %+v, %v; want size 253 used 3", su, err)
 	}
 	next, err := svc.Preview(ctx, acme, "acme/prod", "vpc-main", "10.42.1.0/24", []string{"10.42.1.1"}, 2)

@@ -15,6 +15,7 @@ import (
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/schema"
 	"pivirt.hu/ipam/internal/store"
+	"pivirt.hu/ipam/internal/usage"
 )
 
 // Figures are the usage of a pool, a division or a range: Size numbers in
@@ -23,6 +24,12 @@ type Figures struct {
 	Size        int64   `json:"size"`
 	Used        int64   `json:"used"`
 	Utilization float64 `json:"utilization"`
+}
+
+// Usage is f as the figures of every space (usage.Figures), which charts
+// and forecasts take.
+func (f Figures) Usage() usage.Figures {
+	return usage.Figures{Size: int(f.Size), Used: int(f.Used), Free: int(f.Size - f.Used)}
 }
 
 // An Entry is the value of one scope element in a division.

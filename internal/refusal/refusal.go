@@ -50,14 +50,12 @@ type InvalidError struct {
 
 func (e *InvalidError) Error() string { return e.Message }
 
-// Unwrap makes errors.Is(err, ErrInvalid) hold, and errors.As find the
-// cause.
-func (e *InvalidError) Unwrap() []error {
-	if e.Cause == nil {
-		return []error{ErrInvalid}
-	}
-	return []error{ErrInvalid, e.Cause}
-}
+// Unwrap makes errors.Is(err, ErrInvalid) hold.
+func (e *InvalidError) Unwrap() error { return ErrInvalid }
+
+// As lets errors.As find the cause (schema.Errors for a refused schema
+// file).
+func (e *InvalidError) As(target any) bool { return e.Cause != nil && errors.As(e.Cause, target) }
 
 // InvalidErrors are every mistake of one request, an *InvalidError each,
 // in the order of the request's fields: a form shows them all at once,
