@@ -52,6 +52,33 @@ var importRules = []importRule{
 		},
 	},
 	{
+		dirs: []string{"internal/usage"},
+		refused: func(path string) string {
+			if standard(path) || path == "pivirt.hu/ipam/internal/forecast" {
+				return ""
+			}
+			return "usage's figures, points, charts and forecasts are pure: the standard library and internal/forecast only, so that the store, both halves and the edges share them"
+		},
+	},
+	{
+		dirs: []string{"internal/numbers"},
+		refused: func(path string) string {
+			if path == "pivirt.hu/ipam/internal/ipam" {
+				return "the number half does not import the IP half: what both share lives in internal/refusal, internal/usage and internal/search"
+			}
+			return ""
+		},
+	},
+	{
+		dirs: []string{"internal/ipam"},
+		refused: func(path string) string {
+			if path == "pivirt.hu/ipam/internal/numbers" {
+				return "the IP half does not import the number half: what both share lives in internal/refusal, internal/usage and internal/search"
+			}
+			return ""
+		},
+	},
+	{
 		dirs: []string{"internal/ipam", "internal/branch", "internal/numbers"},
 		refused: func(path string) string {
 			for _, driver := range []string{"database/sql", "github.com/jmoiron/sqlx", "github.com/lib/pq"} {

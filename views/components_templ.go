@@ -10,13 +10,13 @@ import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
 import (
-	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/usage"
 	"strconv"
 )
 
 // UsageMeterProps is what a usage meter shows.
 type UsageMeterProps struct {
-	Usage  ipam.Usage
+	Usage  usage.Figures
 	TestID string
 }
 

@@ -11,7 +11,7 @@ import templruntime "github.com/a-h/templ/runtime"
 
 import (
 	"pivirt.hu/ipam/internal/forecast"
-	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/usage"
 	"strconv"
 	"time"
 )
@@ -70,7 +70,7 @@ type ExhaustionRow struct {
 	// CIDR, a division's pool), Href is its page.
 	Name, Detail, Href string
 	Used, Size         int64
-	History            []ipam.UsagePoint
+	History            []usage.Point
 	Forecast           forecast.Forecast
 }
 
@@ -531,7 +531,7 @@ func rowMeter(r ExhaustionRow) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = UsageMeter(UsageMeterProps{Usage: ipam.Usage{Used: int(r.Used), Size: int(r.Size), Free: int(r.Size - r.Used)}, TestID: "exhaustion-usage"}).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = UsageMeter(UsageMeterProps{Usage: usage.Figures{Used: int(r.Used), Size: int(r.Size), Free: int(r.Size - r.Used)}, TestID: "exhaustion-usage"}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

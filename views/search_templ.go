@@ -12,6 +12,7 @@ import templruntime "github.com/a-h/templ/runtime"
 import (
 	"fmt"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/search"
 )
 
 // SearchPageProps is what the search page shows.
@@ -84,7 +85,7 @@ func SearchPage(p SearchPageProps) templ.Component {
 				var templ_7745c5c3_Var3 string
 				templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(p.Error)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 44, Col: 75}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 45, Col: 75}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 				if templ_7745c5c3_Err != nil {
@@ -103,7 +104,7 @@ func SearchPage(p SearchPageProps) templ.Component {
 					var templ_7745c5c3_Var4 string
 					templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(" ")
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 49, Col: 10}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 50, Col: 10}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 					if templ_7745c5c3_Err != nil {
@@ -126,7 +127,7 @@ func SearchPage(p SearchPageProps) templ.Component {
 				var templ_7745c5c3_Var5 string
 				templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(searchSummary(*p.Result, p.Branch))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 55, Col: 41}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 56, Col: 41}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 				if templ_7745c5c3_Err != nil {
@@ -144,7 +145,7 @@ func SearchPage(p SearchPageProps) templ.Component {
 					var templ_7745c5c3_Var6 string
 					templ_7745c5c3_Var6, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(p.MoreHref)).ResolveURL(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 57, Col: 41}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 58, Col: 41}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var6)
 					if templ_7745c5c3_Err != nil {
@@ -157,7 +158,7 @@ func SearchPage(p SearchPageProps) templ.Component {
 					var templ_7745c5c3_Var7 string
 					templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(Figure(ipam.MaxSearchHits))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 57, Col: 109}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 58, Col: 109}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 					if templ_7745c5c3_Err != nil {
@@ -185,7 +186,7 @@ func SearchPage(p SearchPageProps) templ.Component {
 						var templ_7745c5c3_Var8 string
 						templ_7745c5c3_Var8, templ_7745c5c3_Err = templruntime.NewAttributeExpression(string(r.Hit.Kind)).Resolve(ctx)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 68, Col: 67}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 69, Col: 67}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var8)
 						if templ_7745c5c3_Err != nil {
@@ -238,7 +239,7 @@ func SearchPage(p SearchPageProps) templ.Component {
 						var templ_7745c5c3_Var11 string
 						templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(hitKindLabel(r.Hit.Kind))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 70, Col: 79}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 71, Col: 79}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 						if templ_7745c5c3_Err != nil {
@@ -251,7 +252,7 @@ func SearchPage(p SearchPageProps) templ.Component {
 						var templ_7745c5c3_Var12 string
 						templ_7745c5c3_Var12, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(r.Href)).ResolveURL(ctx)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 71, Col: 41}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 72, Col: 41}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var12)
 						if templ_7745c5c3_Err != nil {
@@ -264,7 +265,7 @@ func SearchPage(p SearchPageProps) templ.Component {
 						var templ_7745c5c3_Var13 string
 						templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(hitName(r.Hit))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 71, Col: 90}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 72, Col: 90}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
 						if templ_7745c5c3_Err != nil {
@@ -282,7 +283,7 @@ func SearchPage(p SearchPageProps) templ.Component {
 							var templ_7745c5c3_Var14 string
 							templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(hitCIDR(r.Hit))
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 73, Col: 51}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 74, Col: 51}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 							if templ_7745c5c3_Err != nil {
@@ -301,7 +302,7 @@ func SearchPage(p SearchPageProps) templ.Component {
 							var templ_7745c5c3_Var15 string
 							templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs("on " + r.Hit.Object.Branch)
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 76, Col: 95}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 77, Col: 95}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 							if templ_7745c5c3_Err != nil {
@@ -321,7 +322,7 @@ func SearchPage(p SearchPageProps) templ.Component {
 								var templ_7745c5c3_Var16 string
 								templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(" / ")
 								if templ_7745c5c3_Err != nil {
-									return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 82, Col: 19}
+									return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 83, Col: 19}
 								}
 								_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var16))
 								if templ_7745c5c3_Err != nil {
@@ -335,7 +336,7 @@ func SearchPage(p SearchPageProps) templ.Component {
 							var templ_7745c5c3_Var17 string
 							templ_7745c5c3_Var17, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(l.Href)).ResolveURL(ctx)
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 84, Col: 42}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 85, Col: 42}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var17)
 							if templ_7745c5c3_Err != nil {
@@ -348,7 +349,7 @@ func SearchPage(p SearchPageProps) templ.Component {
 							var templ_7745c5c3_Var18 string
 							templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(l.Label)
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 84, Col: 54}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 85, Col: 54}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var18))
 							if templ_7745c5c3_Err != nil {
@@ -363,7 +364,7 @@ func SearchPage(p SearchPageProps) templ.Component {
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						if r.Hit.Kind == ipam.HitAddress {
+						if r.Hit.Kind == search.HitAddress {
 							templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "<td data-testid=\"search-explanation\" data-state=\"")
 							if templ_7745c5c3_Err != nil {
 								return templ_7745c5c3_Err
@@ -371,7 +372,7 @@ func SearchPage(p SearchPageProps) templ.Component {
 							var templ_7745c5c3_Var19 string
 							templ_7745c5c3_Var19, templ_7745c5c3_Err = templruntime.NewAttributeExpression(r.Hit.State.String()).Resolve(ctx)
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 88, Col: 80}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 89, Col: 80}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var19)
 							if templ_7745c5c3_Err != nil {
@@ -384,7 +385,7 @@ func SearchPage(p SearchPageProps) templ.Component {
 							var templ_7745c5c3_Var20 string
 							templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(r.Hit.Explain)
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 88, Col: 98}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 89, Col: 98}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 							if templ_7745c5c3_Err != nil {
@@ -402,7 +403,7 @@ func SearchPage(p SearchPageProps) templ.Component {
 							var templ_7745c5c3_Var21 string
 							templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(" ")
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 91, Col: 23}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 92, Col: 23}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var21))
 							if templ_7745c5c3_Err != nil {
@@ -415,7 +416,7 @@ func SearchPage(p SearchPageProps) templ.Component {
 							var templ_7745c5c3_Var22 string
 							templ_7745c5c3_Var22, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(r.Holder.Href)).ResolveURL(ctx)
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 92, Col: 49}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 93, Col: 49}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var22)
 							if templ_7745c5c3_Err != nil {
@@ -428,7 +429,7 @@ func SearchPage(p SearchPageProps) templ.Component {
 							var templ_7745c5c3_Var23 string
 							templ_7745c5c3_Var23, templ_7745c5c3_Err = templ.JoinStringErrs(r.Holder.Label)
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 92, Col: 96}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 93, Col: 96}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var23))
 							if templ_7745c5c3_Err != nil {
@@ -441,7 +442,7 @@ func SearchPage(p SearchPageProps) templ.Component {
 							var templ_7745c5c3_Var24 string
 							templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinStringErrs(numberExplanation(r.Hit))
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 93, Col: 88}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 94, Col: 88}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var24))
 							if templ_7745c5c3_Err != nil {
@@ -459,7 +460,7 @@ func SearchPage(p SearchPageProps) templ.Component {
 							var templ_7745c5c3_Var25 string
 							templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinStringErrs(hitOwner(r.Hit))
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 96, Col: 58}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 97, Col: 58}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var25))
 							if templ_7745c5c3_Err != nil {
@@ -486,7 +487,7 @@ func SearchPage(p SearchPageProps) templ.Component {
 							var templ_7745c5c3_Var26 string
 							templ_7745c5c3_Var26, templ_7745c5c3_Err = templ.JoinStringErrs(r.Hit.By)
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 101, Col: 42}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 102, Col: 42}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var26))
 							if templ_7745c5c3_Err != nil {
@@ -504,7 +505,7 @@ func SearchPage(p SearchPageProps) templ.Component {
 						var templ_7745c5c3_Var27 string
 						templ_7745c5c3_Var27, templ_7745c5c3_Err = templ.JoinStringErrs(hitMatch(r.Hit))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 104, Col: 57}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `search.templ`, Line: 105, Col: 57}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var27))
 						if templ_7745c5c3_Err != nil {
@@ -558,16 +559,16 @@ func searchSummary(r ipam.SearchResult, branch string) string {
 }
 
 // hitKindLabel names a kind of hit.
-func hitKindLabel(k ipam.HitKind) string {
-	return map[ipam.HitKind]string{ipam.HitAddress: "address", ipam.HitPool: "pool", ipam.HitVPC: "VPC", ipam.HitSubnet: "subnet",
-		ipam.HitAllocation: "allocation", ipam.HitNumberPool: "number pool", ipam.HitNumber: "number", ipam.HitObject: "object"}[k]
+func hitKindLabel(k search.HitKind) string {
+	return map[search.HitKind]string{search.HitAddress: "address", search.HitPool: "pool", search.HitVPC: "VPC", search.HitSubnet: "subnet",
+		search.HitAllocation: "allocation", search.HitNumberPool: "number pool", search.HitNumber: "number", search.HitObject: "object"}[k]
 }
 
 // hitBadge is the class of a hit's badge besides badge: its pool's kind,
 // or "kinds" for what the schema of kinds holds.
 func hitBadge(h ipam.SearchHit) string {
 	switch h.Kind {
-	case ipam.HitNumberPool, ipam.HitNumber, ipam.HitObject:
+	case search.HitNumberPool, search.HitNumber, search.HitObject:
 		return "kinds"
 	}
 	return string(h.PoolKind)
@@ -577,20 +578,20 @@ func hitBadge(h ipam.SearchHit) string {
 // label.
 func hitName(h ipam.SearchHit) string {
 	switch h.Kind {
-	case ipam.HitPool:
+	case search.HitPool:
 		return h.Pool
-	case ipam.HitVPC:
+	case search.HitVPC:
 		return h.VPC
-	case ipam.HitSubnet:
+	case search.HitSubnet:
 		return h.Subnet
-	case ipam.HitNumberPool:
+	case search.HitNumberPool:
 		return h.NumberPool.Name
-	case ipam.HitNumber:
+	case search.HitNumber:
 		if h.Division.Label == "" {
 			return fmt.Sprint(h.Number)
 		}
 		return fmt.Sprintf("%d in %s", h.Number, h.Division.Label)
-	case ipam.HitObject:
+	case search.HitObject:
 		return h.Object.Label
 	}
 	return h.Address.String()
@@ -599,7 +600,7 @@ func hitName(h ipam.SearchHit) string {
 // hitCIDR is the prefix of a pool, VPC or subnet hit.
 func hitCIDR(h ipam.SearchHit) string {
 	switch h.Kind {
-	case ipam.HitPool, ipam.HitVPC, ipam.HitSubnet:
+	case search.HitPool, search.HitVPC, search.HitSubnet:
 		return h.CIDR.String()
 	}
 	return ""
@@ -607,7 +608,7 @@ func hitCIDR(h ipam.SearchHit) string {
 
 // hitMatch says what matched: an object's attribute with its value.
 func hitMatch(h ipam.SearchHit) string {
-	if h.Kind == ipam.HitObject && h.Match != ipam.MatchLabel && h.Match != ipam.MatchID {
+	if h.Kind == search.HitObject && h.Match != search.MatchLabel && h.Match != search.MatchID {
 		return fmt.Sprintf("%s %q", h.Match, h.Value)
 	}
 	return h.Match
@@ -629,11 +630,11 @@ func numberExplanation(h ipam.SearchHit) string {
 // is; what a number pool hands out; an object's kind and branch.
 func hitOwner(h ipam.SearchHit) string {
 	switch {
-	case h.Kind == ipam.HitNumberPool:
+	case h.Kind == search.HitNumberPool:
 		return fmt.Sprintf("hands out %s %s", h.NumberPool.Kind, h.NumberPool.Attribute)
-	case h.Kind == ipam.HitObject:
+	case h.Kind == search.HitObject:
 		return fmt.Sprintf("%s on %s", h.Object.Kind, h.Object.Branch)
-	case h.Kind == ipam.HitAllocation:
+	case h.Kind == search.HitAllocation:
 		return fmt.Sprintf("%s %s (uid %s) of %s", h.Owner.Kind, h.Owner.Name, h.Owner.UID, h.OwnerNamespace)
 	case h.Namespace == "":
 		return "public, the operators'"

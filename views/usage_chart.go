@@ -8,14 +8,14 @@ import (
 	"time"
 
 	"pivirt.hu/ipam/internal/forecast"
-	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/usage"
 )
 
 // UsageChartProps is what a usage chart draws: a pool's, a subnet's or a
 // division's usage over a span, the claims and releases of each day, the
-// usage now and the forecast (ipam.UsageChart).
+// usage now and the forecast (usage.Chart).
 type UsageChartProps struct {
-	Chart ipam.UsageChart
+	Chart usage.Chart
 	// Href is the page's path, with its query; the chart links its spans
 	// to Href with span= added.
 	Href string
@@ -94,10 +94,10 @@ func (p UsageChartProps) layout() chartGeometry {
 		return usageBottom - float64(v)/float64(top)*(usageBottom-usageTop)
 	}
 	var g chartGeometry
-	points := append(c.Points[:len(c.Points):len(c.Points)], ipam.UsagePoint{At: c.Now, Used: int64(c.Current.Used), Size: int64(c.Current.Size)})
+	points := append(c.Points[:len(c.Points):len(c.Points)], usage.Point{At: c.Now, Used: int64(c.Current.Used), Size: int64(c.Current.Size)})
 	g.Empty = len(c.Points) == 0
 	gap := 3 * time.Hour
-	if c.Step == ipam.HistoryDay {
+	if c.Step == usage.Day {
 		gap = 3 * 24 * time.Hour
 	}
 	var used, area, size strings.Builder
@@ -166,8 +166,8 @@ func dateTicks(from, to time.Time, x func(time.Time) float64) []chartTick {
 }
 
 // dayBars lays out the claims and releases of the days from from to to.
-func dayBars(days []ipam.UsagePoint, from, to time.Time, x func(time.Time) float64) ([]chartBar, int64) {
-	shown := func(d ipam.UsagePoint) bool { return d.At.Add(24*time.Hour).After(from) && !d.At.After(to) }
+func dayBars(days []usage.Point, from, to time.Time, x func(time.Time) float64) ([]chartBar, int64) {
+	shown := func(d usage.Point) bool { return d.At.Add(24*time.Hour).After(from) && !d.At.After(to) }
 	var top int64
 	for _, d := range days {
 		if shown(d) {
@@ -289,8 +289,8 @@ func spanName(d time.Duration) string {
 
 // recentDays are the days of the chart's span that had claims or
 // releases, newest first, for the table under the chart.
-func (p UsageChartProps) recentDays() []ipam.UsagePoint {
-	var out []ipam.UsagePoint
+func (p UsageChartProps) recentDays() []usage.Point {
+	var out []usage.Point
 	for i := len(p.Chart.Days) - 1; i >= 0; i-- {
 		d := p.Chart.Days[i]
 		if d.At.Before(p.Chart.Now.Add(-p.Chart.Span).Truncate(24 * time.Hour)) {
@@ -304,7 +304,7 @@ func (p UsageChartProps) recentDays() []ipam.UsagePoint {
 // SparklineProps is a small chart of a usage over the last days: Points
 // oldest first, ending with the usage now.
 type SparklineProps struct {
-	Points []ipam.UsagePoint
+	Points []usage.Point
 	Now    time.Time
 	Span   time.Duration
 	TestID string
@@ -344,14 +344,14 @@ func (p SparklineProps) path() (d, lastX, lastY string) {
 
 // label says the sparkline in words.
 func (p SparklineProps) label() string {
-	pct := func(pt ipam.UsagePoint) string {
+	pct := func(pt usage.Point) string {
 		if pt.Size == 0 {
 			return "0 %"
 		}
 		return strconv.FormatFloat(100*float64(pt.Used)/float64(pt.Size), 'f', 0, 64) + " %"
 	}
 	from := p.Now.Add(-p.Span)
-	var shown []ipam.UsagePoint
+	var shown []usage.Point
 	for _, pt := range p.Points {
 		if !pt.At.Before(from) {
 			shown = append(shown, pt)

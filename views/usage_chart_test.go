@@ -7,18 +7,18 @@ import (
 	"time"
 
 	"pivirt.hu/ipam/internal/forecast"
-	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/usage"
 )
 
 var chartNow = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
 // hours returns a point an hour for days days before chartNow, used
 // growing by perHour from used0, of size.
-func hours(days int, used0, perHour float64, size int64) []ipam.UsagePoint {
-	var out []ipam.UsagePoint
+func hours(days int, used0, perHour float64, size int64) []usage.Point {
+	var out []usage.Point
 	for h := days * 24; h > 0; h-- {
 		at := chartNow.Add(-time.Duration(h) * time.Hour)
-		out = append(out, ipam.UsagePoint{At: at, Used: int64(used0 + perHour*float64(days*24-h)), Size: size})
+		out = append(out, usage.Point{At: at, Used: int64(used0 + perHour*float64(days*24-h)), Size: size})
 	}
 	return out
 }
@@ -26,8 +26,8 @@ func hours(days int, used0, perHour float64, size int64) []ipam.UsagePoint {
 func TestChartLayout(t *testing.T) {
 	week := 7 * 24 * time.Hour
 	line := hours(7, 10, 0.25, 200)
-	current := ipam.Usage{Used: 52, Size: 200, Free: 148}
-	c := UsageChartProps{Chart: ipam.UsageChart{Span: week, Step: ipam.HistoryHour, Points: line, Now: chartNow, Current: current,
+	current := usage.Figures{Used: 52, Size: 200, Free: 148}
+	c := UsageChartProps{Chart: usage.Chart{Span: week, Step: usage.Hour, Points: line, Now: chartNow, Current: current,
 		Forecast: forecast.Of(append(toForecast(line), forecast.Point{At: chartNow, Used: 52, Size: 200}), week)}}
 	g := c.layout()
 	if !strings.HasPrefix(g.Used, "M60,") {
@@ -51,7 +51,7 @@ func TestChartLayout(t *testing.T) {
 
 	// Filling fast: full within the chart, which extends to the day.
 	fast := hours(7, 10, 1, 200)
-	c.Chart.Points, c.Chart.Current = fast, ipam.Usage{Used: 178, Size: 200, Free: 22}
+	c.Chart.Points, c.Chart.Current = fast, usage.Figures{Used: 178, Size: 200, Free: 22}
 	c.Chart.Forecast = forecast.Of(append(toForecast(fast), forecast.Point{At: chartNow, Used: 178, Size: 200}), week)
 	g = c.layout()
 	if c.Chart.Forecast.State != forecast.Filling || g.Forecast == "" || !strings.HasPrefix(g.ForecastLabel, "full ~Dec 1") && !strings.HasPrefix(g.ForecastLabel, "full ~Dec 2") {
@@ -77,11 +77,11 @@ func TestChartLayout(t *testing.T) {
 
 func TestChartBars(t *testing.T) {
 	week := 7 * 24 * time.Hour
-	day := func(d int, claims, releases int64) ipam.UsagePoint {
-		return ipam.UsagePoint{At: chartNow.Truncate(24*time.Hour).AddDate(0, 0, -d), Claims: claims, Releases: releases}
+	day := func(d int, claims, releases int64) usage.Point {
+		return usage.Point{At: chartNow.Truncate(24*time.Hour).AddDate(0, 0, -d), Claims: claims, Releases: releases}
 	}
-	c := UsageChartProps{Chart: ipam.UsageChart{Span: week, Now: chartNow, Current: ipam.Usage{Size: 10},
-		Days: []ipam.UsagePoint{day(10, 99, 0), day(3, 40, 10), day(2, 0, 0), day(1, 20, 40), day(0, 5, 0)}}}
+	c := UsageChartProps{Chart: usage.Chart{Span: week, Now: chartNow, Current: usage.Figures{Size: 10},
+		Days: []usage.Point{day(10, 99, 0), day(3, 40, 10), day(2, 0, 0), day(1, 20, 40), day(0, 5, 0)}}}
 	g := c.layout()
 	if len(g.Bars) != 3 || g.BarsMax != 40 {
 		t.Fatalf("bars %+v of max %d, want 3 (the day outside the span and the day without changes left out) of max 40", g.Bars, g.BarsMax)
@@ -147,8 +147,8 @@ func TestSparkline(t *testing.T) {
 func TestUsageChartRenders(t *testing.T) {
 	week := 7 * 24 * time.Hour
 	line := hours(7, 100, 0.4, 200)
-	c := UsageChartProps{Href: "/pools/public-zone-a", Chart: ipam.UsageChart{Span: week, Step: ipam.HistoryHour, Points: line, Now: chartNow,
-		Current: ipam.Usage{Used: 167, Size: 200, Free: 33}, Days: []ipam.UsagePoint{{At: chartNow.Truncate(24 * time.Hour), Used: 167, Size: 200, Claims: 9, Releases: 1}}}}
+	c := UsageChartProps{Href: "/pools/public-zone-a", Chart: usage.Chart{Span: week, Step: usage.Hour, Points: line, Now: chartNow,
+		Current: usage.Figures{Used: 167, Size: 200, Free: 33}, Days: []usage.Point{{At: chartNow.Truncate(24 * time.Hour), Used: 167, Size: 200, Claims: 9, Releases: 1}}}}
 	c.Chart.Forecast = forecast.Of(append(toForecast(line), forecast.Point{At: chartNow, Used: 167, Size: 200}), week)
 	var b strings.Builder
 	if err := UsageChartPanel(c).Render(context.Background(), &b); err != nil {
@@ -165,7 +165,7 @@ func TestUsageChartRenders(t *testing.T) {
 	}
 }
 
-func toForecast(points []ipam.UsagePoint) []forecast.Point {
+func toForecast(points []usage.Point) []forecast.Point {
 	out := make([]forecast.Point, len(points))
 	for i, p := range points {
 		out[i] = forecast.Point{At: p.At, Used: int(p.Used), Size: int(p.Size)}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/views"
 )
 
@@ -30,14 +31,14 @@ func (s *Server) addressRelease(w http.ResponseWriter, r *http.Request) {
 		Namespace: namespace, Pool: pool, Address: address, Owner: owner, OwnerNamespace: formValue(r, "ownerNamespace"),
 	})
 	if err != nil {
-		switch refusal := ipam.Classify(err); refusal.Code {
-		case ipam.CodeNotFound:
+		switch refused := refusal.Classify(err); refused.Code {
+		case refusal.CodeNotFound:
 			s.notFound(w, r)
-		case ipam.CodeInternal, ipam.CodeUnavailable:
+		case refusal.CodeInternal, refusal.CodeUnavailable:
 			s.serverError(w, r, err)
 		default:
 			p := s.addressPage(r, actor.IsOperator(), d)
-			p.Refusal = refusal.Message
+			p.Refusal = refused.Message
 			s.render(w, r, http.StatusUnprocessableEntity, views.AddressPage(p))
 		}
 		return

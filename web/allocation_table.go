@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/views"
 )
 
@@ -30,7 +31,7 @@ func (s *Server) allocationTable(r *http.Request, href string, pool ipam.Pool, w
 	tq := tableRequest(r)
 	p := views.AllocationTableProps{Href: href, Within: within.String(), Search: tq.Search, Prefix: r.URL.Query().Get("prefix"), SubnetColumn: subnetColumn}
 	t, err := read(tq)
-	if errors.Is(err, ipam.ErrInvalid) {
+	if errors.Is(err, refusal.ErrInvalid) {
 		errs := views.FieldErrors{}
 		if !fieldErrorsOf(errs, err, "prefix", "search") || errs[""] != "" {
 			return p, 0, err

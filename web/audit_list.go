@@ -12,6 +12,7 @@ import (
 	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/views"
 )
 
@@ -72,7 +73,7 @@ func (s *Server) auditList(w http.ResponseWriter, r *http.Request) {
 		f.Before = 0
 	}
 	entries, err := s.ipam.AuditLog(r.Context(), actor, f)
-	if errors.Is(err, ipam.ErrForbidden) {
+	if errors.Is(err, refusal.ErrForbidden) {
 		s.notFound(w, r)
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/views"
 )
 
@@ -67,7 +68,7 @@ func (s *Server) numberHolders(ctx context.Context, actor auth.Actor, es []ipam.
 		kind, ok := kinds[bp.pool]
 		if !ok {
 			pool, err := s.numbers.Pool(ctx, actor, bp.pool)
-			if err != nil && !errors.Is(err, branch.ErrNotFound) {
+			if err != nil && !errors.Is(err, refusal.ErrNotFound) {
 				return nil, err
 			}
 			kind, kinds[bp.pool] = pool.Kind, pool.Kind
@@ -76,7 +77,7 @@ func (s *Server) numberHolders(ctx context.Context, actor auth.Actor, es []ipam.
 			continue
 		}
 		page, err := s.branches.Objects(ctx, actor, bp.branch, kind, branch.Filter{IDs: ids}, branch.MaxPage, 0)
-		if errors.Is(err, branch.ErrNotFound) {
+		if errors.Is(err, refusal.ErrNotFound) {
 			continue
 		}
 		if err != nil {

@@ -8,7 +8,7 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/branch"
-	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/views"
 )
 
@@ -98,21 +98,21 @@ func (s *Server) branchAct(w http.ResponseWriter, r *http.Request, action, done 
 // branchRefused shows the branches page with why action on the branch
 // called name was refused: every conflict, or the domain's message.
 func (s *Server) branchRefused(w http.ResponseWriter, r *http.Request, actor auth.Actor, action, name string, err error) {
-	refusal := &views.BranchRefusal{Action: action, Branch: name}
+	page := &views.BranchRefusal{Action: action, Branch: name}
 	var merge *branch.MergeError
 	status := http.StatusConflict
-	switch c := ipam.Classify(err); {
+	switch c := refusal.Classify(err); {
 	case errors.As(err, &merge):
-		refusal.Conflicts = merge
-	case c.Code == ipam.CodeNotFound:
-		status, refusal.Lines = http.StatusNotFound, []string{c.Message}
-	case c.Code == ipam.CodeInvalidArgument:
-		status, refusal.Lines = http.StatusUnprocessableEntity, []string{c.Message}
-	case c.Code == ipam.CodeConflict:
-		refusal.Lines = []string{c.Message}
+		page.Conflicts = merge
+	case c.Code == refusal.CodeNotFound:
+		status, page.Lines = http.StatusNotFound, []string{c.Message}
+	case c.Code == refusal.CodeInvalidArgument:
+		status, page.Lines = http.StatusUnprocessableEntity, []string{c.Message}
+	case c.Code == refusal.CodeConflict:
+		page.Lines = []string{c.Message}
 	default:
 		s.serverError(w, r, err)
 		return
 	}
-	s.renderBranches(w, r, actor, status, views.BranchesPageProps{Refusal: refusal})
+	s.renderBranches(w, r, actor, status, views.BranchesPageProps{Refusal: page})
 }

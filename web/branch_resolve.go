@@ -4,7 +4,7 @@ import (
 	"net/http"
 
 	"pivirt.hu/ipam/internal/branch"
-	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/views"
 )
 
@@ -34,8 +34,8 @@ func (s *Server) branchResolve(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, back, http.StatusSeeOther)
 		return
 	}
-	switch c := ipam.Classify(err); c.Code {
-	case ipam.CodeInvalidArgument:
+	switch c := refusal.Classify(err); c.Code {
+	case refusal.CodeInvalidArgument:
 		s.renderMerge(w, r, http.StatusUnprocessableEntity, name, views.BranchMergePageProps{Error: c.Message})
 	default:
 		s.failed(w, r, err)

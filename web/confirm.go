@@ -5,6 +5,7 @@ import (
 	"net/url"
 
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/views"
 )
 
@@ -18,8 +19,8 @@ import (
 // drawn: what does not exist, or was named wrongly in the query, is the
 // 404 page.
 func (s *Server) confirmFailed(w http.ResponseWriter, r *http.Request, err error) {
-	switch ipam.Classify(err).Code {
-	case ipam.CodeNotFound, ipam.CodeInvalidArgument:
+	switch refusal.Classify(err).Code {
+	case refusal.CodeNotFound, refusal.CodeInvalidArgument:
 		s.notFound(w, r)
 	default:
 		s.serverError(w, r, err)
@@ -31,13 +32,13 @@ func (s *Server) confirmFailed(w http.ResponseWriter, r *http.Request, err error
 // not exist (any more) is the 404 page, a failure of the server its
 // error page.
 func (s *Server) confirmRefused(w http.ResponseWriter, r *http.Request, err error, p views.ConfirmProps) {
-	switch refusal := ipam.Classify(err); refusal.Code {
-	case ipam.CodeNotFound:
+	switch refused := refusal.Classify(err); refused.Code {
+	case refusal.CodeNotFound:
 		s.notFound(w, r)
-	case ipam.CodeInternal, ipam.CodeUnavailable:
+	case refusal.CodeInternal, refusal.CodeUnavailable:
 		s.serverError(w, r, err)
 	default:
-		p.Refusal = refusal.Message
+		p.Refusal = refused.Message
 		s.render(w, r, http.StatusUnprocessableEntity, views.ConfirmPage(p))
 	}
 }

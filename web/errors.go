@@ -3,7 +3,7 @@ package web
 import (
 	"net/http"
 
-	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/views"
 )
 
@@ -19,7 +19,7 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 // in the log. When err says that the database is unavailable, the answer is
 // the 503 page instead, which asks to try again.
 func (s *Server) serverError(w http.ResponseWriter, r *http.Request, err error) {
-	if ipam.Classify(err).Retryable() {
+	if refusal.Classify(err).Retryable() {
 		s.log.WarnContext(r.Context(), "request failed: the database is unavailable", "method", r.Method, "path", r.URL.Path,
 			"err", err, "request_id", requestID(r.Context()))
 		s.unavailablePage(w, r)
@@ -64,7 +64,7 @@ func (s *Server) errorPage(w http.ResponseWriter, r *http.Request) {
 // when the user may not see it (or it does not exist), the server's error
 // page otherwise.
 func (s *Server) failed(w http.ResponseWriter, r *http.Request, err error) {
-	if ipam.Classify(err).Code == ipam.CodeNotFound {
+	if refusal.Classify(err).Code == refusal.CodeNotFound {
 		s.notFound(w, r)
 		return
 	}

@@ -5,13 +5,13 @@ import (
 	"slices"
 	"strings"
 
-	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/views"
 )
 
 // fieldErrorsOf puts the refusal err into errs, the mistakes of a form
 // whose inputs are named inputs: each field of the refusal
-// (ipam.Refusal.Fields, in plain words) beside the input that holds it
+// (refusal.Refusal.Fields, in plain words) beside the input that holds it
 // (inputOf), and a refusal of no input, or of a field the form has no
 // input for, as the form's own (""). An input the handler refused itself
 // already (a number it could not read) keeps its own mistake: the
@@ -23,8 +23,8 @@ import (
 // It is the one place of the console that turns a refusal into a form's
 // mistakes; every form's handler calls it.
 func fieldErrorsOf(errs views.FieldErrors, err error, inputs ...string) bool {
-	r := ipam.Classify(err)
-	if r.Code == ipam.CodeInternal || r.Code == ipam.CodeUnavailable {
+	r := refusal.Classify(err)
+	if r.Code == refusal.CodeInternal || r.Code == refusal.CodeUnavailable {
 		return false
 	}
 	if len(r.Fields) == 0 {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"pivirt.hu/ipam/internal/branch"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/static"
 	"pivirt.hu/ipam/views"
 )
@@ -48,7 +49,7 @@ func (s *Server) graphiql(w http.ResponseWriter, r *http.Request) {
 	props := views.GraphiQLProps{Asset: s.assets.URL, Integrity: static.GraphiQLIntegrity, URL: url, DefaultQuery: graphiqlDefaultQuery}
 	if name != "" && name != branch.Main {
 		_, err := s.branches.Branch(r.Context(), actor, name)
-		if errors.Is(err, branch.ErrNotFound) {
+		if errors.Is(err, refusal.ErrNotFound) {
 			s.notFound(w, r)
 			return
 		}

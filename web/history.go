@@ -6,7 +6,7 @@ import (
 	"net/url"
 
 	"pivirt.hu/ipam/internal/audit"
-	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/views"
 )
 
@@ -20,7 +20,7 @@ const historyLength = 10
 func (s *Server) history(ctx context.Context, r audit.Ref, what string) (views.HistoryProps, error) {
 	actor, _ := actorFrom(ctx)
 	entries, err := s.ipam.History(ctx, actor, r, historyLength)
-	if errors.Is(err, ipam.ErrForbidden) {
+	if errors.Is(err, refusal.ErrForbidden) {
 		return views.HistoryProps{}, nil
 	}
 	if err != nil {

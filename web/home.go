@@ -12,6 +12,7 @@ import (
 	"pivirt.hu/ipam/internal/forecast"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/numbers"
+	"pivirt.hu/ipam/internal/usage"
 	"pivirt.hu/ipam/views"
 )
 
@@ -105,14 +106,14 @@ func (s *Server) busiestDivisions(ctx context.Context, actor auth.Actor, now tim
 	}
 	var rows []views.ExhaustionRow
 	for _, b := range busy {
-		history, err := s.numbers.DivisionHistory(ctx, actor, b.Pool.ID, b.Division.Input(), ipam.HistoryHour, now.Add(-ipam.ForecastWindow))
+		history, err := s.numbers.DivisionHistory(ctx, actor, b.Pool.ID, b.Division.Input(), usage.Hour, now.Add(-usage.ForecastWindow))
 		if err != nil {
 			return nil, 0, err
 		}
 		f := b.Division.Figures
-		current := ipam.Usage{Used: int(f.Used), Size: int(f.Size), Free: int(f.Size - f.Used)}
+		current := usage.Figures{Used: int(f.Used), Size: int(f.Size), Free: int(f.Size - f.Used)}
 		row := views.ExhaustionRow{Kind: "number pool", Name: b.Pool.Name, Href: divisionHref(b.Pool.ID, b.Division), Used: f.Used, Size: f.Size,
-			History: append(history, ipam.UsagePoint{At: now, Used: f.Used, Size: f.Size}), Forecast: ipam.ForecastOf(history, current, now)}
+			History: append(history, usage.Point{At: now, Used: f.Used, Size: f.Size}), Forecast: usage.ForecastOf(history, current, now)}
 		if len(b.Division.Entries) > 0 {
 			row.Name += "/" + b.Division.DisplayLabel
 			row.Detail = strings.Join(b.Pool.ScopeNames(), " / ")
@@ -145,7 +146,7 @@ func changesHref(operator bool) string {
 // its history ending with its usage now.
 func exhaustionRow(t ipam.UsageTrend, now time.Time) views.ExhaustionRow {
 	row := views.ExhaustionRow{Used: int64(t.Usage.Used), Size: int64(t.Usage.Size), Forecast: t.Forecast,
-		History: append(t.History, ipam.UsagePoint{At: now, Used: int64(t.Usage.Used), Size: int64(t.Usage.Size)})}
+		History: append(t.History, usage.Point{At: now, Used: int64(t.Usage.Used), Size: int64(t.Usage.Size)})}
 	switch {
 	case t.Subnet.UID != "":
 		row.Kind, row.Name, row.Detail, row.Href = "subnet", t.Subnet.Namespace+"/"+t.Subnet.VPC+"/"+t.Subnet.Name, t.Subnet.CIDR.String(), views.SubnetHref(t.Subnet)

@@ -12,6 +12,7 @@ import (
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/numbers"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/schema"
 	"pivirt.hu/ipam/views"
 )
@@ -133,7 +134,7 @@ var numberPoolInputs = []string{"name", "description", "node", "node_attribute",
 func (s *Server) numberPoolNew(w http.ResponseWriter, r *http.Request) {
 	sh, branchName, err := s.branchShell(r, "New number pool")
 	if err != nil || s.numbers == nil {
-		s.failed(w, r, cmp.Or(err, error(branch.ErrNotFound)))
+		s.failed(w, r, cmp.Or(err, error(refusal.ErrNotFound)))
 		return
 	}
 	main, err := s.branches.Schema(r.Context(), branch.Main)
@@ -156,7 +157,7 @@ func (s *Server) numberPoolCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	sh, branchName, err := s.branchShell(r, "New number pool")
 	if err != nil || s.numbers == nil {
-		s.failed(w, r, cmp.Or(err, error(branch.ErrNotFound)))
+		s.failed(w, r, cmp.Or(err, error(refusal.ErrNotFound)))
 		return
 	}
 	main, err := s.branches.Schema(r.Context(), branch.Main)

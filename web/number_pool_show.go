@@ -11,9 +11,9 @@ import (
 
 	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/branch"
-	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/schema"
+	"pivirt.hu/ipam/internal/usage"
 	"pivirt.hu/ipam/views"
 )
 
@@ -217,7 +217,7 @@ func (pg poolPage) division(values []string, key string) (*views.DivisionViewPro
 	for i, v := range values {
 		in = append(in, numbers.EntryInput{Path: pg.pool.Scope[i].Name, Value: v})
 	}
-	usage, err := pg.s.numbers.Utilization(ctx, actor, pg.pool.ID, in)
+	division, err := pg.s.numbers.Utilization(ctx, actor, pg.pool.ID, in)
 	if err != nil {
 		return nil, err
 	}
@@ -230,12 +230,12 @@ func (pg poolPage) division(values []string, key string) (*views.DivisionViewPro
 	if err != nil {
 		return nil, err
 	}
-	p := &views.DivisionViewProps{Usage: usage, Allocations: allocs, Branch: pg.branch, Href: pg.href, Current: key,
+	p := &views.DivisionViewProps{Usage: division, Allocations: allocs, Branch: pg.branch, Href: pg.href, Current: key,
 		HolderHref: func(h numbers.Holder) string { return pg.objectHref(h.Kind, h.ID) }}
 	if pg.branch == branch.Main {
-		f := usage.Figures
-		chart, err := ipam.ChartOf(views.ChartSpan(pg.r.URL.Query().Get("span")), time.Now(), ipam.Usage{Used: int(f.Used), Size: int(f.Size), Free: int(f.Size - f.Used)},
-			func(step string, since time.Time) ([]ipam.UsagePoint, error) {
+		f := division.Figures
+		chart, err := usage.ChartOf(views.ChartSpan(pg.r.URL.Query().Get("span")), time.Now(), usage.Figures{Used: int(f.Used), Size: int(f.Size), Free: int(f.Size - f.Used)},
+			func(step string, since time.Time) ([]usage.Point, error) {
 				return pg.s.numbers.DivisionHistory(ctx, actor, pg.pool.ID, in, step, since)
 			})
 		if err != nil {
@@ -247,7 +247,7 @@ func (pg poolPage) division(values []string, key string) (*views.DivisionViewPro
 		}
 		p.Chart = &views.UsageChartProps{Chart: chart, Href: pg.link(v)}
 	}
-	for _, r := range usage.Ranges {
+	for _, r := range division.Ranges {
 		p.Strips = append(p.Strips, strip(r, taken))
 	}
 	at := func(page int) string {

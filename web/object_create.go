@@ -10,8 +10,8 @@ import (
 
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/candidates"
-	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/numbers"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/schema"
 	"pivirt.hu/ipam/views"
 )
@@ -64,8 +64,8 @@ func (s *Server) objectSave(w http.ResponseWriter, r *http.Request, id string) {
 		}
 	}
 	if err != nil {
-		refusal := ipam.Classify(err)
-		if refusal.Code == ipam.CodeNotFound && id != "" {
+		refused := refusal.Classify(err)
+		if refused.Code == refusal.CodeNotFound && id != "" {
 			// The object gone is the page's 404; a peer or a pool not
 			// found, the form's refusal.
 			if _, err := s.branches.Object(r.Context(), actor, kp.branch, id); err != nil {

@@ -5,6 +5,7 @@ import (
 	"net/url"
 
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/views"
 )
 
@@ -23,7 +24,7 @@ func (s *Server) poolDeleteProps(r *http.Request, p ipam.Pool, d ipam.Deletion) 
 	}
 	c.Consequences = []string{"Deleting public pool " + p.Name + " (" + where + ") removes it for good: floating IPs and routers' uplinks are no longer claimed from it."}
 	if d.Refusal != nil {
-		c.Refusal = ipam.Classify(d.Refusal).Message
+		c.Refusal = refusal.Classify(d.Refusal).Message
 	}
 	return c
 }

@@ -6,6 +6,7 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/views"
 )
 
@@ -37,8 +38,8 @@ func (s *Server) quotaList(w http.ResponseWriter, r *http.Request) {
 // 404 page when no quota of that pattern is set (or the pattern is none),
 // the server's error page otherwise.
 func (s *Server) quotaFailed(w http.ResponseWriter, r *http.Request, err error) {
-	switch ipam.Classify(err).Code {
-	case ipam.CodeNotFound, ipam.CodeInvalidArgument:
+	switch refusal.Classify(err).Code {
+	case refusal.CodeNotFound, refusal.CodeInvalidArgument:
 		s.notFound(w, r)
 	default:
 		s.serverError(w, r, err)

@@ -3,7 +3,7 @@ package web
 import (
 	"net/http"
 
-	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/views"
 )
 
@@ -37,9 +37,9 @@ func (s *Server) quotaUnset(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, quotasPath, http.StatusSeeOther)
 		return
 	}
-	switch refusal := ipam.Classify(err); refusal.Code {
-	case ipam.CodeNotFound, ipam.CodeInvalidArgument:
-		s.renderQuotas(w, r, actor, http.StatusUnprocessableEntity, views.QuotasPageProps{Refusal: refusal.Message})
+	switch refused := refusal.Classify(err); refused.Code {
+	case refusal.CodeNotFound, refusal.CodeInvalidArgument:
+		s.renderQuotas(w, r, actor, http.StatusUnprocessableEntity, views.QuotasPageProps{Refusal: refused.Message})
 	default:
 		s.serverError(w, r, err)
 	}

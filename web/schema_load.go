@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"strings"
 
-	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/schema"
 	"pivirt.hu/ipam/views"
 )
@@ -51,9 +51,9 @@ func (s *Server) schemaLoad(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var mistakes schema.Errors
-	switch c := ipam.Classify(err); {
-	case errors.As(err, &mistakes), errors.Is(err, errNoSchema), c.Code == ipam.CodeInvalidArgument, c.Code == ipam.CodeConflict:
-	case c.Code == ipam.CodeNotFound:
+	switch c := refusal.Classify(err); {
+	case errors.As(err, &mistakes), errors.Is(err, errNoSchema), c.Code == refusal.CodeInvalidArgument, c.Code == refusal.CodeConflict:
+	case c.Code == refusal.CodeNotFound:
 		s.notFound(w, r)
 		return
 	default:

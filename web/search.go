@@ -9,6 +9,8 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
+	"pivirt.hu/ipam/internal/search"
 	"pivirt.hu/ipam/views"
 )
 
@@ -53,8 +55,8 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		opts.Finder = s.numbers
 	}
 	res, err := s.ipam.Search(r.Context(), actor, query, opts)
-	if errors.Is(err, ipam.ErrInvalid) {
-		p.Error = ipam.Classify(err).Message
+	if errors.Is(err, refusal.ErrInvalid) {
+		p.Error = refusal.Classify(err).Message
 		s.render(w, r, http.StatusUnprocessableEntity, views.SearchPage(p))
 		return
 	}
@@ -83,7 +85,7 @@ func searchHref(query string) string { return "/search?" + url.Values{"q": {quer
 // kind: see kindsRow.
 func searchRow(actor auth.Actor, h ipam.SearchHit) views.SearchRow {
 	switch h.Kind {
-	case ipam.HitNumberPool, ipam.HitNumber, ipam.HitObject:
+	case search.HitNumberPool, search.HitNumber, search.HitObject:
 		return kindsRow(h)
 	}
 	pool := ipam.Pool{Namespace: h.Namespace, Name: h.Pool, Kind: h.PoolKind, CIDR: h.CIDR}
@@ -97,33 +99,33 @@ func searchRow(actor auth.Actor, h ipam.SearchHit) views.SearchRow {
 	vpc := vpcHref(ipam.VPC{Namespace: namespace, Name: h.VPC})
 	subnet := views.SubnetHref(ipam.Subnet{Namespace: namespace, VPC: h.VPC, Name: h.Subnet})
 	row := views.SearchRow{Hit: h}
-	if h.Pool != "" && h.Kind != ipam.HitPool {
+	if h.Pool != "" && h.Kind != search.HitPool {
 		if mayOpenPool {
 			row.In = append(row.In, views.SearchLink{Label: h.Pool, Href: poolHref(pool)})
 		} else {
 			row.In = append(row.In, views.SearchLink{Label: h.Pool, Href: searchHref(h.Pool)})
 		}
 	}
-	if h.VPC != "" && h.Kind != ipam.HitVPC {
+	if h.VPC != "" && h.Kind != search.HitVPC {
 		row.In = append(row.In, views.SearchLink{Label: "VPC " + h.VPC, Href: vpc})
 	}
-	if h.Subnet != "" && h.Kind != ipam.HitSubnet {
+	if h.Subnet != "" && h.Kind != search.HitSubnet {
 		row.In = append(row.In, views.SearchLink{Label: "subnet " + h.Subnet, Href: subnet})
 	}
 	switch h.Kind {
-	case ipam.HitPool:
+	case search.HitPool:
 		row.Href = searchHref(h.CIDR.String())
 		if mayOpenPool {
 			row.Href = poolHref(pool)
 		}
-	case ipam.HitVPC:
+	case search.HitVPC:
 		row.Href = vpc
-	case ipam.HitSubnet:
+	case search.HitSubnet:
 		row.Href = subnet
-	case ipam.HitAllocation:
+	case search.HitAllocation:
 		// Whoever sees an allocation sees its address's page.
 		row.Href = views.AddressHref(pool, h.Address)
-	case ipam.HitAddress:
+	case search.HitAddress:
 		switch {
 		case mayOpenPool:
 			row.Href = views.AddressHref(pool, h.Address)
@@ -142,13 +144,13 @@ func searchRow(actor auth.Actor, h ipam.SearchHit) views.SearchRow {
 // page, its kind's list in the row), each on the branch that shows it.
 func kindsRow(h ipam.SearchHit) views.SearchRow {
 	row := views.SearchRow{Hit: h}
-	object := func(o ipam.ObjectRef) views.SearchLink {
+	object := func(o search.ObjectRef) views.SearchLink {
 		return views.SearchLink{Label: o.Kind + " " + o.Label, Href: objectHref(o.Kind, o.ID, o.Branch)}
 	}
 	switch h.Kind {
-	case ipam.HitNumberPool:
+	case search.HitNumberPool:
 		row.Href = numberPoolHref(h.NumberPool.ID)
-	case ipam.HitNumber:
+	case search.HitNumber:
 		pool := views.BranchHref(numberPoolHref(h.NumberPool.ID), h.Object.Branch)
 		row.In = append(row.In, views.SearchLink{Label: h.NumberPool.Name, Href: pool})
 		if h.Division.Label != "" {
@@ -162,7 +164,7 @@ func kindsRow(h ipam.SearchHit) views.SearchRow {
 		}
 		holder := object(h.Object)
 		row.Holder = &holder
-	case ipam.HitObject:
+	case search.HitObject:
 		row.Href = objectHref(h.Object.Kind, h.Object.ID, h.Object.Branch)
 		row.In = append(row.In, views.SearchLink{Label: h.Object.Kind, Href: views.BranchHref("/objects/"+h.Object.Kind, h.Object.Branch)})
 	}

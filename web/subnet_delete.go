@@ -5,6 +5,7 @@ import (
 	"net/url"
 
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/views"
 )
 
@@ -15,7 +16,7 @@ func (s *Server) subnetDeleteProps(r *http.Request, v ipam.VPC, name string, d i
 	p.Verb, p.Object = "Delete", "subnet "+name
 	p.Consequences = []string{"Deleting subnet " + name + " releases " + count(d.Addresses, "address", "addresses") + "."}
 	if d.Refusal != nil {
-		p.Refusal = ipam.Classify(d.Refusal).Message
+		p.Refusal = refusal.Classify(d.Refusal).Message
 	}
 	return p
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/views"
 )
 
@@ -29,7 +30,7 @@ func (s *Server) vpcDeleteProps(r *http.Request, v ipam.VPC, d ipam.Deletion) vi
 	subnets, released := vpcDeletionWords(d)
 	p.Consequences = []string{"Deleting VPC " + v.Name + " deletes " + subnets + " and its pool " + v.PoolName() + ", and releases " + released + "."}
 	if d.Refusal != nil {
-		p.Refusal = ipam.Classify(d.Refusal).Message
+		p.Refusal = refusal.Classify(d.Refusal).Message
 	}
 	return p
 }

@@ -8,6 +8,7 @@ import (
 
 	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/views"
 )
 
@@ -63,7 +64,7 @@ func (s *Server) vpcAddresses(r *http.Request, o ipam.VPCOverview, href string) 
 	actor, _ := actorFrom(r.Context())
 	after := r.URL.Query().Get("after")
 	page, err := s.ipam.PoolAllocations(r.Context(), actor, o.Pool, ipam.Page{First: vpcAddressesPerPage, After: after})
-	if errors.Is(err, ipam.ErrInvalid) {
+	if errors.Is(err, refusal.ErrInvalid) {
 		after = ""
 		page, err = s.ipam.PoolAllocations(r.Context(), actor, o.Pool, ipam.Page{First: vpcAddressesPerPage})
 	}

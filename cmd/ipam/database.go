@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync"
 	"syscall"
+	"time"
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/branch"
@@ -17,6 +19,7 @@ import (
 	"pivirt.hu/ipam/internal/metrics"
 	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/pgembed"
+	"pivirt.hu/ipam/internal/usage"
 )
 
 // embeddedDatabase is the database ipam creates in its own PostgreSQL.
@@ -104,7 +107,9 @@ type services struct {
 // open connects to the database, starting the embedded PostgreSQL first
 // when no URL is given, applies the migrations and returns the services
 // over it: they follow the other processes' releases, deletions and
-// schema changes when listen is set. closeAll closes what open opened.
+// schema changes when listen is set, and the usage history of pools,
+// subnets and number pools' divisions is written at once and every 15
+// minutes (writeHistory). closeAll closes what open opened.
 func (d *databaseFlags) open(ctx context.Context, logger *slog.Logger, listen bool) (svcs *services, closeAll func(), err error) {
 	url, stopCluster, err := d.start(ctx, logger)
 	if err != nil {
@@ -134,7 +139,6 @@ func (d *databaseFlags) open(ctx context.Context, logger *slog.Logger, listen bo
 	if listen {
 		cfg.URL, ncfg.URL = url, url
 		cfg.RouteListen = d.routeListen
-		cfg.RecordUsage, ncfg.RecordUsage = true, true
 		m = metrics.New()
 		cfg.Observer = m
 	}
@@ -151,16 +155,35 @@ func (d *databaseFlags) open(ctx context.Context, logger *slog.Logger, listen bo
 		stopCluster()
 		return nil, nil, err
 	}
-	if m != nil {
+	stopWriting := func() {}
+	if listen {
 		m.Watch(svc, db.DB.DB)
 		m.WatchNumbers(pools, metrics.DivisionsPerPool)
+		stopWriting = writeHistory(ctx, logger, svc, pools)
 	}
 	return &services{ipam: svc, users: auth.NewService(db), metrics: m, branches: pools.Branches(), numbers: pools}, func() {
+		stopWriting()
 		pools.Close()
 		svc.Close()
 		db.Close()
 		stopCluster()
 	}, nil
+}
+
+// writeHistory starts the one writer of the usage history
+// (usage.Writer): the pools' and subnets' (svc), the divisions' (pools),
+// pruned daily. It returns what stops it and waits until it has.
+func writeHistory(ctx context.Context, logger *slog.Logger, svc *ipam.Service, pools *numbers.Service) (stop func()) {
+	w := &usage.Writer{Recorders: []usage.Recorder{svc, pools}, Prune: svc.PruneUsageHistory, Log: logger}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	ticker := time.NewTicker(usage.RecordEvery)
+	var running sync.WaitGroup
+	running.Go(func() { w.Run(ctx, ticker.C, time.Now) })
+	return func() {
+		cancel()
+		running.Wait()
+		ticker.Stop()
+	}
 }
 
 // start returns the URL of the database: the one given (--database-url,

@@ -10,13 +10,13 @@ import (
 	"log/slog"
 	"os"
 
-	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
-const usage = `ipam: PiVirt IPAM, the address and number allocator
+const usageText = `ipam: PiVirt IPAM, the address and number allocator
 
 Usage:
   ipam serve   [--listen 127.0.0.1:8080] [--database-url URL] [--data-dir DIR]
@@ -78,7 +78,7 @@ var commands = map[string]command{
 // run executes one command and returns the process's exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usageText)
 		return 2
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel}))
@@ -90,9 +90,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case args[0] == "version":
 		fmt.Fprintln(stdout, version)
 	case args[0] == "help" || args[0] == "-h" || args[0] == "--help":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, usageText)
 	default:
-		fmt.Fprintf(stderr, "ipam: unknown command %q\n\n%s", args[0], usage)
+		fmt.Fprintf(stderr, "ipam: unknown command %q\n\n%s", args[0], usageText)
 		return 2
 	}
 	switch {
@@ -101,7 +101,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case errors.As(err, new(usageError)):
 		fmt.Fprintln(stderr, "ipam:", err)
 		return 2
-	case err != nil && ipam.Classify(err).Retryable():
+	case err != nil && refusal.Classify(err).Retryable():
 		fmt.Fprintln(stderr, "ipam:", err)
 		fmt.Fprintln(stderr, "ipam: the database did not answer; the same command may succeed in a moment")
 		return exitTempFail

@@ -13,6 +13,7 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/branch"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/schema"
 )
 
@@ -112,7 +113,7 @@ func readSchemaFiles(paths []string, stdin io.Reader) ([]schema.File, error) {
 // the kind refused, else every file loaded. Refusals of the files
 // themselves already name theirs.
 func nameRefusedFiles(err error, files []schema.File) error {
-	var refusal *branch.InvalidError
+	var refusal *refusal.InvalidError
 	if !errors.As(err, &refusal) || refusal.Field != "schema" || errors.As(err, new(schema.Errors)) {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/schema"
 	"pivirt.hu/ipam/internal/store"
 )
@@ -376,7 +377,7 @@ func TestNameRefusedFiles(t *testing.T) {
 		{Name: "vlans.yaml", Kinds: []schema.KindSpec{{Namespace: "Ipam", Name: "VLAN"}, {Namespace: "Location", Name: "Site"}}},
 		{Name: "racks.yaml", Kinds: []schema.KindSpec{{Namespace: "Dcim", Name: "Rack", Absent: true}}},
 	}
-	refused := func(msg string) error { return &branch.InvalidError{Field: "schema", Message: msg} }
+	refused := func(msg string) error { return &refusal.InvalidError{Field: "schema", Message: msg} }
 	fileErrors := schema.Errors{{File: "vlans.yaml", Kind: "IpamVLAN", Element: "role", Message: "choices are required"}}
 	tests := []struct {
 		err  error
@@ -388,7 +389,7 @@ func TestNameRefusedFiles(t *testing.T) {
 		{refused("schema: the kind DcimRack cannot be removed: it has objects on branch main"), "racks.yaml: the kind DcimRack cannot be removed: it has objects on branch main"},
 		// A node's element inherited from a generic no file writes here.
 		{refused("schema: DcimInterface.name cannot be made required: object eth0 (1) has no value"), "sites.yaml, vlans.yaml, racks.yaml: DcimInterface.name cannot be made required: object eth0 (1) has no value"},
-		{&branch.InvalidError{Field: "name", Message: "schema: not a refusal of a load"}, "schema: not a refusal of a load"},
+		{&refusal.InvalidError{Field: "name", Message: "schema: not a refusal of a load"}, "schema: not a refusal of a load"},
 		{fmt.Errorf("load: %w", fileErrors), "load: vlans.yaml: IpamVLAN.role: choices are required"},
 		{errors.New("schema: the database went away"), "schema: the database went away"},
 	}

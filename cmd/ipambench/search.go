@@ -16,6 +16,7 @@ import (
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/schema"
+	"pivirt.hu/ipam/internal/search"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -181,7 +182,7 @@ func measureSearch(ctx context.Context, cfg config, dsn string) (searchResult, e
 	}
 	sites := min(searchSites, cfg.searchObjects/2)
 	perSite := (cfg.searchObjects - sites) / sites
-	search := func(q string, first int) (ipam.SearchResult, error) {
+	query := func(q string, first int) (ipam.SearchResult, error) {
 		return svc.Search(ctx, operator, q, ipam.SearchOptions{First: first, Finder: nums})
 	}
 	const ns = "bench/search"
@@ -211,47 +212,47 @@ func measureSearch(ctx context.Context, cfg config, dsn string) (searchResult, e
 			i := held()
 			a := offsetAddr(i)
 			return searchQuery{q: a.String(), first: ipam.MaxSearchHits, check: atAddress(ns, a, func(h ipam.SearchHit) bool {
-				return h.Kind == ipam.HitAllocation && h.Owner.UID == fmt.Sprint("uid-", i)
+				return h.Kind == search.HitAllocation && h.Owner.UID == fmt.Sprint("uid-", i)
 			})}
 		},
 		"address free": func() searchQuery {
 			a := offsetAddr(searchSize + 2 + rng.IntN(1<<22-searchSize-3))
 			return searchQuery{q: a.String(), first: ipam.MaxSearchHits, check: atAddress(ns, a, func(h ipam.SearchHit) bool {
-				return h.Kind == ipam.HitAddress && h.Explain == a.String()+" is free"
+				return h.Kind == search.HitAddress && h.Explain == a.String()+" is free"
 			})}
 		},
 		"prefix": func() searchQuery {
 			b := offsetAddr(256 * (1 + rng.IntN(searchSize/256-2)))
 			return searchQuery{q: b.String() + "/24", check: more(func(h ipam.SearchHit) bool {
-				return h.Kind == ipam.HitAllocation && netip.PrefixFrom(b, 24).Contains(h.Address) || h.Kind != ipam.HitAllocation
+				return h.Kind == search.HitAllocation && netip.PrefixFrom(b, 24).Contains(h.Address) || h.Kind != search.HitAllocation
 			})}
 		},
 		"hostname": func() searchQuery {
 			i := held()
 			return searchQuery{q: fmt.Sprint("host-", i), check: first(func(h ipam.SearchHit) bool {
-				return h.Match == ipam.MatchHostname && h.Owner.Name == fmt.Sprintf("host-%d/0", i)
+				return h.Match == search.MatchHostname && h.Owner.Name == fmt.Sprintf("host-%d/0", i)
 			})}
 		},
 		"uid": func() searchQuery {
 			i := held()
-			return searchQuery{q: fmt.Sprint("uid-", i), check: hits(1, func(h ipam.SearchHit) bool { return h.Match == ipam.MatchUID && h.Owner.UID == fmt.Sprint("uid-", i) })}
+			return searchQuery{q: fmt.Sprint("uid-", i), check: hits(1, func(h ipam.SearchHit) bool { return h.Match == search.MatchUID && h.Owner.UID == fmt.Sprint("uid-", i) })}
 		},
 		"namespace": func() searchQuery {
-			return searchQuery{q: ns, check: more(func(h ipam.SearchHit) bool { return h.Match == ipam.MatchNamespace })}
+			return searchQuery{q: ns, check: more(func(h ipam.SearchHit) bool { return h.Match == search.MatchNamespace })}
 		},
 		// 10.0.<k>. is 10.0.<k>.0/24, inside the filled range.
 		"start of an address": func() searchQuery {
 			b := offsetAddr(256 * (1 + rng.IntN(searchSize/256-2))).As4()
 			p := netip.PrefixFrom(netip.AddrFrom4(b), 24)
 			return searchQuery{q: fmt.Sprintf("%d.%d.%d.", b[0], b[1], b[2]), check: more(func(h ipam.SearchHit) bool {
-				return h.Kind == ipam.HitAllocation && p.Contains(h.Address) || h.Kind != ipam.HitAllocation
+				return h.Kind == search.HitAllocation && p.Contains(h.Address) || h.Kind != search.HitAllocation
 			})}
 		},
 		// A VLAN's number: held in every site, the first 50 of them.
 		"VLAN number": func() searchQuery {
 			n := 100 + rng.IntN(perSite)
 			return searchQuery{q: fmt.Sprint(n), check: more(func(h ipam.SearchHit) bool {
-				return h.Kind == ipam.HitNumber && h.Number == int64(n) && strings.HasPrefix(h.Object.Label, fmt.Sprintf("vlan%d-dc-site-", n)) &&
+				return h.Kind == search.HitNumber && h.Number == int64(n) && strings.HasPrefix(h.Object.Label, fmt.Sprintf("vlan%d-dc-site-", n)) &&
 					h.Division.Label == strings.TrimPrefix(h.Object.Label, fmt.Sprintf("vlan%d-", n))
 			})}
 		},
@@ -260,27 +261,27 @@ func measureSearch(ctx context.Context, cfg config, dsn string) (searchResult, e
 		"site name": func() searchQuery {
 			label := fmt.Sprintf("dc-site-%d", 1+rng.IntN(sites))
 			return searchQuery{q: label, check: first(func(h ipam.SearchHit) bool {
-				return h.Kind == ipam.HitObject && h.Object.Label == label && h.Object.Kind == "DcSite" && h.Match == ipam.MatchLabel
+				return h.Kind == search.HitObject && h.Object.Label == label && h.Object.Kind == "DcSite" && h.Match == search.MatchLabel
 			})}
 		},
 		// A VLAN's whole label: the VLAN first.
 		"display label": func() searchQuery {
 			label := fmt.Sprintf("vlan%d-dc-site-%d", 100+rng.IntN(perSite), 1+rng.IntN(sites))
 			return searchQuery{q: label, check: first(func(h ipam.SearchHit) bool {
-				return h.Kind == ipam.HitObject && h.Object.Label == label && h.Match == ipam.MatchLabel
+				return h.Kind == search.HitObject && h.Object.Label == label && h.Match == search.MatchLabel
 			})}
 		},
 		// The end of VLANs' descriptions: those of one switch.
 		"Text value": func() searchQuery {
 			q := fmt.Sprintf("of switch sw-%d", 1000+rng.IntN(searchSwitches(sites*perSite)))
 			return searchQuery{q: q, check: first(func(h ipam.SearchHit) bool {
-				return h.Kind == ipam.HitObject && h.Match == "description" && strings.HasSuffix(h.Value, q)
+				return h.Kind == search.HitObject && h.Match == "description" && strings.HasSuffix(h.Value, q)
 			})}
 		},
 	}
 	for _, kind := range searchKinds {
 		sq := next[kind]()
-		res, err := search(sq.q, sq.first)
+		res, err := query(sq.q, sq.first)
 		if err == nil {
 			err = sq.check(res)
 		}
@@ -313,7 +314,7 @@ func measureSearch(ctx context.Context, cfg config, dsn string) (searchResult, e
 	}
 	domain := func(sq searchQuery) (time.Duration, error) {
 		start := time.Now()
-		_, err := search(sq.q, 0)
+		_, err := query(sq.q, 0)
 		return time.Since(start), err
 	}
 	for _, sq := range mix()[:3*len(searchKinds)] { // the caches and the connections, as a serving process has them
@@ -418,7 +419,7 @@ func atAddress(ns string, a netip.Addr, ok func(ipam.SearchHit) bool) func(ipam.
 		own := 0
 		for _, h := range r.Hits {
 			switch {
-			case h.Address != a || h.Kind != ipam.HitAllocation && h.Kind != ipam.HitAddress:
+			case h.Address != a || h.Kind != search.HitAllocation && h.Kind != search.HitAddress:
 				return fmt.Errorf("answered a hit that is not about %s: %+v", a, h)
 			case h.Namespace != ns:
 			case !ok(h):

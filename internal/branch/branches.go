@@ -9,6 +9,7 @@ import (
 
 	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -93,7 +94,7 @@ func branchStatusOf(s store.BranchStatus) Branch {
 }
 
 // ValidateBranchName says what is wrong with a name for a new branch, as
-// an *InvalidError of the field "name", or returns nil.
+// an *refusal.InvalidError of the field "name", or returns nil.
 func ValidateBranchName(name string) error {
 	switch {
 	case name == "":
@@ -123,7 +124,7 @@ func (s *Service) Branches(ctx context.Context, actor auth.Actor) ([]Branch, err
 	return out, nil
 }
 
-// Branch returns the branch called name; ErrNotFound when there is none,
+// Branch returns the branch called name; refusal.ErrNotFound when there is none,
 // or to a tenant.
 func (s *Service) Branch(ctx context.Context, actor auth.Actor, name string) (Branch, error) {
 	if !actor.IsOperator() {
@@ -141,7 +142,7 @@ func (s *Service) Branch(ctx context.Context, actor auth.Actor, name string) (Br
 
 // CreateBranch creates the branch name at main's head: it sees main as it
 // is now. It costs one row whatever the database holds. A name in use is a
-// *ConflictError; a malformed one an *InvalidError.
+// *refusal.ConflictError; a malformed one an *refusal.InvalidError.
 func (s *Service) CreateBranch(ctx context.Context, actor auth.Actor, name string) (Branch, error) {
 	if !actor.IsOperator() {
 		return Branch{}, notFound("branch %s", name)
@@ -158,7 +159,7 @@ func (s *Service) CreateBranch(ctx context.Context, actor auth.Actor, name strin
 		}
 		row, err := store.InsertBranch(ctx, tx, name, actor.Name)
 		if errors.Is(err, store.ErrObjectExists) {
-			return &ConflictError{Field: "name", Message: "branch " + name + " exists"}
+			return &refusal.ConflictError{Field: "name", Message: "branch " + name + " exists"}
 		}
 		if err != nil {
 			return err

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"pivirt.hu/ipam/internal/refusal"
 )
 
 // read returns the object as the branch shows it, failing on an error.
@@ -21,7 +23,7 @@ func read(t testing.TB, svc *Service, branch, id string) Object {
 // absent fails unless the branch shows no object id.
 func absent(t testing.TB, svc *Service, branch, id string) {
 	t.Helper()
-	if _, err := svc.Object(t.Context(), operator, branch, id); !errors.Is(err, ErrNotFound) {
+	if _, err := svc.Object(t.Context(), operator, branch, id); !errors.Is(err, refusal.ErrNotFound) {
 		t.Fatalf("Object(%s, %s) = %v, want not found", branch, id, err)
 	}
 }
@@ -64,26 +66,26 @@ func TestBranchNames(t *testing.T) {
 	ctx := t.Context()
 	for _, bad := range []string{"", "-x", "a b", "a/../b", "a//b", "ü", "a/", strings.Repeat("a", 65)} {
 		_, err := svc.CreateBranch(ctx, operator, bad)
-		refusal(t, err, ErrInvalid, "")
+		wantRefusal(t, err, refusal.ErrInvalid, "")
 	}
 	newBranch(t, svc, "feature/add-vlans_2.0")
 	_, err := svc.CreateBranch(ctx, operator, "feature/add-vlans_2.0")
-	refusal(t, err, ErrConflict, "branch feature/add-vlans_2.0 exists")
+	wantRefusal(t, err, refusal.ErrConflict, "branch feature/add-vlans_2.0 exists")
 	_, err = svc.CreateBranch(ctx, operator, Main)
-	refusal(t, err, ErrConflict, "branch main exists")
+	wantRefusal(t, err, refusal.ErrConflict, "branch main exists")
 	_, err = svc.DeleteBranch(ctx, operator, Main)
-	refusal(t, err, ErrInvalid, "branch main is the default branch; it cannot be deleted")
+	wantRefusal(t, err, refusal.ErrInvalid, "branch main is the default branch; it cannot be deleted")
 	_, err = svc.MergeBranch(ctx, operator, Main)
-	refusal(t, err, ErrInvalid, "branch main is the default branch; it cannot be merged")
+	wantRefusal(t, err, refusal.ErrInvalid, "branch main is the default branch; it cannot be merged")
 	_, err = svc.RebaseBranch(ctx, operator, Main)
-	refusal(t, err, ErrInvalid, "branch main is the default branch; it cannot be rebased")
+	wantRefusal(t, err, refusal.ErrInvalid, "branch main is the default branch; it cannot be rebased")
 	for _, op := range []func() error{
 		func() error { _, err := svc.Branch(ctx, operator, "nope"); return err },
 		func() error { _, err := svc.DeleteBranch(ctx, operator, "nope"); return err },
 		func() error { _, err := svc.MergeBranch(ctx, operator, "nope"); return err },
 		func() error { _, err := svc.Schema(ctx, "nope"); return err },
 	} {
-		refusal(t, op(), ErrNotFound, "branch nope not found")
+		wantRefusal(t, op(), refusal.ErrNotFound, "branch nope not found")
 	}
 	all, err := svc.Branches(ctx, operator)
 	if err != nil || len(all) != 2 || !all[0].IsDefault || all[0].Name != Main || all[1].Point == 0 {
@@ -202,7 +204,7 @@ func TestMerge(t *testing.T) {
 	}
 	// The unique values merged hold on main.
 	_, err = svc.CreateObject(ctx, operator, Main, "LocationSite", ObjectInput{Attributes: map[string]any{"name": "site-b"}})
-	refusal(t, err, ErrConflict, "Violates uniqueness constraint 'name'")
+	wantRefusal(t, err, refusal.ErrConflict, "Violates uniqueness constraint 'name'")
 	var entries []string
 	if err := db.Select(&entries, `SELECT action || ' ' || object_kind || ' ' || coalesce(branch, '-') FROM audit_log ORDER BY id`); err != nil {
 		t.Fatal(err)
@@ -337,7 +339,7 @@ nodes:
 		t.Fatalf("DeleteBranch = %+v, %v", deleted, err)
 	}
 	_, err = svc.Object(ctx, operator, "b1", a.ID)
-	refusal(t, err, ErrNotFound, "branch b1 not found")
+	wantRefusal(t, err, refusal.ErrNotFound, "branch b1 not found")
 	absent(t, svc, Main, b.ID)
 	if got := read(t, svc, Main, a.ID); got.Attributes["name"] != "site-a" {
 		t.Fatalf("main after the deletion: %+v", got)
@@ -383,7 +385,7 @@ func TestTenantsSeeNothing(t *testing.T) {
 		func() error { _, err := svc.UpdateObject(ctx, acme, Main, a.ID, ObjectInput{}); return err },
 		func() error { _, err := svc.DeleteObject(ctx, acme, Main, a.ID); return err },
 	} {
-		refusal(t, op(), ErrNotFound, "")
+		wantRefusal(t, op(), refusal.ErrNotFound, "")
 	}
 	if n := count(t, svc, Main, "LocationSite"); n != 1 {
 		t.Fatalf("%d sites", n)

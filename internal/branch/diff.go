@@ -67,7 +67,7 @@ type HeldNumber struct {
 // same objects at the branch point, the schema at the branch point (when
 // the branch has its own), the numbers they hold, the resolutions, and the
 // labels of the peers and divisions named. Operators only; main has no
-// branch point (an *InvalidError).
+// branch point (an *refusal.InvalidError).
 func (s *Service) BranchDiff(ctx context.Context, actor auth.Actor, name string) (BranchDiff, error) {
 	if !actor.IsOperator() {
 		return BranchDiff{}, notFound("branch %s", name)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"pivirt.hu/ipam/internal/refusal"
 )
 
 // diffLines writes objects' diffs one line each: "label: field before →
@@ -97,11 +99,11 @@ nodes:
 
 	// Refusals: main has no branch point, a tenant sees no branch.
 	_, err = svc.BranchDiff(ctx, operator, Main)
-	refusal(t, err, ErrInvalid, "branch main is the default branch: it has no branch point to compare with")
+	wantRefusal(t, err, refusal.ErrInvalid, "branch main is the default branch: it has no branch point to compare with")
 	_, err = svc.BranchDiff(ctx, acme, "add-guests")
-	refusal(t, err, ErrNotFound, "branch add-guests not found")
+	wantRefusal(t, err, refusal.ErrNotFound, "branch add-guests not found")
 	_, err = svc.BranchDiff(ctx, operator, "nope")
-	refusal(t, err, ErrNotFound, "branch nope not found")
+	wantRefusal(t, err, refusal.ErrNotFound, "branch nope not found")
 
 	// Merged: nothing left to merge, and the branch says when and by whom.
 	if _, err := svc.MergeBranch(ctx, operator, "add-guests"); err != nil {

@@ -1,91 +1,26 @@
 package branch
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"pivirt.hu/ipam/internal/refusal"
 )
 
-// Sentinel errors callers branch on. Each error the package returns wraps
-// one of them (or is the database's: store.ErrUnavailable and the rest);
-// ipam.Classify turns them into the codes of every edge: INVALID_ARGUMENT,
-// NOT_FOUND, CONFLICT.
-var (
-	// ErrInvalid: the request is malformed; an *InvalidError says which
-	// field.
-	ErrInvalid = errors.New("invalid argument")
-	// ErrNotFound: no such branch or object, or the actor may not see it
-	// (tenants see no branch, schema or object).
-	ErrNotFound = errors.New("not found")
-	// ErrConflict: the request contradicts what is stored: a name in use,
-	// a unique value held, an object still pointed at (a *ConflictError),
-	// or a merge or a rebase that would lose or break something (a
-	// *MergeError).
-	ErrConflict = errors.New("conflict")
-)
-
-// An InvalidError is a mistake in one field of a request, or a schema
-// change that the data refuses.
-type InvalidError struct {
-	// Field is the attribute or relationship at fault ("vlan_id"), "name"
-	// for a branch's name, "schema" for a schema file; "" when none is.
-	Field   string
-	Message string
-	// cause is the error refused, when another package's (a schema
-	// file's schema.Errors).
-	cause error
-}
-
-func (e *InvalidError) Error() string { return e.Message }
-
-// Unwrap makes errors.Is(err, ErrInvalid) hold, and errors.As find the
-// cause (schema.Errors for a refused schema file).
-func (e *InvalidError) Unwrap() []error {
-	if e.cause == nil {
-		return []error{ErrInvalid}
-	}
-	return []error{ErrInvalid, e.cause}
-}
+// The errors of this package are internal/refusal's (*refusal.InvalidError:
+// INVALID_ARGUMENT, *refusal.NotFoundError: NOT_FOUND,
+// *refusal.ConflictError: CONFLICT) and *MergeError (CONFLICT), which
+// refusal.Classify classifies for every edge; or the database's
+// (store.ErrUnavailable and the rest).
 
 func invalid(field, format string, args ...any) error {
-	return &InvalidError{Field: field, Message: fmt.Sprintf(format, args...)}
+	return &refusal.InvalidError{Field: field, Message: fmt.Sprintf(format, args...)}
 }
-
-// A NotFoundError names what was not found: "branch add-vlans", "object
-// 0190… on branch main", "kind IpamVLAN on branch main".
-type NotFoundError struct {
-	What string
-}
-
-func (e *NotFoundError) Error() string { return e.What + " not found" }
-
-// Unwrap makes errors.Is(err, ErrNotFound) hold.
-func (e *NotFoundError) Unwrap() error { return ErrNotFound }
 
 func notFound(format string, args ...any) error {
-	return &NotFoundError{What: fmt.Sprintf(format, args...)}
+	return &refusal.NotFoundError{What: fmt.Sprintf(format, args...)}
 }
-
-// A ConflictError says what a write contradicts: a branch name in use, a
-// unique value another object holds (Constraint and Objects set), an
-// object a required relationship points at (Objects: the objects pointing).
-type ConflictError struct {
-	// Field is the element of the request at fault, when one is: the
-	// first element of the constraint violated.
-	Field string
-	// Constraint is the name of the constraint violated, as the message
-	// quotes it ("site-vlan_id", "name"); "" for other conflicts.
-	Constraint string
-	// Objects are the ids of the other objects involved.
-	Objects []string
-	Message string
-}
-
-func (e *ConflictError) Error() string { return e.Message }
-
-// Unwrap makes errors.Is(err, ErrConflict) hold.
-func (e *ConflictError) Unwrap() error { return ErrConflict }
 
 // A MergeError refuses a merge or a rebase, listing everything that stands
 // in its way; main and the branch are as they were.
@@ -266,8 +201,8 @@ func (e *MergeError) Conflicts() []string {
 	return out
 }
 
-// Unwrap makes errors.Is(err, ErrConflict) hold.
-func (e *MergeError) Unwrap() error { return ErrConflict }
+// Unwrap makes errors.Is(err, refusal.ErrConflict) hold.
+func (e *MergeError) Unwrap() error { return refusal.ErrConflict }
 
 // empty reports whether nothing stands in the way.
 func (e *MergeError) empty() bool {

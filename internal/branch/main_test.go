@@ -65,9 +65,9 @@ func load(t testing.TB, svc *Service, branch, text string) schema.Changes {
 	return changes
 }
 
-// refusal fails unless err is a refusal wrapping want whose message is
+// wantRefusal fails unless err is a refusal wrapping want whose message is
 // msg (when not empty), and returns the message.
-func refusal(t testing.TB, err, want error, msg string) string {
+func wantRefusal(t testing.TB, err, want error, msg string) string {
 	t.Helper()
 	if !errors.Is(err, want) {
 		t.Fatalf("err = %v, want %v", err, want)

@@ -10,6 +10,7 @@ import (
 
 	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/schema"
 	"pivirt.hu/ipam/internal/store"
 )
@@ -474,7 +475,7 @@ func (in *integration) changeSchema(row store.BranchRow, before *compiled, seq i
 		}
 	}
 	err := in.s.migrate(in.ctx, in.tx, &branchState{row: row, schema: before}, in.merged)
-	var bad *InvalidError
+	var bad *refusal.InvalidError
 	if errors.As(err, &bad) {
 		in.refusal.Invalid = append(in.refusal.Invalid, InvalidObject{Message: bad.Message})
 		return nil

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"slices"
 	"testing"
+
+	"pivirt.hu/ipam/internal/refusal"
 )
 
 // hasAttribute reports whether the branch's schema gives the kind the
@@ -54,7 +56,7 @@ nodes:
 		t.Fatal("the branch has main's later attribute before a rebase")
 	}
 	_, err := svc.Objects(ctx, operator, Main, "DcimDevice", Filter{}, 0, 0)
-	refusal(t, err, ErrNotFound, "kind DcimDevice on branch main not found")
+	wantRefusal(t, err, refusal.ErrNotFound, "kind DcimDevice on branch main not found")
 
 	b, err := svc.RebaseBranch(ctx, operator, "b1")
 	if err != nil {
@@ -74,7 +76,7 @@ nodes:
 	}
 	read(t, svc, Main, dev.ID)
 	_, err = svc.CreateObject(ctx, operator, Main, "DcimDevice", ObjectInput{Attributes: map[string]any{"name": "sw1"}})
-	refusal(t, err, ErrConflict, "Violates uniqueness constraint 'name'")
+	wantRefusal(t, err, refusal.ErrConflict, "Violates uniqueness constraint 'name'")
 
 	// The same element changed on both sides.
 	newBranch(t, svc, "b2")

@@ -11,6 +11,7 @@ import (
 
 	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/schema"
 	"pivirt.hu/ipam/internal/store"
 )
@@ -78,7 +79,7 @@ type Write struct {
 }
 
 // SetAttribute sets the value of the attribute name of the object being
-// written, checked as the input's are (an *InvalidError when it does not
+// written, checked as the input's are (an *refusal.InvalidError when it does not
 // fit); nil removes it.
 func (w *Write) SetAttribute(name string, v any) error {
 	a, ok := w.kind.attrByName[name]
@@ -117,7 +118,7 @@ type Page struct {
 	Count   int
 }
 
-// Object returns the object id as the branch shows it; ErrNotFound when
+// Object returns the object id as the branch shows it; refusal.ErrNotFound when
 // the branch shows none (or it is deleted there), and to tenants.
 func (s *Service) Object(ctx context.Context, actor auth.Actor, branch, id string) (Object, error) {
 	if !actor.IsOperator() {
@@ -291,8 +292,8 @@ func (n *nodeKind) object(id string, data map[string]json.RawMessage) Object {
 // with the attributes' default values where in gives none, and returns it.
 // A value that does not fit its attribute, a missing required value, an
 // element the kind lacks are *InvalidErrors naming the field; a peer the
-// branch does not show (or an unknown kind) ErrNotFound; a unique value
-// another object of the kind holds on the branch a *ConflictError saying
+// branch does not show (or an unknown kind) refusal.ErrNotFound; a unique value
+// another object of the kind holds on the branch a *refusal.ConflictError saying
 // "Violates uniqueness constraint '<constraint>'". One transaction of a few
 // statements, audited.
 func (s *Service) CreateObject(ctx context.Context, actor auth.Actor, branch, kind string, in ObjectInput) (Object, error) {
@@ -351,7 +352,7 @@ func (s *Service) UpdateObject(ctx context.Context, actor auth.Actor, branch, id
 }
 
 // current returns the version of the object id the branch shows, and its
-// kind; ErrNotFound when it shows none.
+// kind; refusal.ErrNotFound when it shows none.
 func (s *Service) current(ctx context.Context, q store.Ext, st *branchState, id string) (store.ObjectRow, *nodeKind, error) {
 	row, err := store.Object(ctx, q, st.row.View(), id)
 	if errors.Is(err, store.ErrNotFound) {
@@ -380,7 +381,7 @@ func (c *compiled) nodeToWrite(kind, branch string) (*nodeKind, error) {
 
 // normalized returns in with its peers' ids written canonically, each
 // once per relationship, in a map of its own, and every id it names; an
-// id that is no UUID is an *InvalidError.
+// id that is no UUID is an *refusal.InvalidError.
 func normalized(in ObjectInput) (ObjectInput, []string, error) {
 	var all []string
 	rels := make(map[string][]string, len(in.Relationships))
@@ -454,7 +455,7 @@ func (s *Service) storeObject(ctx context.Context, tx *store.Tx, st *branchState
 		peers = append(peers, ids...)
 	}
 	if err := s.checkPeers(ctx, tx, st, n, data, peers); err != nil {
-		var inv *InvalidError
+		var inv *refusal.InvalidError
 		if !errors.As(err, &inv) {
 			return Object{}, err
 		}
@@ -473,7 +474,7 @@ func (s *Service) storeObject(ctx context.Context, tx *store.Tx, st *branchState
 	}
 	hookRan := in.Hook != nil && len(mistakes) == 0
 	for _, err := range n.missing(data) {
-		var inv *InvalidError
+		var inv *refusal.InvalidError
 		// A field refused is not missing; one a hook fills (number pools'
 		// from_pool) is missing only when the hook ran.
 		if errors.As(err, &inv) && !refused[inv.Field] && (hookRan || !slices.Contains(in.Fills, inv.Field)) {
@@ -524,7 +525,7 @@ func (s *Service) checkPeers(ctx context.Context, q store.Ext, st *branchState, 
 			}
 			pk, ok := found[id]
 			if !ok {
-				return &NotFoundError{What: fmt.Sprintf("%s: object %s on branch %s", r.Name, id, st.row.Name)}
+				return &refusal.NotFoundError{What: fmt.Sprintf("%s: object %s on branch %s", r.Name, id, st.row.Name)}
 			}
 			if !st.schema.peerAccepts(r, pk) {
 				return invalid(r.Name, "%s: %s is a %s; the relationship takes a %s", r.Name, id, pk.kind.FullName(), r.Peer)
@@ -662,11 +663,11 @@ func uniqueConflict(n *nodeKind, id string, holders []string) error {
 	if len(c.fields) > 0 {
 		field = c.fields[0]
 	}
-	return &ConflictError{Field: field, Constraint: c.name, Objects: holders, Message: fmt.Sprintf("Violates uniqueness constraint '%s'", c.name)}
+	return &refusal.ConflictError{Field: field, Constraint: c.name, Objects: holders, Message: fmt.Sprintf("Violates uniqueness constraint '%s'", c.name)}
 }
 
 // DeleteObject deletes the object id on the branch and returns it as it
-// was. It is refused with a *ConflictError naming the object when a
+// was. It is refused with a *refusal.ConflictError naming the object when a
 // required relationship of another object on the branch points at it;
 // optional relationships that point at it lose it, in the same change.
 func (s *Service) DeleteObject(ctx context.Context, actor auth.Actor, branch, id string) (Object, error) {
@@ -725,7 +726,7 @@ func (s *Service) releaseReferences(ctx context.Context, tx *store.Tx, st *branc
 		}
 		for _, r := range ref.required {
 			label := ref.kind.displayLabel(ref.row.ID, ref.row.Data)
-			return nil, &ConflictError{Field: "id", Objects: []string{ref.row.ID},
+			return nil, &refusal.ConflictError{Field: "id", Objects: []string{ref.row.ID},
 				Message: fmt.Sprintf("cannot delete %s %s: %s %s (%s) points at it with its required relationship %s",
 					o.Kind, o.ID, ref.kind.kind.FullName(), label, ref.row.ID, r.Name)}
 		}

@@ -2,6 +2,8 @@ package branch
 
 import (
 	"testing"
+
+	"pivirt.hu/ipam/internal/refusal"
 )
 
 // TestExampleSchema: the example, through the domain: sites and
@@ -27,12 +29,12 @@ func TestExampleSchema(t *testing.T) {
 
 	_, err = svc.CreateObject(ctx, operator, Main, "IpamVLAN", ObjectInput{Attributes: map[string]any{"name": "again", "vlan_id": 100},
 		Relationships: map[string][]string{"site": {a.ID}}})
-	refusal(t, err, ErrConflict, "")
-	if err.(*ConflictError).Constraint != "site-vlan_id" {
+	wantRefusal(t, err, refusal.ErrConflict, "")
+	if err.(*refusal.ConflictError).Constraint != "site-vlan_id" {
 		t.Fatalf("err = %v", err)
 	}
 	_, err = svc.CreateObject(ctx, operator, Main, "LocationSite", ObjectInput{Attributes: map[string]any{"name": "site-a"}})
-	refusal(t, err, ErrConflict, "")
+	wantRefusal(t, err, refusal.ErrConflict, "")
 	t.Log(err)
 
 	page, err := svc.Objects(ctx, operator, Main, "IpamVLAN", Filter{Peers: map[string][]string{"site": {a.ID}}}, 50, 0)
@@ -45,7 +47,7 @@ func TestExampleSchema(t *testing.T) {
 	}
 	_, err = svc.DeleteObject(ctx, operator, Main, a.ID)
 	t.Log(err)
-	refusal(t, err, ErrConflict, "")
+	wantRefusal(t, err, refusal.ErrConflict, "")
 	if _, err := svc.DeleteObject(ctx, operator, Main, users.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -53,5 +55,5 @@ func TestExampleSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = svc.Object(ctx, operator, Main, a.ID)
-	refusal(t, err, ErrNotFound, "")
+	wantRefusal(t, err, refusal.ErrNotFound, "")
 }

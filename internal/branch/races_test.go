@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -100,7 +101,7 @@ func TestUniqueAcrossServices(t *testing.T) {
 				close(errs)
 				won := 0
 				for err := range errs {
-					var c *ConflictError
+					var c *refusal.ConflictError
 					switch {
 					case err == nil:
 						won++
@@ -152,7 +153,7 @@ func TestUniqueOnBranchWhileShadowing(t *testing.T) {
 			}()
 			reached(t, hold, "the shadowing write")
 			_, err := other.CreateObject(t.Context(), operator, "b1", "LocationSite", ObjectInput{Attributes: map[string]any{"name": "x"}})
-			refusal(t, err, ErrConflict, "Violates uniqueness constraint 'name'")
+			wantRefusal(t, err, refusal.ErrConflict, "Violates uniqueness constraint 'name'")
 			hold.Release()
 			if err := <-done; err != nil {
 				t.Fatal(err)
@@ -162,7 +163,7 @@ func TestUniqueOnBranchWhileShadowing(t *testing.T) {
 				t.Fatalf("x is free once renamed: %v", err)
 			}
 			if !rename {
-				refusal(t, err, ErrConflict, "Violates uniqueness constraint 'name'")
+				wantRefusal(t, err, refusal.ErrConflict, "Violates uniqueness constraint 'name'")
 			}
 			if n := sitesNamed(t, other, "b1", "x"); n != 1 {
 				t.Fatalf("%d sites called x on b1", n)
@@ -207,7 +208,7 @@ func TestUniqueOnMainWaitsForTheHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-secondDone
-	refusal(t, *second, ErrConflict, "Violates uniqueness constraint 'name'")
+	wantRefusal(t, *second, refusal.ErrConflict, "Violates uniqueness constraint 'name'")
 	if n := sitesNamed(t, other, Main, "x"); n != 1 {
 		t.Fatalf("%d sites called x", n)
 	}
@@ -247,7 +248,7 @@ func TestDeleteWhilePointedAtAnew(t *testing.T) {
 				t.Fatal(err)
 			}
 			<-deletedDone
-			var c *ConflictError
+			var c *refusal.ConflictError
 			if !errors.As(*deleted, &c) || len(c.Objects) != 1 || c.Objects[0] != vlanID {
 				t.Fatalf("the deletion: %v, want the conflict naming VLAN %s", *deleted, vlanID)
 			}
@@ -275,7 +276,7 @@ func TestDeleteWhilePointedAtAnew(t *testing.T) {
 				t.Fatal(*deleted)
 			}
 			<-createdDone
-			refusal(t, *creation, ErrNotFound, "")
+			wantRefusal(t, *creation, refusal.ErrNotFound, "")
 		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -44,7 +45,7 @@ func TestHook(t *testing.T) {
 	}
 	_, err = svc.CreateObject(ctx, operator, Main, "IpamVLAN", ObjectInput{Attributes: map[string]any{"name": "voice"},
 		Relationships: map[string][]string{"site": {a.ID}}, Hook: func(_ context.Context, w *Write) error { return w.SetAttribute("vlan_id", "x") }})
-	refusal(t, err, ErrInvalid, "")
+	wantRefusal(t, err, refusal.ErrInvalid, "")
 	u, err := svc.UpdateObject(ctx, operator, Main, v.ID, ObjectInput{Attributes: map[string]any{"vlan_id": nil},
 		Hook: func(_ context.Context, w *Write) error {
 			seen = w

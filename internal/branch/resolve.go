@@ -52,8 +52,8 @@ type Resolution struct {
 //
 // It holds the branch alone, as a merge does, so that no write of the
 // branch, no merge and no other choice comes between what it reads and
-// what it records. It is refused (*InvalidError) when the field is not in
-// conflict (nothing to resolve), and ErrNotFound for an unknown branch,
+// what it records. It is refused (*refusal.InvalidError) when the field is not in
+// conflict (nothing to resolve), and refusal.ErrNotFound for an unknown branch,
 // object or field.
 func (s *Service) ResolveConflict(ctx context.Context, actor auth.Actor, name, objectID, field string, side Side) (Resolution, error) {
 	if !actor.IsOperator() {
@@ -131,7 +131,7 @@ type conflict struct {
 
 // conflictOf reads the conflict of the field (its name; "" for the whole
 // object) of the object id on the branch of row, which tx holds; an
-// *InvalidError when there is none.
+// *refusal.InvalidError when there is none.
 func (s *Service) conflictOf(ctx context.Context, tx *store.Tx, row store.BranchRow, id, field string) (conflict, error) {
 	ours, err := s.stateOf(ctx, tx, row)
 	if err != nil {

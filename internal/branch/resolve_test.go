@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/refusal"
 )
 
 // resolve chooses a side, failing on an error.
@@ -71,21 +72,21 @@ func TestResolveConflict(t *testing.T) {
 	}
 	// Nothing to resolve, and what is not there.
 	_, err := svc.ResolveConflict(ctx, operator, "b1", users.ID, "vlan_id", SideMain)
-	refusal(t, err, ErrInvalid, "IpamVLAN users-b1: vlan_id was not changed on both sides since the branch point: there is no conflict to resolve")
+	wantRefusal(t, err, refusal.ErrInvalid, "IpamVLAN users-b1: vlan_id was not changed on both sides since the branch point: there is no conflict to resolve")
 	_, err = svc.ResolveConflict(ctx, operator, "b1", users.ID, "", SideMain)
-	refusal(t, err, ErrInvalid, "IpamVLAN users-b1 was not deleted on one side and changed on the other since the branch point: there is no conflict to resolve")
+	wantRefusal(t, err, refusal.ErrInvalid, "IpamVLAN users-b1 was not deleted on one side and changed on the other since the branch point: there is no conflict to resolve")
 	_, err = svc.ResolveConflict(ctx, operator, "b1", a.ID, "name", SideMain)
-	refusal(t, err, ErrInvalid, "LocationSite site-a: name was not changed on both sides since the branch point: there is no conflict to resolve")
+	wantRefusal(t, err, refusal.ErrInvalid, "LocationSite site-a: name was not changed on both sides since the branch point: there is no conflict to resolve")
 	_, err = svc.ResolveConflict(ctx, operator, "b1", users.ID, "colour", SideMain)
-	refusal(t, err, ErrNotFound, "field colour of IpamVLAN on branch b1 not found")
+	wantRefusal(t, err, refusal.ErrNotFound, "field colour of IpamVLAN on branch b1 not found")
 	_, err = svc.ResolveConflict(ctx, operator, "b1", users.ID, "name", Side("both"))
-	refusal(t, err, ErrInvalid, `side must be main or branch, not "both"`)
+	wantRefusal(t, err, refusal.ErrInvalid, `side must be main or branch, not "both"`)
 	_, err = svc.ResolveConflict(ctx, operator, Main, users.ID, "name", SideMain)
-	refusal(t, err, ErrInvalid, "")
+	wantRefusal(t, err, refusal.ErrInvalid, "")
 	_, err = svc.ResolveConflict(ctx, acme, "b1", users.ID, "name", SideMain)
-	refusal(t, err, ErrNotFound, "branch b1 not found")
+	wantRefusal(t, err, refusal.ErrNotFound, "branch b1 not found")
 	_, err = svc.ResolveConflict(ctx, operator, "nope", users.ID, "name", SideMain)
-	refusal(t, err, ErrNotFound, "branch nope not found")
+	wantRefusal(t, err, refusal.ErrNotFound, "branch nope not found")
 
 	if r := resolve(t, svc, "b1", users.ID, "name", SideMain); r.Kept.Text != "users-main" || r.Object.Label != "users-b1" || r.Object.Kind != "IpamVLAN" {
 		t.Errorf("main's name kept: %+v", r)

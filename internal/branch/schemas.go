@@ -12,13 +12,14 @@ import (
 
 	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/schema"
 	"pivirt.hu/ipam/internal/store"
 )
 
 // A Guard is asked about a change of a branch's schema in the change's
 // transaction, before anything is stored; an error refuses the change and
-// is returned as it is (an *InvalidError reads best). Number pools guard
+// is returned as it is (an *refusal.InvalidError reads best). Number pools guard
 // the elements their pools use.
 type Guard func(ctx context.Context, tx *store.Tx, c SchemaChange) error
 
@@ -47,7 +48,7 @@ func (s *Service) Schema(ctx context.Context, branch string) (schema.Schema, err
 
 // LoadSchema applies schema files to the branch's schema, all or nothing,
 // and returns what changed (nothing is stored when nothing did). A file
-// that does not make a valid schema is an *InvalidError of the field
+// that does not make a valid schema is an *refusal.InvalidError of the field
 // "schema" listing every mistake (errors.As finds the schema.Errors). So
 // is a change that the branch's objects would violate, naming the object
 // and the field: an attribute made required, or added required without a
@@ -58,7 +59,7 @@ func (s *Service) Schema(ctx context.Context, branch string) (schema.Schema, err
 // or given another peer kind that objects' peers are not; a kind removed
 // while it has objects. Attributes added with a default value get it on
 // every object of the branch, in the same change. Only operators load
-// schemas; tenants get ErrNotFound.
+// schemas; tenants get refusal.ErrNotFound.
 func (s *Service) LoadSchema(ctx context.Context, actor auth.Actor, branch string, files ...schema.File) (schema.Changes, error) {
 	if !actor.IsOperator() {
 		return nil, notFound("branch %s", branch)
@@ -114,9 +115,9 @@ func (s *Service) LoadSchema(ctx context.Context, actor auth.Actor, branch strin
 	return changes, nil
 }
 
-// schemaRefusal is a refused schema file as an *InvalidError.
+// schemaRefusal is a refused schema file as an *refusal.InvalidError.
 func schemaRefusal(err error) error {
-	return &InvalidError{Field: "schema", Message: err.Error(), cause: err}
+	return &refusal.InvalidError{Field: "schema", Message: err.Error(), Cause: err}
 }
 
 // changeRecords writes changes for the audit log, one line each.
@@ -267,7 +268,7 @@ func (n *nodeKind) migrateData(old *nodeKind, id string, data map[string]json.Ra
 				n.kind.FullName(), a.Name, object)
 		case ok:
 			if _, err := encodeAttribute(a, decodeJSON(raw)); err != nil {
-				var bad *InvalidError
+				var bad *refusal.InvalidError
 				errors.As(err, &bad)
 				return nil, false, invalid("schema", "schema: %s.%s: %s holds %s, which does not fit: %s",
 					n.kind.FullName(), a.Name, object, raw, strings.TrimPrefix(bad.Message, a.Name+": "))

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/schema"
 )
 
@@ -80,9 +81,9 @@ nodes:
 	// under its new name.
 	_, err = svc.CreateObject(ctx, operator, Main, "IpamVLAN", ObjectInput{Attributes: map[string]any{"title": "again", "vlan_id": 100},
 		Relationships: map[string][]string{"location": {a.ID}}})
-	refusal(t, err, ErrConflict, "Violates uniqueness constraint 'location-vlan_id'")
+	wantRefusal(t, err, refusal.ErrConflict, "Violates uniqueness constraint 'location-vlan_id'")
 	_, err = svc.CreateObject(ctx, operator, Main, "LocationPlace", ObjectInput{Attributes: map[string]any{"label": "site-a"}})
-	refusal(t, err, ErrConflict, "Violates uniqueness constraint 'label'")
+	wantRefusal(t, err, refusal.ErrConflict, "Violates uniqueness constraint 'label'")
 }
 
 // TestStateAbsent: an element with state: absent is removed, its values
@@ -109,14 +110,14 @@ nodes:
 		t.Fatalf("role is still read: %+v", got)
 	}
 	_, err = svc.UpdateObject(ctx, operator, Main, v.ID, ObjectInput{Attributes: map[string]any{"role": "user"}})
-	refusal(t, err, ErrInvalid, "role: IpamVLAN has no attribute role")
+	wantRefusal(t, err, refusal.ErrInvalid, "role: IpamVLAN has no attribute role")
 
 	removeVLAN := `version: "1.0"
 nodes:
   - {name: VLAN, namespace: Ipam, state: absent}
 `
 	_, err = svc.LoadSchema(ctx, operator, Main, file(t, removeVLAN))
-	msg := refusal(t, err, ErrInvalid, "")
+	msg := wantRefusal(t, err, refusal.ErrInvalid, "")
 	if !strings.Contains(msg, "IpamVLAN") || !strings.Contains(msg, v.ID) {
 		t.Fatalf("the refusal names neither the kind nor the object: %s", msg)
 	}
@@ -129,7 +130,7 @@ nodes:
 		t.Fatal("IpamVLAN is still there")
 	}
 	_, err = svc.Object(ctx, operator, Main, v.ID)
-	refusal(t, err, ErrNotFound, "")
+	wantRefusal(t, err, refusal.ErrNotFound, "")
 }
 
 // TestSchemaChangesCheckedAgainstData: a change the objects would violate
@@ -233,7 +234,7 @@ nodes:
 			t.Errorf("%s: loaded", tt.name)
 			continue
 		}
-		msg := refusal(t, err, ErrInvalid, "")
+		msg := wantRefusal(t, err, refusal.ErrInvalid, "")
 		t.Logf("%s: %s", tt.name, msg)
 		for _, m := range tt.mentions {
 			if !strings.Contains(msg, m) {
@@ -270,5 +271,5 @@ nodes:
 `)
 	_, err = svc.CreateObject(ctx, operator, Main, "IpamVLAN", ObjectInput{Attributes: map[string]any{"name": "voice", "vlan_id": 300},
 		Relationships: map[string][]string{"site": {b.ID}}})
-	refusal(t, err, ErrConflict, "Violates uniqueness constraint 'name'")
+	wantRefusal(t, err, refusal.ErrConflict, "Violates uniqueness constraint 'name'")
 }

@@ -18,7 +18,7 @@ import (
 const MaxValueBytes = 64 << 10
 
 // encodeAttribute returns v, the value given for the attribute a, written
-// canonically as JSON for the object's data, or an *InvalidError naming
+// canonically as JSON for the object's data, or an *refusal.InvalidError naming
 // the attribute. v is what a decoder of JSON or GraphQL gives: a string, a
 // whole number of any Go integer type, a float64 or json.Number holding a
 // whole number, a bool, a []any, a map[string]any.

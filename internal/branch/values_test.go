@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/schema"
 )
 
@@ -59,8 +60,8 @@ func TestAttributeValues(t *testing.T) {
 		got := string(raw)
 		if err != nil {
 			got = err.Error()
-			if bad, ok := err.(*InvalidError); !ok || bad.Field != a.Name {
-				t.Errorf("encodeAttribute(%s, %#v) = %#v, want an *InvalidError of %s", tt.kind, tt.in, err, a.Name)
+			if bad, ok := err.(*refusal.InvalidError); !ok || bad.Field != a.Name {
+				t.Errorf("encodeAttribute(%s, %#v) = %#v, want an *refusal.InvalidError of %s", tt.kind, tt.in, err, a.Name)
 			}
 		}
 		if got != tt.want {

@@ -8,6 +8,7 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/usage"
 )
 
 // historyDays is how far back the demo's made-up history goes.
@@ -42,7 +43,7 @@ func loadHistory(ctx context.Context, svc *ipam.Service, now time.Time) error {
 		if u.Usage.Utilization() > 80 {
 			start = 0.4
 		}
-		var points []ipam.UsagePoint
+		var points []usage.Point
 		prev, done := int64(-1), 0
 		for at := first; at.Before(end); at = at.Add(time.Hour) {
 			for done < len(working) && !working[done].After(at) {
@@ -50,7 +51,7 @@ func loadHistory(ctx context.Context, svc *ipam.Service, now time.Time) error {
 			}
 			progress := float64(done) / float64(max(len(working), 1))
 			used := int64(math.Round(float64(u.Usage.Used) * (start + (1-start)*progress)))
-			p := ipam.UsagePoint{At: at, Used: used, Size: int64(u.Usage.Size)}
+			p := usage.Point{At: at, Used: used, Size: int64(u.Usage.Size)}
 			if prev >= 0 {
 				var churn int64
 				if at.Hour() == 9 && (seed>>(at.Day()%24))&1 == 1 {

@@ -8,7 +8,7 @@ import (
 
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/graphql/engine"
-	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 )
 
 // The branches, in Infrahub's form: the query Branch, and BranchCreate,
@@ -162,5 +162,5 @@ func mergeRefusal(err error) error {
 	for _, c := range m.Invalid {
 		conflicts = append(conflicts, map[string]any{"type": "invalid", "kind": c.Kind, "object": c.Object, "field": c.Field, "message": c.Message})
 	}
-	return &codedError{code: string(ipam.CodeConflict), message: m.Error(), details: map[string]any{"conflicts": conflicts}}
+	return &codedError{code: string(refusal.CodeConflict), message: m.Error(), details: map[string]any{"conflicts": conflicts}}
 }

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 )
 
 // ErrUnauthenticated is what an Authenticate wraps when a request carries
@@ -14,12 +14,12 @@ import (
 var ErrUnauthenticated = errors.New("unauthenticated")
 
 // The values of extensions.code that this package gives itself; the
-// domain's refusals carry theirs (ipam.Classify).
+// domain's refusals carry theirs (refusal.Classify).
 const (
-	codeInvalidArgument = string(ipam.CodeInvalidArgument)
+	codeInvalidArgument = string(refusal.CodeInvalidArgument)
 	codeUnauthenticated = "UNAUTHENTICATED"
-	codeUnavailable     = string(ipam.CodeUnavailable)
-	codeInternal        = string(ipam.CodeInternal)
+	codeUnavailable     = string(refusal.CodeUnavailable)
+	codeInternal        = string(refusal.CodeInternal)
 )
 
 // A codedError is an error as the client reads it: a message, a code,
@@ -57,7 +57,7 @@ func (e *codedError) status() int {
 	switch e.code {
 	case codeUnavailable:
 		return http.StatusServiceUnavailable
-	case string(ipam.CodeNotFound):
+	case string(refusal.CodeNotFound):
 		return http.StatusNotFound
 	}
 	return http.StatusInternalServerError
@@ -74,7 +74,7 @@ func invalidField(field, format string, args ...any) *codedError {
 }
 
 // domainError turns an error of the ipam service into what the client
-// reads (ipam.Classify). The domain's messages are meant for users;
+// reads (refusal.Classify). The domain's messages are meant for users;
 // anything else, but an error of this package, is logged and answered as
 // an internal error, or as the database being unavailable, which the
 // client may retry.
@@ -83,17 +83,17 @@ func (st *requestState) domainError(ctx context.Context, err error) *codedError 
 	if errors.As(err, &coded) {
 		return coded
 	}
-	r := ipam.Classify(err)
+	r := refusal.Classify(err)
 	switch {
-	case r.Code == ipam.CodeInternal, r.Code == ipam.CodeUnavailable && ctx.Err() != nil:
+	case r.Code == refusal.CodeInternal, r.Code == refusal.CodeUnavailable && ctx.Err() != nil:
 		return st.internalError(ctx, err)
-	case r.Code == ipam.CodeUnavailable:
+	case r.Code == refusal.CodeUnavailable:
 		st.log.WarnContext(ctx, "graphql request failed: the database is unavailable", "request_id", st.id, "actor", st.actor.Name, "err", err)
 		return &codedError{code: string(r.Code), retryable: true,
 			message: fmt.Sprintf("the database is unavailable right now; retry in a moment (request id %s)", st.id)}
 	}
 	e := &codedError{code: string(r.Code), message: r.Message}
-	if r.Code == ipam.CodeInvalidArgument {
+	if r.Code == refusal.CodeInvalidArgument {
 		// extensions.field names the argument at fault of an invalid
 		// request only.
 		e.field = r.Field

@@ -31,6 +31,7 @@ import (
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/schema"
+	"pivirt.hu/ipam/internal/search"
 )
 
 // Authenticate returns the actor of a request. When the request carries no
@@ -113,7 +114,7 @@ type requestState struct {
 	branch string
 	// finder finds number pools, numbers and objects of kinds for the
 	// search; nil without number pools (WithNumbers).
-	finder  ipam.Finder
+	finder  search.Finder
 	id      string
 	log     *slog.Logger
 	timeout time.Duration

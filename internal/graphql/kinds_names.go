@@ -6,8 +6,8 @@ import (
 	"strings"
 	"sync"
 
-	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/numbers"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/schema"
 )
 
@@ -72,7 +72,7 @@ var ownNames = sync.OnceValues(func() (map[string]string, error) {
 // one of whose kinds would take a name that the API or another kind takes
 // already (a kind IpamVLANCreate beside IpamVLAN, whose create mutation
 // answers the type IpamVLANCreate; a kind named as one of IPAM's types,
-// such as FloatingIP). It returns a *branch.InvalidError of the field
+// such as FloatingIP). It returns a *refusal.InvalidError of the field
 // schema naming every such kind, or nil. A branch.Service guards every
 // schema change with it (branch.SchemaGuard), so that every schema stored
 // is one the API serves.
@@ -96,5 +96,5 @@ func CheckSchema(kinds schema.Schema) error {
 	if len(problems) == 0 {
 		return nil
 	}
-	return &branch.InvalidError{Field: "schema", Message: strings.Join(problems, "\n")}
+	return &refusal.InvalidError{Field: "schema", Message: strings.Join(problems, "\n")}
 }

@@ -9,6 +9,7 @@ import (
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/graphql/engine"
 	"pivirt.hu/ipam/internal/numbers"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/schema"
 )
 
@@ -106,7 +107,7 @@ func (p *kindsPart) peer(rel string) engine.Resolver {
 			return nil, nil
 		}
 		o, err := p.branches.Object(ctx, st.actor, st.branch, ids[0])
-		if errors.Is(err, branch.ErrNotFound) {
+		if errors.Is(err, refusal.ErrNotFound) {
 			return nil, nil
 		}
 		if err != nil {
@@ -220,7 +221,7 @@ func (p *kindsPart) objectOf(ctx context.Context, st *requestState, name, id str
 		return branch.Object{}, err
 	}
 	if o.Kind != name {
-		return branch.Object{}, &branch.NotFoundError{What: fmt.Sprintf("%s %s on branch %s", name, id, st.branch)}
+		return branch.Object{}, &refusal.NotFoundError{What: fmt.Sprintf("%s %s on branch %s", name, id, st.branch)}
 	}
 	return o, nil
 }

@@ -17,6 +17,7 @@ import (
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -24,10 +25,10 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // The codes of the domain's refusals, as the tests expect them.
 const (
-	codeNotFound      = string(ipam.CodeNotFound)
-	codeForbidden     = string(ipam.CodeForbidden)
-	codeConflict      = string(ipam.CodeConflict)
-	codePoolExhausted = string(ipam.CodePoolExhausted)
+	codeNotFound      = string(refusal.CodeNotFound)
+	codeForbidden     = string(refusal.CodeForbidden)
+	codeConflict      = string(refusal.CodeConflict)
+	codePoolExhausted = string(refusal.CodePoolExhausted)
 )
 
 // The test bearer tokens and their actors; real tokens are the auth
@@ -293,7 +294,7 @@ const (
 
 // The objects of the answers.
 type (
-	usage struct {
+	usageAnswer struct {
 		Size        int     `json:"size"`
 		Used        int     `json:"used"`
 		Free        int     `json:"free"`
@@ -313,22 +314,22 @@ type (
 		CreatedAt string   `json:"createdAt"`
 	}
 	pool struct {
-		UID       string   `json:"uid"`
-		Name      string   `json:"name"`
-		Namespace *string  `json:"namespace"`
-		Kind      string   `json:"kind"`
-		CIDR      string   `json:"cidr"`
-		Gateway   *string  `json:"gateway"`
-		Exclude   []string `json:"exclude"`
-		Zone      *string  `json:"zone"`
-		Usage     usage    `json:"usage"`
+		UID       string      `json:"uid"`
+		Name      string      `json:"name"`
+		Namespace *string     `json:"namespace"`
+		Kind      string      `json:"kind"`
+		CIDR      string      `json:"cidr"`
+		Gateway   *string     `json:"gateway"`
+		Exclude   []string    `json:"exclude"`
+		Zone      *string     `json:"zone"`
+		Usage     usageAnswer `json:"usage"`
 	}
 	subnet struct {
-		UID     string `json:"uid"`
-		Name    string `json:"name"`
-		CIDR    string `json:"cidr"`
-		Gateway string `json:"gateway"`
-		Usage   usage  `json:"usage"`
+		UID     string      `json:"uid"`
+		Name    string      `json:"name"`
+		CIDR    string      `json:"cidr"`
+		Gateway string      `json:"gateway"`
+		Usage   usageAnswer `json:"usage"`
 	}
 	vpc struct {
 		UID          string      `json:"uid"`

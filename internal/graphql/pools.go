@@ -9,6 +9,8 @@ import (
 	"pivirt.hu/ipam/internal/forecast"
 	"pivirt.hu/ipam/internal/graphql/engine"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
+	"pivirt.hu/ipam/internal/usage"
 )
 
 // The pools: public pools and VPCs' private pools, their usage and their
@@ -99,7 +101,7 @@ func addPools(b *engine.Builder, svc *ipam.Service) {
 		pool(namespace: String, name: String!): IPAMPool`,
 		resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
 			pool, err := svc.Pool(ctx, st.actor, stringArg(p.Args, "namespace"), stringArg(p.Args, "name"))
-			if errors.Is(err, ipam.ErrNotFound) {
+			if errors.Is(err, refusal.ErrNotFound) {
 				return nil, nil
 			}
 			return pool, err
@@ -174,16 +176,16 @@ func addPoolFields(b *engine.Builder, svc *ipam.Service) {
 		u := p.Source.(usageOf)
 		return svc.UsageHistory(ctx, st.actor, u.namespace, u.uid, step, since)
 	}))
-	properties(b, "UsagePoint", map[string]func(ipam.UsagePoint) any{
-		"at":       func(u ipam.UsagePoint) any { return u.At.UTC().Format(time.RFC3339) },
-		"used":     func(u ipam.UsagePoint) any { return u.Used },
-		"size":     func(u ipam.UsagePoint) any { return u.Size },
-		"claims":   func(u ipam.UsagePoint) any { return u.Claims },
-		"releases": func(u ipam.UsagePoint) any { return u.Releases },
+	properties(b, "UsagePoint", map[string]func(usage.Point) any{
+		"at":       func(u usage.Point) any { return u.At.UTC().Format(time.RFC3339) },
+		"used":     func(u usage.Point) any { return u.Used },
+		"size":     func(u usage.Point) any { return u.Size },
+		"claims":   func(u usage.Point) any { return u.Claims },
+		"releases": func(u usage.Point) any { return u.Releases },
 	})
 	b.Resolve("Usage", "forecast", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
 		u := p.Source.(usageOf)
-		return svc.UsageForecast(ctx, st.actor, u.namespace, u.uid, u.Usage, time.Now())
+		return svc.UsageForecast(ctx, st.actor, u.namespace, u.uid, u.Figures, time.Now())
 	}))
 	properties(b, "Forecast", map[string]func(forecast.Forecast) any{
 		"fullAt": func(f forecast.Forecast) any {
@@ -203,19 +205,19 @@ func addPoolFields(b *engine.Builder, svc *ipam.Service) {
 }
 
 // historyArgs reads the arguments of a history field: its step
-// (ipam.HistoryHour for HOUR, the default, or ipam.HistoryDay) and since,
-// by default the last 7 days (ipam.ForecastWindow, the dashboard's week),
-// from the start of the day they begin in for days, as ipam.ChartOf reads
+// (usage.Hour for HOUR, the default, or usage.Day) and since,
+// by default the last 7 days (usage.ForecastWindow, the dashboard's week),
+// from the start of the day they begin in for days, as usage.ChartOf reads
 // days.
 func historyArgs(args map[string]any, now time.Time) (string, time.Time, error) {
-	step := ipam.HistoryHour
+	step := usage.Hour
 	if args["step"] == "DAY" {
-		step = ipam.HistoryDay
+		step = usage.Day
 	}
 	given, ok := args["since"].(string)
 	if !ok {
-		since := now.Add(-ipam.ForecastWindow)
-		if step == ipam.HistoryDay {
+		since := now.Add(-usage.ForecastWindow)
+		if step == usage.Day {
 			since = since.Truncate(24 * time.Hour)
 		}
 		return step, since, nil
@@ -230,6 +232,6 @@ func historyArgs(args map[string]any, now time.Time) (string, time.Time, error) 
 // usageOf is the usage of the pool or subnet uid of namespace ("" for a
 // public pool), whose history the Usage type's fields read.
 type usageOf struct {
-	ipam.Usage
+	usage.Figures
 	namespace, uid string
 }

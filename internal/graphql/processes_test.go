@@ -75,7 +75,7 @@ func TestVPCSubnetsUsage(t *testing.T) {
 	used := func(e *env) int {
 		t.Helper()
 		var out struct {
-			VPC struct{ Subnets []struct{ Usage usage } }
+			VPC struct{ Subnets []struct{ Usage usageAnswer } }
 		}
 		e.ok("acme", `{ vpc(namespace: "acme/prod", name: "main") { subnets { usage { size used free utilization } } } }`, &out)
 		if len(out.VPC.Subnets) != 1 || out.VPC.Subnets[0].Usage.Size != 253 {

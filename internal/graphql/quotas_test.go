@@ -5,9 +5,10 @@ import (
 	"testing"
 
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 )
 
-const codeQuotaExceeded = string(ipam.CodeQuotaExceeded)
+const codeQuotaExceeded = string(refusal.CodeQuotaExceeded)
 
 // TestQuotas: quotas(namespace:) answers each quota that binds the
 // namespace, its pattern, its limits and what the namespace holds (to the

@@ -9,6 +9,7 @@ import (
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/graphql/engine"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/schema"
 )
 
@@ -55,16 +56,16 @@ type builtSchema struct {
 
 // forRequest returns the schema of the actor on the branch called name:
 // the IPAM part to tenants, who see no branch but main; to operators, the
-// branch's. An unknown branch is a *branch.NotFoundError.
+// branch's. An unknown branch is a *refusal.NotFoundError.
 func (s *schemas) forRequest(ctx context.Context, actor auth.Actor, name string) (*engine.Schema, error) {
 	if !actor.IsOperator() {
 		if name != branch.Main {
-			return nil, &branch.NotFoundError{What: "branch " + name}
+			return nil, &refusal.NotFoundError{What: "branch " + name}
 		}
 		return s.ipam, nil
 	}
 	kinds, err := s.branches.Schema(ctx, name)
-	if errors.Is(err, branch.ErrNotFound) {
+	if errors.Is(err, refusal.ErrNotFound) {
 		s.forget(name)
 	}
 	if err != nil {

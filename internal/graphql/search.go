@@ -7,6 +7,7 @@ import (
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/graphql/engine"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/search"
 )
 
 // The global search: who holds an address, and what a query names. Every
@@ -87,8 +88,8 @@ type SearchHit {
 // SearchForm, SearchHitKind and AddressState.
 var (
 	searchForms = map[ipam.SearchForm]string{ipam.SearchAddress: "ADDRESS", ipam.SearchPrefix: "PREFIX", ipam.SearchText: "TEXT"}
-	hitKinds    = map[ipam.HitKind]string{ipam.HitAddress: "ADDRESS", ipam.HitPool: "POOL", ipam.HitVPC: "VPC", ipam.HitSubnet: "SUBNET",
-		ipam.HitAllocation: "ALLOCATION", ipam.HitNumberPool: "NUMBER_POOL", ipam.HitNumber: "NUMBER", ipam.HitObject: "OBJECT"}
+	hitKinds    = map[search.HitKind]string{search.HitAddress: "ADDRESS", search.HitPool: "POOL", search.HitVPC: "VPC", search.HitSubnet: "SUBNET",
+		search.HitAllocation: "ALLOCATION", search.HitNumberPool: "NUMBER_POOL", search.HitNumber: "NUMBER", search.HitObject: "OBJECT"}
 	addressStates = map[candidates.State]string{candidates.Free: "FREE", candidates.Taken: "TAKEN", candidates.Network: "NETWORK",
 		candidates.Broadcast: "BROADCAST", candidates.Gateway: "GATEWAY", candidates.Excluded: "EXCLUDED", candidates.Outside: "OUTSIDE",
 		candidates.OutsidePool: "OUTSIDE_POOL"}
@@ -140,7 +141,7 @@ func addSearch(b *engine.Builder, svc *ipam.Service) {
 		},
 		"gateway": func(h ipam.SearchHit) any { return addr(h.Gateway) },
 		"owner": func(h ipam.SearchHit) any {
-			if h.Kind != ipam.HitAllocation {
+			if h.Kind != search.HitAllocation {
 				return nil
 			}
 			return h.Owner
@@ -149,7 +150,7 @@ func addSearch(b *engine.Builder, svc *ipam.Service) {
 		"since":          func(h ipam.SearchHit) any { return timestamp(h.Since) },
 		"createdBy":      func(h ipam.SearchHit) any { return optional(h.By) },
 		"state": func(h ipam.SearchHit) any {
-			if h.Kind != ipam.HitAddress {
+			if h.Kind != search.HitAddress {
 				return nil
 			}
 			return addressStates[h.State]
@@ -176,38 +177,38 @@ func addSearchKindsProperties(b *engine.Builder) {
 			return h.NumberPool
 		},
 		"number": func(h ipam.SearchHit) any {
-			if h.Kind != ipam.HitNumber {
+			if h.Kind != search.HitNumber {
 				return nil
 			}
 			return h.Number
 		},
 		"division": func(h ipam.SearchHit) any {
-			if h.Kind != ipam.HitNumber {
+			if h.Kind != search.HitNumber {
 				return nil
 			}
 			return h.Division
 		},
 		"value": func(h ipam.SearchHit) any { return optional(h.Value) },
 	})
-	properties(b, "SearchObject", map[string]func(ipam.ObjectRef) any{
-		"id":     func(o ipam.ObjectRef) any { return o.ID },
-		"kind":   func(o ipam.ObjectRef) any { return o.Kind },
-		"label":  func(o ipam.ObjectRef) any { return o.Label },
-		"branch": func(o ipam.ObjectRef) any { return o.Branch },
+	properties(b, "SearchObject", map[string]func(search.ObjectRef) any{
+		"id":     func(o search.ObjectRef) any { return o.ID },
+		"kind":   func(o search.ObjectRef) any { return o.Kind },
+		"label":  func(o search.ObjectRef) any { return o.Label },
+		"branch": func(o search.ObjectRef) any { return o.Branch },
 	})
-	properties(b, "SearchNumberPool", map[string]func(ipam.NumberPoolRef) any{
-		"id":          func(p ipam.NumberPoolRef) any { return p.ID },
-		"name":        func(p ipam.NumberPoolRef) any { return p.Name },
-		"description": func(p ipam.NumberPoolRef) any { return p.Description },
-		"kind":        func(p ipam.NumberPoolRef) any { return p.Kind },
-		"attribute":   func(p ipam.NumberPoolRef) any { return p.Attribute },
+	properties(b, "SearchNumberPool", map[string]func(search.NumberPoolRef) any{
+		"id":          func(p search.NumberPoolRef) any { return p.ID },
+		"name":        func(p search.NumberPoolRef) any { return p.Name },
+		"description": func(p search.NumberPoolRef) any { return p.Description },
+		"kind":        func(p search.NumberPoolRef) any { return p.Kind },
+		"attribute":   func(p search.NumberPoolRef) any { return p.Attribute },
 	})
-	properties(b, "SearchDivision", map[string]func(ipam.NumberDivision) any{
-		"label": func(d ipam.NumberDivision) any { return d.Label },
-		"key":   func(d ipam.NumberDivision) any { return d.Key },
-		"objects": func(d ipam.NumberDivision) any {
+	properties(b, "SearchDivision", map[string]func(search.NumberDivision) any{
+		"label": func(d search.NumberDivision) any { return d.Label },
+		"key":   func(d search.NumberDivision) any { return d.Key },
+		"objects": func(d search.NumberDivision) any {
 			if d.Objects == nil {
-				return []ipam.ObjectRef{}
+				return []search.ObjectRef{}
 			}
 			return d.Objects
 		},

@@ -8,6 +8,7 @@ import (
 
 	"pivirt.hu/ipam/internal/graphql/engine"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 )
 
 // The VPCs and their subnets.
@@ -72,7 +73,7 @@ func addVPCQueries(b *engine.Builder, svc *ipam.Service) {
 		resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
 			v, err := svc.VPC(ctx, st.actor, stringArg(p.Args, "namespace"), stringArg(p.Args, "name"))
 			switch {
-			case errors.Is(err, ipam.ErrNotFound):
+			case errors.Is(err, refusal.ErrNotFound):
 				return nil, nil
 			case err != nil:
 				return nil, err

@@ -24,7 +24,7 @@ func TestWalkthrough(t *testing.T) {
 		t.Errorf("createPublicPool = %+v", p)
 	}
 	// 254 hosts less the gateway and two excludes.
-	if want := (usage{Size: 251, Used: 0, Free: 251}); p.Usage != want {
+	if want := (usageAnswer{Size: 251, Used: 0, Free: 251}); p.Usage != want {
 		t.Errorf("usage of the new pool = %+v, want %+v", p.Usage, want)
 	}
 
@@ -80,7 +80,7 @@ func TestWalkthrough(t *testing.T) {
 	var sub struct{ CreateSubnet subnet }
 	e.ok("acme", createSubnet, &sub, "namespace", "acme/prod", "vpc", "main", "name", "web", "cidr", "10.42.1.0/24")
 	if s := sub.CreateSubnet; s.Gateway != "10.42.1.1" || s.CIDR != "10.42.1.0/24" || s.Name != "web" ||
-		s.Usage != (usage{Size: 253, Used: 0, Free: 253}) {
+		s.Usage != (usageAnswer{Size: 253, Used: 0, Free: 253}) {
 		t.Errorf("createSubnet = %+v, want gateway 10.42.1.1 and 253 free", s)
 	}
 
@@ -152,12 +152,12 @@ func TestWalkthrough(t *testing.T) {
 		subnets { name cidr gateway usage { size used free utilization } }
 	} }`, &got)
 	// vpc-main is a /16: 65534 hosts; it holds web-01, -03, -04, hv-1 and db-01.
-	if want := (usage{Size: 65534, Used: 5, Free: 65529, Utilization: 100 * 5.0 / 65534}); got.Vpc.Pool.Usage != want {
+	if want := (usageAnswer{Size: 65534, Used: 5, Free: 65529, Utilization: 100 * 5.0 / 65534}); got.Vpc.Pool.Usage != want {
 		t.Errorf("usage of vpc-main = %+v, want %+v", got.Vpc.Pool.Usage, want)
 	}
 	wantSubnets := []subnet{
-		{Name: "web", CIDR: "10.42.1.0/24", Gateway: "10.42.1.1", Usage: usage{Size: 253, Used: 4, Free: 249, Utilization: 100 * 4.0 / 253}},
-		{Name: "tiny", CIDR: "10.42.9.0/30", Gateway: "10.42.9.1", Usage: usage{Size: 1, Used: 1, Free: 0, Utilization: 100}},
+		{Name: "web", CIDR: "10.42.1.0/24", Gateway: "10.42.1.1", Usage: usageAnswer{Size: 253, Used: 4, Free: 249, Utilization: 100 * 4.0 / 253}},
+		{Name: "tiny", CIDR: "10.42.9.0/30", Gateway: "10.42.9.1", Usage: usageAnswer{Size: 1, Used: 1, Free: 0, Utilization: 100}},
 	}
 	if !reflect.DeepEqual(got.Vpc.Subnets, wantSubnets) {
 		t.Errorf("subnets = %+v, want %+v", got.Vpc.Subnets, wantSubnets)
@@ -168,7 +168,7 @@ func TestWalkthrough(t *testing.T) {
 
 	var pub struct{ Pool pool }
 	e.ok("op", `{ pool(name: "public-zone-a") { name usage { size used free utilization } } }`, &pub)
-	if want := (usage{Size: 251, Used: 2, Free: 249, Utilization: 100 * 2.0 / 251}); pub.Pool.Usage != want {
+	if want := (usageAnswer{Size: 251, Used: 2, Free: 249, Utilization: 100 * 2.0 / 251}); pub.Pool.Usage != want {
 		t.Errorf("usage of public-zone-a = %+v, want %+v", pub.Pool.Usage, want)
 	}
 

@@ -10,6 +10,7 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -60,7 +61,7 @@ func (s *Service) Address(ctx context.Context, actor auth.Actor, namespace, pool
 		return AddressDetail{}, missing
 	}
 	cp, err := s.readablePool(ctx, actor, namespace, pool)
-	if errors.Is(err, ErrNotFound) || err == nil && !cp.spec.Prefix.Contains(a) {
+	if errors.Is(err, refusal.ErrNotFound) || err == nil && !cp.spec.Prefix.Contains(a) {
 		return AddressDetail{}, missing
 	}
 	if err != nil {
@@ -171,7 +172,7 @@ func (s *Service) ReleaseAddress(ctx context.Context, actor auth.Actor, in Relea
 		return s.DetachInterface(ctx, actor, DetachInterfaceInput{Namespace: d.Pool.Namespace, VPC: d.VPC.Name, VM: VMRef{UID: d.Holder.Owner.UID, Hostname: host}, NIC: n})
 	case ReleaseFloatingIP:
 		err := s.ReleaseFloatingIP(ctx, actor, d.Holder.OwnerNamespace, d.Holder.Owner.Name)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, refusal.ErrNotFound) {
 			return false, nil
 		}
 		return err == nil, err

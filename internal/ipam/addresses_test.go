@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -104,11 +105,11 @@ func TestAddress(t *testing.T) {
 		if m.actor == "globex" {
 			who = globex
 		}
-		if d, err := svc.Address(ctx, who, m.namespace, m.pool, m.address); !errors.Is(err, ErrNotFound) {
+		if d, err := svc.Address(ctx, who, m.namespace, m.pool, m.address); !errors.Is(err, refusal.ErrNotFound) {
 			t.Errorf("%s's Address(%s/%s %s) = %+v, %v; want not found", m.actor, m.namespace, m.pool, m.address, d, err)
 		}
 	}
-	if released, err := svc.ReleaseAddress(ctx, globex, ReleaseAddressInput{Namespace: "acme/prod", Pool: "vpc-main", Address: vm.Address.String(), Owner: vm.Owner, OwnerNamespace: "acme/prod"}); released || !errors.Is(err, ErrNotFound) {
+	if released, err := svc.ReleaseAddress(ctx, globex, ReleaseAddressInput{Namespace: "acme/prod", Pool: "vpc-main", Address: vm.Address.String(), Owner: vm.Owner, OwnerNamespace: "acme/prod"}); released || !errors.Is(err, refusal.ErrNotFound) {
 		t.Errorf("globex's ReleaseAddress of acme's VM = %v, %v; want not found", released, err)
 	}
 
@@ -131,7 +132,7 @@ func TestAddress(t *testing.T) {
 		t.Errorf("after its release, floating IPs %v, %v; want none", fips, err)
 	}
 	_, err = svc.ReleaseAddress(ctx, acme, ReleaseAddressInput{Pool: "public-zone-a", Address: "203.0.113.2", Owner: uplink.Holder.Owner, OwnerNamespace: "acme/prod"})
-	if !errors.Is(err, ErrConflict) || Classify(err).Message != uplink.Kept {
+	if !errors.Is(err, refusal.ErrConflict) || refusal.Classify(err).Message != uplink.Kept {
 		t.Errorf("ReleaseAddress of the uplink = %v; want the conflict %q", err, uplink.Kept)
 	}
 	for _, a := range []string{vm.Address.String(), node.Address.String()} {

@@ -10,6 +10,7 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/routing"
 	"pivirt.hu/ipam/internal/store"
 )
@@ -213,7 +214,7 @@ func (s *Service) claimUnderQuota(ctx context.Context, ext store.Ext, r claimReq
 		s.quotaBound.Delete(r.ownerNS)
 	}
 	if err != nil {
-		if errors.Is(err, ErrQuotaExceeded) {
+		if errors.Is(err, refusal.ErrQuotaExceeded) {
 			if held, found, herr := s.heldBy(ctx, tx, r); herr != nil || found {
 				return held, herr
 			}
@@ -242,9 +243,9 @@ func (s *Service) insertAllocation(ctx context.Context, ext store.Ext, row store
 // with err, as Observer is told it.
 func claimResult(err error, lost int) string {
 	switch {
-	case errors.Is(err, ErrPoolExhausted):
+	case errors.Is(err, refusal.ErrPoolExhausted):
 		return ClaimExhausted
-	case errors.Is(err, ErrQuotaExceeded):
+	case errors.Is(err, refusal.ErrQuotaExceeded):
 		return ClaimQuotaExceeded
 	case err != nil:
 		return ClaimError
@@ -352,7 +353,7 @@ func (s *Service) Allocate(ctx context.Context, actor auth.Actor, in AllocateInp
 			Within: in.Within, Reserved: in.Reserved, OwnerKind: r.owner.Kind, OwnerUID: r.owner.UID, OwnerName: r.owner.Name,
 			OwnerNamespace: r.ownerNS, Actor: r.actor}
 		a, err := s.claimOnce(ctx, r)
-		if errors.Is(err, ErrNotFound) && attempt == 0 {
+		if errors.Is(err, refusal.ErrNotFound) && attempt == 0 {
 			if r.subnetUID != "" {
 				s.forgetSubnets(cp.row.Namespace, strings.TrimPrefix(cp.row.Name, "vpc-"))
 			}
@@ -536,8 +537,8 @@ func (s *Service) Preview(ctx context.Context, actor auth.Actor, namespace, pool
 	return next, nil
 }
 
-// fromCandidates turns the enumerator's field errors into an InvalidError
+// fromCandidates turns the enumerator's field errors into an refusal.InvalidError
 // each (collect).
 func fromCandidates(err error) error {
-	return collect(err)
+	return refusal.Collect(err)
 }

@@ -12,6 +12,7 @@ import (
 
 	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -124,7 +125,7 @@ func (s *Service) Apply(ctx context.Context, actor auth.Actor, objects []ApplyOb
 			return nil, fmt.Errorf("ipam: object %d of Apply is empty", i)
 		}
 		if err != nil {
-			return nil, refusal(i, out[i], err)
+			return nil, applyRefusal(i, out[i], err)
 		}
 	}
 	err := s.inTx(ctx, func(tx *store.Tx, undo *undoList) error {
@@ -140,7 +141,7 @@ func (s *Service) Apply(ctx context.Context, actor auth.Actor, objects []ApplyOb
 				}
 				state, err := s.applyObject(ctx, tx, undo, actor, o, rows[i])
 				if err != nil {
-					return refusal(i, out[i], err)
+					return applyRefusal(i, out[i], err)
 				}
 				out[i].State = state
 			}
@@ -208,12 +209,12 @@ func at(path string, err error) error {
 	return &fieldError{path: path, err: err}
 }
 
-// refusal says that the object i, named by a, was refused with err: at the
-// path at gave, else at the field of an *InvalidError.
-func refusal(i int, a Applied, err error) *ApplyError {
+// applyRefusal says that the object i, named by a, was refused with err: at the
+// path at gave, else at the field of an *refusal.InvalidError.
+func applyRefusal(i int, a Applied, err error) *ApplyError {
 	e := &ApplyError{Index: i, Kind: a.Kind, Namespace: a.Namespace, Name: a.Name, Err: err}
 	var fe *fieldError
-	var inv *InvalidError
+	var inv *refusal.InvalidError
 	switch {
 	case errors.As(err, &fe):
 		e.Path, e.Err = fe.path, fe.err
@@ -262,9 +263,9 @@ func vpcApplyErrors(in ApplyVPCInput) []error {
 		}
 	}
 	for i, sub := range in.Subnets {
-		var inv *InvalidError
+		var inv *refusal.InvalidError
 		if _, err := checkSubnetInput(sub); errors.As(err, &inv) {
-			errs = append(errs, &InvalidError{Field: fmt.Sprintf("subnets[%d].%s", i, inv.Field), Message: inv.Message})
+			errs = append(errs, &refusal.InvalidError{Field: fmt.Sprintf("subnets[%d].%s", i, inv.Field), Message: inv.Message})
 		} else if err != nil {
 			errs = append(errs, err)
 		}
@@ -426,7 +427,7 @@ func (s *Service) applySubnet(ctx context.Context, tx *store.Tx, actor auth.Acto
 	if errors.Is(err, store.ErrNotFound) {
 		in.Namespace, in.VPC = vpc.Namespace, vpc.Name
 		_, err := s.createSubnet(ctx, tx, actor, vpc, in)
-		var inv *InvalidError
+		var inv *refusal.InvalidError
 		if errors.As(err, &inv) {
 			return false, at(path+"."+inv.Field, err)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -252,7 +253,7 @@ func TestApplyRefuses(t *testing.T) {
 					refused.Index, refused.Kind, refused.Namespace, refused.Name, refused.Path, refused, tt.index, o.Kind, o.Namespace, o.Name, tt.path, tt.want)
 			}
 			for _, gone := range []struct{ namespace, name string }{{"", "public-zone-b"}, {"globex/dev", "vpc-new"}} {
-				if _, err := svc.Pool(ctx, operator, gone.namespace, gone.name); !errors.Is(err, ErrNotFound) {
+				if _, err := svc.Pool(ctx, operator, gone.namespace, gone.name); !errors.Is(err, refusal.ErrNotFound) {
 					t.Errorf("after the refusal, pool %s/%s: %v; want not found", gone.namespace, gone.name, err)
 				}
 			}
@@ -290,7 +291,7 @@ func TestApplyForbidden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := svc.Apply(ctx, acme, tt.objects)
-			if !errors.Is(err, ErrForbidden) || err.Error() != tt.want {
+			if !errors.Is(err, refusal.ErrForbidden) || err.Error() != tt.want {
 				t.Errorf("Apply as a tenant = %v, want %q", err, tt.want)
 			}
 		})

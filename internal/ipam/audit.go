@@ -38,7 +38,7 @@ type AuditFilter struct {
 
 // AuditLog returns the entries of the audit log that f keeps, newest
 // first. Only operators read it: it holds every namespace's changes and
-// the users'; anyone else is refused with ErrForbidden.
+// the users'; anyone else is refused with refusal.ErrForbidden.
 func (s *Service) AuditLog(ctx context.Context, actor auth.Actor, f AuditFilter) ([]AuditEntry, error) {
 	if !actor.IsOperator() {
 		return nil, forbidden("%s may not read the audit log", actor.Name)
@@ -61,7 +61,7 @@ func (s *Service) auditLog(ctx context.Context, f AuditFilter) ([]AuditEntry, er
 // VPC's subnets and addresses, a number pool's numbers; see
 // store.AuditFilter.Object). Operators read every object's; a tenant the
 // history of a VPC, a subnet or a private pool of a namespace its patterns
-// match, and nothing else (ErrForbidden), as the dashboard shows it the
+// match, and nothing else (refusal.ErrForbidden), as the dashboard shows it the
 // changes of its namespaces.
 func (s *Service) History(ctx context.Context, actor auth.Actor, r audit.Ref, limit int) ([]AuditEntry, error) {
 	if !actor.IsOperator() {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"pivirt.hu/ipam/internal/audit"
+	"pivirt.hu/ipam/internal/refusal"
 )
 
 // TestAuditLog checks who may read the audit log: operators, and no one
@@ -17,8 +18,8 @@ func TestAuditLog(t *testing.T) {
 	if _, err := svc.CreateVPC(ctx, acme, CreateVPCInput{Namespace: "acme/prod", Name: "main", CIDR: "10.42.0.0/16"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.AuditLog(ctx, acme, AuditFilter{Namespace: "acme/prod"}); !errors.Is(err, ErrForbidden) {
-		t.Errorf("AuditLog(tenant) = %v, want ErrForbidden", err)
+	if _, err := svc.AuditLog(ctx, acme, AuditFilter{Namespace: "acme/prod"}); !errors.Is(err, refusal.ErrForbidden) {
+		t.Errorf("AuditLog(tenant) = %v, want refusal.ErrForbidden", err)
 	}
 	got, err := svc.AuditLog(ctx, operator, AuditFilter{Namespace: "acme/*"})
 	if err != nil {

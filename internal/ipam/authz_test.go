@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -109,7 +110,7 @@ var authzOps = []authzOp{
 	}},
 	{name: "Router", owner: allowed, foreign: hiddenAsMissing, call: func(ctx context.Context, svc *Service, a auth.Actor, t target) (bool, error) {
 		v, err := svc.VPC(ctx, auth.System, t.ns, t.vpc)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, refusal.ErrNotFound) {
 			v = t.vpcRef()
 		}
 		_, _, ok, err := svc.Router(ctx, a, v)
@@ -117,7 +118,7 @@ var authzOps = []authzOp{
 	}},
 	{name: "Subnets", owner: allowed, foreign: hiddenAsMissing, call: func(ctx context.Context, svc *Service, a auth.Actor, t target) (bool, error) {
 		v, err := svc.VPC(ctx, auth.System, t.ns, t.vpc)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, refusal.ErrNotFound) {
 			v = t.vpcRef()
 		}
 		subs, err := svc.Subnets(ctx, a, v)
@@ -274,10 +275,10 @@ func outcomeOf(seen bool, err error) outcome {
 	if err == nil {
 		return hidden
 	}
-	switch r := Classify(err); {
-	case r.Code == CodeNotFound:
+	switch r := refusal.Classify(err); {
+	case r.Code == refusal.CodeNotFound:
 		return hiddenAsMissing
-	case r.Code == CodeForbidden:
+	case r.Code == refusal.CodeForbidden:
 		return refused
 	}
 	return outcome("error " + err.Error())

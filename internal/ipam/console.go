@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/refusal"
 )
 
 // ConsoleVM names a VM the console attaches. The console knows VMs by
@@ -54,7 +55,7 @@ func (f AttachForm) Input(namespace, vpc string) (AttachInterfaceInput, error) {
 		err = checkNIC("nic", nic)
 	}
 	in := AttachInterfaceInput{Namespace: namespace, VPC: vpc, Subnet: f.Subnet, VM: ConsoleVM(namespace, vpc, f.Hostname), NIC: nic}
-	return in, collect(checkHostname("vm.hostname", f.Hostname), err)
+	return in, refusal.Collect(checkHostname("vm.hostname", f.Hostname), err)
 }
 
 // SubnetForm is the console's new subnet form as typed: a name, and a
@@ -79,5 +80,5 @@ func (f SubnetForm) Input(namespace, vpc string) (CreateSubnetInput, error) {
 		probe.PrefixLength = candidates.MaxSubnetBits
 	}
 	_, others := checkSubnetInput(probe)
-	return in, collect(others, err)
+	return in, refusal.Collect(others, err)
 }

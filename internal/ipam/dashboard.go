@@ -10,13 +10,14 @@ import (
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/forecast"
 	"pivirt.hu/ipam/internal/store"
+	"pivirt.hu/ipam/internal/usage"
 )
 
 // A UsageTrend is a pool's or a subnet's usage with its last week: the
 // forecast made from its hourly history, and that history when asked for.
 type UsageTrend struct {
 	ObjectUsage
-	History  []UsagePoint
+	History  []usage.Point
 	Forecast forecast.Forecast
 }
 
@@ -77,12 +78,12 @@ func (s *Service) Dashboard(ctx context.Context, actor auth.Actor, now time.Time
 	for i, t := range d.Trends[:histories] {
 		uids[i] = t.uid()
 	}
-	weeks, err := store.UsageHistories(ctx, s.db, uids, HistoryHour, now.Add(-ForecastWindow))
+	weeks, err := store.UsageHistories(ctx, s.db, uids, usage.Hour, now.Add(-usage.ForecastWindow))
 	if err != nil {
 		return Dashboard{}, err
 	}
 	for i := range d.Trends[:histories] {
-		d.Trends[i].History = usagePoints(weeks[d.Trends[i].uid()])
+		d.Trends[i].History = weeks[d.Trends[i].uid()]
 	}
 	var namespaces []string
 	if !actor.IsOperator() {
@@ -126,7 +127,7 @@ func (s *Service) UsageTrends(ctx context.Context, actor auth.Actor, now time.Ti
 // usageFits holds every object's sums of its last week of hours, read
 // after each of this process's writes of the history (so that no request
 // waits for them in ipam serve), or by a request when older than
-// RecordUsageEvery: a dashboard of a thousand subnets reads nothing of
+// usage.RecordEvery: a dashboard of a thousand subnets reads nothing of
 // the history, its forecasts a thousand sums shifted to now.
 type usageFits struct {
 	mu sync.Mutex
@@ -141,11 +142,11 @@ type fitted struct {
 	sums map[string]store.UsageFit
 }
 
-// read returns the sums, read afresh when older than RecordUsageEvery.
+// read returns the sums, read afresh when older than usage.RecordEvery.
 func (c *usageFits) read(ctx context.Context, db *store.DB, now time.Time) (fitted, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.sums != nil && now.Sub(c.at) < RecordUsageEvery && !now.Before(c.at) {
+	if c.sums != nil && now.Sub(c.at) < usage.RecordEvery && !now.Before(c.at) {
 		return fitted{c.at, c.sums}, nil
 	}
 	return c.refreshLocked(ctx, db, now)
@@ -169,7 +170,7 @@ func (c *usageFits) forget() {
 
 // refreshLocked reads the sums as of now, c.mu held.
 func (c *usageFits) refreshLocked(ctx context.Context, db *store.DB, now time.Time) (fitted, error) {
-	sums, err := store.UsageFits(ctx, db, now.Add(-ForecastWindow), now)
+	sums, err := store.UsageFits(ctx, db, now.Add(-usage.ForecastWindow), now)
 	if err != nil {
 		return fitted{}, err
 	}
@@ -178,7 +179,7 @@ func (c *usageFits) refreshLocked(ctx context.Context, db *store.DB, now time.Ti
 }
 
 // of returns the sums of uid with x counted before now. The hours summed
-// are those of the week before the reading, at most RecordUsageEvery
+// are those of the week before the reading, at most usage.RecordEvery
 // older than the week before now.
 func (f fitted) of(uid string, now time.Time) forecast.Sums {
 	u, ok := f.sums[uid]
@@ -207,16 +208,4 @@ func (s *Service) actorNamespaces(ctx context.Context, actor auth.Actor) []strin
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-// ForecastOf is the forecast of a history of hours and the usage now
-// (internal/forecast, over the last 7 days): of a pool, a subnet or a
-// number pool's division.
-func ForecastOf(history []UsagePoint, current Usage, now time.Time) forecast.Forecast {
-	points := make([]forecast.Point, 0, len(history)+1)
-	for _, r := range history {
-		points = append(points, forecast.Point{At: r.At, Used: int(r.Used), Size: int(r.Size)})
-	}
-	points = append(points, forecast.Point{At: now, Used: current.Used, Size: current.Size})
-	return forecast.Of(points, ForecastWindow)
 }

@@ -7,6 +7,7 @@ import (
 
 	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -45,7 +46,7 @@ func (s *Service) ClaimFloatingIP(ctx context.Context, actor auth.Actor, in Clai
 		if _, err := s.checkQuota(ctx, tx, in.Namespace, QuotaFloatingIPs); err != nil {
 			// At the limit, the same floating IP made meanwhile is its
 			// answer still.
-			if errors.Is(err, ErrQuotaExceeded) {
+			if errors.Is(err, refusal.ErrQuotaExceeded) {
 				if _, ferr := store.FloatingIP(ctx, tx, in.Namespace, in.Name); ferr == nil {
 					return errFloatingIPRace
 				}
@@ -163,5 +164,5 @@ func checkFloatingIPInput(in ClaimFloatingIPInput) error {
 	default:
 		errs = append(errs, checkZone("zone", in.Zone))
 	}
-	return collect(errs...)
+	return refusal.Collect(errs...)
 }

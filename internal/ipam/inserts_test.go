@@ -11,6 +11,7 @@ import (
 
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/store"
+	"pivirt.hu/ipam/internal/usage"
 )
 
 // TestBatchFailureClaimsAlone: when the statement of a batch fails (here a
@@ -58,7 +59,7 @@ func TestBatchFailureClaimsAlone(t *testing.T) {
 		t.Fatal("the claim in the subnet got no answer")
 	}
 	if a := <-gone; !errors.Is(a.err, store.ErrNotFound) {
-		t.Errorf("the claim in a subnet that is gone got %+v, %v; want ErrNotFound", a.row, a.err)
+		t.Errorf("the claim in a subnet that is gone got %+v, %v; want refusal.ErrNotFound", a.row, a.err)
 	}
 	if c.batches.Load() != 0 {
 		t.Errorf("%d batches counted, want 0: the only one failed", c.batches.Load())
@@ -137,7 +138,7 @@ func TestBatchOfOneAddressAuditsOnce(t *testing.T) {
 	if err := svc.RecordUsage(t.Context(), now, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	points, err := svc.UsageHistory(t.Context(), acme, "acme/prod", subnet, HistoryHour, now.Truncate(time.Hour))
+	points, err := svc.UsageHistory(t.Context(), acme, "acme/prod", subnet, usage.Hour, now.Truncate(time.Hour))
 	if err != nil || len(points) != 1 || points[0].Claims != 3 {
 		t.Errorf("the subnet's hour: %+v, %v; want 3 claims", points, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/routing"
 	"pivirt.hu/ipam/internal/store"
 )
@@ -14,7 +15,7 @@ import (
 // AttachInterface gives a VM's NIC an address in a subnet of a VPC, owner
 // VirtualMachine "<hostname>/<nic>". Asking again returns the same address.
 func (s *Service) AttachInterface(ctx context.Context, actor auth.Actor, in AttachInterfaceInput) (Allocation, error) {
-	if err := collect(checkVMRef(in.VM), checkNIC("nic", in.NIC)); err != nil {
+	if err := refusal.Collect(checkVMRef(in.VM), checkNIC("nic", in.NIC)); err != nil {
 		return Allocation{}, err
 	}
 	return s.attach(ctx, actor, in.Namespace, in.VPC, in.Subnet, Owner{Kind: OwnerVirtualMachine, UID: in.VM.UID, Name: in.VM.Hostname + "/" + strconv.Itoa(in.NIC)})
@@ -40,7 +41,7 @@ func (s *Service) DetachInterface(ctx context.Context, actor auth.Actor, in Deta
 		return false, notFound("VPC", in.Namespace, in.VPC)
 	}
 	cp, err := s.cachedPool(ctx, in.Namespace, "vpc-"+in.VPC)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, refusal.ErrNotFound) {
 		return false, notFound("VPC", in.Namespace, in.VPC)
 	}
 	if err != nil {
@@ -98,7 +99,7 @@ func (s *Service) attach(ctx context.Context, actor auth.Actor, namespace, vpc, 
 		switch {
 		case errors.As(err, &exhausted):
 			exhausted.Scope = cs.within
-		case errors.Is(err, ErrNotFound):
+		case errors.Is(err, refusal.ErrNotFound):
 			s.forgetSubnets(namespace, vpc, subnet)
 			if attempt == 0 {
 				continue
@@ -110,5 +111,5 @@ func (s *Service) attach(ctx context.Context, actor auth.Actor, namespace, vpc, 
 }
 
 func checkVMRef(vm VMRef) error {
-	return collect(checkHostname("vm.hostname", vm.Hostname), checkUID("vm.uid", vm.UID))
+	return refusal.Collect(checkHostname("vm.hostname", vm.Hostname), checkUID("vm.uid", vm.UID))
 }

@@ -24,7 +24,7 @@ var (
 	labelPrefixRe = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 )
 
-// labelErrors returns one *InvalidError per mistake of labels, in key
+// labelErrors returns one *refusal.InvalidError per mistake of labels, in key
 // order; the field of a label's mistake is labels.<key>.
 func labelErrors(labels map[string]string) []error {
 	if len(labels) > MaxLabels {

@@ -8,6 +8,7 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -113,7 +114,7 @@ func (s *Service) explainInSubnets(ctx context.Context, cp *cachedPool, space ca
 			continue
 		}
 		cs, err := s.subnet(ctx, cp.row.Namespace, vpc, r.Name)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, refusal.ErrNotFound) {
 			continue // deleted meanwhile
 		}
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/refusal"
 )
 
 var (
@@ -53,12 +54,12 @@ func checkName(field, s string) error {
 	return fromField(candidates.CheckName(field, s))
 }
 
-// fromField is the enumerator's mistake as an InvalidError, nil for none.
+// fromField is the enumerator's mistake as an refusal.InvalidError, nil for none.
 func fromField(e *candidates.FieldError) error {
 	if e == nil {
 		return nil
 	}
-	return &InvalidError{Field: e.Field, Message: e.Message}
+	return &refusal.InvalidError{Field: e.Field, Message: e.Message}
 }
 
 func checkNamespace(field, s string) error {

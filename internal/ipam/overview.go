@@ -10,6 +10,7 @@ import (
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/store"
+	"pivirt.hu/ipam/internal/usage"
 )
 
 // A Router is a VPC's router: its uplink, an address of a public pool of
@@ -33,7 +34,7 @@ func (r Router) NoDefaultRoute() string {
 // router and its subnets.
 type VPCSummary struct {
 	VPC     VPC
-	Usage   Usage
+	Usage   usage.Figures
 	Router  Router
 	Subnets []Subnet
 }
@@ -58,7 +59,7 @@ func (s *Service) VPCSummaries(ctx context.Context, actor auth.Actor, namespace 
 			return nil, err
 		}
 		size := pool.spec.Candidates().Size()
-		sum := VPCSummary{VPC: vpcFromRow(r.VPCRow), Usage: Usage{Size: size, Used: r.Used, Free: size - r.Used}, Subnets: []Subnet{}}
+		sum := VPCSummary{VPC: vpcFromRow(r.VPCRow), Usage: usage.Figures{Size: size, Used: r.Used, Free: size - r.Used}, Subnets: []Subnet{}}
 		if r.Router.IsValid() {
 			sum.Router = Router{Pool: r.RouterPool, Uplink: r.Router, DefaultRoute: r.RouterGateway}
 		}
@@ -91,7 +92,7 @@ func (s *Service) VPCSummaries(ctx context.Context, actor auth.Actor, namespace 
 type VPCOverview struct {
 	VPC         VPC
 	Pool        Pool
-	Usage       Usage
+	Usage       usage.Figures
 	Router      Router
 	Subnets     []SubnetOverview
 	FloatingIPs []FloatingIP
@@ -107,7 +108,7 @@ type VPCOverview struct {
 // A SubnetOverview is a subnet as its VPC's page shows it.
 type SubnetOverview struct {
 	Subnet Subnet
-	Usage  Usage
+	Usage  usage.Figures
 	Map    AddressMap
 }
 
@@ -210,7 +211,7 @@ func mayOverview(actor auth.Actor, p Pool) bool {
 // A PoolSummary is a pool as a list shows it, with how full it is.
 type PoolSummary struct {
 	Pool  Pool
-	Usage Usage
+	Usage usage.Figures
 }
 
 // PoolSummaries lists the pools whose overview the actor may read, with
@@ -240,7 +241,7 @@ func (s *Service) PoolSummaries(ctx context.Context, actor auth.Actor) ([]PoolSu
 // allocations are PoolTable's.
 type PoolOverview struct {
 	Pool  Pool
-	Usage Usage
+	Usage usage.Figures
 	// Block is the /24 the map shows, the zero Prefix for the whole pool.
 	Block netip.Prefix
 	Map   AddressMap
@@ -299,7 +300,7 @@ type SubnetDetail struct {
 	VPC    VPC
 	Pool   Pool
 	Subnet Subnet
-	Usage  Usage
+	Usage  usage.Figures
 	Map    AddressMap
 }
 

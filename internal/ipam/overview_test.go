@@ -11,6 +11,7 @@ import (
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/refusal"
 )
 
 var globex = auth.Actor{Name: "globex", Role: auth.Tenant, Namespaces: []string{"globex/*"}}
@@ -220,7 +221,7 @@ func TestVPCOverview(t *testing.T) {
 		_, predicted := claims.Subnet(candidates.SubnetSpec{CIDR: in.CIDR, PrefixLength: in.PrefixLength, Gateway: in.Gateway})
 		in.Namespace, in.VPC = "acme/prod", "main"
 		_, err := svc.CreateSubnet(ctx, acme, in)
-		if predicted == nil || err == nil || Classify(err).Message != predicted.Error() {
+		if predicted == nil || err == nil || refusal.Classify(err).Message != predicted.Error() {
 			t.Errorf("CreateSubnet(%+v) = %v, the prediction says %v", in, err, predicted)
 		}
 	}
@@ -236,7 +237,7 @@ func TestVPCOverview(t *testing.T) {
 		{acme, "acme/prod\x00", "main", true},
 	} {
 		_, err := svc.VPCOverview(ctx, tt.actor, tt.ns, tt.name)
-		if errors.Is(err, ErrNotFound) != tt.wantMissing || !tt.wantMissing && err != nil {
+		if errors.Is(err, refusal.ErrNotFound) != tt.wantMissing || !tt.wantMissing && err != nil {
 			t.Errorf("VPCOverview(%q, %q) as %s = %v, want not found %v", tt.ns, tt.name, tt.actor.Name, err, tt.wantMissing)
 		}
 	}

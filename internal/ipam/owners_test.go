@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"pivirt.hu/ipam/internal/refusal"
 )
 
 // TestVMIsItsUID: a VM renamed keeps its addresses, renamed in one audited
@@ -83,7 +85,7 @@ func TestOwnersMadeByTheirOperations(t *testing.T) {
 		{Owner{Kind: OwnerFloatingIP, UID: "fip-1", Name: "web"}, "forbidden: tenants allocate for VirtualMachine owners only: claimFloatingIp claims a floating IP"},
 	} {
 		_, err := svc.Allocate(ctx, acme, AllocateInput{Namespace: "acme/prod", Pool: "vpc-main", Within: "10.42.1.0/24", Owner: c.owner})
-		if !errors.Is(err, ErrForbidden) || err.Error() != c.want {
+		if !errors.Is(err, refusal.ErrForbidden) || err.Error() != c.want {
 			t.Errorf("a tenant's Allocate for %s = %v, want %q", c.owner.Kind, err, c.want)
 		}
 	}
@@ -105,7 +107,7 @@ func TestOwnersMadeByTheirOperations(t *testing.T) {
 		t.Errorf("after the victim's deletion, public-zone-a holds %+v, %v; want only acme's allocation", page.Allocations, err)
 	}
 	_, err = svc.Allocate(ctx, operator, AllocateInput{Pool: "public-zone-a", OwnerNamespace: "acme/prod", Owner: Owner{Kind: OwnerVPC, UID: "x", Name: "gw"}})
-	var invalid *InvalidError
+	var invalid *refusal.InvalidError
 	if !errors.As(err, &invalid) || invalid.Field != "owner.name" || err.Error() != `owner.name "gw" of a VPC must be router` {
 		t.Errorf("Allocate for a VPC owner not named router = %v", err)
 	}
@@ -145,7 +147,7 @@ func TestZones(t *testing.T) {
 		}
 	}
 	_, err := svc.CreateVPC(ctx, acme, CreateVPCInput{Namespace: "acme/prod", Name: "four", CIDR: "10.0.0.0/16", Zone: "zone-a"})
-	if !errors.Is(err, ErrPoolExhausted) || err.Error() != "zone zone-a has no free address in its public pools" {
+	if !errors.Is(err, refusal.ErrPoolExhausted) || err.Error() != "zone zone-a has no free address in its public pools" {
 		t.Errorf("a fourth VPC = %v", err)
 	}
 }
@@ -158,7 +160,7 @@ func TestVPCNameFitsItsPool(t *testing.T) {
 	name := "n123456789012345678901234567890123456789012345678901234567890"[:60]
 	_, err := svc.CreateVPC(ctx, acme, CreateVPCInput{Namespace: "acme/prod", Name: name, CIDR: "10.0.0.0/16"})
 	want := `name "` + name + `" is too long for a VPC: at most 59 characters, since its pool is named vpc-<name>`
-	var invalid *InvalidError
+	var invalid *refusal.InvalidError
 	if !errors.As(err, &invalid) || invalid.Field != "name" || err.Error() != want {
 		t.Errorf("CreateVPC with a 60-character name = %v, want %q", err, want)
 	}

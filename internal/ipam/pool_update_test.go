@@ -11,6 +11,7 @@ import (
 	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -93,7 +94,7 @@ func TestUpdatePublicPool(t *testing.T) {
 	if err != nil || f.Address.String() != "203.0.113.5" {
 		t.Errorf("the next claim = %v, %v; want 203.0.113.5", f.Address, err)
 	}
-	if _, err := svc.ClaimFloatingIP(ctx, acme, ClaimFloatingIPInput{Namespace: "acme/prod", Name: "full", Zone: "zone-b"}); !errors.Is(err, ErrPoolExhausted) {
+	if _, err := svc.ClaimFloatingIP(ctx, acme, ClaimFloatingIPInput{Namespace: "acme/prod", Name: "full", Zone: "zone-b"}); !errors.Is(err, refusal.ErrPoolExhausted) {
 		t.Errorf("a claim in the full pool = %v, want exhausted", err)
 	}
 
@@ -124,28 +125,28 @@ func TestUpdatePublicPoolRefusals(t *testing.T) {
 		name  string
 		actor auth.Actor
 		in    UpdatePublicPoolInput
-		code  Code
+		code  refusal.Code
 		field string
 		want  string
 	}{
-		{"a tenant", acme, UpdatePublicPoolInput{Name: "public-zone-a", Zone: ptr("zone-b")}, CodeForbidden, "", "forbidden: only operators change public pools"},
-		{"no such pool", operator, UpdatePublicPoolInput{Name: "public-zone-x", Zone: ptr("zone-b")}, CodeNotFound, "", "pool public-zone-x not found"},
-		{"a gateway outside", operator, UpdatePublicPoolInput{Name: "public-zone-a", Gateway: ptr("192.0.2.1")}, CodeInvalidArgument, "gateway", "gateway 192.0.2.1 is outside cidr 203.0.113.0/24"},
-		{"a bad zone", operator, UpdatePublicPoolInput{Name: "public-zone-a", Zone: ptr("Zone A")}, CodeInvalidArgument, "zone", `zone "Zone A" is not a valid zone: use lower-case letters, digits and '-'`},
-		{"a gateway held", operator, UpdatePublicPoolInput{Name: "public-zone-a", Gateway: ptr("203.0.113.4")}, CodeConflict, "gateway",
+		{"a tenant", acme, UpdatePublicPoolInput{Name: "public-zone-a", Zone: ptr("zone-b")}, refusal.CodeForbidden, "", "forbidden: only operators change public pools"},
+		{"no such pool", operator, UpdatePublicPoolInput{Name: "public-zone-x", Zone: ptr("zone-b")}, refusal.CodeNotFound, "", "pool public-zone-x not found"},
+		{"a gateway outside", operator, UpdatePublicPoolInput{Name: "public-zone-a", Gateway: ptr("192.0.2.1")}, refusal.CodeInvalidArgument, "gateway", "gateway 192.0.2.1 is outside cidr 203.0.113.0/24"},
+		{"a bad zone", operator, UpdatePublicPoolInput{Name: "public-zone-a", Zone: ptr("Zone A")}, refusal.CodeInvalidArgument, "zone", `zone "Zone A" is not a valid zone: use lower-case letters, digits and '-'`},
+		{"a gateway held", operator, UpdatePublicPoolInput{Name: "public-zone-a", Gateway: ptr("203.0.113.4")}, refusal.CodeConflict, "gateway",
 			"public pool public-zone-a holds 1 address that gateway 203.0.113.4 would cover: 203.0.113.4 (FloatingIP acme/prod/b); release it first, or leave it out"},
-		{"excludes over five", operator, UpdatePublicPoolInput{Name: "public-zone-a", Exclude: ptr([]string{"203.0.113.2-203.0.113.5", "203.0.113.7", "203.0.113.200"})}, CodeConflict, "exclude",
+		{"excludes over five", operator, UpdatePublicPoolInput{Name: "public-zone-a", Exclude: ptr([]string{"203.0.113.2-203.0.113.5", "203.0.113.7", "203.0.113.200"})}, refusal.CodeConflict, "exclude",
 			"public pool public-zone-a holds 5 addresses that the excludes would cover: 203.0.113.2 (VPC acme/prod/router), 203.0.113.3 (FloatingIP acme/prod/a), 203.0.113.4 (FloatingIP acme/prod/b), 2 more; release them first, or leave them out"},
-		{"both", operator, UpdatePublicPoolInput{Name: "public-zone-a", Gateway: ptr("203.0.113.9"), Exclude: ptr([]string{"203.0.113.6"})}, CodeConflict, "exclude",
+		{"both", operator, UpdatePublicPoolInput{Name: "public-zone-a", Gateway: ptr("203.0.113.9"), Exclude: ptr([]string{"203.0.113.6"})}, refusal.CodeConflict, "exclude",
 			"public pool public-zone-a holds 1 address that the excludes would cover: 203.0.113.6 (FloatingIP acme/prod/d); release it first, or leave it out"},
-		{"a gateway and excludes held", operator, UpdatePublicPoolInput{Name: "public-zone-a", Gateway: ptr("203.0.113.3"), Exclude: ptr([]string{"203.0.113.6"})}, CodeConflict, "gateway",
+		{"a gateway and excludes held", operator, UpdatePublicPoolInput{Name: "public-zone-a", Gateway: ptr("203.0.113.3"), Exclude: ptr([]string{"203.0.113.6"})}, refusal.CodeConflict, "gateway",
 			"public pool public-zone-a holds 2 addresses that gateway 203.0.113.3 and the excludes would cover: 203.0.113.3 (FloatingIP acme/prod/a), 203.0.113.6 (FloatingIP acme/prod/d); release them first, or leave them out"},
-		{"a zone with uplinks", operator, UpdatePublicPoolInput{Name: "public-zone-a", Zone: ptr("")}, CodeConflict, "zone",
+		{"a zone with uplinks", operator, UpdatePublicPoolInput{Name: "public-zone-a", Zone: ptr("")}, refusal.CodeConflict, "zone",
 			"public pool public-zone-a holds the router uplinks of 1 VPC of zone zone-a (acme/prod/main at 203.0.113.2): a router's uplink is in its VPC's zone; delete those VPCs before moving the pool to no zone"},
 	}
 	for _, tt := range tests {
 		_, err := svc.UpdatePublicPool(ctx, tt.actor, tt.in)
-		if r := Classify(err); r.Code != tt.code || r.Field != tt.field || r.Message != tt.want {
+		if r := refusal.Classify(err); r.Code != tt.code || r.Field != tt.field || r.Message != tt.want {
 			t.Errorf("%s: %s %s %q\nwant %s %s %q", tt.name, r.Code, r.Field, r.Message, tt.code, tt.field, tt.want)
 		}
 	}
@@ -228,7 +229,7 @@ func TestPoolUpdateWaitsForClaim(t *testing.T) {
 	}
 	<-updated
 	want := "public pool public-zone-a holds 1 address that gateway 203.0.113.2 would cover: 203.0.113.2 (FloatingIP acme/prod/web); release it first, or leave it out"
-	if r := Classify(updateErr); r.Code != CodeConflict || r.Message != want {
+	if r := refusal.Classify(updateErr); r.Code != refusal.CodeConflict || r.Message != want {
 		t.Errorf("the update = %v, want %q", updateErr, want)
 	}
 	if got := poolState(t, db); !strings.HasPrefix(got, "gateway 203.0.113.1 ") {

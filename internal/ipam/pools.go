@@ -11,7 +11,9 @@ import (
 	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
+	"pivirt.hu/ipam/internal/usage"
 )
 
 // CreatePublicPool creates a public pool. Operators only; two public pools
@@ -134,7 +136,7 @@ func (s *Service) UpdatePublicPool(ctx context.Context, actor auth.Actor, in Upd
 		}
 		next, spec, err := updatedSpec(before, in)
 		if err != nil || zoneErr != nil {
-			return collect(err, zoneErr)
+			return refusal.Collect(err, zoneErr)
 		}
 		if next.Gateway == before.Gateway && slices.Equal(next.Exclude, before.Exclude) && next.Zone == before.Zone {
 			out = before
@@ -357,25 +359,25 @@ func (s *Service) Pool(ctx context.Context, actor auth.Actor, namespace, name st
 // without a query whatever the pool's size: exact for what this process
 // claimed and for releases anywhere; claims made by other processes count
 // once this process meets them, or at the next refresh of the views.
-func (s *Service) PoolUsage(ctx context.Context, actor auth.Actor, p Pool) (Usage, error) {
+func (s *Service) PoolUsage(ctx context.Context, actor auth.Actor, p Pool) (usage.Figures, error) {
 	cp, err := s.readablePool(ctx, actor, p.Namespace, p.Name)
 	if err != nil {
-		return Usage{}, err
+		return usage.Figures{}, err
 	}
 	return s.usage(ctx, cp)
 }
 
 // usage counts the pool's candidates and the free ones in its view.
-func (s *Service) usage(ctx context.Context, cp *cachedPool) (Usage, error) {
+func (s *Service) usage(ctx context.Context, cp *cachedPool) (usage.Figures, error) {
 	pv, err := s.views.pool(ctx, cp.row.UID)
 	if err != nil {
-		return Usage{}, err
+		return usage.Figures{}, err
 	}
 	space := cp.spec.Candidates()
 	var free int
 	pv.read(func(taken candidates.Set) { free = space.Free(taken) })
 	size := space.Size()
-	return Usage{Size: size, Used: size - free, Free: free}, nil
+	return usage.Figures{Size: size, Used: size - free, Free: free}, nil
 }
 
 // PoolAllocations returns a page of the pool's allocations in address

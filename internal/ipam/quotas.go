@@ -13,6 +13,7 @@ import (
 
 	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -130,8 +131,8 @@ func (e *QuotaError) Error() string {
 	return fmt.Sprintf("namespace %s has reached its quota of %s (set for %s)", e.Namespace, e.Kind.Count(e.Limit), e.Pattern)
 }
 
-// Unwrap makes errors.Is(err, ErrQuotaExceeded) hold.
-func (e *QuotaError) Unwrap() error { return ErrQuotaExceeded }
+// Unwrap makes errors.Is(err, refusal.ErrQuotaExceeded) hold.
+func (e *QuotaError) Unwrap() error { return refusal.ErrQuotaExceeded }
 
 // checkPattern checks a quota's namespace pattern.
 func checkPattern(p string) error {
@@ -165,7 +166,7 @@ func ValidateQuotaChange(c QuotaChange) error {
 			errs = append(errs, invalid(string(k), "a limit of %d %s is out of range: 0 to %d", n, k.Label(), MaxQuotaLimit))
 		}
 	}
-	return collect(errs...)
+	return refusal.Collect(errs...)
 }
 
 // Quotas lists every quota, in pattern order (operators only).

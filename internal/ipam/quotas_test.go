@@ -12,6 +12,7 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -45,7 +46,7 @@ func rows(t *testing.T, db *store.DB, query string, args ...any) int {
 // message want.
 func wantQuotaRefusal(t *testing.T, what string, err error, want string) {
 	t.Helper()
-	if r := Classify(err); r.Code != CodeQuotaExceeded || r.Message != want {
+	if r := refusal.Classify(err); r.Code != refusal.CodeQuotaExceeded || r.Message != want {
 		t.Errorf("%s past its quota: %s %q, want QUOTA_EXCEEDED %q", what, r.Code, r.Message, want)
 	}
 }
@@ -67,7 +68,7 @@ func TestQuotaErrorMessages(t *testing.T) {
 		{QuotaAddresses, 0, "namespace acme/prod has reached its quota of 0 addresses (set for acme/*)"},
 	} {
 		err := error(&QuotaError{Namespace: "acme/prod", Kind: tt.kind, Limit: tt.limit, Pattern: "acme/*"})
-		if got := Classify(err); got.Code != CodeQuotaExceeded || got.Message != tt.want || !errors.Is(err, ErrQuotaExceeded) {
+		if got := refusal.Classify(err); got.Code != refusal.CodeQuotaExceeded || got.Message != tt.want || !errors.Is(err, refusal.ErrQuotaExceeded) {
 			t.Errorf("(%s, %d) = %s %q, want QUOTA_EXCEEDED %q", tt.kind, tt.limit, got.Code, got.Message, tt.want)
 		}
 	}
@@ -271,7 +272,7 @@ func TestQuotaRaces(t *testing.T) {
 				refused := 0
 				for _, err := range errs {
 					switch {
-					case errors.Is(err, ErrQuotaExceeded):
+					case errors.Is(err, refusal.ErrQuotaExceeded):
 						refused++
 					case err != nil:
 						t.Error(err)
@@ -376,7 +377,7 @@ func TestForwardedQuotaRefusal(t *testing.T) {
 	_, local := attachVM(ctx, a, 1)
 	_, forwarded := attachVM(ctx, b, 1)
 	wantQuotaRefusal(t, "a claim here", local, "namespace acme/prod has reached its quota of 1 address (set for acme/*)")
-	if forwarded == nil || !reflect.DeepEqual(Classify(forwarded), Classify(local)) {
+	if forwarded == nil || !reflect.DeepEqual(refusal.Classify(forwarded), refusal.Classify(local)) {
 		t.Errorf("forwarded: %v, want the refusal made here, %v", forwarded, local)
 	}
 	if s := b.router.Stats(); s.Forwarded != 1 || s.Fallbacks != 0 {
@@ -414,7 +415,7 @@ func TestSetQuota(t *testing.T) {
 		{QuotaChange{Pattern: "acme/*", Lift: []QuotaKind{QuotaAddresses, QuotaFloatingIPs}}, "limits", "the quota of acme/* would have no limit left: unset it instead"},
 	} {
 		_, err := svc.SetQuota(ctx, operator, tt.change)
-		if r := Classify(err); r.Code != CodeInvalidArgument || r.Field != tt.field || r.Message != tt.want {
+		if r := refusal.Classify(err); r.Code != refusal.CodeInvalidArgument || r.Field != tt.field || r.Message != tt.want {
 			t.Errorf("SetQuota(%+v) = %+v, want INVALID_ARGUMENT on %s: %q", tt.change, r, tt.field, tt.want)
 		}
 	}
@@ -426,7 +427,7 @@ func TestSetQuota(t *testing.T) {
 		"unset": func() error { _, err := svc.UnsetQuota(ctx, acme, "acme/*"); return err }(),
 		"list":  func() error { _, err := svc.Quotas(ctx, acme); return err }(),
 	} {
-		if !errors.Is(err, ErrForbidden) {
+		if !errors.Is(err, refusal.ErrForbidden) {
 			t.Errorf("a tenant may %s quotas: %v", what, err)
 		}
 	}
@@ -455,7 +456,7 @@ func TestSetQuota(t *testing.T) {
 	if _, err := svc.UnsetQuota(ctx, operator, "acme/prod"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.UnsetQuota(ctx, operator, "acme/prod"); !errors.Is(err, ErrNotFound) || err.Error() != "quota acme/prod not found" {
+	if _, err := svc.UnsetQuota(ctx, operator, "acme/prod"); !errors.Is(err, refusal.ErrNotFound) || err.Error() != "quota acme/prod not found" {
 		t.Errorf("unsetting a quota twice: %v, want NOT_FOUND", err)
 	}
 	var audit []string

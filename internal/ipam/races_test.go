@@ -12,6 +12,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -274,7 +275,7 @@ func TestReleaseFloatingIPTwiceAuditsOnce(t *testing.T) {
 	errs := []error{<-first}
 	<-secondDone
 	errs = append(errs, second)
-	if (errs[0] == nil) == (errs[1] == nil) || !errors.Is(errs[0], ErrNotFound) && !errors.Is(errs[1], ErrNotFound) {
+	if (errs[0] == nil) == (errs[1] == nil) || !errors.Is(errs[0], refusal.ErrNotFound) && !errors.Is(errs[1], refusal.ErrNotFound) {
 		t.Errorf("two releases of one floating IP = %v; want one done, one not found", errs)
 	}
 	var entries []string

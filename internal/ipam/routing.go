@@ -6,6 +6,7 @@ import (
 	"net/netip"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/routing"
 	"pivirt.hu/ipam/internal/store"
 )
@@ -69,7 +70,7 @@ func (s *Service) serveForwarded(ctx context.Context, c routing.Claim) routing.A
 		a, err = s.claimOnce(ctx, r)
 	}
 	if err != nil {
-		ref := Classify(err)
+		ref := refusal.Classify(err)
 		ans := routing.Answer{Code: string(ref.Code), Field: ref.Field, Message: ref.Message}
 		var exhausted *ExhaustedError
 		if errors.As(err, &exhausted) && exhausted.Scope.IsValid() {
@@ -122,22 +123,22 @@ var errOwnerFailed = errors.New("ipam: the owner of the pool failed the claim")
 // forwardedAnswer is the allocation or the refusal of the owner's answer,
 // as the claim made here would have returned it.
 func forwardedAnswer(a routing.Answer, pool string) (Allocation, error) {
-	switch Code(a.Code) {
+	switch refusal.Code(a.Code) {
 	case "":
 		return allocationFromRow(a.Allocation, pool), nil
-	case CodeInvalidArgument:
-		return Allocation{}, &InvalidError{Field: a.Field, Message: a.Message}
-	case CodeConflict:
-		return Allocation{}, &ConflictError{Field: a.Field, Message: a.Message}
-	case CodePoolExhausted:
+	case refusal.CodeInvalidArgument:
+		return Allocation{}, &refusal.InvalidError{Field: a.Field, Message: a.Message}
+	case refusal.CodeConflict:
+		return Allocation{}, &refusal.ConflictError{Field: a.Field, Message: a.Message}
+	case refusal.CodePoolExhausted:
 		scope, _ := netip.ParsePrefix(a.Scope)
 		return Allocation{}, &ExhaustedError{Pool: pool, Scope: scope}
-	case CodeNotFound:
-		return Allocation{}, forwardedRefusal{ErrNotFound, a.Message}
-	case CodeForbidden:
-		return Allocation{}, forwardedRefusal{ErrForbidden, a.Message}
-	case CodeQuotaExceeded:
-		return Allocation{}, forwardedRefusal{ErrQuotaExceeded, a.Message}
+	case refusal.CodeNotFound:
+		return Allocation{}, forwardedRefusal{refusal.ErrNotFound, a.Message}
+	case refusal.CodeForbidden:
+		return Allocation{}, forwardedRefusal{refusal.ErrForbidden, a.Message}
+	case refusal.CodeQuotaExceeded:
+		return Allocation{}, forwardedRefusal{refusal.ErrQuotaExceeded, a.Message}
 	}
 	return Allocation{}, errOwnerFailed
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -131,7 +132,7 @@ func TestForwardedAnswers(t *testing.T) {
 	}
 	_, local := attachVM(ctx, a, 9)
 	_, forwarded := attachVM(ctx, b, 9)
-	if local == nil || forwarded == nil || local.Error() != forwarded.Error() || !reflect.DeepEqual(Classify(local), Classify(forwarded)) {
+	if local == nil || forwarded == nil || local.Error() != forwarded.Error() || !reflect.DeepEqual(refusal.Classify(local), refusal.Classify(forwarded)) {
 		t.Errorf("exhausted: here %v, forwarded %v; want the same refusal", local, forwarded)
 	}
 	if _, err := a.CreateSubnet(ctx, acme, CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: "db", CIDR: "10.42.2.0/24"}); err != nil {
@@ -141,7 +142,7 @@ func TestForwardedAnswers(t *testing.T) {
 		Owner: Owner{Kind: OwnerVirtualMachine, UID: "uid-0", Name: "vm-0/0"}}
 	_, local = a.Allocate(ctx, acme, in)
 	_, forwarded = b.Allocate(ctx, acme, in)
-	if local == nil || forwarded == nil || local.Error() != forwarded.Error() || !reflect.DeepEqual(Classify(local), Classify(forwarded)) {
+	if local == nil || forwarded == nil || local.Error() != forwarded.Error() || !reflect.DeepEqual(refusal.Classify(local), refusal.Classify(forwarded)) {
 		t.Errorf("held outside within: here %v, forwarded %v; want the same refusal", local, forwarded)
 	}
 	if s := b.router.Stats(); s.Forwarded != 7 || s.Fallbacks != 0 {

@@ -10,10 +10,11 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/search"
 	"pivirt.hu/ipam/internal/store"
 )
 
-// The bounds of a search.
+// The bounds of a sq.
 const (
 	DefaultSearchHits = 50  // when first is not given
 	MaxSearchHits     = 500 // the most first may ask for
@@ -28,36 +29,6 @@ const (
 	SearchAddress SearchForm = "address" // an IPv4 address: who holds it, or why nobody does
 	SearchPrefix  SearchForm = "prefix"  // an IPv4 prefix, or the start of an address (10.42.1.): what overlaps it, what lies in it
 	SearchText    SearchForm = "text"    // a hostname, a uid, a name, a namespace, a label, a value, a number
-)
-
-// A HitKind is what a search hit is.
-type HitKind string
-
-// The kinds of hit, in the order a result lists them.
-const (
-	HitAddress    HitKind = "address" // an address nobody holds (or nobody the actor may see), with why it is free or not
-	HitPool       HitKind = "pool"
-	HitVPC        HitKind = "vpc"
-	HitSubnet     HitKind = "subnet"
-	HitAllocation HitKind = "allocation"
-	HitNumberPool HitKind = "number pool" // a number pool, by its name or id
-	HitNumber     HitKind = "number"      // a number of a number pool, in a division, with its holder
-	HitObject     HitKind = "object"      // an object of a kind, by its label, a value or its id
-)
-
-// What a hit matched, in the words the console shows.
-const (
-	MatchAddress        = "address"
-	MatchPrefix         = "prefix"
-	MatchHostname       = "hostname"
-	MatchFloatingIPName = "floating IP name"
-	MatchOwnerName      = "owner name"
-	MatchUID            = "uid"
-	MatchName           = "name"
-	MatchNamespace      = "namespace"
-	MatchLabel          = "display label"
-	MatchNumber         = "number"
-	MatchID             = "id"
 )
 
 // A SearchHit is one thing a search found. Which fields are set depends
@@ -79,8 +50,8 @@ const (
 //   - object: Object, and Value, what matched (Match: the display label,
 //     the attribute's name, or "id").
 type SearchHit struct {
-	Kind HitKind
-	// Match is what matched the query (MatchAddress, MatchHostname, …).
+	Kind search.HitKind
+	// Match is what matched the query (search.MatchAddress, search.MatchHostname, …).
 	Match          string
 	Namespace      string
 	Pool           string
@@ -97,63 +68,12 @@ type SearchHit struct {
 	State          candidates.State
 	Explain        string
 	// Object is an object hit's object, or a number hit's holder.
-	Object ObjectRef
+	Object search.ObjectRef
 	// NumberPool is a number pool hit's pool, or a number hit's.
-	NumberPool NumberPoolRef
+	NumberPool search.NumberPoolRef
 	Number     int64
-	Division   NumberDivision
+	Division   search.NumberDivision
 	Value      string
-}
-
-// An ObjectRef is an object of a kind, as a hit names it.
-type ObjectRef struct {
-	ID   string
-	Kind string // its node kind's full name: IpamVLAN
-	// Label is its display label.
-	Label string
-	// Branch is the branch that shows it so: main, or the branch searched
-	// besides main (SearchOptions.Branch) when that branch's version of it
-	// is not main's live one.
-	Branch string
-}
-
-// A NumberPoolRef is a number pool, as a hit names it.
-type NumberPoolRef struct {
-	ID, Name, Description string
-	// Kind and Attribute are the kind and the Number attribute it hands
-	// out: IpamVLAN, vlan_id.
-	Kind, Attribute string
-}
-
-// A NumberDivision is the division of a pool a number is held in: the
-// values of the pool's scope elements.
-type NumberDivision struct {
-	// Label is its display label: its values' labels joined by " / " (a
-	// site's: site-a); "" for a pool without a scope.
-	Label string
-	// Key is its values as a JSON list, in the scope's order: the pool
-	// page's ?division=.
-	Key string
-	// Objects are the objects among its values (the site), in order.
-	Objects []ObjectRef
-}
-
-// A Finder finds what a text names beyond the IP half: number pools,
-// their numbers and the objects of kinds (internal/numbers's Service).
-// It returns limit hits at most and whether more matched; a tenant finds
-// nothing. Search calls it on a goroutine of its own, beside its own
-// statements.
-type Finder interface {
-	Find(ctx context.Context, actor auth.Actor, q FindQuery) ([]SearchHit, bool, error)
-}
-
-// A FindQuery is what Search asks a Finder.
-type FindQuery struct {
-	Text string
-	// Branch is the branch whose objects are found besides main's; "" or
-	// main for main's alone.
-	Branch string
-	Limit  int
 }
 
 // SearchOptions are a search's options.
@@ -162,12 +82,12 @@ type SearchOptions struct {
 	// MaxSearchHits.
 	First int
 	// Branch is the branch whose objects are found besides main's
-	// (FindQuery.Branch).
+	// (search.Query.Branch).
 	Branch string
 	// Finder, when set, finds the number pools, the numbers and the
 	// objects of kinds a text names; without it, a search finds the IP
 	// half alone.
-	Finder Finder
+	Finder search.Finder
 }
 
 // A SearchResult is what Search found for a query.
@@ -220,21 +140,21 @@ func (s *Service) Search(ctx context.Context, actor auth.Actor, query string, op
 	if actor.Role == auth.Tenant {
 		scope.Patterns = actor.Namespaces
 	}
-	search := store.Search{Text: query, Scope: scope, Limit: first + 1}
+	sq := store.Search{Text: query, Scope: scope, Limit: first + 1}
 	var err error
 	if prefix, ok, perr := parseSearchPrefix(query); perr != nil {
 		return SearchResult{}, perr
 	} else if ok && prefix.IsSingleIP() {
 		res.Form, res.Prefix = SearchAddress, prefix
-		res.Hits, err = s.searchAddress(ctx, actor, prefix.Addr(), search)
+		res.Hits, err = s.searchAddress(ctx, actor, prefix.Addr(), sq)
 	} else if ok {
-		res.Form, res.Prefix, search.Prefix = SearchPrefix, prefix, prefix
-		res.Hits, err = s.searchObjects(ctx, search, MatchPrefix)
+		res.Form, res.Prefix, sq.Prefix = SearchPrefix, prefix, prefix
+		res.Hits, err = s.searchObjects(ctx, sq, search.MatchPrefix)
 	} else {
 		res.Form = SearchText
 		wait, cancel := findBeside(ctx, actor, query, opts, first+1)
 		defer cancel()
-		if res.Hits, err = s.searchObjects(ctx, search, ""); err == nil && wait != nil {
+		if res.Hits, err = s.searchObjects(ctx, sq, ""); err == nil && wait != nil {
 			var found []SearchHit
 			found, res.More, err = wait()
 			res.Hits = append(res.Hits, found...)
@@ -259,19 +179,24 @@ func findBeside(ctx context.Context, actor auth.Actor, text string, opts SearchO
 		return nil, func() {}
 	}
 	type answer struct {
-		hits []SearchHit
+		hits []search.Hit
 		more bool
 		err  error
 	}
 	ctx, cancel = context.WithCancel(ctx)
 	done := make(chan answer, 1)
 	go func() {
-		hits, more, err := opts.Finder.Find(ctx, actor, FindQuery{Text: text, Branch: opts.Branch, Limit: limit})
+		hits, more, err := opts.Finder.Find(ctx, actor, search.Query{Text: text, Branch: opts.Branch, Limit: limit})
 		done <- answer{hits, more, err}
 	}()
 	return func() ([]SearchHit, bool, error) {
 		a := <-done
-		return a.hits, a.more, a.err
+		hits := make([]SearchHit, len(a.hits))
+		for i, h := range a.hits {
+			hits[i] = SearchHit{Kind: h.Kind, Match: h.Match, Since: h.Since, By: h.By, Object: h.Object, NumberPool: h.NumberPool,
+				Number: h.Number, Division: h.Division, Value: h.Value}
+		}
+		return hits, a.more, a.err
 	}, cancel
 }
 
@@ -316,47 +241,47 @@ func partialAddress(query string) (netip.Prefix, bool, error) {
 }
 
 // searchObjects finds the pools, VPCs, subnets and allocations of s: in
-// or overlapping its prefix (match MatchPrefix), or named by its text.
-func (s *Service) searchObjects(ctx context.Context, search store.Search, match string) ([]SearchHit, error) {
-	pools, err := store.SearchPools(ctx, s.db, search)
+// or overlapping its prefix (match search.MatchPrefix), or named by its text.
+func (s *Service) searchObjects(ctx context.Context, sq store.Search, match string) ([]SearchHit, error) {
+	pools, err := store.SearchPools(ctx, s.db, sq)
 	if err != nil {
 		return nil, err
 	}
-	vpcs, err := store.SearchVPCs(ctx, s.db, search)
+	vpcs, err := store.SearchVPCs(ctx, s.db, sq)
 	if err != nil {
 		return nil, err
 	}
-	subnets, err := store.SearchSubnets(ctx, s.db, search)
+	subnets, err := store.SearchSubnets(ctx, s.db, sq)
 	if err != nil {
 		return nil, err
 	}
-	allocations, err := store.SearchAllocations(ctx, s.db, search)
+	allocations, err := store.SearchAllocations(ctx, s.db, sq)
 	if err != nil {
 		return nil, err
 	}
 	hits := make([]SearchHit, 0, len(pools)+len(vpcs)+len(subnets)+len(allocations))
-	text := strings.ToLower(search.Text)
+	text := strings.ToLower(sq.Text)
 	named := func(name, uid, namespace string) string {
 		switch {
 		case match != "":
 			return match
 		case strings.HasPrefix(strings.ToLower(name), text):
-			return MatchName
+			return search.MatchName
 		case uid == text:
-			return MatchUID
+			return search.MatchUID
 		}
-		return MatchNamespace
+		return search.MatchNamespace
 	}
 	for _, p := range pools {
-		hits = append(hits, SearchHit{Kind: HitPool, Match: named(p.Name, p.UID, p.Namespace), Namespace: p.Namespace, Pool: p.Name,
+		hits = append(hits, SearchHit{Kind: search.HitPool, Match: named(p.Name, p.UID, p.Namespace), Namespace: p.Namespace, Pool: p.Name,
 			PoolKind: PoolKind(p.Kind), VPC: vpcOfPool(p), CIDR: p.CIDR, Gateway: p.Gateway, Since: p.CreatedAt, By: p.CreatedBy})
 	}
 	for _, v := range vpcs {
-		hits = append(hits, SearchHit{Kind: HitVPC, Match: named(v.Name, v.UID, v.Namespace), Namespace: v.Namespace, VPC: v.Name,
+		hits = append(hits, SearchHit{Kind: search.HitVPC, Match: named(v.Name, v.UID, v.Namespace), Namespace: v.Namespace, VPC: v.Name,
 			CIDR: v.CIDR, Since: v.CreatedAt, By: v.CreatedBy})
 	}
 	for _, sub := range subnets {
-		hits = append(hits, SearchHit{Kind: HitSubnet, Match: named(sub.Name, sub.UID, sub.Namespace), Namespace: sub.Namespace,
+		hits = append(hits, SearchHit{Kind: search.HitSubnet, Match: named(sub.Name, sub.UID, sub.Namespace), Namespace: sub.Namespace,
 			VPC: sub.VPC, Subnet: sub.Name, CIDR: sub.CIDR, Gateway: sub.Gateway, Since: sub.CreatedAt, By: sub.CreatedBy})
 	}
 	for _, a := range allocations {
@@ -367,7 +292,7 @@ func (s *Service) searchObjects(ctx context.Context, search store.Search, match 
 
 // allocationHit is the hit of an allocation that matched as match.
 func allocationHit(a store.SearchAllocationRow, match string) SearchHit {
-	return SearchHit{Kind: HitAllocation, Match: match, Namespace: a.Namespace, Pool: a.Pool, PoolKind: PoolKind(a.PoolKind),
+	return SearchHit{Kind: search.HitAllocation, Match: match, Namespace: a.Namespace, Pool: a.Pool, PoolKind: PoolKind(a.PoolKind),
 		VPC: a.VPC, Subnet: a.Subnet, Address: a.Address, Owner: Owner{Kind: a.OwnerKind, UID: a.OwnerUID, Name: a.OwnerName},
 		OwnerNamespace: a.OwnerNamespace, Since: a.CreatedAt, By: a.CreatedBy}
 }
@@ -376,28 +301,28 @@ func allocationHit(a store.SearchAllocationRow, match string) SearchHit {
 func allocationMatch(a store.SearchAllocationRow) string {
 	switch a.Match {
 	case store.InPrefix:
-		return MatchPrefix
+		return search.MatchPrefix
 	case store.ByOwnerUID:
-		return MatchUID
+		return search.MatchUID
 	case store.ByOwnerNamespace:
-		return MatchNamespace
+		return search.MatchNamespace
 	}
 	switch a.OwnerKind {
 	case OwnerVirtualMachine:
-		return MatchHostname
+		return search.MatchHostname
 	case OwnerFloatingIP:
-		return MatchFloatingIPName
+		return search.MatchFloatingIPName
 	}
-	return MatchOwnerName
+	return search.MatchOwnerName
 }
 
 // searchAddress finds who holds the address a in each pool the actor may
 // see that holds it and, in each where nobody does (nobody the actor may
 // see), says why: one hit a pool. An address in none of them is one hit
 // of state OutsidePool.
-func (s *Service) searchAddress(ctx context.Context, actor auth.Actor, a netip.Addr, search store.Search) ([]SearchHit, error) {
-	search.Prefix = netip.PrefixFrom(a, 32)
-	pools, err := store.SearchPools(ctx, s.db, search)
+func (s *Service) searchAddress(ctx context.Context, actor auth.Actor, a netip.Addr, sq store.Search) ([]SearchHit, error) {
+	sq.Prefix = netip.PrefixFrom(a, 32)
+	pools, err := store.SearchPools(ctx, s.db, sq)
 	if err != nil {
 		return nil, err
 	}
@@ -406,9 +331,9 @@ func (s *Service) searchAddress(ctx context.Context, actor auth.Actor, a netip.A
 		if !actor.IsOperator() {
 			where = "in no pool you may see"
 		}
-		return []SearchHit{{Kind: HitAddress, Match: MatchAddress, Address: a, State: candidates.OutsidePool, Explain: fmt.Sprintf("%s is %s", a, where)}}, nil
+		return []SearchHit{{Kind: search.HitAddress, Match: search.MatchAddress, Address: a, State: candidates.OutsidePool, Explain: fmt.Sprintf("%s is %s", a, where)}}, nil
 	}
-	subnets, err := store.SearchSubnets(ctx, s.db, search)
+	subnets, err := store.SearchSubnets(ctx, s.db, sq)
 	if err != nil {
 		return nil, err
 	}
@@ -428,7 +353,7 @@ func (s *Service) searchAddress(ctx context.Context, actor auth.Actor, a netip.A
 	for _, p := range pools {
 		h, taken := holders[p.UID]
 		if taken && actor.CanAccess(h.OwnerNamespace) {
-			hits = append(hits, allocationHit(h, MatchAddress))
+			hits = append(hits, allocationHit(h, search.MatchAddress))
 			continue
 		}
 		var in *store.SearchSubnetRow
@@ -450,7 +375,7 @@ func (s *Service) searchAddress(ctx context.Context, actor auth.Actor, a netip.A
 // (taken: somebody the actor may not see), a lying in the subnet in of p's
 // VPC (nil: in none, or p is public).
 func explainAddress(p store.PoolRow, in *store.SearchSubnetRow, a netip.Addr, taken bool) (SearchHit, error) {
-	hit := SearchHit{Kind: HitAddress, Match: MatchAddress, Address: a, Namespace: p.Namespace, Pool: p.Name, PoolKind: PoolKind(p.Kind),
+	hit := SearchHit{Kind: search.HitAddress, Match: search.MatchAddress, Address: a, Namespace: p.Namespace, Pool: p.Name, PoolKind: PoolKind(p.Kind),
 		CIDR: p.CIDR, Gateway: p.Gateway}
 	cp, err := newCachedPool(p)
 	if err != nil {

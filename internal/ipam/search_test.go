@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/refusal"
+	"pivirt.hu/ipam/internal/search"
 )
 
 // hitLine writes a hit in one line: its kind, what matched, where it is
@@ -51,7 +53,7 @@ func searchLines(t *testing.T, svc *Service, actor auth.Actor, query string) []s
 	out := []string{}
 	for _, h := range res.Hits {
 		out = append(out, hitLine(h))
-		if h.Kind != HitAddress && h.Since.IsZero() {
+		if h.Kind != search.HitAddress && h.Since.IsZero() {
 			t.Errorf("Search(%q) as %s: %s has no since", query, actor.Name, hitLine(h))
 		}
 	}
@@ -277,8 +279,8 @@ func TestSearchRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, err := svc.Search(context.Background(), acme, tt.query, SearchOptions{First: tt.first})
-		var inv *InvalidError
-		if !errors.As(err, &inv) || inv.Field != tt.field || inv.Message != tt.want || Classify(err).Code != CodeInvalidArgument {
+		var inv *refusal.InvalidError
+		if !errors.As(err, &inv) || inv.Field != tt.field || inv.Message != tt.want || refusal.Classify(err).Code != refusal.CodeInvalidArgument {
 			t.Errorf("Search(%q, %d) = %v, want the invalid %s %q", tt.query, tt.first, err, tt.field, tt.want)
 		}
 	}
@@ -320,15 +322,15 @@ func TestSearchNamespacePatterns(t *testing.T) {
 		}
 		for _, tt := range []struct {
 			query string
-			kind  HitKind
-		}{{"10.0.0.0/8", HitVPC}, {"net", HitVPC}, {"10.0.0.0/8", HitAllocation}, {"host", HitAllocation}, {"ho", HitAllocation}, {"u", HitAllocation}} {
+			kind  search.HitKind
+		}{{"10.0.0.0/8", search.HitVPC}, {"net", search.HitVPC}, {"10.0.0.0/8", search.HitAllocation}, {"host", search.HitAllocation}, {"ho", search.HitAllocation}, {"u", search.HitAllocation}} {
 			res, err := svc.Search(ctx, actor, tt.query, SearchOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var got []string
 			for _, h := range res.Hits {
-				if h.Kind == tt.kind && h.Kind == HitVPC {
+				if h.Kind == tt.kind && h.Kind == search.HitVPC {
 					got = append(got, h.Namespace)
 				} else if h.Kind == tt.kind {
 					got = append(got, h.OwnerNamespace)

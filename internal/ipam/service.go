@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/netip"
 	"sync"
-	"time"
 
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/routing"
@@ -27,9 +26,6 @@ type Config struct {
 	// claims other processes forward to it. Empty: every claim is made
 	// here.
 	RouteListen string
-	// RecordUsage, with URL, makes the service write the usage history
-	// every 15 minutes (ipam serve does).
-	RecordUsage bool
 	// Observer, if set, is told of claims, releases, views read and
 	// notifications (internal/metrics).
 	Observer Observer
@@ -114,12 +110,6 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	s.stop = stop
 	s.running.Go(func() { l.Run(lctx, func(n store.Notification) { s.views.notified(n, s.forgetCaches) }) })
 	s.running.Go(func() { s.views.refreshLoop(lctx) })
-	if cfg.RecordUsage {
-		s.running.Go(func() {
-			WriteHistory(lctx, log, HistoryWriter{What: "the usage history of pools and subnets", Record: s.RecordUsage,
-				Prune: func(ctx context.Context, now time.Time) error { return store.PruneUsageHistory(ctx, s.db, now) }})
-		})
-	}
 	if cfg.RouteListen != "" {
 		s.router, err = routing.Start(ctx, routing.Config{DB: cfg.DB, URL: cfg.URL, Listen: cfg.RouteListen, Process: self,
 			Handle: s.serveForwarded, Logger: log})

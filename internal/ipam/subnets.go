@@ -10,7 +10,9 @@ import (
 	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
+	"pivirt.hu/ipam/internal/usage"
 )
 
 // cachedSubnet is what a claim needs of a subnet. Subnets never change;
@@ -186,7 +188,7 @@ func (s *Service) CreateSubnet(ctx context.Context, actor auth.Actor, in CreateS
 // database, as the browser's prediction does: every mistake at once.
 func checkSubnetInput(in CreateSubnetInput) (candidates.SubnetRequest, error) {
 	req, err := candidates.ParseSubnetSpec(candidates.SubnetSpec{CIDR: in.CIDR, PrefixLength: in.PrefixLength, Gateway: in.Gateway})
-	if err := collect(checkName("name", in.Name), err); err != nil {
+	if err := refusal.Collect(checkName("name", in.Name), err); err != nil {
 		return candidates.SubnetRequest{}, err
 	}
 	return req, nil
@@ -443,22 +445,22 @@ func (s *Service) Subnets(ctx context.Context, actor auth.Actor, v VPC) ([]Subne
 // exact for what this process claimed and for releases anywhere; claims
 // made by other processes count once this process meets them, or at the
 // next refresh of the views.
-func (s *Service) SubnetUsage(ctx context.Context, actor auth.Actor, sub Subnet) (Usage, error) {
+func (s *Service) SubnetUsage(ctx context.Context, actor auth.Actor, sub Subnet) (usage.Figures, error) {
 	if !actor.CanAccess(sub.Namespace) {
-		return Usage{}, notFound("subnet", sub.Namespace, sub.VPC+"/"+sub.Name)
+		return usage.Figures{}, notFound("subnet", sub.Namespace, sub.VPC+"/"+sub.Name)
 	}
 	cs, err := s.subnet(ctx, sub.Namespace, sub.VPC, sub.Name)
 	if err != nil {
-		return Usage{}, err
+		return usage.Figures{}, err
 	}
 	pv, err := s.views.pool(ctx, cs.pool.row.UID)
 	if err != nil {
-		return Usage{}, err
+		return usage.Figures{}, err
 	}
 	var free int
 	pv.read(func(taken candidates.Set) { free = cs.space.Free(taken) })
 	size := cs.space.Size()
-	return Usage{Size: size, Used: size - free, Free: free}, nil
+	return usage.Figures{Size: size, Used: size - free, Free: free}, nil
 }
 
 // SubnetAllocations returns a page of a subnet's allocations.

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 	"testing"
+
+	"pivirt.hu/ipam/internal/refusal"
 )
 
 // TestPrivateClaimsStayInTheirSubnet: whatever path makes a claim in a
@@ -45,7 +47,7 @@ func TestPrivateClaimsStayInTheirSubnet(t *testing.T) {
 		{"10.42.9.0/24", "within 10.42.9.0/24 is not inside a subnet of VPC main: give the cidr of one (10.42.0.0/24, 10.42.1.0/24, 10.42.2.0/24), or a prefix inside one"},
 	} {
 		_, err := allocate(c.within, nil, vm(0))
-		var invalid *InvalidError
+		var invalid *refusal.InvalidError
 		if !errors.As(err, &invalid) || invalid.Field != "within" || err.Error() != c.want {
 			t.Errorf("Allocate within %q = %v, want %q", c.within, err, c.want)
 		}
@@ -150,14 +152,14 @@ func TestSubnetsBySize(t *testing.T) {
 		want  error
 		msg   string
 	}{
-		{"10.42.0.0/24", 24, "cidr", ErrInvalid, "cidr and prefixLength both name the subnet's prefix: give one of them"},
-		{"", 0, "cidr", ErrInvalid, "cidr or prefixLength is required: the subnet's prefix, or its length to take the lowest free one"},
-		{"", 33, "prefixLength", ErrInvalid, "prefixLength 33 is out of range: 8 to 31"},
-		{"", 21, "prefixLength", ErrInvalid, "prefixLength 21 is out of range for VPC main's 10.42.0.0/22: 22 to 31"},
-		{"", 30, "", ErrPoolExhausted, "vpc main has no free /30 in 10.42.0.0/22"},
+		{"10.42.0.0/24", 24, "cidr", refusal.ErrInvalid, "cidr and prefixLength both name the subnet's prefix: give one of them"},
+		{"", 0, "cidr", refusal.ErrInvalid, "cidr or prefixLength is required: the subnet's prefix, or its length to take the lowest free one"},
+		{"", 33, "prefixLength", refusal.ErrInvalid, "prefixLength 33 is out of range: 8 to 31"},
+		{"", 21, "prefixLength", refusal.ErrInvalid, "prefixLength 21 is out of range for VPC main's 10.42.0.0/22: 22 to 31"},
+		{"", 30, "", refusal.ErrPoolExhausted, "vpc main has no free /30 in 10.42.0.0/22"},
 	} {
 		_, err := create("x", c.cidr, c.bits)
-		var invalid *InvalidError
+		var invalid *refusal.InvalidError
 		if !errors.Is(err, c.want) || err.Error() != c.msg || c.field != "" && (!errors.As(err, &invalid) || invalid.Field != c.field) {
 			t.Errorf("CreateSubnet(cidr %q, prefixLength %d) = %v, want %q", c.cidr, c.bits, err, c.msg)
 		}

@@ -39,21 +39,6 @@ type Pool struct {
 	CreatedBy string
 }
 
-// Usage is how full a pool or a subnet is.
-type Usage struct {
-	Size int // number of candidates
-	Used int
-	Free int
-}
-
-// Utilization is Used in percent of Size.
-func (u Usage) Utilization() float64 {
-	if u.Size == 0 {
-		return 0
-	}
-	return 100 * float64(u.Used) / float64(u.Size)
-}
-
 // An Owner is what holds an address. Its identity in a pool is its kind,
 // its uid and, for a VM, the NIC index of its name, for the other kinds its
 // whole name: a VM renamed is the same owner.

@@ -2,12 +2,12 @@ package ipam
 
 import (
 	"context"
-	"log/slog"
 	"time"
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/forecast"
 	"pivirt.hu/ipam/internal/store"
+	"pivirt.hu/ipam/internal/usage"
 )
 
 // An ObjectUsage is the usage of a pool (Subnet's UID empty) or of a
@@ -17,7 +17,7 @@ type ObjectUsage struct {
 	Pool   Pool
 	Subnet Subnet
 	VPC    string
-	Usage  Usage
+	Usage  usage.Figures
 }
 
 // Usages returns the usage of every pool and subnet the actor may read,
@@ -78,66 +78,13 @@ func (s *Service) RecordUsage(ctx context.Context, now, since time.Time) error {
 	return s.fits.refresh(ctx, s.db, now)
 }
 
-// How often ipam serve writes the usage history, and prunes it.
-const (
-	RecordUsageEvery = 15 * time.Minute
-	PruneUsageEvery  = 24 * time.Hour
-)
-
-// A HistoryWriter writes a usage history for WriteHistory: What names it
-// in the log, Record writes the rows of now and counts the changes since
-// a time, Prune drops what is past its keeping.
-type HistoryWriter struct {
-	What   string
-	Record func(ctx context.Context, now, since time.Time) error
-	Prune  func(ctx context.Context, now time.Time) error
+// PruneUsageHistory removes the rows of the usage history past their
+// keeping at now, and those of every space that is gone: pools, subnets,
+// number pools' divisions (store.PruneUsageHistory). The one writer of the
+// history (usage.Writer) calls it daily.
+func (s *Service) PruneUsageHistory(ctx context.Context, now time.Time) error {
+	return store.PruneUsageHistory(ctx, s.db, now)
 }
-
-// WriteHistory runs w at once and every RecordUsageEvery, and prunes
-// every PruneUsageEvery, until ctx ends (pools' and subnets' history here,
-// divisions' in internal/numbers). Failures are logged: the next write
-// fills the hour. The first write counts the changes of the hour before
-// too, which the last write of a process that stopped may have left short.
-func WriteHistory(ctx context.Context, log *slog.Logger, w HistoryWriter) {
-	var pruned time.Time
-	written := time.Now().Add(-time.Hour)
-	t := time.NewTicker(RecordUsageEvery)
-	defer t.Stop()
-	for {
-		now := time.Now()
-		if err := w.Record(ctx, now, written); err != nil && ctx.Err() == nil {
-			log.Warn("Recording "+w.What+" failed; the next round, in 15 minutes, writes the hour", "err", err)
-		} else {
-			written = now
-		}
-		if now.Sub(pruned) >= PruneUsageEvery {
-			if err := w.Prune(ctx, now); err != nil && ctx.Err() == nil {
-				log.Warn("Pruning "+w.What+" failed; the next round tries again", "err", err)
-			} else {
-				pruned = now
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
-// A UsagePoint is the usage of a pool or subnet in an hour or a day (the
-// last written in it), and the claims and releases made in it.
-type UsagePoint struct {
-	At               time.Time
-	Used, Size       int64
-	Claims, Releases int64
-}
-
-// The steps of the usage history.
-const (
-	HistoryHour = "hour"
-	HistoryDay  = "day"
-)
 
 // readableUsage refuses the history of an object of namespace (a
 // tenant's; "" for a public pool, which every actor reads) to an actor
@@ -150,113 +97,51 @@ func readableUsage(actor auth.Actor, namespace, uid string) error {
 }
 
 // UsageHistory returns the history of the pool or subnet uid, of namespace
-// ("" for a public pool), at step (HistoryHour or HistoryDay) since since,
+// ("" for a public pool), at step (usage.Hour or usage.Day) since since,
 // oldest first.
-func (s *Service) UsageHistory(ctx context.Context, actor auth.Actor, namespace, uid, step string, since time.Time) ([]UsagePoint, error) {
+func (s *Service) UsageHistory(ctx context.Context, actor auth.Actor, namespace, uid, step string, since time.Time) ([]usage.Point, error) {
 	if err := readableUsage(actor, namespace, uid); err != nil {
 		return nil, err
 	}
-	rows, err := store.UsageHistory(ctx, s.db, uid, step, since)
-	if err != nil {
-		return nil, err
-	}
-	return usagePoints(rows), nil
+	return store.UsageHistory(ctx, s.db, uid, step, since)
 }
-
-// usagePoints converts the store's rows of the history.
-func usagePoints(rows []store.UsagePoint) []UsagePoint {
-	points := make([]UsagePoint, len(rows))
-	for i, r := range rows {
-		points[i] = UsagePoint{At: r.At, Used: r.Used, Size: r.Size, Claims: r.Claims, Releases: r.Releases}
-	}
-	return points
-}
-
-// ForecastWindow is the span of history a forecast rests on: the last 7
-// days.
-const ForecastWindow = 7 * 24 * time.Hour
 
 // UsageForecast says when the pool or subnet uid of namespace (as for
 // UsageHistory), whose usage is now current, will be full at the rate of
 // its last 7 days of hourly history (internal/forecast,
 // docs/operations.md).
-func (s *Service) UsageForecast(ctx context.Context, actor auth.Actor, namespace, uid string, current Usage, now time.Time) (forecast.Forecast, error) {
+func (s *Service) UsageForecast(ctx context.Context, actor auth.Actor, namespace, uid string, current usage.Figures, now time.Time) (forecast.Forecast, error) {
 	if err := readableUsage(actor, namespace, uid); err != nil {
 		return forecast.Forecast{}, err
 	}
-	history, err := s.UsageHistory(ctx, actor, namespace, uid, HistoryHour, now.Add(-ForecastWindow))
+	history, err := s.UsageHistory(ctx, actor, namespace, uid, usage.Hour, now.Add(-usage.ForecastWindow))
 	if err != nil {
 		return forecast.Forecast{}, err
 	}
-	return ForecastOf(history, current, now), nil
-}
-
-// A UsageChart is what a page draws of a pool's or a subnet's usage over
-// a span ending now: the usage (a point an hour, or a day over more than
-// the hours kept), the claims and releases of each day, the usage now and
-// the forecast.
-type UsageChart struct {
-	Span time.Duration
-	// Step is the step of Points: HistoryHour or HistoryDay.
-	Step     string
-	Points   []UsagePoint
-	Days     []UsagePoint
-	Now      time.Time
-	Current  Usage
-	Forecast forecast.Forecast
+	return usage.ForecastOf(history, current, now), nil
 }
 
 // UsageChart returns the chart of the pool or subnet uid of namespace (as
 // for UsageHistory), whose usage is now current, over span: three range
-// reads of the object's rows (ChartOf).
-func (s *Service) UsageChart(ctx context.Context, actor auth.Actor, namespace, uid string, current Usage, span time.Duration, now time.Time) (UsageChart, error) {
-	return ChartOf(span, now, current, func(step string, since time.Time) ([]UsagePoint, error) {
+// reads of the object's rows (usage.ChartOf).
+func (s *Service) UsageChart(ctx context.Context, actor auth.Actor, namespace, uid string, current usage.Figures, span time.Duration, now time.Time) (usage.Chart, error) {
+	return usage.ChartOf(span, now, current, func(step string, since time.Time) ([]usage.Point, error) {
 		return s.UsageHistory(ctx, actor, namespace, uid, step, since)
 	})
-}
-
-// ChartOf builds the chart over span ending now of an object (a pool, a
-// subnet, a number pool's division) whose usage is now current and whose
-// history read returns at a step since a time: hours over a span the hours
-// are kept for, else days; the days' claims and releases; the forecast of
-// the last 7 days' hours (ForecastOf).
-func ChartOf(span time.Duration, now time.Time, current Usage, read func(step string, since time.Time) ([]UsagePoint, error)) (UsageChart, error) {
-	c := UsageChart{Span: span, Step: HistoryHour, Now: now, Current: current}
-	if span > store.HourlyUsageKept-24*time.Hour {
-		c.Step = HistoryDay
-	}
-	var err error
-	since := now.Add(-span)
-	if c.Points, err = read(c.Step, since); err != nil {
-		return UsageChart{}, err
-	}
-	if c.Days, err = read(HistoryDay, since.Truncate(24*time.Hour)); err != nil {
-		return UsageChart{}, err
-	}
-	week, err := read(HistoryHour, now.Add(-ForecastWindow))
-	if err != nil {
-		return UsageChart{}, err
-	}
-	c.Forecast = ForecastOf(week, current, now)
-	return c, nil
 }
 
 // ImportUsageHistory writes points as the history of the pool or subnet
 // of o (store.ImportUsage): a history kept elsewhere before, or the demo's.
 // The next forecast reads the history's sums afresh. Operators only.
-func (s *Service) ImportUsageHistory(ctx context.Context, actor auth.Actor, o ObjectUsage, points []UsagePoint) error {
+func (s *Service) ImportUsageHistory(ctx context.Context, actor auth.Actor, o ObjectUsage, points []usage.Point) error {
 	if !actor.IsOperator() {
 		return forbidden("%s may not write the usage history", actor.Name)
-	}
-	rows := make([]store.UsagePoint, len(points))
-	for i, p := range points {
-		rows[i] = store.UsagePoint{At: p.At, Used: p.Used, Size: p.Size, Claims: p.Claims, Releases: p.Releases}
 	}
 	kind := "pool"
 	if o.Subnet.UID != "" {
 		kind = "subnet"
 	}
-	if err := store.ImportUsage(ctx, s.db, o.uid(), kind, rows); err != nil {
+	if err := store.ImportUsage(ctx, s.db, o.uid(), kind, points); err != nil {
 		return err
 	}
 	s.fits.forget()

@@ -9,7 +9,9 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
+	"pivirt.hu/ipam/internal/usage"
 )
 
 // TestUsageHistory: the service writes the usage of each pool and subnet,
@@ -46,18 +48,18 @@ func TestUsageHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []store.UsagePoint{{At: at.Truncate(time.Hour), Used: 3, Size: 253}, {At: at.Truncate(time.Hour).Add(time.Hour), Used: 4, Size: 253}}
+	want := []usage.Point{{At: at.Truncate(time.Hour), Used: 3, Size: 253}, {At: at.Truncate(time.Hour).Add(time.Hour), Used: 4, Size: 253}}
 	if len(hours) != len(want) || !hours[0].At.Equal(want[0].At) || hours[0].Used != 3 || hours[0].Size != 253 || !hours[1].At.Equal(want[1].At) || hours[1].Used != 4 {
 		t.Errorf("the subnet's hours: %+v, want %+v", hours, want)
 	}
-	if got, err := svc.UsageHistory(ctx, acme, "acme/prod", subnet, HistoryHour, time.Time{}); err != nil || len(got) != 2 || got[1].Used != 4 {
+	if got, err := svc.UsageHistory(ctx, acme, "acme/prod", subnet, usage.Hour, time.Time{}); err != nil || len(got) != 2 || got[1].Used != 4 {
 		t.Errorf("acme reads its subnet's history: %+v, %v", got, err)
 	}
 	globex := auth.Actor{Name: "globex", Role: auth.Tenant, Namespaces: []string{"globex/*"}}
-	if _, err := svc.UsageHistory(ctx, globex, "acme/prod", subnet, HistoryHour, time.Time{}); !errors.Is(err, ErrNotFound) {
+	if _, err := svc.UsageHistory(ctx, globex, "acme/prod", subnet, usage.Hour, time.Time{}); !errors.Is(err, refusal.ErrNotFound) {
 		t.Errorf("another tenant reads acme's history: %v, want not found", err)
 	}
-	if _, err := svc.UsageForecast(ctx, globex, "acme/prod", subnet, Usage{}, at); !errors.Is(err, ErrNotFound) {
+	if _, err := svc.UsageForecast(ctx, globex, "acme/prod", subnet, usage.Figures{}, at); !errors.Is(err, refusal.ErrNotFound) {
 		t.Errorf("another tenant reads acme's forecast: %v, want not found", err)
 	}
 	days, err := store.UsageHistory(ctx, db, pool, "day", time.Time{})
@@ -68,7 +70,7 @@ func TestUsageHistory(t *testing.T) {
 		t.Errorf("the pool's days: %+v, want one of 4 used (the last write, 3 interfaces and 1 more)", days)
 	}
 
-	if err := store.PruneUsageHistory(ctx, db, at.Add(store.HourlyUsageKept+90*time.Minute)); err != nil {
+	if err := store.PruneUsageHistory(ctx, db, at.Add(usage.HourlyKept+90*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	if hours, _ := store.UsageHistory(ctx, db, subnet, "hour", time.Time{}); len(hours) != 1 || hours[0].Used != 4 {
@@ -138,9 +140,9 @@ func TestUsageHistoryCountsChanges(t *testing.T) {
 		at               time.Time
 		claims, releases int64
 	}{
-		{subnet, HistoryHour, hour.Add(-time.Hour), 2, 0},
-		{subnet, HistoryHour, hour, 3, 1},
-		{pool, HistoryHour, hour, 3, 1},
+		{subnet, usage.Hour, hour.Add(-time.Hour), 2, 0},
+		{subnet, usage.Hour, hour, 3, 1},
+		{pool, usage.Hour, hour, 3, 1},
 	} {
 		points, err := svc.UsageHistory(ctx, acme, "acme/prod", c.uid, c.step, c.at)
 		if err != nil || len(points) == 0 || !points[0].At.Equal(c.at) {
@@ -150,7 +152,7 @@ func TestUsageHistoryCountsChanges(t *testing.T) {
 			t.Errorf("the %s of %s of %s: %d claims and %d releases, want %d and %d", c.step, c.at, c.uid, p.Claims, p.Releases, c.claims, c.releases)
 		}
 	}
-	days, err := svc.UsageHistory(ctx, acme, "acme/prod", subnet, HistoryDay, time.Time{})
+	days, err := svc.UsageHistory(ctx, acme, "acme/prod", subnet, usage.Day, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,11 +264,11 @@ func TestImportedHistoryForecast(t *testing.T) {
 			web = u
 		}
 	}
-	var points []UsagePoint
+	var points []usage.Point
 	for h := 7 * 24; h >= 1; h-- {
-		points = append(points, UsagePoint{At: now.Add(-time.Duration(h) * time.Hour), Used: int64(50 - h/24*5), Size: 253})
+		points = append(points, usage.Point{At: now.Add(-time.Duration(h) * time.Hour), Used: int64(50 - h/24*5), Size: 253})
 	}
-	if err := svc.ImportUsageHistory(ctx, acme, web, points); !errors.Is(err, ErrForbidden) {
+	if err := svc.ImportUsageHistory(ctx, acme, web, points); !errors.Is(err, refusal.ErrForbidden) {
 		t.Errorf("a tenant imports a history: %v, want forbidden", err)
 	}
 	if err := svc.ImportUsageHistory(ctx, operator, web, points); err != nil {
@@ -411,7 +413,7 @@ func TestUsageHistoryCountsLateCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, uid := range []string{pool, subnet} {
-		hours, err := store.UsageHistory(ctx, db, uid, HistoryHour, hour)
+		hours, err := store.UsageHistory(ctx, db, uid, usage.Hour, hour)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -422,7 +424,7 @@ func TestUsageHistoryCountsLateCommit(t *testing.T) {
 		if len(hours) != 2 || claims[0] != 1 || claims[1] != 0 {
 			t.Errorf("the claims of %s's hours %s and %s: %v, want 1 and 0: the claim counted in its hour, once", uid, hour, next, claims)
 		}
-		days, err := store.UsageHistory(ctx, db, uid, HistoryDay, hour.Truncate(24*time.Hour))
+		days, err := store.UsageHistory(ctx, db, uid, usage.Day, hour.Truncate(24*time.Hour))
 		if err != nil {
 			t.Fatal(err)
 		}

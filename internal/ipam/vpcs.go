@@ -8,6 +8,7 @@ import (
 	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -27,7 +28,7 @@ func parsePrefix(field, s string) (netip.Prefix, error) {
 		if field != "cidr" {
 			msg = field + msg[len("cidr"):]
 		}
-		return netip.Prefix{}, &InvalidError{Field: field, Message: msg}
+		return netip.Prefix{}, &refusal.InvalidError{Field: field, Message: msg}
 	}
 	if err != nil {
 		return netip.Prefix{}, err
@@ -158,7 +159,7 @@ func (s *Service) zonePools(ctx context.Context, ext store.Ext, zone string) ([]
 	out := make([]*cachedPool, 0, len(rows))
 	for _, r := range rows {
 		cp, err := s.cachedPool(ctx, r.Namespace, r.Name)
-		if errors.Is(err, ErrNotFound) || err == nil && (cp.row.UID != r.UID || cp.row.SpecVersion != r.SpecVersion) {
+		if errors.Is(err, refusal.ErrNotFound) || err == nil && (cp.row.UID != r.UID || cp.row.SpecVersion != r.SpecVersion) {
 			cp, err = newCachedPool(r)
 		}
 		if err != nil {
@@ -174,7 +175,7 @@ func (s *Service) zonePools(ctx context.Context, ext store.Ext, zone string) ([]
 func (s *Service) claimInZone(ctx context.Context, ext store.Ext, undo *undoList, pools []*cachedPool, zone string, owner Owner, ownerNS, actor string) (Allocation, error) {
 	for _, cp := range pools {
 		a, err := s.claim(ctx, ext, claimRequest{pool: cp, space: cp.spec.Candidates(), owner: owner, ownerNS: ownerNS, actor: actor}, undo)
-		if errors.Is(err, ErrPoolExhausted) {
+		if errors.Is(err, refusal.ErrPoolExhausted) {
 			continue
 		}
 		return a, err

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+
+	"pivirt.hu/ipam/internal/refusal"
+	"pivirt.hu/ipam/internal/usage"
 )
 
 // TestSeedWalkthrough follows the seed's example: a public pool, a VPC
@@ -81,16 +84,16 @@ func TestSeedWalkthrough(t *testing.T) {
 		t.Fatalf("first VM of the /30 = %v, %v; want 10.42.9.2", a.Address, err)
 	}
 	_, err = svc.AttachInterface(ctx, acme, AttachInterfaceInput{Namespace: "acme/prod", VPC: "main", Subnet: "tiny", VM: VMRef{UID: "t2", Hostname: "tiny-2"}})
-	if !errors.Is(err, ErrPoolExhausted) || err.Error() != "pool vpc-main has no free address in 10.42.9.0/30" {
-		t.Errorf("second VM of the /30: %v, want ErrPoolExhausted with the seed's message", err)
+	if !errors.Is(err, refusal.ErrPoolExhausted) || err.Error() != "pool vpc-main has no free address in 10.42.9.0/30" {
+		t.Errorf("second VM of the /30: %v, want refusal.ErrPoolExhausted with the seed's message", err)
 	}
 
-	usage, err := svc.PoolUsage(ctx, operator, pool)
-	if err != nil || usage != (Usage{Size: 251, Used: 2, Free: 249}) {
-		t.Errorf("PoolUsage(public-zone-a) = %+v, %v; want 251 used 2", usage, err)
+	pu, err := svc.PoolUsage(ctx, operator, pool)
+	if err != nil || pu != (usage.Figures{Size: 251, Used: 2, Free: 249}) {
+		t.Errorf("PoolUsage(public-zone-a) = %+v, %v; want 251 used 2", pu, err)
 	}
 	su, err := svc.SubnetUsage(ctx, acme, sub)
-	if err != nil || su != (Usage{Size: 253, Used: 3, Free: 250}) {
+	if err != nil || su != (usage.Figures{Size: 253, Used: 3, Free: 250}) {
 		t.Errorf("SubnetUsage(web) = %+v, %v; want size 253 used 3", su, err)
 	}
 	next, err := svc.Preview(ctx, acme, "acme/prod", "vpc-main", "10.42.1.0/24", []string{"10.42.1.1"}, 2)

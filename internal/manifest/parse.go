@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 )
 
 // The bounds of a manifest.
@@ -394,7 +395,7 @@ func (c *checker) validate(err error, reported Errors) {
 		errs = joined.Unwrap()
 	}
 	for _, err := range errs {
-		var invalid *ipam.InvalidError
+		var invalid *refusal.InvalidError
 		if !errors.As(err, &invalid) {
 			c.add("", "%v", err)
 			continue

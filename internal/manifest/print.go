@@ -13,12 +13,13 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/usage"
 )
 
 // A PoolItem is a pool with its usage, a row of the pools table.
 type PoolItem struct {
 	Pool  ipam.Pool
-	Usage ipam.Usage
+	Usage usage.Figures
 }
 
 // A VPCItem is a VPC with its router and subnets: Parse reads its subnets

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/usage"
 )
 
 var (
@@ -158,9 +159,9 @@ func TestWriteTables(t *testing.T) {
 	}{
 		{"pools", func(b *strings.Builder) error {
 			return WritePoolsTable(b, []PoolItem{
-				{Pool: publicPool, Usage: ipam.Usage{Size: 238, Used: 2, Free: 236}},
-				{Pool: barePool, Usage: ipam.Usage{Size: 14, Free: 14}},
-				{Pool: vpcPool, Usage: ipam.Usage{Size: 65534, Used: 1, Free: 65533}},
+				{Pool: publicPool, Usage: usage.Figures{Size: 238, Used: 2, Free: 236}},
+				{Pool: barePool, Usage: usage.Figures{Size: 14, Free: 14}},
+				{Pool: vpcPool, Usage: usage.Figures{Size: 65534, Used: 1, Free: 65533}},
 			})
 		}, `NAMESPACE   NAME            KIND      CIDR              GATEWAY       ZONE     USED   SIZE
 -           public-zone-a   public    203.0.113.0/24    203.0.113.1   zone-a   2      238

@@ -21,6 +21,7 @@ import (
 	"pivirt.hu/ipam/internal/forecast"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/numbers"
+	"pivirt.hu/ipam/internal/refusal"
 )
 
 // Metrics holds the process's metrics. It is the ipam.Observer of the
@@ -270,7 +271,7 @@ func (c divisionCollector) collect(ctx context.Context, ch chan<- prometheus.Met
 		for _, p := range pools.Pools {
 			list, err := c.svc.DivisionPage(ctx, scraper, p.ID, numbers.DivisionQuery{Sort: numbers.SortByUsage, Limit: c.perPool})
 			switch {
-			case err != nil && ipam.Classify(err).Code == ipam.CodeNotFound:
+			case err != nil && refusal.Classify(err).Code == refusal.CodeNotFound:
 				continue // deleted since Pools read it
 			case err != nil:
 				return err

@@ -16,6 +16,7 @@ import (
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -112,7 +113,7 @@ func TestScrape(t *testing.T) {
 	if err := attach("tiny", 10); err != nil {
 		t.Fatal(err)
 	}
-	if err := attach("tiny", 11); !errors.Is(err, ipam.ErrPoolExhausted) {
+	if err := attach("tiny", 11); !errors.Is(err, refusal.ErrPoolExhausted) {
 		t.Fatalf("the second claim of a /30 = %v, want exhausted", err)
 	}
 	// Another process took the next address of web: this one loses a race.

@@ -9,6 +9,7 @@ import (
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/refusal"
 )
 
 // TestQuotaSeries: the use of each quota's limits, per pattern and kind
@@ -39,7 +40,7 @@ func TestQuotaSeries(t *testing.T) {
 	}
 	for i := range 3 {
 		_, err := svc.AttachInterface(ctx, acme, ipam.AttachInterfaceInput{Namespace: "acme/prod", VPC: "main", Subnet: "web", VM: ipam.VMRef{UID: fmt.Sprint("vm-", i), Hostname: fmt.Sprint("vm-", i)}})
-		if i < 2 && err != nil || i == 2 && !errors.Is(err, ipam.ErrQuotaExceeded) {
+		if i < 2 && err != nil || i == 2 && !errors.Is(err, refusal.ErrQuotaExceeded) {
 			t.Fatalf("claim %d: %v", i, err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"pivirt.hu/ipam/internal/branch"
+	"pivirt.hu/ipam/internal/refusal"
 )
 
 // TestDivisionPage: divisions searched, sorted by usage or by an element
@@ -84,8 +85,8 @@ func TestDivisionPage(t *testing.T) {
 		t.Errorf("least used first = %d %q, want 4 and one division of 1", count, got)
 	}
 	_, err := e.svc.DivisionPage(ctx, operator, p.ID, DivisionQuery{Sort: "name"})
-	refusal(t, err, branch.ErrInvalid, `"name" is not a scope element of pool VLAN IDs per site and role; sort by usage or by one of them`)
-	if _, err := e.svc.DivisionPage(ctx, acme, p.ID, DivisionQuery{}); !errors.Is(err, branch.ErrNotFound) {
+	wantRefusal(t, err, refusal.ErrInvalid, `"name" is not a scope element of pool VLAN IDs per site and role; sort by usage or by one of them`)
+	if _, err := e.svc.DivisionPage(ctx, acme, p.ID, DivisionQuery{}); !errors.Is(err, refusal.ErrNotFound) {
 		t.Errorf("DivisionPage as a tenant: %v, want not found", err)
 	}
 }

@@ -3,15 +3,15 @@ package numbers
 import (
 	"fmt"
 
-	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/candidates"
-	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 )
 
-// The errors of this package are internal/branch's (*branch.InvalidError:
-// INVALID_ARGUMENT, *branch.NotFoundError: NOT_FOUND, *branch.ConflictError:
-// CONFLICT) and *ExhaustedError (POOL_EXHAUSTED), which ipam.Classify
-// classifies for every edge; or the database's.
+// The errors of this package are internal/refusal's
+// (*refusal.InvalidError: INVALID_ARGUMENT, *refusal.NotFoundError:
+// NOT_FOUND, *refusal.ConflictError: CONFLICT) and *ExhaustedError
+// (POOL_EXHAUSTED), which refusal.Classify classifies for every edge; or
+// the database's.
 
 // An ExhaustedError says that a pool has no free number in a division.
 type ExhaustedError struct {
@@ -25,17 +25,17 @@ type ExhaustedError struct {
 // (candidates.NoFreeNumber).
 func (e *ExhaustedError) Error() string { return candidates.NoFreeNumber(e.Pool, e.Division) }
 
-// Unwrap makes errors.Is(err, ipam.ErrPoolExhausted) hold.
-func (e *ExhaustedError) Unwrap() error { return ipam.ErrPoolExhausted }
+// Unwrap makes errors.Is(err, refusal.ErrPoolExhausted) hold.
+func (e *ExhaustedError) Unwrap() error { return refusal.ErrPoolExhausted }
 
 func invalid(field, format string, args ...any) error {
-	return &branch.InvalidError{Field: field, Message: fmt.Sprintf(format, args...)}
+	return &refusal.InvalidError{Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
 func notFound(format string, args ...any) error {
-	return &branch.NotFoundError{What: fmt.Sprintf(format, args...)}
+	return &refusal.NotFoundError{What: fmt.Sprintf(format, args...)}
 }
 
 func conflict(field, format string, args ...any) error {
-	return &branch.ConflictError{Field: field, Message: fmt.Sprintf(format, args...)}
+	return &refusal.ConflictError{Field: field, Message: fmt.Sprintf(format, args...)}
 }

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"pivirt.hu/ipam/internal/branch"
-	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/schema"
 )
 
@@ -70,8 +70,8 @@ func TestSchemaGuards(t *testing.T) {
 	} {
 		for _, b := range []string{branch.Main, "b1"} {
 			err := e.loadErr(b, tt.file)
-			refusal(t, err, branch.ErrInvalid, tt.msg)
-			if r := ipam.Classify(err); r.Code != ipam.CodeInvalidArgument {
+			wantRefusal(t, err, refusal.ErrInvalid, tt.msg)
+			if r := refusal.Classify(err); r.Code != refusal.CodeInvalidArgument {
 				t.Errorf("%s on %s: %+v", tt.name, b, r)
 			}
 		}

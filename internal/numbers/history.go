@@ -9,27 +9,33 @@ import (
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/forecast"
-	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/store"
+	"pivirt.hu/ipam/internal/usage"
 )
 
-// The usage history of the pools' divisions (issue 15, docs/operations.md):
-// kept beside the history of IP pools and subnets in usage_history, one row
-// an hour and one a day per division, written from number_division_usage
-// once the pools' marks are folded, outside any claim.
+// The usage history of the pools' divisions (docs/operations.md): kept
+// beside the history of IP pools and subnets in usage_history, one row an
+// hour and one a day per division, written from number_division_usage
+// once the pools' marks are folded, outside any claim, by the one writer
+// of the history (usage.Writer).
 
 // RecordUsage writes the usage of every division of every pool into the
 // history as of now: the pools' marks folded first (fold), so that each
-// division's figures are exact as of the fold, then one statement for all
-// the divisions (store.RecordDivisionUsage): one row an hour and one a day
-// per division, whatever the number of writes and of processes. It counts
-// the numbers claimed from the pools and released in the hours from
-// since's (the previous write; zero: now's hour alone) to now's.
+// division's figures are exact as of the fold, then their figures read
+// (store.DivisionUsages) and written as every space's are
+// (store.RecordUsage): one row an hour and one a day per division,
+// whatever the number of writes and of processes. It counts the numbers
+// claimed from the pools and released in the hours from since's (the
+// previous write; zero: now's hour alone) to now's.
 func (s *Service) RecordUsage(ctx context.Context, now, since time.Time) error {
 	if err := s.foldAll(ctx); err != nil {
 		return err
 	}
-	return store.RecordDivisionUsage(ctx, s.db, now, since)
+	records, err := store.DivisionUsages(ctx, s.db)
+	if err != nil {
+		return err
+	}
+	return store.RecordUsage(ctx, s.db, records, now, since)
 }
 
 // Input names d as the methods that take a division do (Utilization,
@@ -44,40 +50,33 @@ func (d Division) Input() []EntryInput {
 
 // DivisionHistory returns the usage history of one division of the pool
 // id (given as for Utilization: a value for every scope element, none on
-// a pool without a scope) at step (ipam.HistoryHour or ipam.HistoryDay)
+// a pool without a scope) at step (usage.Hour or usage.Day)
 // since since, oldest first: used the numbers of the ranges it holds, size
 // the numbers in the ranges, claims and releases those allocated from the
 // pool and released in the hour or day. Operators only, as every query of
 // pools: tenants get ErrNotFound.
-func (s *Service) DivisionHistory(ctx context.Context, actor auth.Actor, poolID string, division []EntryInput, step string, since time.Time) ([]ipam.UsagePoint, error) {
+func (s *Service) DivisionHistory(ctx context.Context, actor auth.Actor, poolID string, division []EntryInput, step string, since time.Time) ([]usage.Point, error) {
 	row, key, err := s.divisionOf(ctx, actor, poolID, division)
 	if err != nil {
 		return nil, err
 	}
-	if step != ipam.HistoryHour && step != ipam.HistoryDay {
-		return nil, invalid("step", "step must be %s or %s, not %q", ipam.HistoryHour, ipam.HistoryDay, step)
+	if step != usage.Hour && step != usage.Day {
+		return nil, invalid("step", "step must be %s or %s, not %q", usage.Hour, usage.Day, step)
 	}
-	rows, err := store.DivisionHistory(ctx, s.db, row.ID, key, step, since)
-	if err != nil {
-		return nil, err
-	}
-	points := make([]ipam.UsagePoint, len(rows))
-	for i, r := range rows {
-		points[i] = ipam.UsagePoint{At: r.At, Used: r.Used, Size: r.Size, Claims: r.Claims, Releases: r.Releases}
-	}
-	return points, nil
+	return store.DivisionHistory(ctx, s.db, row.ID, key, step, since)
 }
 
 // DivisionForecast says when one division of the pool id (as for
 // DivisionHistory), whose figures are now current, will be full at the
 // rate of its last 7 days of hourly history (internal/forecast,
-// docs/operations.md), as ipam.Service.UsageForecast says it of IP pools.
+// docs/operations.md), as ipam.Service.UsageForecast says it of IP pools
+// (usage.ForecastOf).
 func (s *Service) DivisionForecast(ctx context.Context, actor auth.Actor, poolID string, division []EntryInput, current Figures, now time.Time) (forecast.Forecast, error) {
-	history, err := s.DivisionHistory(ctx, actor, poolID, division, ipam.HistoryHour, now.Add(-ipam.ForecastWindow))
+	history, err := s.DivisionHistory(ctx, actor, poolID, division, usage.Hour, now.Add(-usage.ForecastWindow))
 	if err != nil {
 		return forecast.Forecast{}, err
 	}
-	return ipam.ForecastOf(history, ipam.Usage{Used: int(current.Used), Size: int(current.Size), Free: int(current.Size - current.Used)}, now), nil
+	return usage.ForecastOf(history, current.Usage(), now), nil
 }
 
 // A BusiestDivision is a division of a pool among the most used of all

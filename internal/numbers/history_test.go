@@ -11,8 +11,9 @@ import (
 
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/forecast"
-	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
+	"pivirt.hu/ipam/internal/usage"
 )
 
 // seedRanges are the ranges of the seed's pool VLAN IDs per site with a
@@ -35,7 +36,7 @@ func (e *env) divisionsBySite(pool string) map[string]Division {
 }
 
 // history returns the division's history at step since the zero time.
-func (e *env) history(pool string, d Division, step string) []ipam.UsagePoint {
+func (e *env) history(pool string, d Division, step string) []usage.Point {
 	e.t.Helper()
 	points, err := e.svc.DivisionHistory(e.t.Context(), operator, pool, d.Input(), step, time.Time{})
 	if err != nil {
@@ -92,37 +93,37 @@ func TestDivisionHistory(t *testing.T) {
 	for _, c := range []struct {
 		d    Division
 		step string
-		want []ipam.UsagePoint
+		want []usage.Point
 	}{
-		{siteA, ipam.HistoryHour, []ipam.UsagePoint{{At: hour, Used: 3, Size: 1100}, {At: hour.Add(time.Hour), Used: 4, Size: 1100}}},
-		{siteA, ipam.HistoryDay, []ipam.UsagePoint{{At: hour.Add(-10 * time.Hour), Used: 4, Size: 1100}}},
-		{siteB, ipam.HistoryHour, []ipam.UsagePoint{{At: hour, Used: 1, Size: 1100}, {At: hour.Add(time.Hour), Used: 1, Size: 1100}}},
+		{siteA, usage.Hour, []usage.Point{{At: hour, Used: 3, Size: 1100}, {At: hour.Add(time.Hour), Used: 4, Size: 1100}}},
+		{siteA, usage.Day, []usage.Point{{At: hour.Add(-10 * time.Hour), Used: 4, Size: 1100}}},
+		{siteB, usage.Hour, []usage.Point{{At: hour, Used: 1, Size: 1100}, {At: hour.Add(time.Hour), Used: 1, Size: 1100}}},
 	} {
 		got := e.history(p.ID, c.d, c.step)
-		if !slices.EqualFunc(got, c.want, func(a, b ipam.UsagePoint) bool { return a.At.Equal(b.At) && a.Used == b.Used && a.Size == b.Size }) {
+		if !slices.EqualFunc(got, c.want, func(a, b usage.Point) bool { return a.At.Equal(b.At) && a.Used == b.Used && a.Size == b.Size }) {
 			t.Errorf("the %s history of %s: %+v, want %+v", c.step, c.d.DisplayLabel, got, c.want)
 		}
 	}
-	if last := e.history(p.ID, siteA, ipam.HistoryHour)[1]; last.Used != siteA.Figures.Used || last.Size != siteA.Figures.Size {
+	if last := e.history(p.ID, siteA, usage.Hour)[1]; last.Used != siteA.Figures.Used || last.Size != siteA.Figures.Size {
 		t.Errorf("the last hour of site-a %+v differs from its figures %+v", last, siteA.Figures)
 	}
 	if n := e.rows(); n != 2*(2+1) {
 		t.Errorf("%d rows of divisions after 4 writes over 2 hours of 2 divisions, want 6: two hours and a day each", n)
 	}
 
-	if _, err := e.svc.DivisionHistory(ctx, acme, p.ID, siteA.Input(), ipam.HistoryHour, time.Time{}); !errors.Is(err, branch.ErrNotFound) {
+	if _, err := e.svc.DivisionHistory(ctx, acme, p.ID, siteA.Input(), usage.Hour, time.Time{}); !errors.Is(err, refusal.ErrNotFound) {
 		t.Errorf("a tenant reads a division's history: %v, want not found", err)
 	}
-	if _, err := e.svc.DivisionForecast(ctx, acme, p.ID, siteA.Input(), siteA.Figures, at); !errors.Is(err, branch.ErrNotFound) {
+	if _, err := e.svc.DivisionForecast(ctx, acme, p.ID, siteA.Input(), siteA.Figures, at); !errors.Is(err, refusal.ErrNotFound) {
 		t.Errorf("a tenant reads a division's forecast: %v, want not found", err)
 	}
 	if busy, err := e.svc.BusiestDivisions(ctx, acme, 10); err != nil || len(busy) != 0 {
 		t.Errorf("a tenant's busiest divisions: %+v, %v; want none", busy, err)
 	}
-	_, err := e.svc.DivisionHistory(ctx, operator, p.ID, nil, ipam.HistoryHour, time.Time{})
-	refusal(t, err, branch.ErrInvalid, "pool VLAN IDs per site divides its numbers by site; the division has no value for site")
+	_, err := e.svc.DivisionHistory(ctx, operator, p.ID, nil, usage.Hour, time.Time{})
+	wantRefusal(t, err, refusal.ErrInvalid, "pool VLAN IDs per site divides its numbers by site; the division has no value for site")
 	_, err = e.svc.DivisionHistory(ctx, operator, p.ID, siteA.Input(), "week", time.Time{})
-	refusal(t, err, branch.ErrInvalid, `step must be hour or day, not "week"`)
+	wantRefusal(t, err, refusal.ErrInvalid, `step must be hour or day, not "week"`)
 }
 
 // TestDivisionHistoryCountsChanges: the numbers allocated from the pool
@@ -155,7 +156,7 @@ func TestDivisionHistoryCountsChanges(t *testing.T) {
 		used             int64
 		claims, releases int64
 	}{{"site-a", 3, 3, 1}, {"site-b", 1, 1, 0}} {
-		for _, step := range []string{ipam.HistoryHour, ipam.HistoryDay} {
+		for _, step := range []string{usage.Hour, usage.Day} {
 			points := e.history(p.ID, divisions[c.site], step)
 			if len(points) != 1 {
 				t.Fatalf("the %s history of %s: %+v, want one point", step, c.site, points)
@@ -190,13 +191,13 @@ func TestDivisionHistoryPruned(t *testing.T) {
 		t.Fatalf("%d rows of divisions, want 9: two hours and a day of each of 3 divisions", n)
 	}
 
-	if err := store.PruneDivisionHistory(ctx, e.db, at.Add(store.HourlyUsageKept+90*time.Minute)); err != nil {
+	if err := store.PruneUsageHistory(ctx, e.db, at.Add(usage.HourlyKept+90*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
-	if hours := e.history(p.ID, divisions["site-a"], ipam.HistoryHour); len(hours) != 1 || !hours[0].At.Equal(at.Truncate(time.Hour).Add(time.Hour)) {
+	if hours := e.history(p.ID, divisions["site-a"], usage.Hour); len(hours) != 1 || !hours[0].At.Equal(at.Truncate(time.Hour).Add(time.Hour)) {
 		t.Errorf("after the first hour passed its keeping: %+v, want the second hour alone", hours)
 	}
-	if days := e.history(p.ID, divisions["site-a"], ipam.HistoryDay); len(days) != 1 {
+	if days := e.history(p.ID, divisions["site-a"], usage.Day); len(days) != 1 {
 		t.Errorf("the day went with the hour: %+v", days)
 	}
 
@@ -206,23 +207,23 @@ func TestDivisionHistoryPruned(t *testing.T) {
 	if err := e.svc.RecordUsage(ctx, at.Add(2*time.Hour), time.Time{}); err != nil { // folds: site B holds nothing now
 		t.Fatal(err)
 	}
-	if err := store.PruneDivisionHistory(ctx, e.db, at); err != nil {
+	if err := store.PruneUsageHistory(ctx, e.db, at); err != nil {
 		t.Fatal(err)
 	}
-	if points := e.history(p.ID, divisions["site-b"], ipam.HistoryDay); len(points) != 0 {
+	if points := e.history(p.ID, divisions["site-b"], usage.Day); len(points) != 0 {
 		t.Errorf("site B holds nothing, its history is kept: %+v", points)
 	}
-	if points := e.history(p.ID, divisions["site-a"], ipam.HistoryDay); len(points) != 1 {
+	if points := e.history(p.ID, divisions["site-a"], usage.Day); len(points) != 1 {
 		t.Errorf("site A's history went with site B's: %+v", points)
 	}
 	global := e.divisionsBySite(other.ID)[""]
-	if points := e.history(other.ID, global, ipam.HistoryDay); len(points) != 1 {
+	if points := e.history(other.ID, global, usage.Day); len(points) != 1 {
 		t.Fatalf("the history of the pool without a scope: %+v, want a day", points)
 	}
 	if _, err := e.svc.DeletePool(ctx, operator, other.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.PruneDivisionHistory(ctx, e.db, at); err != nil {
+	if err := store.PruneUsageHistory(ctx, e.db, at); err != nil {
 		t.Fatal(err)
 	}
 	var left int
@@ -327,11 +328,11 @@ func TestBusiestDivisions(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range busy {
-		if points := e.history(d.Pool.ID, d.Division, ipam.HistoryHour); len(points) != 1 {
+		if points := e.history(d.Pool.ID, d.Division, usage.Hour); len(points) != 1 {
 			t.Errorf("the history of %s of %s: %+v, want this hour", d.Division.DisplayLabel, d.Pool.Name, points)
 		}
 	}
-	if _, err := e.svc.BusiestDivisions(ctx, operator, -1); !errors.Is(err, branch.ErrInvalid) {
+	if _, err := e.svc.BusiestDivisions(ctx, operator, -1); !errors.Is(err, refusal.ErrInvalid) {
 		t.Errorf("limit -1: %v, want refused", err)
 	}
 }
@@ -424,25 +425,4 @@ func TestDivisionHistoryUnderClaims(t *testing.T) {
 		t.Errorf("the divisions' hours count %d claims and %d used, want %d", rows.Claims, rows.Used, workers*each)
 	}
 	t.Logf("%d writes of the history during %d claims", writes, workers*each)
-}
-
-// TestRecordUsageAtStart: a service told to record the usage writes the
-// divisions' history as it starts.
-func TestRecordUsageAtStart(t *testing.T) {
-	e := newEnv(t)
-	a := e.site(branch.Main, "site-a")
-	p := e.pool("VLAN IDs per site", seedRanges, "site")
-	e.fromPool(branch.Main, p.ID, "a0", a.ID, "user")
-	svc, err := New(t.Context(), Config{DB: e.db, URL: e.url, RecordUsage: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for e.rows() != 2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d rows of divisions 10 s after the start, want the hour and the day of site A", e.rows())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }

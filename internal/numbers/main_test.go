@@ -191,8 +191,8 @@ func (e *env) pool(name string, ranges []Range, scope ...string) Pool {
 	return p
 }
 
-// refusal fails unless err wraps want and its message is msg.
-func refusal(t testing.TB, err, want error, msg string) {
+// wantRefusal fails unless err wraps want and its message is msg.
+func wantRefusal(t testing.TB, err, want error, msg string) {
 	t.Helper()
 	if !errors.Is(err, want) {
 		t.Fatalf("err = %v, want %v", err, want)

@@ -137,9 +137,9 @@ const (
 
 // CreatePool creates a pool, checked against the default branch's schema,
 // and records every number the branches' objects of its kind hold already,
-// which the pool then skips. Refusals are *branch.InvalidErrors naming the
+// which the pool then skips. Refusals are *refusal.InvalidErrors naming the
 // field (the scope's in the words of issue 12), a name in use a
-// *branch.ConflictError. It holds every branch alone while it reads their
+// *refusal.ConflictError. It holds every branch alone while it reads their
 // objects, so that no write of an object escapes the pool's records.
 // Operators only: tenants get ErrNotFound.
 func (s *Service) CreatePool(ctx context.Context, actor auth.Actor, in PoolInput) (Pool, error) {

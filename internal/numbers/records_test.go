@@ -7,6 +7,7 @@ import (
 
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -143,7 +144,7 @@ func TestPoolDeletedWhileClaiming(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-claimDone
-	refusal(t, *claimed, branch.ErrNotFound, "number pool "+p.ID+" not found")
+	wantRefusal(t, *claimed, refusal.ErrNotFound, "number pool "+p.ID+" not found")
 	// A write that records numbers while the pool goes is tried again
 	// without it.
 	if _, err := e.branches.CreateObject(ctx, operator, branch.Main, "IpamVLAN", e.vlanInput("v3", a.ID, "user", 7)); err != nil {

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"pivirt.hu/ipam/internal/branch"
-	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 )
 
 // TestScopeRefusals: every refusal of a scope element, in issue 12's
@@ -32,8 +32,8 @@ func TestScopeRefusals(t *testing.T) {
 	} {
 		_, err := e.svc.CreatePool(t.Context(), operator, PoolInput{Name: "p", Node: tt.node, NodeAttribute: tt.attribute,
 			Ranges: []Range{{Start: 1, End: 10, Weight: 1}}, AllocationScope: tt.scope})
-		refusal(t, err, branch.ErrInvalid, tt.msg)
-		if r := ipam.Classify(err); r.Code != ipam.CodeInvalidArgument || r.Field != "allocation_scope" {
+		wantRefusal(t, err, refusal.ErrInvalid, tt.msg)
+		if r := refusal.Classify(err); r.Code != refusal.CodeInvalidArgument || r.Field != "allocation_scope" {
 			t.Errorf("%v: classified %+v", tt.scope, r)
 		}
 	}
@@ -61,27 +61,27 @@ func TestPoolRefusals(t *testing.T) {
 		want error
 		msg  string
 	}{
-		{PoolInput{Name: "x", Node: "IpamVlan", NodeAttribute: "vlan_id"}, branch.ErrInvalid, "node: IpamVlan is not a kind of the default branch's schema"},
-		{PoolInput{Name: "x", Node: "IpamVLAN", NodeAttribute: "vid"}, branch.ErrInvalid, "node_attribute: IpamVLAN has no attribute vid"},
-		{PoolInput{Name: "x", Node: "IpamVLAN", NodeAttribute: "name"}, branch.ErrInvalid, "node_attribute: IpamVLAN.name is of kind Text; a number pool allocates a Number attribute"},
-		{PoolInput{Name: "", Node: "IpamVLAN", NodeAttribute: "vlan_id"}, branch.ErrInvalid, "name is required, such as VLAN IDs per site"},
-		{PoolInput{Name: "VLAN IDs per site", Node: "IpamVLAN", NodeAttribute: "vlan_id"}, branch.ErrConflict, "a number pool named VLAN IDs per site exists"},
+		{PoolInput{Name: "x", Node: "IpamVlan", NodeAttribute: "vlan_id"}, refusal.ErrInvalid, "node: IpamVlan is not a kind of the default branch's schema"},
+		{PoolInput{Name: "x", Node: "IpamVLAN", NodeAttribute: "vid"}, refusal.ErrInvalid, "node_attribute: IpamVLAN has no attribute vid"},
+		{PoolInput{Name: "x", Node: "IpamVLAN", NodeAttribute: "name"}, refusal.ErrInvalid, "node_attribute: IpamVLAN.name is of kind Text; a number pool allocates a Number attribute"},
+		{PoolInput{Name: "", Node: "IpamVLAN", NodeAttribute: "vlan_id"}, refusal.ErrInvalid, "name is required, such as VLAN IDs per site"},
+		{PoolInput{Name: "VLAN IDs per site", Node: "IpamVLAN", NodeAttribute: "vlan_id"}, refusal.ErrConflict, "a number pool named VLAN IDs per site exists"},
 		{PoolInput{Name: "x", Node: "IpamVLAN", NodeAttribute: "vlan_id", Ranges: []Range{{Start: 100, End: 199, Weight: 1}, {Start: 150, End: 250, Weight: 1}}},
-			branch.ErrInvalid, "ranges 100-199 and 150-250 overlap"},
+			refusal.ErrInvalid, "ranges 100-199 and 150-250 overlap"},
 		{PoolInput{Name: "x", Node: "IpamVLAN", NodeAttribute: "vlan_id", Ranges: []Range{{Start: 1, End: 10, Weight: 1}, {Start: 20, End: 30}}},
-			branch.ErrInvalid, "ranges[1].weight 0 is less than 1; a range's weight is 1 or more (1 when not given)"},
-		{PoolInput{Name: "x", Node: "IpamVLAN", NodeAttribute: "vlan_id", Ranges: []Range{}}, branch.ErrInvalid,
+			refusal.ErrInvalid, "ranges[1].weight 0 is less than 1; a range's weight is 1 or more (1 when not given)"},
+		{PoolInput{Name: "x", Node: "IpamVLAN", NodeAttribute: "vlan_id", Ranges: []Range{}}, refusal.ErrInvalid,
 			"ranges is empty; a number pool needs at least one start-end range"},
 	} {
 		if tt.in.Ranges == nil {
 			tt.in.Ranges = []Range{{Start: 1, End: 10, Weight: 1}}
 		}
 		_, err := e.svc.CreatePool(ctx, operator, tt.in)
-		refusal(t, err, tt.want, tt.msg)
+		wantRefusal(t, err, tt.want, tt.msg)
 	}
 	name := "renamed"
 	_, err := e.svc.UpdatePool(ctx, operator, p.ID, PoolUpdate{Name: &name, AllocationScope: []string{"site", "role"}})
-	refusal(t, err, branch.ErrInvalid, "allocation_scope can't be changed after the pool is created")
+	wantRefusal(t, err, refusal.ErrInvalid, "allocation_scope can't be changed after the pool is created")
 	if got, _ := e.svc.Pool(ctx, operator, p.ID); got.Name != p.Name {
 		t.Fatalf("a refused update changed the name to %q", got.Name)
 	}
@@ -90,13 +90,13 @@ func TestPoolRefusals(t *testing.T) {
 		t.Fatalf("UpdatePool = %+v, %v", got, err)
 	}
 	// Operators only: tenants see no pool.
-	if _, err := e.svc.CreatePool(ctx, acme, PoolInput{Name: "t", Node: "IpamVLAN", NodeAttribute: "vlan_id", Ranges: []Range{{Start: 1, End: 2, Weight: 1}}}); !errors.Is(err, branch.ErrNotFound) {
+	if _, err := e.svc.CreatePool(ctx, acme, PoolInput{Name: "t", Node: "IpamVLAN", NodeAttribute: "vlan_id", Ranges: []Range{{Start: 1, End: 2, Weight: 1}}}); !errors.Is(err, refusal.ErrNotFound) {
 		t.Errorf("a tenant's CreatePool: %v", err)
 	}
 	if pg, err := e.svc.Pools(ctx, acme, PoolFilter{}, 0, 0); err != nil || pg.Count != 0 {
 		t.Errorf("a tenant's Pools: %+v, %v", pg, err)
 	}
-	if _, err := e.svc.Pool(ctx, acme, p.ID); !errors.Is(err, branch.ErrNotFound) {
+	if _, err := e.svc.Pool(ctx, acme, p.ID); !errors.Is(err, refusal.ErrNotFound) {
 		t.Errorf("a tenant's Pool: %v", err)
 	}
 	if pg, err := e.svc.Pools(ctx, operator, PoolFilter{Name: name}, 0, 0); err != nil || pg.Count != 1 || pg.Pools[0].ID != p.ID {
@@ -131,10 +131,10 @@ nodes:
 		_, err := e.svc.CreateObject(ctx, operator, branchName, "IpamVLAN", e.vlanInput("v", a.ID, "user", nil), []FromPool{{Attribute: attribute, Pool: pool}})
 		return err
 	}
-	refusal(t, claim("b1", "vlan_id", p.ID), branch.ErrInvalid, `the scope element "area" of pool VLAN IDs per area does not exist on IpamVLAN on branch b1`)
-	refusal(t, claim(branch.Main, "vlan_id", "0190aaaa-0000-7000-8000-000000000000"), branch.ErrNotFound, "number pool 0190aaaa-0000-7000-8000-000000000000 not found")
-	refusal(t, claim(branch.Main, "vlan_id", other.ID), branch.ErrInvalid, "vlan_id: pool speeds allocates numbers for DcimInterface, not for IpamVLAN")
-	refusal(t, claim(branch.Main, "level", p.ID), branch.ErrInvalid, "level: pool VLAN IDs per area allocates IpamVLAN.vlan_id, not level")
+	wantRefusal(t, claim("b1", "vlan_id", p.ID), refusal.ErrInvalid, `the scope element "area" of pool VLAN IDs per area does not exist on IpamVLAN on branch b1`)
+	wantRefusal(t, claim(branch.Main, "vlan_id", "0190aaaa-0000-7000-8000-000000000000"), refusal.ErrNotFound, "number pool 0190aaaa-0000-7000-8000-000000000000 not found")
+	wantRefusal(t, claim(branch.Main, "vlan_id", other.ID), refusal.ErrInvalid, "vlan_id: pool speeds allocates numbers for DcimInterface, not for IpamVLAN")
+	wantRefusal(t, claim(branch.Main, "level", p.ID), refusal.ErrInvalid, "level: pool VLAN IDs per area allocates IpamVLAN.vlan_id, not level")
 	if err := claim(branch.Main, "vlan_id", p.ID); err != nil {
 		t.Fatalf("the claim on main: %v", err)
 	}
@@ -158,12 +158,12 @@ func TestDivisionRefusals(t *testing.T) {
 		{plain.ID, []EntryInput{{Path: "site", Value: a.ID}}, "pool VLAN IDs has no allocation scope; give no division"},
 	} {
 		_, err := e.svc.Utilization(ctx, operator, tt.pool, tt.division)
-		refusal(t, err, branch.ErrInvalid, tt.msg)
+		wantRefusal(t, err, refusal.ErrInvalid, tt.msg)
 	}
 	// Allocations accepts some of the elements.
 	if _, err := e.svc.Allocations(ctx, operator, scoped.ID, []EntryInput{{Path: "site", Value: a.ID}}, 0, 0); err != nil {
 		t.Fatal(err)
 	}
 	_, err := e.svc.Allocations(ctx, operator, scoped.ID, []EntryInput{{Path: "role", Value: "user"}, {Path: "role", Value: "voice"}}, 0, 0)
-	refusal(t, err, branch.ErrInvalid, `the division entry "role" is given twice`)
+	wantRefusal(t, err, refusal.ErrInvalid, `the division entry "role" is given twice`)
 }

@@ -10,13 +10,13 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/branch"
-	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/schema"
+	"pivirt.hu/ipam/internal/search"
 	"pivirt.hu/ipam/internal/store"
 )
 
 // Find finds what q.Text names among the number pools and the objects of
-// kinds, for the global search (it is ipam.Service.Search's ipam.Finder):
+// kinds, for the global search (it is ipam.Service.Search's search.Finder):
 // the pools whose name holds it (case ignored) or whose id it is; when it
 // is a whole number, that number in every division of every pool whose
 // own it is (in the pool's ranges) and which an object holds, with the
@@ -26,7 +26,7 @@ import (
 // on main alone. It returns the pools, then the numbers (by pool,
 // division and branch), then the objects, q.Limit at most, and whether
 // more matched. Operators only: tenants find nothing.
-func (s *Service) Find(ctx context.Context, actor auth.Actor, q ipam.FindQuery) ([]ipam.SearchHit, bool, error) {
+func (s *Service) Find(ctx context.Context, actor auth.Actor, q search.Query) ([]search.Hit, bool, error) {
 	text := strings.TrimSpace(q.Text)
 	if !actor.IsOperator() || text == "" || q.Limit < 1 {
 		return nil, false, nil
@@ -76,7 +76,7 @@ func (s *Service) Find(ctx context.Context, actor auth.Actor, q ipam.FindQuery) 
 	hits = append(hits, numbers...)
 	for i, f := range found {
 		if !held[i] {
-			hits = append(hits, ipam.SearchHit{Kind: ipam.HitObject, Match: cmp.Or(objectMatches[f.Match], f.Match), Value: f.Value, Object: objectRef(f.Object, f.branch)})
+			hits = append(hits, search.Hit{Kind: search.HitObject, Match: cmp.Or(objectMatches[f.Match], f.Match), Value: f.Value, Object: objectRef(f.Object, f.branch)})
 		}
 	}
 	if len(hits) > limit {
@@ -87,7 +87,7 @@ func (s *Service) Find(ctx context.Context, actor auth.Actor, q ipam.FindQuery) 
 
 // objectMatches are the words of ipam for what matched in an object: the
 // label, the id, or (absent here) the attribute of that name.
-var objectMatches = map[string]string{branch.MatchLabel: ipam.MatchLabel, branch.MatchID: ipam.MatchID}
+var objectMatches = map[string]string{branch.MatchLabel: search.MatchLabel, branch.MatchID: search.MatchID}
 
 // foundOn is an object found on a branch.
 type foundOn struct {
@@ -96,15 +96,15 @@ type foundOn struct {
 }
 
 // objectRef names o as the branch on shows it.
-func objectRef(o branch.Object, on string) ipam.ObjectRef {
-	return ipam.ObjectRef{ID: o.ID, Kind: o.Kind, Label: o.DisplayLabel, Branch: on}
+func objectRef(o branch.Object, on string) search.ObjectRef {
+	return search.ObjectRef{ID: o.ID, Kind: o.Kind, Label: o.DisplayLabel, Branch: on}
 }
 
 // poolRef names the pool of row, main's schema naming its kind and
 // attribute.
-func poolRef(main schema.Schema, row store.NumberPoolRow) ipam.NumberPoolRef {
+func poolRef(main schema.Schema, row store.NumberPoolRow) search.NumberPoolRef {
 	n := namesIn(main, row)
-	return ipam.NumberPoolRef{ID: row.ID, Name: row.Name, Description: row.Description, Kind: n.kind, Attribute: n.attribute}
+	return search.NumberPoolRef{ID: row.ID, Name: row.Name, Description: row.Description, Kind: n.kind, Attribute: n.attribute}
 }
 
 // poolHits returns the hits of the pools named by text, of those read
@@ -112,7 +112,7 @@ func poolRef(main schema.Schema, row store.NumberPoolRow) ipam.NumberPoolRef {
 // text first, then those it starts, then those holding it (when text is
 // looked for inside, as objects' values are: branch.LooksInside), by name;
 // a pool whose id is text.
-func poolHits(main schema.Schema, pools []store.NumberPoolRow, text string) []ipam.SearchHit {
+func poolHits(main schema.Schema, pools []store.NumberPoolRow, text string) []search.Hit {
 	lower, inside := strings.ToLower(text), branch.LooksInside(text)
 	rank := func(p store.NumberPoolRow) int {
 		name := strings.ToLower(p.Name)
@@ -135,13 +135,13 @@ func poolHits(main schema.Schema, pools []store.NumberPoolRow, text string) []ip
 		}
 	}
 	slices.SortStableFunc(named, func(a, b store.NumberPoolRow) int { return rank(a) - rank(b) })
-	hits := make([]ipam.SearchHit, len(named))
+	hits := make([]search.Hit, len(named))
 	for i, p := range named {
-		match := ipam.MatchName
+		match := search.MatchName
 		if rank(p) == 3 {
-			match = ipam.MatchID
+			match = search.MatchID
 		}
-		hits[i] = ipam.SearchHit{Kind: ipam.HitNumberPool, Match: match, NumberPool: poolRef(main, p), Since: p.CreatedAt, By: p.CreatedBy}
+		hits[i] = search.Hit{Kind: search.HitNumberPool, Match: match, NumberPool: poolRef(main, p), Since: p.CreatedAt, By: p.CreatedBy}
 	}
 	return hits
 }
@@ -150,7 +150,7 @@ func poolHits(main schema.Schema, pools []store.NumberPoolRow, text string) []ip
 // their value of a pool's attribute, in its divisions, when the number is
 // the pool's own (in its ranges), by pool, division and branch; held says
 // which of found hold one.
-func (s *Service) numberHits(ctx context.Context, actor auth.Actor, main schema.Schema, pools []store.NumberPoolRow, found []foundOn) ([]ipam.SearchHit, []bool, error) {
+func (s *Service) numberHits(ctx context.Context, actor auth.Actor, main schema.Schema, pools []store.NumberPoolRow, found []foundOn) ([]search.Hit, []bool, error) {
 	held := make([]bool, len(found))
 	type numberAt struct {
 		pool  int // index in pools
@@ -198,21 +198,21 @@ func (s *Service) numberHits(ctx context.Context, actor auth.Actor, main schema.
 			return nil, nil, err
 		}
 	}
-	hits := make([]ipam.SearchHit, len(at))
+	hits := make([]search.Hit, len(at))
 	for i, a := range at {
 		f := found[a.found]
 		l := labelers[labelKey{a.pool, f.branch}]
 		d := l.division(a.key)
-		division := ipam.NumberDivision{Label: d.DisplayLabel, Key: string(a.key)}
+		division := search.NumberDivision{Label: d.DisplayLabel, Key: string(a.key)}
 		for k, e := range d.Entries {
 			if kind, ok := l.kinds[e.Value]; ok && l.isRelationship(k) {
-				division.Objects = append(division.Objects, ipam.ObjectRef{ID: e.Value, Kind: kind, Label: e.DisplayLabel, Branch: f.branch})
+				division.Objects = append(division.Objects, search.ObjectRef{ID: e.Value, Kind: kind, Label: e.DisplayLabel, Branch: f.branch})
 			}
 		}
-		hits[i] = ipam.SearchHit{Kind: ipam.HitNumber, Match: ipam.MatchNumber, NumberPool: poolRef(main, pools[a.pool]), Number: a.n,
+		hits[i] = search.Hit{Kind: search.HitNumber, Match: search.MatchNumber, NumberPool: poolRef(main, pools[a.pool]), Number: a.n,
 			Division: division, Object: objectRef(f.Object, f.branch), Value: strconv.FormatInt(a.n, 10)}
 	}
-	slices.SortStableFunc(hits, func(a, b ipam.SearchHit) int {
+	slices.SortStableFunc(hits, func(a, b search.Hit) int {
 		return cmp.Or(strings.Compare(a.NumberPool.Name, b.NumberPool.Name), strings.Compare(a.Division.Label, b.Division.Label),
 			cmp.Compare(onBranch(a), onBranch(b)), strings.Compare(a.Object.Label, b.Object.Label))
 	})
@@ -221,7 +221,7 @@ func (s *Service) numberHits(ctx context.Context, actor auth.Actor, main schema.
 
 // onBranch is 1 for a hit of the branch searched besides main, 0 for
 // main's: main's come first.
-func onBranch(h ipam.SearchHit) int {
+func onBranch(h search.Hit) int {
 	if h.Object.Branch == branch.Main {
 		return 0
 	}

@@ -8,6 +8,8 @@ import (
 
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
+	"pivirt.hu/ipam/internal/search"
 )
 
 // searchEnv is an env with the IP half's service on the same database,
@@ -77,16 +79,16 @@ func (e *searchEnv) lines(t *testing.T, actor string, query, branchName string, 
 // searchLine writes a hit of the number pools, numbers or objects found.
 func searchLine(h ipam.SearchHit) string {
 	switch h.Kind {
-	case ipam.HitNumberPool:
+	case search.HitNumberPool:
 		return fmt.Sprintf("pool %s | %s %s | by %s", h.NumberPool.Name, h.NumberPool.Kind, h.NumberPool.Attribute, h.Match)
-	case ipam.HitNumber:
+	case search.HitNumber:
 		var objects []string
 		for _, o := range h.Division.Objects {
 			objects = append(objects, o.Kind+" "+o.Label)
 		}
 		return fmt.Sprintf("number %d | %s | %s (%s) | held by %s %s on %s", h.Number, h.NumberPool.Name, h.Division.Label,
 			strings.Join(objects, ", "), h.Object.Kind, h.Object.Label, h.Object.Branch)
-	case ipam.HitObject:
+	case search.HitObject:
 		return fmt.Sprintf("object %s %s on %s | by %s %q", h.Object.Kind, h.Object.Label, h.Object.Branch, h.Match, h.Value)
 	}
 	return string(h.Kind)
@@ -178,7 +180,7 @@ func TestSearchNumbersAndObjects(t *testing.T) {
 		t.Errorf("Search(site, first 2) = %q, more %v; want 2 hits and more", got, more)
 	}
 	// An unknown branch is not found.
-	if _, err := e.ip.Search(t.Context(), operator, "site-a", ipam.SearchOptions{Branch: "nope", Finder: e.svc}); ipam.Classify(err).Code != ipam.CodeNotFound {
+	if _, err := e.ip.Search(t.Context(), operator, "site-a", ipam.SearchOptions{Branch: "nope", Finder: e.svc}); refusal.Classify(err).Code != refusal.CodeNotFound {
 		t.Errorf("Search(site-a) on the branch nope = %v, want NOT_FOUND", err)
 	}
 }
@@ -195,7 +197,7 @@ func TestSearchNumbersAndObjectsTenant(t *testing.T) {
 			}
 		}
 	}
-	hits, more, err := e.svc.Find(t.Context(), acme, ipam.FindQuery{Text: "site-a", Limit: 10})
+	hits, more, err := e.svc.Find(t.Context(), acme, search.Query{Text: "site-a", Limit: 10})
 	if len(hits) != 0 || more || err != nil {
 		t.Errorf("Find(site-a) as a tenant = %d hits, more %v, %v; want none", len(hits), more, err)
 	}

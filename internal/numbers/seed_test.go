@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"pivirt.hu/ipam/internal/branch"
-	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -77,7 +77,7 @@ func TestWeights(t *testing.T) {
 	}
 	_, err := e.svc.CreateObject(t.Context(), operator, branch.Main, "IpamVLAN", e.vlanInput("full", a.ID, "user", nil),
 		[]FromPool{{Attribute: "vlan_id", Pool: p.ID}})
-	refusal(t, err, ipam.ErrPoolExhausted, "pool weighted has no free number in site-a")
+	wantRefusal(t, err, refusal.ErrPoolExhausted, "pool weighted has no free number in site-a")
 }
 
 // TestExhausted: no free number is POOL_EXHAUSTED, naming the division's
@@ -95,8 +95,8 @@ func TestExhausted(t *testing.T) {
 	}{{scoped.ID, "pool tiny has no free number in site-a / user"}, {plain.ID, "pool tiny unscoped has no free number"}} {
 		_, err := e.svc.CreateObject(t.Context(), operator, branch.Main, "IpamVLAN", e.vlanInput("full", a.ID, "user", nil),
 			[]FromPool{{Attribute: "vlan_id", Pool: tt.pool}})
-		refusal(t, err, ipam.ErrPoolExhausted, tt.msg)
-		if r := ipam.Classify(err); r.Code != ipam.CodePoolExhausted {
+		wantRefusal(t, err, refusal.ErrPoolExhausted, tt.msg)
+		if r := refusal.Classify(err); r.Code != refusal.CodePoolExhausted {
 			t.Errorf("code %s, want POOL_EXHAUSTED", r.Code)
 		}
 	}
@@ -274,7 +274,7 @@ func TestPoolDeleted(t *testing.T) {
 	}
 	_, err = e.svc.CreateObject(t.Context(), operator, branch.Main, "IpamVLAN", e.vlanInput("v2", a.ID, "user", nil),
 		[]FromPool{{Attribute: "vlan_id", Pool: p.ID}})
-	if !errors.Is(err, branch.ErrNotFound) {
+	if !errors.Is(err, refusal.ErrNotFound) {
 		t.Fatalf("claim from a deleted pool: %v, want not found", err)
 	}
 }

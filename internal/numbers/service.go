@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"pivirt.hu/ipam/internal/branch"
-	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -36,12 +35,8 @@ type Config struct {
 	// branch service) their changes of schemas and branches. Without it the
 	// service assumes it is the only one on the database (tests of a single
 	// process).
-	URL string
-	// RecordUsage, with URL, makes the service write the usage history of
-	// every pool's divisions at start and every 15 minutes, and prune it
-	// daily (RecordUsage; ipam serve does).
-	RecordUsage bool
-	Logger      *slog.Logger
+	URL    string
+	Logger *slog.Logger
 	// Branch configures the service of branches and objects that New
 	// starts (its DB, URL and Logger are the service's): its Guard, if any,
 	// is asked first, then the pools'; its Recorder is the pools'.
@@ -107,12 +102,6 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	s.stop = stop
 	s.running.Go(func() { l.Run(lctx, s.views.notified) })
 	s.running.Go(func() { s.foldPeriodically(lctx, foldEvery) })
-	if cfg.RecordUsage {
-		s.running.Go(func() {
-			ipam.WriteHistory(lctx, s.log, ipam.HistoryWriter{What: "the usage history of the number pools' divisions", Record: s.RecordUsage,
-				Prune: func(ctx context.Context, now time.Time) error { return store.PruneDivisionHistory(ctx, s.db, now) }})
-		})
-	}
 	return s, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/schema"
 	"pivirt.hu/ipam/internal/store"
+	"pivirt.hu/ipam/internal/usage"
 )
 
 // Figures are the usage of a pool, a division or a range: Size numbers in
@@ -23,6 +24,12 @@ type Figures struct {
 	Size        int64   `json:"size"`
 	Used        int64   `json:"used"`
 	Utilization float64 `json:"utilization"`
+}
+
+// Usage is f as the figures of every space (usage.Figures), which charts
+// and forecasts take.
+func (f Figures) Usage() usage.Figures {
+	return usage.Figures{Size: int(f.Size), Used: int(f.Used), Free: int(f.Size - f.Used)}
 }
 
 // An Entry is the value of one scope element in a division.
@@ -212,7 +219,7 @@ func figuresOf(size, used int64) Figures {
 // Utilization returns the figures of one division of the pool id, and of
 // each range in it, counting every branch. On a scoped pool the division
 // gives a value for every scope element; on a pool without a scope, none.
-// The refusals are *branch.InvalidErrors in the words of issue 12.
+// The refusals are *refusal.InvalidErrors in the words of issue 12.
 func (s *Service) Utilization(ctx context.Context, actor auth.Actor, poolID string, division []EntryInput) (Usage, error) {
 	row, key, err := s.divisionOf(ctx, actor, poolID, division)
 	if err != nil {

@@ -54,7 +54,7 @@ type Claim struct {
 }
 
 // An Answer is the owner's answer to a Claim: the allocation, or a refusal
-// as ipam.Classify spells it (Code, Field, Message; Scope for an exhausted
+// as refusal.Classify spells it (Code, Field, Message; Scope for an exhausted
 // pool).
 type Answer struct {
 	Allocation store.AllocationRow

@@ -2,30 +2,58 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/lib/pq"
+
+	"pivirt.hu/ipam/internal/usage"
 )
 
-// A UsageRecord is the usage of a pool or subnet at a time.
+// The usage history (docs/operations.md) keeps, in usage_history, one row
+// an hour and one a day of the usage of every space: pools and subnets
+// (object_kind 'pool', 'subnet'), divisions of number pools ('division',
+// under the uid number_division_uid(pool, division) of migration 0012).
+// One implementation records, counts, prunes and reads it for every kind
+// of space; what differs is told by a historyKind.
+
+// A UsageRecord is the usage of a space at a time.
 type UsageRecord struct {
 	ObjectUID  string
-	ObjectKind string // "pool" or "subnet"
+	ObjectKind string // "pool", "subnet" or "division"
 	Used, Size int64
 }
 
-// How long the history keeps its rows.
-const (
-	HourlyUsageKept = 35 * 24 * time.Hour
-	DailyUsageKept  = 400 * 24 * time.Hour
-)
+// A historyKind is what the history's rows of some kinds of space differ
+// by: how their claims and releases are counted from the audit log.
+type historyKind struct {
+	// objects are the object_kinds of the rows.
+	objects []string
+	// audit is the object_kind of the audit log's claims and releases,
+	// and the row of usage_history_counted that orders their counts.
+	audit string
+	// count counts the claims and releases of the hours $1 into the
+	// hours' rows.
+	count string
+	// what names the history in errors.
+	what string
+}
+
+// The kinds of the history: addresses (pools and subnets), numbers
+// (divisions of number pools).
+var historyKinds = []historyKind{
+	{objects: []string{"pool", "subnet"}, audit: "IPAllocation", count: countChangesSQL, what: "of the usage history"},
+	{objects: []string{"division"}, audit: "CoreNumberPool", count: countDivisionChangesSQL, what: "of the number pools' divisions"},
+}
 
 // RecordUsage writes records as the usage of the hour and of the day of
 // at (UTC), replacing what was written earlier in that hour or day, in one
-// statement; then counts the claims and releases of pools and subnets in
-// the hours from since's to at's, and in those of the ones committed since
-// the last count (CountChanges).
+// statement; then counts the claims and releases of the kinds of space of
+// the records (pools and subnets, divisions) in the hours from since's to
+// at's, and in those of the ones committed since the last count
+// (CountChanges).
 func RecordUsage(ctx context.Context, db *DB, records []UsageRecord, at, since time.Time) error {
 	uids, kinds := make(pq.StringArray, len(records)), make(pq.StringArray, len(records))
 	used, size := make(pq.Int64Array, len(records)), make(pq.Int64Array, len(records))
@@ -43,7 +71,14 @@ func RecordUsage(ctx context.Context, db *DB, records []UsageRecord, at, since t
 	if err != nil {
 		return fmt.Errorf("store: unable to record the usage history: %w", classify(err))
 	}
-	return CountChanges(ctx, db, since, at)
+	for _, k := range historyKinds {
+		if slices.ContainsFunc(records, func(r UsageRecord) bool { return slices.Contains(k.objects, r.ObjectKind) }) {
+			if err := countHours(ctx, db, k, since, at); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // countChangesSQL counts the claims and releases of the audit log in the
@@ -75,30 +110,36 @@ const countChangesSQL = `
 	FROM counted c
 	WHERE h.object_uid = c.uid AND h.step = 'hour' AND h.at = c.hour`
 
-// sumDaysSQL sets the claims and releases of the days from $1 to $2 to
-// the sums of their hours.
+// sumDaysSQL sets the claims and releases of the days from $1 to $2 of
+// the spaces of the object_kinds $3 to the sums of their hours.
 const sumDaysSQL = `
 	UPDATE usage_history d SET claims = s.claims, releases = s.releases
 	FROM (
 		SELECT object_uid, date_trunc('day', at, 'UTC') AS day, sum(claims) AS claims, sum(releases) AS releases
-		FROM usage_history WHERE step = 'hour' AND at >= $1 AND at < $2
+		FROM usage_history WHERE step = 'hour' AND object_kind = ANY($3::text[]) AND at >= $1 AND at < $2
 		GROUP BY object_uid, date_trunc('day', at, 'UTC')
 	) s
 	WHERE d.object_uid = s.object_uid AND d.step = 'day' AND d.at = s.day
 		AND (d.claims, d.releases) IS DISTINCT FROM (s.claims, s.releases)`
 
-// CountChanges counts the claims and releases of pools and subnets in the
-// audit log, in every hour from since's to until's (UTC) and in the hours
-// of the entries committed since the last count (countHours), into the
-// history rows of those hours, and sums them into their days' rows. The
-// hours are counted whole (since zero: until's alone): whichever process
-// counts, and however often, an hour that has a row gets the same figures.
-// Hours without a row (no process wrote the usage in them) are not
-// counted. A busy hour's count outlasts a request's statement timeout
-// (about 10 µs a claim or release, BenchmarkCountChanges): it runs as
-// background work (inBackground).
+// CountChanges counts the claims and releases of every kind of space in
+// the audit log (of pools and subnets, of the divisions of number pools),
+// in every hour from since's to until's (UTC) and in the hours of the
+// entries committed since the last count (countHours), into the history
+// rows of those hours, and sums them into their days' rows. The hours are
+// counted whole (since zero: until's alone): whichever process counts,
+// and however often, an hour that has a row gets the same figures. Hours
+// without a row (no process wrote the usage in them) are not counted. A
+// busy hour's count outlasts a request's statement timeout (about 10 µs a
+// claim or release, BenchmarkCountChanges): it runs as background work
+// (inBackground).
 func CountChanges(ctx context.Context, db *DB, since, until time.Time) error {
-	return countHours(ctx, db, "IPAllocation", countChangesSQL, sumDaysSQL, "of the usage history", since, until)
+	for _, k := range historyKinds {
+		if err := countHours(ctx, db, k, since, until); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // lateHoursSQL returns the hours (UTC, as Unix times) of the audit log's
@@ -118,12 +159,11 @@ const lateHoursSQL = `
 	) l
 	WHERE EXISTS (SELECT FROM usage_history h WHERE h.step = 'hour' AND h.at = l.hour)`
 
-// countHours runs count (the changes in the hours $1 into the hours'
+// countHours runs k.count (the changes in the hours $1 into the hours'
 // rows) over the whole hours from since's to until's (since zero: until's
-// alone) and the hours of the audit log's entries of objects of kind that
-// committed since the last count, then sumDays (the days from $1 to $2
-// the sums of their hours), as background work; what names the history in
-// errors.
+// alone) and the hours of the audit log's entries of objects of kind
+// k.audit that committed since the last count, then sums the days of
+// those hours (sumDaysSQL), as background work.
 //
 // An entry bears its transaction's start, and may commit after a count of
 // its hour: a claim that began in an hour and waited on a lock past the
@@ -134,7 +174,8 @@ const lateHoursSQL = `
 // not see (lateHoursSQL), counts them with the others, and leaves its
 // snapshot for the next. An entry is thus seen first by one count, which
 // counts its hour (TestUsageHistoryCountsLateCommit).
-func countHours(ctx context.Context, db *DB, kind, count, sumDays, what string, since, until time.Time) error {
+func countHours(ctx context.Context, db *DB, k historyKind, since, until time.Time) error {
+	kind, what := k.audit, k.what
 	if since.IsZero() || since.After(until) {
 		since = until
 	}
@@ -165,10 +206,10 @@ func countHours(ctx context.Context, db *DB, kind, count, sumDays, what string, 
 		for h := range hours {
 			list = append(list, h.Format(time.RFC3339))
 		}
-		if _, err := tx.ExecContext(ctx, count, list); err != nil {
+		if _, err := tx.ExecContext(ctx, k.count, list); err != nil {
 			return fmt.Errorf("store: unable to count the claims and releases %s: %w", what, classify(err))
 		}
-		if _, err := tx.ExecContext(ctx, sumDays, usageDay(first), usageDay(until).Add(24*time.Hour)); err != nil {
+		if _, err := tx.ExecContext(ctx, sumDaysSQL, usageDay(first), usageDay(until).Add(24*time.Hour), pq.StringArray(k.objects)); err != nil {
 			return fmt.Errorf("store: unable to count the claims and releases %s: %w", what, classify(err))
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE usage_history_counted SET counted = $2::pg_snapshot WHERE object_kind = $1`, kind, seen); err != nil {
@@ -194,17 +235,21 @@ func inBackground(ctx context.Context, db *DB, fn func(tx *Tx) error) error {
 	})
 }
 
-// PruneUsageHistory removes the rows past their keeping at now, and those
-// of pools and subnets that are gone.
+// PruneUsageHistory removes the rows past their keeping at now
+// (usage.HourlyKept, usage.DailyKept), and those of the spaces that are
+// gone: pools and subnets deleted, and the divisions that
+// number_division_usage no longer holds (divisions that show no number any
+// more, as of their last fold, and those of pools deleted).
 func PruneUsageHistory(ctx context.Context, ext Ext, now time.Time) error {
 	if _, err := ext.ExecContext(ctx, `DELETE FROM usage_history WHERE (step = 'hour' AND at < $1) OR (step = 'day' AND at < $2)`,
-		usageHour(now.Add(-HourlyUsageKept)), usageDay(now.Add(-DailyUsageKept))); err != nil {
+		usageHour(now.Add(-usage.HourlyKept)), usageDay(now.Add(-usage.DailyKept))); err != nil {
 		return fmt.Errorf("store: unable to prune the usage history: %w", classify(err))
 	}
 	if _, err := ext.ExecContext(ctx, `
 		DELETE FROM usage_history h
 		WHERE (h.object_kind = 'pool' AND NOT EXISTS (SELECT FROM pools p WHERE p.uid = h.object_uid))
-		   OR (h.object_kind = 'subnet' AND NOT EXISTS (SELECT FROM subnets s WHERE s.uid = h.object_uid))`); err != nil {
+		   OR (h.object_kind = 'subnet' AND NOT EXISTS (SELECT FROM subnets s WHERE s.uid = h.object_uid))
+		   OR (h.object_kind = 'division' AND NOT EXISTS (SELECT FROM number_division_usage u WHERE number_division_uid(u.pool_id, u.division) = h.object_uid))`); err != nil {
 		return fmt.Errorf("store: unable to prune the usage history: %w", classify(err))
 	}
 	return nil
@@ -219,34 +264,44 @@ func usageDay(at time.Time) time.Time {
 	return time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, time.UTC)
 }
 
-// A UsagePoint is a row of the history: the usage of the hour or day, and
-// the claims and releases in it.
-type UsagePoint struct {
-	At               time.Time
-	Used, Size       int64
-	Claims, Releases int64
-}
-
-// UsageHistory returns the history of the object uid at step ("hour" or
-// "day") since since, oldest first.
-func UsageHistory(ctx context.Context, ext Ext, uid, step string, since time.Time) ([]UsagePoint, error) {
+// UsageHistory returns the history of the space uid at step (usage.Hour
+// or usage.Day) since since, oldest first.
+func UsageHistory(ctx context.Context, ext Ext, uid, step string, since time.Time) ([]usage.Point, error) {
 	histories, err := UsageHistories(ctx, ext, []string{uid}, step, since)
 	return histories[uid], err
 }
 
-// UsageHistories returns the history of each object of uids at step since
+// DivisionHistory returns the history of the division (canonical JSON) of
+// the number pool at step since since, oldest first: that of its uid,
+// number_division_uid(pool, division).
+func DivisionHistory(ctx context.Context, ext Ext, pool string, division json.RawMessage, step string, since time.Time) ([]usage.Point, error) {
+	histories, err := usageHistories(ctx, ext, `ARRAY[number_division_uid($3::uuid, $4::jsonb)]`, step, since, pool, string(division))
+	var points []usage.Point
+	for _, p := range histories { // the division's alone
+		points = p
+	}
+	return points, err
+}
+
+// UsageHistories returns the history of each space of uids at step since
 // since, oldest first, in one statement.
-func UsageHistories(ctx context.Context, ext Ext, uids []string, step string, since time.Time) (map[string][]UsagePoint, error) {
-	out := make(map[string][]UsagePoint, len(uids))
+func UsageHistories(ctx context.Context, ext Ext, uids []string, step string, since time.Time) (map[string][]usage.Point, error) {
+	return usageHistories(ctx, ext, `$3::uuid[]`, step, since, pq.StringArray(uids))
+}
+
+// usageHistories reads the history of the spaces whose uids the array
+// expression names, from the parameter $3 on (args), at step since since.
+func usageHistories(ctx context.Context, ext Ext, uids, step string, since time.Time, args ...any) (map[string][]usage.Point, error) {
+	out := map[string][]usage.Point{}
 	rows, err := ext.QueryxContext(ctx, `SELECT object_uid, at, used, size, claims, releases FROM usage_history
-		WHERE object_uid = ANY($1::uuid[]) AND step = $2 AND at >= $3 ORDER BY object_uid, at`, pq.StringArray(uids), step, since)
+		WHERE object_uid = ANY(`+uids+`) AND step = $1 AND at >= $2 ORDER BY object_uid, at`, append([]any{step, since}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to read the usage history: %w", classify(err))
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var uid string
-		var p UsagePoint
+		var p usage.Point
 		if err := rows.Scan(&uid, &p.At, &p.Used, &p.Size, &p.Claims, &p.Releases); err != nil {
 			return nil, fmt.Errorf("store: unable to read the usage history: %w", classify(err))
 		}
@@ -262,7 +317,7 @@ func UsageHistories(ctx context.Context, ext Ext, uids []string, step string, si
 // (at truncated to the hour) and its days (the day's last figures, and the
 // sum of its claims and releases), replacing the rows of those hours and
 // days, in one statement.
-func ImportUsage(ctx context.Context, ext Ext, uid, kind string, points []UsagePoint) error {
+func ImportUsage(ctx context.Context, ext Ext, uid, kind string, points []usage.Point) error {
 	at := make(pq.StringArray, len(points))
 	used, size := make(pq.Int64Array, len(points)), make(pq.Int64Array, len(points))
 	claims, releases := make(pq.Int64Array, len(points)), make(pq.Int64Array, len(points))

@@ -1,0 +1,106 @@
+// Package usage holds what the two halves (internal/ipam's pools and
+// subnets, internal/numbers's divisions of number pools) say alike of how
+// full a space is: its figures, the points of its usage history, the
+// charts drawn of them and the forecasts made from them
+// (internal/forecast), and the one loop that writes the history of both
+// (Writer). Pure: the standard library and internal/forecast; the store
+// reads and writes the history as these types.
+package usage
+
+import (
+	"time"
+
+	"pivirt.hu/ipam/internal/forecast"
+)
+
+// Figures are how full a space is: a pool, a subnet, a division.
+type Figures struct {
+	Size int // number of candidates
+	Used int
+	Free int
+}
+
+// Utilization is Used in percent of Size.
+func (f Figures) Utilization() float64 {
+	if f.Size == 0 {
+		return 0
+	}
+	return 100 * float64(f.Used) / float64(f.Size)
+}
+
+// A Point is the usage of a space in an hour or a day (the last written
+// in it), and the claims and releases made in it.
+type Point struct {
+	At               time.Time
+	Used, Size       int64
+	Claims, Releases int64
+}
+
+// The steps of the usage history.
+const (
+	Hour = "hour"
+	Day  = "day"
+)
+
+// How long the history keeps its rows.
+const (
+	HourlyKept = 35 * 24 * time.Hour
+	DailyKept  = 400 * 24 * time.Hour
+)
+
+// ForecastWindow is the span of history a forecast rests on: the last 7
+// days.
+const ForecastWindow = 7 * 24 * time.Hour
+
+// ForecastOf is the forecast of a history of hours and the figures now
+// (internal/forecast, over ForecastWindow): of a pool, a subnet or a
+// number pool's division.
+func ForecastOf(history []Point, current Figures, now time.Time) forecast.Forecast {
+	points := make([]forecast.Point, 0, len(history)+1)
+	for _, r := range history {
+		points = append(points, forecast.Point{At: r.At, Used: int(r.Used), Size: int(r.Size)})
+	}
+	points = append(points, forecast.Point{At: now, Used: current.Used, Size: current.Size})
+	return forecast.Of(points, ForecastWindow)
+}
+
+// A Chart is what a page draws of a space's usage over a span ending now:
+// the usage (a point an hour, or a day over more than the hours kept),
+// the claims and releases of each day, the figures now and the forecast.
+type Chart struct {
+	Span time.Duration
+	// Step is the step of Points: Hour or Day.
+	Step     string
+	Points   []Point
+	Days     []Point
+	Now      time.Time
+	Current  Figures
+	Forecast forecast.Forecast
+}
+
+// ChartOf builds the chart over span ending now of a space (a pool, a
+// subnet, a number pool's division) whose figures are now current and
+// whose history read returns at a step since a time: hours over a span the
+// hours are kept for, else days; the days' claims and releases; the
+// forecast of the last 7 days' hours (ForecastOf). Three range reads of
+// the space's rows.
+func ChartOf(span time.Duration, now time.Time, current Figures, read func(step string, since time.Time) ([]Point, error)) (Chart, error) {
+	c := Chart{Span: span, Step: Hour, Now: now, Current: current}
+	if span > HourlyKept-24*time.Hour {
+		c.Step = Day
+	}
+	var err error
+	since := now.Add(-span)
+	if c.Points, err = read(c.Step, since); err != nil {
+		return Chart{}, err
+	}
+	if c.Days, err = read(Day, since.Truncate(24*time.Hour)); err != nil {
+		return Chart{}, err
+	}
+	week, err := read(Hour, now.Add(-ForecastWindow))
+	if err != nil {
+		return Chart{}, err
+	}
+	c.Forecast = ForecastOf(week, current, now)
+	return c, nil
+}
