@@ -205,7 +205,7 @@ type oursResult struct {
 	conc16Stmts  float64
 	conc16Lowest bool
 
-	// procs2x8 and procs4x4 are 2 processes × 8 clients and 4 × 4 (issue 14).
+	// procs2x8 and procs4x4 are 2 processes × 8 clients and 4 × 4.
 	procs2x8, procs4x4 procsResult
 
 	churnClaim, churnRelease figure

@@ -14,7 +14,7 @@ import (
 	"pivirt.hu/ipam/internal/store"
 )
 
-// claimRequest is one claim of the seed's Allocate.
+// claimRequest is one claim of Allocate.
 type claimRequest struct {
 	pool  *cachedPool
 	space candidates.Space
@@ -313,7 +313,7 @@ func (s *Service) writablePool(ctx context.Context, actor auth.Actor, namespace,
 	return cp, err
 }
 
-// Allocate is the seed's Allocate(pool, within, reserved, owner): the
+// Allocate is Allocate(pool, within, reserved, owner) of docs/allocation.md: the
 // owner's address in the pool if it holds one, otherwise the lowest free
 // candidate. Operators only for public pools; tenants in their namespaces,
 // for VirtualMachine owners (the other kinds are made by their own

@@ -21,8 +21,7 @@ const (
 	KindVPC  = "VPC"
 )
 
-// PrivatePoolRefusal is the seed's refusal of a private pool that no VPC
-// made.
+// PrivatePoolRefusal is the refusal of a private pool that no VPC made.
 const PrivatePoolRefusal = "private pools are created for each VPC; create a VPC instead"
 
 // An ApplyObject is one object of a manifest; exactly one field is set.

@@ -102,7 +102,7 @@ func checkHostname(field, s string) error {
 	return nil
 }
 
-// checkOwner validates an owner as the seed defines the four kinds.
+// checkOwner validates an owner of one of the four kinds (OwnerVPC, …).
 func checkOwner(o Owner) error {
 	if err := checkUID("owner.uid", o.UID); err != nil {
 		return err
@@ -150,7 +150,7 @@ func parseAddr(field, s string) (netip.Addr, error) {
 	return a, nil
 }
 
-// allocationName is "<pool>-<a-b-c-d>", the seed's name of an allocation.
+// allocationName is "<pool>-<a-b-c-d>", the name of an allocation.
 func allocationName(pool string, a netip.Addr) string {
 	return pool + "-" + strings.ReplaceAll(a.String(), ".", "-")
 }

@@ -15,7 +15,7 @@ const (
 	Private PoolKind = "private" // a VPC's own range, made with the VPC
 )
 
-// Owner kinds, as the seed names them.
+// Owner kinds (docs/allocation.md, "Owners").
 const (
 	OwnerVirtualMachine = "VirtualMachine" // name "<hostname>/<nic index>"
 	OwnerFloatingIP     = "FloatingIP"     // name: the floating IP's
@@ -194,7 +194,7 @@ type ClaimFloatingIPInput struct {
 	Zone, Pool      string // one of them
 }
 
-// AllocateInput is the seed's Allocate(pool, within, reserved, owner).
+// AllocateInput is the input of Allocate(pool, within, reserved, owner).
 type AllocateInput struct {
 	Namespace string // the pool's; "" for a public pool
 	Pool      string

@@ -1,5 +1,5 @@
-// Package manifest reads and writes PiVirt IPAM objects in the seed's YAML
-// form (apiVersion pivirt.hu/v1): Parse reads the pools and VPCs of a
+// Package manifest reads and writes PiVirt IPAM objects as YAML manifests
+// (apiVersion pivirt.hu/v1, testdata/seed-*.yaml): Parse reads the pools and VPCs of a
 // manifest for ipam apply, the Write functions print pools, allocations
 // and VPCs for ipam get, as YAML documents or as tables.
 package manifest
@@ -30,7 +30,7 @@ const (
 	MaxErrors = 20
 )
 
-// The names of the seed.
+// The API version and kinds of a manifest.
 const (
 	APIVersion     = "pivirt.hu/v1"
 	KindPool       = ipam.KindPool
@@ -40,13 +40,13 @@ const (
 	ManagedByLabel = "pivirt.hu/managed-by"
 )
 
-// The refusals of the seed, verbatim.
+// The refusals of what is never applied, word for word.
 const (
 	privatePoolRefusal = ipam.PrivatePoolRefusal
 	allocationRefusal  = "allocations are made by Allocate, never applied"
 )
 
-// The known fields of each mapping, in the seed's order.
+// The known fields of each mapping, in the order a manifest writes them.
 var (
 	objectFields      = []string{"apiVersion", "kind", "metadata", "spec"}
 	metadataFields    = []string{"name", "namespace", "uid", "labels", "ownerRefs"}
@@ -267,8 +267,8 @@ func (c *checker) publicPool(root *yaml.Node) (in ipam.CreatePublicPoolInput, ok
 	return in, c.accept(before, KindPool+" /"+in.Name, "%s is also the name of document %d; name each pool once", in.Name)
 }
 
-// privatePool checks the document of a private pool: refused as the seed
-// says unless a VPC could have made it.
+// privatePool checks the document of a private pool: refused
+// (privatePoolRefusal) unless a VPC could have made it.
 func (c *checker) privatePool(root *yaml.Node) (in ipam.PrivatePoolInput, ok bool) {
 	if !madeByVPC(root) {
 		c.add("", privatePoolRefusal)

@@ -245,7 +245,7 @@ func add(m *yaml.Node, key string, value *yaml.Node) {
 	m.Content = append(m.Content, str(key), value)
 }
 
-// object is the seed's apiVersion, kind, metadata and spec.
+// object is a manifest's apiVersion, kind, metadata and spec.
 func object(kind string, metadata, spec *yaml.Node) *yaml.Node {
 	return mapping(0, kv("apiVersion", str(APIVersion)), kv("kind", str(kind)), kv("metadata", metadata), kv("spec", spec))
 }

@@ -13,7 +13,7 @@ import (
 	"pivirt.hu/ipam/internal/store"
 )
 
-// The usage history of the pools' divisions (issue 15, docs/operations.md):
+// The usage history of the pools' divisions (docs/operations.md):
 // kept beside the history of IP pools and subnets in usage_history, one row
 // an hour and one a day per division, written from number_division_usage
 // once the pools' marks are folded, outside any claim.

@@ -9,7 +9,7 @@ import (
 	"github.com/jmoiron/sqlx"
 )
 
-// The usage history of the divisions of number pools (issue 15): rows of
+// The usage history of the divisions of number pools (docs/operations.md): rows of
 // usage_history of object_kind 'division', under the uid
 // number_division_uid(pool, division) (migration 0012), written from
 // number_division_usage as the folds keep it (docs/numbers.md).
