@@ -16,7 +16,7 @@ import (
 	"pivirt.hu/ipam/internal/store"
 )
 
-// vlanSchema is the example schema of issue 11, verbatim.
+// vlanSchema is the example schema of sites and VLANs.
 const vlanSchema = `version: "1.0"
 generics:
   - name: Endpoint
@@ -144,7 +144,7 @@ func wantRun(t *testing.T, env []string, wantCode int, wantStdout, wantStderr st
 	}
 }
 
-// TestSchemaLoadAndGet loads the issue's example with ipam schema load,
+// TestSchemaLoadAndGet loads the example schema with ipam schema load,
 // prints it back with ipam schema get in both forms and loads that again
 // (no change), renames, removes and adds elements in two files at once,
 // and has loads refused for their files, for the objects stored and for

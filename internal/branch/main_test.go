@@ -78,7 +78,8 @@ func refusal(t testing.TB, err, want error, msg string) string {
 	return err.Error()
 }
 
-// vlans is the example schema of issue 11, with a node of the generic.
+// vlans is the example schema of sites and VLANs, with a node of the
+// generic.
 const vlans = `version: "1.0"
 generics:
   - name: Endpoint

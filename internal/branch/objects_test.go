@@ -4,7 +4,7 @@ import (
 	"testing"
 )
 
-// TestExampleSchema: the example, through the domain: sites and
+// TestExampleSchema: the example schema, through the domain: sites and
 // VLANs created, read, listed, filtered, refused, deleted.
 func TestExampleSchema(t *testing.T) {
 	svc, _, _ := newService(t)

@@ -14,7 +14,7 @@ import (
 	"pivirt.hu/ipam/internal/schema"
 )
 
-// exampleSchema is the example schema of issue 11, verbatim.
+// exampleSchema is the example schema of sites and VLANs.
 const exampleSchema = `version: "1.0"
 generics:
   - name: Endpoint
@@ -119,9 +119,9 @@ func (e *env) site(name string) string {
 	return e.create("LocationSite", `{name: {value: "`+name+`"}}`)
 }
 
-// TestExampleSchema runs the issue's example through GraphQL: the schema
+// TestExampleSchema runs the example schema through GraphQL: the schema
 // loaded by schemaLoad, objects created, read, listed, filtered, changed
-// and deleted with the issue's documents, and the refusals with their
+// and deleted with Infrahub's documents, and the refusals with their
 // codes.
 func TestExampleSchema(t *testing.T) {
 	e := newEnv(t)
@@ -176,7 +176,7 @@ func TestExampleSchema(t *testing.T) {
 	want := `{"IpamVLAN":{"count":1,"edges":[{"node":{"id":"` + vlan + `","display_label":"users-site-a","vlan_id":{"value":100},"site":{"node":{"id":"` + siteA + `"}},` +
 		`"endpoints":{"count":1,"edges":[{"node":{"id":"` + eth0 + `","display_label":"eth0","__typename":"DcimInterface"}}]}}}]}}`
 	if len(res.Errors) > 0 || string(res.Data) != want {
-		t.Errorf("the issue's query answered\n%s\nwant data\n%s", res.body, want)
+		t.Errorf("the query answered\n%s\nwant data\n%s", res.body, want)
 	}
 
 	e.ok("op", `mutation { IpamVLANUpdate(data: {id: "`+vlan+`", site: {id: "`+siteB+`"}}) { ok object { id } } }`, nil)
@@ -505,7 +505,7 @@ nodes:
 const kindsSnapshot = "testdata/kinds.graphql"
 
 // TestKindsSnapshot prints the part of the schema generated from the
-// issue's example schema, with a node that inherits from its generic: the
+// example schema, with a node that inherits from its generic: the
 // types, queries and mutations that the schema without kinds
 // (testdata/schema.graphql) lacks. With -update it rewrites the file.
 func TestKindsSnapshot(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestSeedWalkthrough follows the seed's example: a public pool, a VPC
+// TestSeedWalkthrough follows the example manifests: a public pool, a VPC
 // whose router takes the first candidate, a floating IP, a subnet whose
 // VMs get addresses in order, the same owner asking twice, a released
 // address reused first, and a /30 that runs out.
@@ -82,7 +82,7 @@ func TestSeedWalkthrough(t *testing.T) {
 	}
 	_, err = svc.AttachInterface(ctx, acme, AttachInterfaceInput{Namespace: "acme/prod", VPC: "main", Subnet: "tiny", VM: VMRef{UID: "t2", Hostname: "tiny-2"}})
 	if !errors.Is(err, ErrPoolExhausted) || err.Error() != "pool vpc-main has no free address in 10.42.9.0/30" {
-		t.Errorf("second VM of the /30: %v, want ErrPoolExhausted with the seed's message", err)
+		t.Errorf("second VM of the /30: %v, want ErrPoolExhausted with its message", err)
 	}
 
 	usage, err := svc.PoolUsage(ctx, operator, pool)

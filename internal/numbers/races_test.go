@@ -180,7 +180,7 @@ func (e *env) sharedNumbers(pool string) []string {
 	return out
 }
 
-// TestIdentifierPathHoldsItsNumber: the interleaving. VLAN O gets
+// TestIdentifierPathHoldsItsNumber: an interleaving of branches. VLAN O gets
 // 100 on main; on branch bx it is renumbered (value: null with from_pool)
 // to 101; on main it is renumbered again and takes 101 through its
 // identifier's allocation, its write held open once its holding is

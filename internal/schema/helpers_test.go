@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// seedExample is the example schema of issue 11, as given.
+// seedExample is the example schema of sites and VLANs.
 var seedExample = readTestdata("vlans.yaml")
 
 // readTestdata returns a file of testdata.
@@ -68,7 +68,7 @@ func files(t testing.TB, texts ...string) []File {
 	return out
 }
 
-// seedSchema is the seed's example loaded on an empty schema, with ids
+// seedSchema is seedExample loaded on an empty schema, with ids
 // id-1 to id-11 in the file's order.
 func seedSchema(t testing.TB) Schema {
 	t.Helper()
