@@ -83,11 +83,11 @@ func (s subnet) fill(ctx context.Context, db *store.DB, offsets []int) error {
 // a suffix, at the offsets of the pool's prefix, then vacuums and
 // analyses the table as autovacuum would have done while a real pool
 // filled up.
-func fillPool(ctx context.Context, db *store.DB, poolUID string, offsets []int, kind, suffix, ownerNS string, subnetUID any) error {
+func fillPool(ctx context.Context, db *store.DB, poolUID string, offsets []int, kind ipam.OwnerKind, suffix, ownerNS string, subnetUID any) error {
 	if len(offsets) == 0 {
 		return nil
 	}
-	if _, err := db.ExecContext(ctx, fillSQL, poolUID, pq.Array(offsets), kind, suffix, ownerNS, subnetUID); err != nil {
+	if _, err := db.ExecContext(ctx, fillSQL, poolUID, pq.Array(offsets), string(kind), suffix, ownerNS, subnetUID); err != nil {
 		return fmt.Errorf("filling pool %s: %w", poolUID, err)
 	}
 	return vacuum(ctx, db)

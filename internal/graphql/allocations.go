@@ -227,7 +227,7 @@ func vmRefArg(in map[string]any) ipam.VMRef {
 }
 
 func ownerArg(o map[string]any) ipam.Owner {
-	return ipam.Owner{Kind: stringArg(o, "kind"), UID: stringArg(o, "uid"), Name: stringArg(o, "name")}
+	return ipam.Owner{Kind: ipam.OwnerKind(stringArg(o, "kind")), UID: stringArg(o, "uid"), Name: stringArg(o, "name")}
 }
 
 func addrStrings(as []netip.Addr) []string {

@@ -37,13 +37,13 @@ type claimRequest struct {
 
 // ownerKey is the identity of the request's owner in its pool.
 func (r claimRequest) ownerKey() store.OwnerKey {
-	return store.OwnerKey{Namespace: r.ownerNS, Kind: r.owner.Kind, UID: r.owner.UID, Ref: r.owner.ref()}
+	return store.OwnerKey{Namespace: r.ownerNS, Kind: string(r.owner.Kind), UID: r.owner.UID, Ref: r.owner.ref()}
 }
 
 // key says what the answer to the request depends on: two requests of one
 // key in flight at once may share an answer.
 func (r claimRequest) key() string {
-	return strings.Join([]string{r.pool.row.UID, r.ownerNS, r.owner.Kind, r.owner.UID, r.owner.Name, r.subnetUID,
+	return strings.Join([]string{r.pool.row.UID, r.ownerNS, string(r.owner.Kind), r.owner.UID, r.owner.Name, r.subnetUID,
 		r.space.Scope().String(), fmt.Sprint(r.space.Reserved().Ranges())}, "\x00")
 }
 
@@ -101,7 +101,7 @@ func (s *Service) claimIn(ctx context.Context, ext store.Ext, r claimRequest, un
 		}
 		row, err := s.insertAllocation(ctx, ext, store.AllocationRow{
 			Namespace: cp.row.Namespace, Name: allocationName(cp.row.Name, a), PoolUID: cp.row.UID, Address: a,
-			OwnerKind: r.owner.Kind, OwnerUID: r.owner.UID, OwnerName: r.owner.Name, OwnerNamespace: r.ownerNS,
+			OwnerKind: string(r.owner.Kind), OwnerUID: r.owner.UID, OwnerName: r.owner.Name, OwnerNamespace: r.ownerNS,
 			SubnetUID: r.subnetUID, CreatedBy: r.actor, SpecVersion: cp.row.SpecVersion,
 		}, cp.row.Name, r.quotaTx)
 		switch {
@@ -349,12 +349,12 @@ func (s *Service) Allocate(ctx context.Context, actor auth.Actor, in AllocateInp
 		}
 		r.actor = actor.Name
 		r.forward = &routing.Claim{PoolNamespace: cp.row.Namespace, Pool: cp.row.Name, PoolUID: cp.row.UID,
-			Within: in.Within, Reserved: in.Reserved, OwnerKind: r.owner.Kind, OwnerUID: r.owner.UID, OwnerName: r.owner.Name,
+			Within: in.Within, Reserved: in.Reserved, OwnerKind: string(r.owner.Kind), OwnerUID: r.owner.UID, OwnerName: r.owner.Name,
 			OwnerNamespace: r.ownerNS, Actor: r.actor}
 		a, err := s.claimOnce(ctx, r)
 		if errors.Is(err, ErrNotFound) && attempt == 0 {
 			if r.subnetUID != "" {
-				s.forgetSubnets(cp.row.Namespace, strings.TrimPrefix(cp.row.Name, "vpc-"))
+				s.forgetSubnets(cp.row.Namespace, vpcOfPool(cp.row))
 			}
 			continue
 		}
@@ -364,7 +364,7 @@ func (s *Service) Allocate(ctx context.Context, actor auth.Actor, in AllocateInp
 
 // madeBy says which operation makes the owners of each kind but
 // VirtualMachine.
-var madeBy = map[string]string{
+var madeBy = map[OwnerKind]string{
 	OwnerVPC:        "createVpc claims a VPC's router uplink",
 	OwnerNode:       "attachNode gives a host its address in a subnet",
 	OwnerFloatingIP: "claimFloatingIp claims a floating IP",
@@ -486,7 +486,7 @@ func (s *Service) Release(ctx context.Context, actor auth.Actor, in ReleaseInput
 				return false, err
 			}
 		}
-		key = store.OwnerKey{Namespace: ns, Kind: owner.Kind, UID: owner.UID, Ref: owner.ref()}
+		key = store.OwnerKey{Namespace: ns, Kind: string(owner.Kind), UID: owner.UID, Ref: owner.ref()}
 	}
 	_, err = s.release(ctx, cp, address, key, actor.Name)
 	if errors.Is(err, store.ErrNotFound) {

@@ -12,6 +12,7 @@ import (
 
 	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -341,7 +342,7 @@ func applyPrivatePool(ctx context.Context, tx *store.Tx, actor auth.Actor, in Pr
 		return "", conflict(PrivatePoolRefusal)
 	case err != nil:
 		return "", err
-	case vpc.Namespace != in.Namespace || "vpc-"+vpc.Name != in.Name:
+	case vpc.Namespace != in.Namespace || candidates.PrivatePoolName(vpc.Name) != in.Name:
 		return "", conflict(PrivatePoolRefusal)
 	}
 	pool, err := store.Pool(ctx, tx, in.Namespace, in.Name)

@@ -28,7 +28,7 @@ func TestBatchFailureClaimsAlone(t *testing.T) {
 	}
 	row := func(addr, uid, subnet string) store.AllocationRow {
 		return store.AllocationRow{Namespace: "acme/prod", Name: "vpc-main-" + addr, PoolUID: pool, Address: netip.MustParseAddr(addr),
-			OwnerKind: OwnerVirtualMachine, OwnerUID: uid, OwnerName: uid + "/0", OwnerNamespace: "acme/prod", SubnetUID: subnet, CreatedBy: "test"}
+			OwnerKind: string(OwnerVirtualMachine), OwnerUID: uid, OwnerName: uid + "/0", OwnerNamespace: "acme/prod", SubnetUID: subnet, CreatedBy: "test"}
 	}
 	c := svc.inserts
 	c.running = insertsInFlight // every slot taken: the two claims queue
@@ -101,7 +101,7 @@ func TestBatchOfOneAddressAuditsOnce(t *testing.T) {
 	}
 	row := func(addr, uid string) store.AllocationRow {
 		return store.AllocationRow{Namespace: "acme/prod", Name: "vpc-main-" + strings.ReplaceAll(addr, ".", "-"), PoolUID: pool, Address: netip.MustParseAddr(addr),
-			OwnerKind: OwnerVirtualMachine, OwnerUID: uid, OwnerName: uid + "/0", OwnerNamespace: "acme/prod", SubnetUID: subnet, CreatedBy: "test"}
+			OwnerKind: string(OwnerVirtualMachine), OwnerUID: uid, OwnerName: uid + "/0", OwnerNamespace: "acme/prod", SubnetUID: subnet, CreatedBy: "test"}
 	}
 	c := svc.inserts
 	c.running = insertsInFlight
@@ -160,7 +160,7 @@ func TestQueuedClaimGivesUp(t *testing.T) {
 	}
 	row := func(addr, uid string) store.AllocationRow {
 		return store.AllocationRow{Namespace: "acme/prod", Name: "vpc-main-" + strings.ReplaceAll(addr, ".", "-"), PoolUID: pool, Address: netip.MustParseAddr(addr),
-			OwnerKind: OwnerVirtualMachine, OwnerUID: uid, OwnerName: uid + "/0", OwnerNamespace: "acme/prod", SubnetUID: subnet, CreatedBy: "test"}
+			OwnerKind: string(OwnerVirtualMachine), OwnerUID: uid, OwnerName: uid + "/0", OwnerNamespace: "acme/prod", SubnetUID: subnet, CreatedBy: "test"}
 	}
 	// Another session holds 10.42.0.10, uncommitted: the batch of vm-a
 	// and vm-b waits for it.

@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"strings"
 	"time"
+
+	"pivirt.hu/ipam/internal/candidates"
 )
 
 // PoolKind says who made a pool and who may use it.
@@ -15,12 +17,16 @@ const (
 	Private PoolKind = "private" // a VPC's own range, made with the VPC
 )
 
-// Owner kinds (docs/allocation.md, "Owners").
+// OwnerKind says what an owner is (docs/allocation.md, "Owners"), and so
+// what its name is.
+type OwnerKind string
+
+// The four owner kinds.
 const (
-	OwnerVirtualMachine = "VirtualMachine" // name "<hostname>/<nic index>"
-	OwnerFloatingIP     = "FloatingIP"     // name: the floating IP's
-	OwnerVPC            = "VPC"            // name "router": the uplink
-	OwnerNode           = "Node"           // name "<subnet>": a host's own address
+	OwnerVirtualMachine OwnerKind = "VirtualMachine" // name "<hostname>/<nic index>"
+	OwnerFloatingIP     OwnerKind = "FloatingIP"     // name: the floating IP's
+	OwnerVPC            OwnerKind = "VPC"            // name "router": the uplink
+	OwnerNode           OwnerKind = "Node"           // name "<subnet>": a host's own address
 )
 
 // A Pool hands out addresses.
@@ -37,6 +43,15 @@ type Pool struct {
 	Labels    map[string]string
 	CreatedAt time.Time
 	CreatedBy string
+}
+
+// VPCName is the name of the VPC of a private pool, "" for a public pool.
+func (p Pool) VPCName() string {
+	if p.VPCUID == "" {
+		return ""
+	}
+	vpc, _ := candidates.PrivatePoolVPC(p.Name)
+	return vpc
 }
 
 // Usage is how full a pool or a subnet is.
@@ -58,7 +73,7 @@ func (u Usage) Utilization() float64 {
 // its uid and, for a VM, the NIC index of its name, for the other kinds its
 // whole name: a VM renamed is the same owner.
 type Owner struct {
-	Kind string
+	Kind OwnerKind
 	UID  string
 	Name string
 }
@@ -101,7 +116,7 @@ type VPC struct {
 }
 
 // PoolName returns the name of the VPC's private pool.
-func (v VPC) PoolName() string { return "vpc-" + v.Name }
+func (v VPC) PoolName() string { return candidates.PrivatePoolName(v.Name) }
 
 // A Subnet carves a VPC's prefix.
 type Subnet struct {

@@ -16,6 +16,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/ipam"
 )
 
@@ -344,7 +345,7 @@ func (c *checker) accept(before int, key, format, name string) bool {
 func madeByVPC(root *yaml.Node) bool {
 	metadata, spec := lookup(root, "metadata"), lookup(root, "spec")
 	name, refs := lookup(metadata, "name"), lookup(metadata, "ownerRefs")
-	if !isString(lookup(metadata, "namespace")) || !isString(name) || !strings.HasPrefix(name.Value, "vpc-") ||
+	if !isString(lookup(metadata, "namespace")) || !isString(name) || !isPrivatePoolName(name.Value) ||
 		refs == nil || refs.Kind != yaml.SequenceNode || len(refs.Content) != 1 {
 		return false
 	}
@@ -367,6 +368,13 @@ func madeByVPC(root *yaml.Node) bool {
 // isString reports whether n is a string that is not empty.
 func isString(n *yaml.Node) bool {
 	return n != nil && n.Kind == yaml.ScalarNode && n.Tag == "!!str" && n.Value != ""
+}
+
+// isPrivatePoolName reports whether name is named as a VPC's private pool
+// is (candidates.PrivatePoolName).
+func isPrivatePoolName(name string) bool {
+	_, ok := candidates.PrivatePoolVPC(name)
+	return ok
 }
 
 // isPrivate reports whether the pool of root is a private one: of kind
