@@ -177,7 +177,7 @@ func TestQueuedClaimGivesUp(t *testing.T) {
 	c.running = insertsInFlight
 	inFlight := queueClaims(t, t.Context(), c, []store.AllocationRow{row("10.42.0.10", "vm-a"), row("10.42.0.20", "vm-b")})
 	c.next()
-	pgtest.AwaitLockWait(t, db, "the batch of vm-a and vm-b")
+	pgtest.WaitForLock(t, db, "the batch of vm-a and vm-b", pgtest.LockWait{})
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()

@@ -133,7 +133,7 @@ func TestScrapeSharedStatements(t *testing.T) {
 			attach(t, svc, 12*round, 12)
 			close(done)
 		}()
-		pgtest.AwaitLockWaits(t, db, 4, "the inserts behind the subnet's row", done)
+		pgtest.WaitForLock(t, db, "the inserts behind the subnet's row", pgtest.LockWait{Sessions: 4}, done)
 		if err := tx.Commit(); err != nil {
 			t.Fatal(err)
 		}
