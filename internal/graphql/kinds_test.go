@@ -12,34 +12,8 @@ import (
 
 	"pivirt.hu/ipam/internal/graphql/engine"
 	"pivirt.hu/ipam/internal/schema"
+	"pivirt.hu/ipam/internal/schema/schematest"
 )
-
-// exampleSchema is the example schema of sites and VLANs.
-const exampleSchema = `version: "1.0"
-generics:
-  - name: Endpoint
-    namespace: Dcim
-    attributes:
-      - {name: name, kind: Text}
-nodes:
-  - name: Site
-    namespace: Location
-    attributes:
-      - {name: name, kind: Text, unique: true}
-  - name: VLAN
-    namespace: Ipam
-    display_label: "{{ name__value }}"
-    attributes:
-      - {name: name, kind: Text}
-      - {name: vlan_id, kind: Number}
-      - {name: role, kind: Dropdown, optional: true, choices: [{name: user}, {name: voice}]}
-      - {name: tags, kind: List, optional: true}
-    relationships:
-      - {name: site, peer: LocationSite, cardinality: one, optional: false}
-      - {name: endpoints, peer: DcimEndpoint, cardinality: many}
-    uniqueness_constraints:
-      - ["site", "vlan_id__value"]
-`
 
 // interfaces adds a node of the example's generic, so that VLANs have
 // endpoints.
@@ -125,7 +99,7 @@ func (e *env) site(name string) string {
 // codes.
 func TestExampleSchema(t *testing.T) {
 	e := newEnv(t)
-	loaded := e.load(exampleSchema)
+	loaded := e.load(schematest.Example)
 	var added []string
 	for _, c := range loaded.SchemaLoad.Added {
 		added = append(added, c.Element+" "+c.Kind+"."+deref(c.Name))
@@ -363,7 +337,7 @@ func (e *env) schemaIDs() map[string]string {
 // fields and filters follow, and the objects keep their values.
 func TestRenamesAndRemovals(t *testing.T) {
 	e := newEnv(t)
-	e.load(exampleSchema)
+	e.load(schematest.Example)
 	e.load(interfaces)
 	site := e.site("site-a")
 	vlan := e.create("IpamVLAN", `{name: {value: "users"}, vlan_id: {value: 100}, role: {value: "user"}, site: {id: "`+site+`"}}`)
@@ -442,7 +416,7 @@ nodes:
 // could not name.
 func TestSchemaRefusals(t *testing.T) {
 	e := newEnv(t)
-	e.load(exampleSchema)
+	e.load(schematest.Example)
 	siteA, siteB := e.site("site-a"), e.site("site-b")
 	v1 := e.create("IpamVLAN", `{name: {value: "users"}, vlan_id: {value: 100}, site: {id: "`+siteA+`"}}`)
 	v2 := e.create("IpamVLAN", `{name: {value: "users"}, vlan_id: {value: 100}, site: {id: "`+siteB+`"}}`)
@@ -514,7 +488,7 @@ func TestKindsSnapshot(t *testing.T) {
 		Schema introspectedSchema `json:"__schema"`
 	}
 	e.ok("op", standardIntrospection, &base)
-	e.load(exampleSchema)
+	e.load(schematest.Example)
 	e.load(interfaces)
 	e.ok("op", standardIntrospection, &full)
 	got := printSDL(generatedPart(full.Schema, base.Schema))
@@ -564,7 +538,7 @@ func generatedPart(s, base introspectedSchema) introspectedSchema {
 // not build is served without its kinds, and logged.
 func TestRebuild(t *testing.T) {
 	e := newEnv(t)
-	e.load(exampleSchema)
+	e.load(schematest.Example)
 	vlanID := e.schemaIDs()["IpamVLAN.vlan_id"]
 	fields := func(attribute string) string {
 		return strings.Join(slices.Sorted(slices.Values([]string{"id", "display_label", "name", attribute, "role", "tags", "site", "endpoints"})), " ")

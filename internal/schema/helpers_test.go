@@ -2,22 +2,13 @@ package schema
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"pivirt.hu/ipam/internal/schema/schematest"
 )
 
 // seedExample is the example schema of sites and VLANs.
-var seedExample = readTestdata("vlans.yaml")
-
-// readTestdata returns a file of testdata.
-func readTestdata(name string) []byte {
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
+var seedExample = []byte(schematest.Example)
 
 // sequentialIDs returns a newID that gives id-1, id-2…
 func sequentialIDs() func() string { return idsFrom("id") }
