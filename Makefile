@@ -95,7 +95,7 @@ fuzz: $(WASM)
 soak: setup $(WASM)
 	IPAM_SOAK=$(SOAK) $(GO) test -count=1 -run '^TestLoad$$' -v -timeout $(SOAK_TIMEOUT) ./internal/reliability
 
-## bench: the measurements of issue 5 (cmd/ipambench, a module of its own so
+## bench: the measurements of docs/benchmarks.md (cmd/ipambench, a module of its own so
 ## that go-ipam's dependencies stay out of go.mod): the floor, claims at every
 ## fill level, 16 clients, 2 processes, churn, go-ipam, the WASM preview and
 ## the pool page, on a PostgreSQL of its own; prints a Markdown table.

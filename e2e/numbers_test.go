@@ -10,7 +10,7 @@ import (
 	"github.com/playwright-community/playwright-go"
 )
 
-// sitesSchema is the seed's example on main: sites, and VLANs with a
+// sitesSchema is the example on main: sites, and VLANs with a
 // required site of cardinality one and an optional role.
 const sitesSchema = `version: "1.0"
 nodes:
@@ -135,7 +135,7 @@ func createVLAN(t *testing.T, page playwright.Page, base, branch, name string, a
 	}
 }
 
-// TestOperatorAllocatesVLANsPerSite walks an operator through issue 13:
+// TestOperatorAllocatesVLANsPerSite walks an operator through number pools:
 // a branch, a schema change loaded on it, a number pool scoped by site,
 // VLANs of two sites from it as the page predicted, the pool's allocation
 // scopes sorted, searched and opened, the branch merged, and a merge

@@ -63,7 +63,7 @@ func (c phoneCheck) axe(t *testing.T, page playwright.Page, name string) {
 // TestOperatorSetsAQuota: on a phone in dark mode without JavaScript, the
 // operator reaches the quotas from the navigation, has a limit refused
 // beside its field, sets a quota with the keyboard, sees the tenant's
-// claim past it refused on the VPC page in the words, and unsets
+// claim past it refused on the VPC page, word for word, and unsets
 // it after confirming.
 func TestOperatorSetsAQuota(t *testing.T) {
 	srv := startServer(t)

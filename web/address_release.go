@@ -26,7 +26,7 @@ func (s *Server) addressRelease(w http.ResponseWriter, r *http.Request) {
 		s.failed(w, r, err)
 		return
 	}
-	owner := ipam.Owner{Kind: formValue(r, "kind"), UID: formValue(r, "uid"), Name: formValue(r, "owner")}
+	owner := ipam.Owner{Kind: ipam.OwnerKind(formValue(r, "kind")), UID: formValue(r, "uid"), Name: formValue(r, "owner")}
 	released, err := s.ipam.ReleaseAddress(r.Context(), actor, ipam.ReleaseAddressInput{
 		Namespace: namespace, Pool: pool, Address: address, Owner: owner, OwnerNamespace: formValue(r, "ownerNamespace"),
 	})

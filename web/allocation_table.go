@@ -49,7 +49,7 @@ func (s *Server) allocationTable(r *http.Request, href string, pool ipam.Pool, w
 	for _, row := range t.Rows {
 		ar := views.AllocationRow{TableRow: row}
 		if row.Subnet != "" && pool.VPCUID != "" {
-			ar.SubnetHref = views.SubnetHref(ipam.Subnet{Namespace: pool.Namespace, VPC: strings.TrimPrefix(pool.Name, "vpc-"), Name: row.Subnet})
+			ar.SubnetHref = views.SubnetHref(ipam.Subnet{Namespace: pool.Namespace, VPC: pool.VPCName(), Name: row.Subnet})
 		}
 		if row.Allocation != nil && row.VPC.Name != "" {
 			ar.OwnerHref = vpcHref(row.VPC)

@@ -114,8 +114,8 @@ func hrefsIn(p htmlPage, id string) []string {
 
 // TestSubnetTableShowsFreeRuns: a subnet's table lists its allocations
 // with their namespace and owner, linked to the VPC page that shows them,
-// and the run of free addresses after them as a row of its own, in the
-// issue's words.
+// and the run of free addresses after them as a row of its own, word for
+// word.
 func TestSubnetTableShowsFreeRuns(t *testing.T) {
 	c := newTableConsole(t)
 	status, body := c.get(t, "/subnets/acme/prod/main/web", c.acme)

@@ -12,7 +12,7 @@ import (
 	"pivirt.hu/ipam/internal/schema"
 )
 
-// kindsSchema is the seed's IpamVLAN, with a required site of
+// kindsSchema is IpamVLAN, with a required site of
 // cardinality one and an attribute of each kind the object form draws.
 const kindsSchema = `version: "1.0"
 nodes:

@@ -17,7 +17,7 @@ import (
 	"pivirt.hu/ipam/internal/numbers"
 )
 
-// vlanPool creates the seed's pool of IpamVLAN.vlan_id with the scope.
+// vlanPool creates a pool of IpamVLAN.vlan_id with the scope.
 func (c kindsConsole) vlanPool(t testing.TB, name string, ranges []numbers.Range, scope ...string) numbers.Pool {
 	t.Helper()
 	p, err := c.nums.CreatePool(t.Context(), auth.System, numbers.PoolInput{Name: name, Node: "IpamVLAN", NodeAttribute: "vlan_id", Ranges: ranges,

@@ -12,8 +12,8 @@ import (
 // TestQuotasPage: the operator's quotas page lists, sets (with the
 // refusals beside their fields), fills the form to edit, and unsets after
 // a confirmation; tenants neither see it in the navigation nor reach it;
-// a tenant's claim past a quota is refused on the VPC page in the issue's
-// words.
+// a tenant's claim past a quota is refused on the VPC page, word for
+// word.
 func TestQuotasPage(t *testing.T) {
 	c := newConsoleWithData(t)
 	status, body := c.get(t, "/quotas", c.op)

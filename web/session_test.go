@@ -583,7 +583,7 @@ func TestSessionReadHonoursTheRequestsContext(t *testing.T) {
 		defer close(done)
 		h.ServeHTTP(httptest.NewRecorder(), req)
 	}()
-	pgtest.AwaitLockWait(t, db, "the request's read of its session", done)
+	pgtest.WaitForLock(t, db, "the request's read of its session", pgtest.LockWait{}, done)
 	cancel()
 	// The lock is held until the test ends: the bound only turns a
 	// request that waits for it into a failure.

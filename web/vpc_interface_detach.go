@@ -36,7 +36,7 @@ func (s *Server) vpcInterfaceDetachForm(w http.ResponseWriter, r *http.Request, 
 func (s *Server) detachProps(r *http.Request, v ipam.VPC, owner ipam.Owner, address, subnet string) views.ConfirmProps {
 	object := views.OwnerObject(ipam.Allocation{Owner: owner})
 	p := s.vpcConfirmProps(r, v, "Detach "+object+"?", views.ConfirmDetach, url.Values{
-		"kind": {owner.Kind}, "uid": {owner.UID}, "owner": {owner.Name}, "address": {address}, "subnet": {subnet},
+		"kind": {string(owner.Kind)}, "uid": {owner.UID}, "owner": {owner.Name}, "address": {address}, "subnet": {subnet},
 	})
 	p.Verb, p.Object = "Detach", object
 	return p
@@ -60,7 +60,7 @@ func (s *Server) subnetName(r *http.Request, v ipam.VPC, uid string) (string, er
 // what was released.
 func (s *Server) vpcInterfaceDetach(w http.ResponseWriter, r *http.Request, v ipam.VPC) {
 	actor, _ := actorFrom(r.Context())
-	owner := ipam.Owner{Kind: formValue(r, "kind"), UID: formValue(r, "uid"), Name: formValue(r, "owner")}
+	owner := ipam.Owner{Kind: ipam.OwnerKind(formValue(r, "kind")), UID: formValue(r, "uid"), Name: formValue(r, "owner")}
 	address, subnet := formValue(r, "address"), formValue(r, "subnet")
 	var released bool
 	var err error

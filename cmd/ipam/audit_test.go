@@ -11,6 +11,7 @@ import (
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/schema"
+	"pivirt.hu/ipam/internal/schema/schematest"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -154,7 +155,7 @@ func TestAuditCommandBranches(t *testing.T) {
 	svc := openBranches(t, url)
 	ctx := t.Context()
 	op := auth.Actor{Name: "op", Role: auth.Operator}
-	f, err := schema.Parse("vlans.yaml", []byte(vlanSchema))
+	f, err := schema.Parse("vlans.yaml", []byte(schematest.Example))
 	if err != nil {
 		t.Fatal(err)
 	}

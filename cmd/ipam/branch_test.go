@@ -9,6 +9,7 @@ import (
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/schema/schematest"
 )
 
 // branchedFrom is a branch's branch point as ipam branch prints it, read
@@ -50,7 +51,7 @@ func objectCount(t *testing.T, url, branchName, kind string) int {
 func TestBranchCommands(t *testing.T) {
 	url := pgtest.NewURL(t)
 	env := []string{"DATABASE_URL=" + url}
-	mustRun(t, "", env, "schema", "load", writeFile(t, t.TempDir(), "vlans.yaml", vlanSchema))
+	mustRun(t, "", env, "schema", "load", writeFile(t, t.TempDir(), "vlans.yaml", schematest.Example))
 	// Each write through a service of its own, as another process would,
 	// which knows the branches and schemas the commands changed.
 	ctx := t.Context()

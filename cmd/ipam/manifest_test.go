@@ -15,7 +15,8 @@ import (
 	"pivirt.hu/ipam/internal/store"
 )
 
-// The seed's example manifests, verbatim, shared with the parser's tests.
+// The example manifests of internal/manifest/testdata, shared with the
+// parser's tests.
 var (
 	seedPublicPool  = seedManifest("seed-public-pool.yaml")
 	seedPrivatePool = seedManifest("seed-private-pool.yaml")
@@ -128,9 +129,9 @@ func TestApplyAllOrNothing(t *testing.T) {
 			"ipam: document 2 (line 14): spec.cidr: cidr 10.0.0.5/24 has host bits set; did you mean 10.0.0.0/24?\n"},
 		{"document 2 overlapping document 1", second("  cidr: 203.0.113.128/25\n  kind: public\n"),
 			"ipam: ipampool/edge: cidr 203.0.113.128/25 overlaps public pool public-zone-a (203.0.113.0/24)\n"},
-		{"the seed's private pool", seedPrivatePool, "ipam: private pools are created for each VPC; create a VPC instead\n"},
-		{"the seed's allocation", seedAllocation, "ipam: allocations are made by Allocate, never applied\n"},
-		{"the seed's three documents", seedPublicPool + "---\n" + seedPrivatePool + "---\n" + seedAllocation,
+		{"the example private pool", seedPrivatePool, "ipam: private pools are created for each VPC; create a VPC instead\n"},
+		{"the example allocation", seedAllocation, "ipam: allocations are made by Allocate, never applied\n"},
+		{"the three example documents", seedPublicPool + "---\n" + seedPrivatePool + "---\n" + seedAllocation,
 			"ipam: document 2 (line 16): private pools are created for each VPC; create a VPC instead\n" +
 				"document 3 (line 28): allocations are made by Allocate, never applied\n"},
 		{"a VPC name too long for its pool, in document 2", seedPublicPool + "---\napiVersion: pivirt.hu/v1\nkind: VPC\nmetadata:\n  name: " + strings.Repeat("v", 60) +
@@ -189,8 +190,8 @@ func TestApplyAndGetMistakes(t *testing.T) {
 	}
 }
 
-// TestGet prints what a VPC with a subnet and a VM holds, after the seed's
-// public pool was applied.
+// TestGet prints what a VPC with a subnet and a VM holds, after the
+// example public pool was applied.
 func TestGet(t *testing.T) {
 	url := pgtest.NewURL(t)
 	svc := openIPAM(t, url)

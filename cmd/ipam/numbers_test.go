@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/schema/schematest"
 )
 
 // TestTwoServeProcessesNumberPool runs two ipam serve processes on one
@@ -20,7 +21,7 @@ func TestTwoServeProcessesNumberPool(t *testing.T) {
 	env := []string{"DATABASE_URL=" + url}
 	token := operatorToken(t, env)
 	dir := t.TempDir()
-	mustRun(t, "", env, "schema", "load", writeFile(t, dir, "vlans.yaml", vlanSchema))
+	mustRun(t, "", env, "schema", "load", writeFile(t, dir, "vlans.yaml", schematest.Example))
 	var bases []string
 	for range 2 {
 		p := start(t, env, "serve", "--listen", "127.0.0.1:0")

@@ -11,7 +11,7 @@ import (
 var updated = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`)
 
 // TestQuotaCommands sets, changes, lists and unsets quotas with ipam
-// quota, has a manifest refused past one in the issue's words, and has
+// quota, has a manifest refused past one word for word, and has
 // mistakes of the command line and of the limits refused.
 func TestQuotaCommands(t *testing.T) {
 	url := pgtest.NewURL(t)

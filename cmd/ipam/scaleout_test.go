@@ -15,6 +15,7 @@ import (
 
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/schema/schematest"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -172,7 +173,7 @@ func TestTwoServeProcessesSchemaOfKinds(t *testing.T) {
 		}
 	}
 
-	mustRun(t, "", env, "schema", "load", writeFile(t, t.TempDir(), "vlans.yaml", vlanSchema))
+	mustRun(t, "", env, "schema", "load", writeFile(t, t.TempDir(), "vlans.yaml", schematest.Example))
 	loaded := time.Now()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()

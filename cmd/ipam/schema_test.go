@@ -14,35 +14,9 @@ import (
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/schema"
+	"pivirt.hu/ipam/internal/schema/schematest"
 	"pivirt.hu/ipam/internal/store"
 )
-
-// vlanSchema is the example schema of issue 11, verbatim.
-const vlanSchema = `version: "1.0"
-generics:
-  - name: Endpoint
-    namespace: Dcim
-    attributes:
-      - {name: name, kind: Text}
-nodes:
-  - name: Site
-    namespace: Location
-    attributes:
-      - {name: name, kind: Text, unique: true}
-  - name: VLAN
-    namespace: Ipam
-    display_label: "{{ name__value }}"
-    attributes:
-      - {name: name, kind: Text}
-      - {name: vlan_id, kind: Number}
-      - {name: role, kind: Dropdown, optional: true, choices: [{name: user}, {name: voice}]}
-      - {name: tags, kind: List, optional: true}
-    relationships:
-      - {name: site, peer: LocationSite, cardinality: one, optional: false}
-      - {name: endpoints, peer: DcimEndpoint, cardinality: many}
-    uniqueness_constraints:
-      - ["site", "vlan_id__value"]
-`
 
 // rackSchema adds a kind with a relationship to the example's sites.
 const rackSchema = `version: "1.0"
@@ -145,7 +119,7 @@ func wantRun(t *testing.T, env []string, wantCode int, wantStdout, wantStderr st
 	}
 }
 
-// TestSchemaLoadAndGet loads the issue's example with ipam schema load,
+// TestSchemaLoadAndGet loads the example schema with ipam schema load,
 // prints it back with ipam schema get in both forms and loads that again
 // (no change), renames, removes and adds elements in two files at once,
 // and has loads refused for their files, for the objects stored and for
@@ -155,7 +129,7 @@ func TestSchemaLoadAndGet(t *testing.T) {
 	env := []string{"DATABASE_URL=" + url}
 	dir := t.TempDir()
 
-	out := mustRun(t, "", env, "schema", "load", writeFile(t, dir, "vlans.yaml", vlanSchema))
+	out := mustRun(t, "", env, "schema", "load", writeFile(t, dir, "vlans.yaml", schematest.Example))
 	ids := schemaIDs(t, env)
 	added := func(typ, element string) string { return "added " + typ + " " + element + " (id " + ids[element] + ")" }
 	want := lines(

@@ -14,7 +14,7 @@ import (
 // minutes), so that every slice of claims meets writes.
 const historyEvery = time.Second
 
-// historyResult is issue 15's measurement: 16 clients' claims while the
+// historyResult is the measurement of 16 clients' claims while the
 // usage history is written.
 type historyResult struct {
 	conc16, floor figure
@@ -33,8 +33,8 @@ type historyResult struct {
 // floor as the 16-client measurement does, while a goroutine writes the
 // usage history (ipam.Service.RecordUsage: every pool's and subnet's row
 // of the hour and the day, and the claims counted from the audit log)
-// every historyEvery: issue 15 wants claims to stay within the targets
-// of the performance issue while the history is written.
+// every historyEvery: claims stay within the targets of docs/benchmarks.md
+// while the history is written.
 func historyUnderClaims(ctx context.Context, cfg config, svc *ipam.Service, db *store.DB) (historyResult, error) {
 	var res historyResult
 	wctx, stop := context.WithCancel(ctx)

@@ -21,16 +21,16 @@ import (
 	"pivirt.hu/ipam/internal/store"
 )
 
-// The measurements of number pools (issue 12), through the domain layer
+// The measurements of number pools (docs/benchmarks.md), through the domain layer
 // (numbers.Service), as ours.go measures IP claims through ipam.Service:
 // VLANs of a site with their vlan_id from a pool scoped by site, against
 // the same creates with the number given, and against a pool whose
 // allocations are serialised on a lock of its row.
 
-// numbersSchema is issue 11's example schema of sites and VLANs (the seed's
-// IpamVLAN with a required site of cardinality one), without its
-// uniqueness constraint on site and vlan_id: the seed leaves it to the
-// user, and without it a number handed out twice in a site is stored,
+// numbersSchema is the example schema of sites and VLANs (IpamVLAN with a
+// required site of cardinality one, docs/numbers.md), without its
+// uniqueness constraint on site and vlan_id: that constraint is the user's
+// choice, and without it a number handed out twice in a site is stored,
 // where the bench counts it, rather than refused by the constraint.
 const numbersSchema = `version: "1.0"
 generics:
@@ -107,7 +107,7 @@ type numbersResult struct {
 }
 
 // numberBench is a service of number pools on the bench's database, with
-// issue 11's schema loaded and one pool of VLAN ids scoped by site.
+// numbersSchema loaded and one pool of VLAN ids scoped by site.
 type numberBench struct {
 	svc  *numbers.Service
 	db   *store.DB

@@ -83,11 +83,11 @@ func (s subnet) fill(ctx context.Context, db *store.DB, offsets []int) error {
 // a suffix, at the offsets of the pool's prefix, then vacuums and
 // analyses the table as autovacuum would have done while a real pool
 // filled up.
-func fillPool(ctx context.Context, db *store.DB, poolUID string, offsets []int, kind, suffix, ownerNS string, subnetUID any) error {
+func fillPool(ctx context.Context, db *store.DB, poolUID string, offsets []int, kind ipam.OwnerKind, suffix, ownerNS string, subnetUID any) error {
 	if len(offsets) == 0 {
 		return nil
 	}
-	if _, err := db.ExecContext(ctx, fillSQL, poolUID, pq.Array(offsets), kind, suffix, ownerNS, subnetUID); err != nil {
+	if _, err := db.ExecContext(ctx, fillSQL, poolUID, pq.Array(offsets), string(kind), suffix, ownerNS, subnetUID); err != nil {
 		return fmt.Errorf("filling pool %s: %w", poolUID, err)
 	}
 	return vacuum(ctx, db)
@@ -205,7 +205,7 @@ type oursResult struct {
 	conc16Stmts  float64
 	conc16Lowest bool
 
-	// procs2x8 and procs4x4 are 2 processes × 8 clients and 4 × 4 (issue 14).
+	// procs2x8 and procs4x4 are 2 processes × 8 clients and 4 × 4.
 	procs2x8, procs4x4 procsResult
 
 	churnClaim, churnRelease figure

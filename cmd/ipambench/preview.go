@@ -157,8 +157,7 @@ func (p previewResult) page() previewForm { return p.forms[len(p.forms)-1] }
 
 // preview times, in node, the next 8 candidates of a /16 with 60 000
 // (config.previewTaken) taken in fragments, as the page asks for them, in each form this tree
-// offers: the taken ranges as a JSON list (the page's form before issue
-// 5), as one takenRanges string in the JSON, and as the page passes them
+// offers: the taken ranges as a JSON list (the page's first form), as one takenRanges string in the JSON, and as the page passes them
 // now, one string beside the JSON that the module parses once and keeps.
 func preview(ctx context.Context, cfg config, m *wasmModule) (previewResult, error) {
 	out := previewResult{taken: cfg.previewTaken, wasmBytes: m.size}

@@ -96,7 +96,7 @@ func cpuBusy(d time.Duration) float64 {
 	return 100 * float64(b1-b0) / float64(t1-t0)
 }
 
-// A target of an issue and whether it holds.
+// A target of docs/benchmarks.md and whether it holds.
 type target struct {
 	name, measured string
 	holds          bool
@@ -238,10 +238,10 @@ func (r *report) targets() []target {
 	}
 	if h := r.history; h != nil {
 		ts = append(ts,
-			target{fmt.Sprintf("16 clients while the usage history is written every %s: throughput ≥ 0.7 × the floor's with 16 clients (issue 15; the 16 clients' target)", historyEvery),
+			target{fmt.Sprintf("16 clients while the usage history is written every %s: throughput ≥ 0.7 × the floor's with 16 clients (the 16 clients' target)", historyEvery),
 				fmt.Sprintf("%.2f ×", h.ratio), h.ratio >= 0.7},
-			target{"the same: p99 ≤ 10 × p50 (issue 15)", fmt.Sprintf("%.1f ×", ratio(h.conc16.P99, h.conc16.P50)), ratio(h.conc16.P99, h.conc16.P50) <= 10},
-			target{"the same: 0 duplicates, the lowest candidates, no history row per claim (one an hour and one a day per object) (issue 15)",
+			target{"the same: p99 ≤ 10 × p50", fmt.Sprintf("%.1f ×", ratio(h.conc16.P99, h.conc16.P50)), ratio(h.conc16.P99, h.conc16.P50) <= 10},
+			target{"the same: 0 duplicates, the lowest candidates, no history row per claim (one an hour and one a day per object)",
 				fmt.Sprintf("%d duplicates, lowest candidates: %s; %d rows of %d objects over %d hours, %d writes", h.duplicates, yes(h.lowest), h.rows, h.objects, h.hours, h.writes),
 				h.duplicates == 0 && h.lowest && h.rowsBounded()})
 	}
@@ -256,7 +256,7 @@ func (r *report) targets() []target {
 		ts = append(ts, target{"WASM preview ≤ 5 ms per call at p50", fmt.Sprintf("%.2f ms (%s)", p, form), p <= 5})
 	}
 	if p, ok := r.numbersPreviewP50(); ok {
-		ts = append(ts, target{"WASM next number of a division with 4 000 of 4 094 taken ≤ 1 ms per call at p50 (issue 12)",
+		ts = append(ts, target{"WASM next number of a division with 4 000 of 4 094 taken ≤ 1 ms per call at p50",
 			fmt.Sprintf("%.2f ms (%s)", p, r.numbersPreview.keyForm().name), p <= 1})
 	}
 	if q, ok := r.pageRatio(); ok {
@@ -266,42 +266,42 @@ func (r *report) targets() []target {
 		q2, q4 := ratio(o.procs2x8.f.PerSec, r.floor16.PerSec), ratio(o.procs4x4.f.PerSec, r.floor16.PerSec)
 		worst := max(o.procs2x8.stmts, o.procs4x4.stmts)
 		ts = append(ts,
-			target{"2 processes × 8 clients on one fresh subnet: throughput ≥ 0.6 × the floor's with 16 clients (issue 14)", fmt.Sprintf("%.2f ×", q2), q2 >= 0.6},
-			target{"4 processes × 4 clients: throughput ≥ 0.5 × the floor's with 16 clients (issue 14)", fmt.Sprintf("%.2f ×", q4), q4 >= 0.5},
-			target{"statements per claim in those runs ≤ 1.2 (issue 14)", fmt.Sprintf("%.2f at worst", worst), worst <= 1.2})
+			target{"2 processes × 8 clients on one fresh subnet: throughput ≥ 0.6 × the floor's with 16 clients", fmt.Sprintf("%.2f ×", q2), q2 >= 0.6},
+			target{"4 processes × 4 clients: throughput ≥ 0.5 × the floor's with 16 clients", fmt.Sprintf("%.2f ×", q4), q4 >= 0.5},
+			target{"statements per claim in those runs ≤ 1.2", fmt.Sprintf("%.2f at worst", worst), worst <= 1.2})
 	}
 	if o := r.ours; o != nil && r.floor16 != nil && o.churn16.Runs > 0 {
 		q := ratio(o.churn16.PerSec, r.floor16.PerSec)
-		ts = append(ts, target{"release-then-claim pairs with 16 clients ≥ 0.35 × the floor's inserts with 16 clients (issue 14)", fmt.Sprintf("%.2f ×", q), q >= 0.35})
+		ts = append(ts, target{"release-then-claim pairs with 16 clients ≥ 0.35 × the floor's inserts with 16 clients", fmt.Sprintf("%.2f ×", q), q >= 0.35})
 	}
 	if v := r.vpcRead; v != nil {
 		ts = append(ts,
-			target{"reading a VPC with its subnets' usage (GraphQL and the console's VPC page, the worse) with 1 000 000 allocations in a /10 ≤ 2 × with 1 000 (issue 14)",
+			target{"reading a VPC with its subnets' usage (GraphQL and the console's VPC page, the worse) with 1 000 000 allocations in a /10 ≤ 2 × with 1 000",
 				fmt.Sprintf("%.2f × (GraphQL %.2f ×, page %.2f ×)", v.ratio(), v.gqlRatio, v.pageRatio), v.ratio() <= 2},
-			target{"a process's first use of the pool of 1 000 000 allocations (its view loaded) ≤ 500 ms (issue 14)",
+			target{"a process's first use of the pool of 1 000 000 allocations (its view loaded) ≤ 500 ms",
 				msf(v.viewLoad.P50), v.viewLoad.P50 <= 500},
 			target{fmt.Sprintf("the subnet's page at the middle page of its allocation table (page %d of a /10 holding %d allocations) ≤ 2 × at page %d of one holding %d",
 				v.tablePages[1], v.sizes[1], v.tablePages[0], v.sizes[0]), fmt.Sprintf("%.2f ×", v.tableRatio), v.tableRatio <= 2})
 	}
 	if sr := r.search; sr != nil {
 		kind, worst := sr.slowest()
-		ts = append(ts, target{fmt.Sprintf("search on %d allocations and %d objects of kinds (the console's search page): p50 ≤ 20 ms for each kind of query, addresses held and free, prefixes, hostnames, uids, a namespace (issue 15), the start of an address, a VLAN number, a site's name, a display label, a Text value", sr.size, sr.objects),
+		ts = append(ts, target{fmt.Sprintf("search on %d allocations and %d objects of kinds (the console's search page): p50 ≤ 20 ms for each kind of query, addresses held and free, prefixes, hostnames, uids, a namespace, the start of an address, a VLAN number, a site's name, a display label, a Text value", sr.size, sr.objects),
 			fmt.Sprintf("%s at worst (%s); the mix %s, p99 %s", msf(worst.P50), kind, msf(sr.page.P50), msf(sr.page.P99)), worst.P50 <= 20})
 	}
 	if b := r.pgbouncer; b != nil {
-		ts = append(ts, target{"16 clients through PgBouncer in transaction mode: throughput ≥ 0.7 × the same claims straight to PostgreSQL (issue 14)",
+		ts = append(ts, target{"16 clients through PgBouncer in transaction mode: throughput ≥ 0.7 × the same claims straight to PostgreSQL",
 			fmt.Sprintf("%.2f × (0 duplicates, lowest candidates: %s)", b.ratio, yes(b.lowest && b.duplicates == 0)), b.ratio >= 0.7 && b.lowest && b.duplicates == 0})
 	}
 	if n := r.numbers; n != nil {
 		w, pct, _ := r.fromPoolRatio()
 		ts = append(ts,
-			target{"a VLAN created with from_pool: p50 ≤ 1.5 × the same create with the number given, in a division of 4 094 0 %, 50 % and 99 % full (issue 12)",
+			target{"a VLAN created with from_pool: p50 ≤ 1.5 × the same create with the number given, in a division of 4 094 0 %, 50 % and 99 % full",
 				fmt.Sprintf("%.2f × at worst (%d %% full)", w, pct), w <= 1.5},
-			target{"16 clients, each in its own division of one pool: throughput ≥ 4 × a pool whose allocations wait for a lock of its row (issue 12)",
+			target{"16 clients, each in its own division of one pool: throughput ≥ 4 × a pool whose allocations wait for a lock of its row",
 				fmt.Sprintf("%.2f ×", n.lockRatio), n.lockRatio >= 4},
-			target{"16 clients in one division: throughput ≥ 0.5 × 16 clients in 16 divisions (issue 12)",
+			target{"16 clients in one division: throughput ≥ 0.5 × 16 clients in 16 divisions",
 				fmt.Sprintf("%.2f ×", n.oneRatio), n.oneRatio >= 0.5},
-			target{"number pools: 0 numbers held twice in a division, in every measurement and by 2 processes × 8 clients in one division (issue 12)",
+			target{"number pools: 0 numbers held twice in a division, in every measurement and by 2 processes × 8 clients in one division",
 				fmt.Sprintf("%d; every division exactly its lowest numbers: %s; from_pool creates not given the lowest free number: %d", n.duplicates, yes(n.lowest), n.misses),
 				n.duplicates == 0 && n.lowest && n.misses == 0})
 	}

@@ -10,7 +10,7 @@ import (
 	"pivirt.hu/ipam/internal/store"
 )
 
-// The figures of issue 11 (docs/benchmarks.md): a branch's creation on a
+// The figures of docs/benchmarks.md ("Branches and objects of kinds"): a branch's creation on a
 // database of 100 objects and of 100 000, a read by id on a branch and on
 // main, a merge of 100 changes into 100 and into 100 000 objects. Run:
 //

@@ -281,7 +281,8 @@ func TestMergeConflicts(t *testing.T) {
 	}
 }
 
-// TestUniquenessAtMerge: the seed's case. One branch changes a VLAN's
+// TestUniquenessAtMerge: the case of docs/numbers.md, "Merges can still
+// leave duplicates". One branch changes a VLAN's
 // number, another moves the VLAN of that number to the same site: each
 // branch holds its constraint, the second merge would break it on main and
 // is refused naming the constraint and both VLANs.

@@ -10,6 +10,7 @@ import (
 	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/schema"
+	"pivirt.hu/ipam/internal/schema/schematest"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -37,22 +38,7 @@ func TestBranchDiffNumbers(t *testing.T) {
 	})
 	op := auth.Actor{Name: "op", Role: auth.Operator}
 	branches := svc.Branches()
-	f, err := schema.Parse("vlans.yaml", []byte(`version: "1.0"
-nodes:
-  - name: Site
-    namespace: Location
-    display_label: "{{ name__value }}"
-    attributes:
-      - {name: name, kind: Text, unique: true}
-  - name: VLAN
-    namespace: Ipam
-    display_label: "{{ name__value }}"
-    attributes:
-      - {name: name, kind: Text}
-      - {name: vlan_id, kind: Number, optional: true}
-    relationships:
-      - {name: site, peer: LocationSite, cardinality: one, optional: false}
-`))
+	f, err := schema.Parse("vlans.yaml", []byte(schematest.SitesAndVLANs))
 	if err != nil {
 		t.Fatal(err)
 	}

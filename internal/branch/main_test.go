@@ -8,6 +8,7 @@ import (
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/schema"
+	"pivirt.hu/ipam/internal/schema/schematest"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -78,37 +79,8 @@ func wantRefusal(t testing.TB, err, want error, msg string) string {
 	return err.Error()
 }
 
-// vlans is the example schema of issue 11, with a node of the generic.
-const vlans = `version: "1.0"
-generics:
-  - name: Endpoint
-    namespace: Dcim
-    attributes:
-      - {name: name, kind: Text}
-nodes:
-  - name: Site
-    namespace: Location
-    attributes:
-      - {name: name, kind: Text, unique: true}
-  - name: Interface
-    namespace: Dcim
-    inherit_from: [DcimEndpoint]
-    attributes:
-      - {name: speed, kind: Number, optional: true}
-  - name: VLAN
-    namespace: Ipam
-    display_label: "{{ name__value }}"
-    attributes:
-      - {name: name, kind: Text}
-      - {name: vlan_id, kind: Number}
-      - {name: role, kind: Dropdown, optional: true, choices: [{name: user}, {name: voice}]}
-      - {name: tags, kind: List, optional: true}
-    relationships:
-      - {name: site, peer: LocationSite, cardinality: one, optional: false}
-      - {name: endpoints, peer: DcimEndpoint, cardinality: many}
-    uniqueness_constraints:
-      - ["site", "vlan_id__value"]
-`
+// vlans is the example schema with a node of its generic.
+const vlans = schematest.ExampleWithInterface
 
 // create creates an object, failing the test on an error.
 func create(t testing.TB, svc *Service, branch, kind string, attrs map[string]any, rels map[string][]string) Object {

@@ -202,7 +202,7 @@ func TestUniqueOnMainWaitsForTheHolder(t *testing.T) {
 		_, err := other.CreateObject(context.Background(), operator, Main, "LocationSite", ObjectInput{Attributes: map[string]any{"name": "x"}})
 		return err
 	})
-	pgtest.AwaitLockWait(t, db, "the second creation of x (the first holds the name)", secondDone)
+	pgtest.WaitForLock(t, db, "the second creation of x (the first holds the name)", pgtest.LockWait{}, secondDone)
 	hold.Release()
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -242,7 +242,7 @@ func TestDeleteWhilePointedAtAnew(t *testing.T) {
 				_, err := other.DeleteObject(context.Background(), operator, branch, s.ID)
 				return err
 			})
-			pgtest.AwaitLockWait(t, db, "the site's deletion during the VLAN's creation", deletedDone)
+			pgtest.WaitForLock(t, db, "the site's deletion during the VLAN's creation", pgtest.LockWait{}, deletedDone)
 			hold.Release()
 			if err := <-created; err != nil {
 				t.Fatal(err)
@@ -269,7 +269,7 @@ func TestDeleteWhilePointedAtAnew(t *testing.T) {
 					Relationships: map[string][]string{"site": {s.ID}}})
 				return err
 			})
-			pgtest.AwaitLockWait(t, db, "the VLAN's creation during its site's deletion", createdDone)
+			pgtest.WaitForLock(t, db, "the VLAN's creation during its site's deletion", pgtest.LockWait{}, createdDone)
 			hold.Release()
 			<-deletedDone
 			if *deleted != nil {

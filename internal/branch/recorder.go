@@ -10,7 +10,7 @@ import (
 
 // A Recorder is told, in the transaction of every change of objects'
 // versions, what the change stored, so that records derived from objects
-// (number pools' holdings, issue 12) change with them, all or nothing: an
+// (number pools' holdings, docs/numbers.md) change with them, all or nothing: an
 // error refuses the change. It is called after the versions are written:
 // by a write or a deletion of an object (and the objects whose optional
 // relationships lost it), a schema load that rewrote objects, a merge

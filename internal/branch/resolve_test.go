@@ -210,7 +210,7 @@ func TestResolveWhileTheFieldIsWritten(t *testing.T) {
 		r, err = other.ResolveConflict(context.Background(), operator, "b1", users.ID, "name", SideBranch)
 		return err
 	})
-	pgtest.AwaitLockWait(t, db, "the choice of a side during the write", resolvedDone)
+	pgtest.WaitForLock(t, db, "the choice of a side during the write", pgtest.LockWait{}, resolvedDone)
 	hold.Release()
 	<-writtenDone
 	if *written != nil {

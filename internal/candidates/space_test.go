@@ -58,8 +58,8 @@ func TestSpace(t *testing.T) {
 		first, last string
 		next4       string
 	}{
-		{"seed public pool", seedPool, RequestSpec{}, nil, 251, 251, "203.0.113.4", "203.0.113.254", "203.0.113.4 203.0.113.5 203.0.113.6 203.0.113.7"},
-		{"seed pool with router and floating IP", seedPool, RequestSpec{}, []string{"203.0.113.4-203.0.113.5"}, 251, 249, "203.0.113.6", "203.0.113.254", "203.0.113.6 203.0.113.7 203.0.113.8 203.0.113.9"},
+		{"public-zone-a", seedPool, RequestSpec{}, nil, 251, 251, "203.0.113.4", "203.0.113.254", "203.0.113.4 203.0.113.5 203.0.113.6 203.0.113.7"},
+		{"public-zone-a with router and floating IP", seedPool, RequestSpec{}, []string{"203.0.113.4-203.0.113.5"}, 251, 249, "203.0.113.6", "203.0.113.254", "203.0.113.6 203.0.113.7 203.0.113.8 203.0.113.9"},
 		{"taken addresses outside the candidates do not count", seedPool, RequestSpec{}, []string{"203.0.113.0-203.0.113.4", "203.0.113.255", "198.51.100.7"}, 251, 250, "203.0.113.5", "203.0.113.254", "203.0.113.5 203.0.113.6 203.0.113.7 203.0.113.8"},
 		{"/30 has two hosts", PoolSpec{CIDR: "10.0.0.0/30"}, RequestSpec{}, nil, 2, 2, "10.0.0.1", "10.0.0.2", "10.0.0.1 10.0.0.2"},
 		{"/31 has two hosts (RFC 3021)", PoolSpec{CIDR: "10.0.0.0/31"}, RequestSpec{}, nil, 2, 2, "10.0.0.0", "10.0.0.1", "10.0.0.0 10.0.0.1"},

@@ -2,7 +2,7 @@
 // newcomer running `make run` sees a living console: two public pools in
 // two zones, tenants acme and globex with VPCs, subnets, VMs, nodes and
 // floating IPs, with a made-up month of usage history (history.go); and
-// the second seed's example (numbers.go): sites, VLANs
+// the example of docs/numbers.md (numbers.go): sites, VLANs
 // numbered per site from a scoped pool, and a branch with pending changes.
 package demo
 

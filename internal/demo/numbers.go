@@ -9,7 +9,7 @@ import (
 	"pivirt.hu/ipam/internal/schema"
 )
 
-// seedSchema is the second seed's example: sites, and VLANs with a
+// seedSchema is the example of docs/numbers.md: sites, and VLANs with a
 // required site and a role.
 const seedSchema = `version: "1.0"
 nodes:
@@ -44,7 +44,7 @@ const DemoBranch = "add-guest-vlans"
 // DemoPool is the demo's number pool, scoped by site.
 const DemoPool = "VLAN IDs per site"
 
-// loadNumbers loads the seed's example: the kinds LocationSite and
+// loadNumbers loads the example of docs/numbers.md: the kinds LocationSite and
 // IpamVLAN, sites site-a and site-b, the pool VLAN IDs per site scoped by
 // site, VLANs of both sites from it (both sites have 100), and a branch
 // with a pending change of the schema and a VLAN, not merged.

@@ -1,5 +1,5 @@
 // Package forecast says when a pool will be full from the history of its
-// usage (issue 15): a least-squares line through the usage of a recent
+// usage (docs/operations.md): a least-squares line through the usage of a recent
 // window, extended to the pool's size. Pure: the history is the caller's.
 package forecast
 

@@ -121,7 +121,7 @@ func addAllocations(b *engine.Builder, svc *ipam.Service) {
 				stringArg(p.Args, "within"), stringsArg(p.Args, "reserved"), intArg(p.Args, "count"))
 			return addrStrings(as), err
 		}))
-	b.Mutation(`"The seed's Allocate: the owner's address in the pool if it holds one, otherwise the lowest free candidate within the prefix, skipping reserved addresses."
+	b.Mutation(`"Allocate: the owner's address in the pool if it holds one, otherwise the lowest free candidate within the prefix, skipping reserved addresses."
 		allocate(input: AllocateInput!): IPAllocation!`,
 		resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
 			in := objectArg(p.Args, "input")
@@ -227,7 +227,7 @@ func vmRefArg(in map[string]any) ipam.VMRef {
 }
 
 func ownerArg(o map[string]any) ipam.Owner {
-	return ipam.Owner{Kind: stringArg(o, "kind"), UID: stringArg(o, "uid"), Name: stringArg(o, "name")}
+	return ipam.Owner{Kind: ipam.OwnerKind(stringArg(o, "kind")), UID: stringArg(o, "uid"), Name: stringArg(o, "name")}
 }
 
 func addrStrings(as []netip.Addr) []string {

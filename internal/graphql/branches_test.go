@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"pivirt.hu/ipam/internal/schema/schematest"
 )
 
 // branchObject is a branch as the tests select it.
@@ -61,7 +63,7 @@ func (e *env) names(kind string) []string {
 // generated from its own schema, and a rebase brings main's changes.
 func TestBranchIsolation(t *testing.T) {
 	e := newEnv(t)
-	e.load(exampleSchema)
+	e.load(schematest.Example)
 	siteA := e.site("site-a")
 	created := e.branchMutation("Create", "add-vlans")
 	if at, err := time.Parse(time.RFC3339Nano, created.BranchedFrom); err != nil || time.Since(at) > time.Minute || created.ID == "" || created.IsDefault {
@@ -109,7 +111,7 @@ func TestBranchIsolation(t *testing.T) {
 // schema, and the branch stays, rebased onto main.
 func TestMerge(t *testing.T) {
 	e := newEnv(t)
-	e.load(exampleSchema)
+	e.load(schematest.Example)
 	siteA := e.site("site-a")
 	e.branchMutation("Create", "add-vlans")
 	b := e.at("add-vlans")
@@ -163,7 +165,7 @@ func (e *env) refusedMerge(op, name string) mergeError {
 // message and one by one in extensions.conflicts.
 func TestMergeConflicts(t *testing.T) {
 	e := newEnv(t)
-	e.load(exampleSchema)
+	e.load(schematest.Example)
 	siteA, siteB := e.site("site-a"), e.site("site-b")
 	v1 := e.create("IpamVLAN", `{name: {value: "users"}, vlan_id: {value: 100}, site: {id: "`+siteA+`"}}`)
 	v2 := e.create("IpamVLAN", `{name: {value: "voice"}, vlan_id: {value: 101}, site: {id: "`+siteA+`"}}`)
@@ -206,7 +208,7 @@ func TestMergeConflicts(t *testing.T) {
 // through.
 func TestUniquenessAtMerge(t *testing.T) {
 	e := newEnv(t)
-	e.load(exampleSchema)
+	e.load(schematest.Example)
 	siteA := e.site("site-a")
 	e.branchMutation("Create", "dup")
 	b := e.at("dup")
@@ -237,7 +239,7 @@ func TestUniquenessAtMerge(t *testing.T) {
 // API.
 func TestBranchDelete(t *testing.T) {
 	e := newEnv(t)
-	e.load(exampleSchema)
+	e.load(schematest.Example)
 	siteA := e.site("site-a")
 	e.branchMutation("Create", "feature/vlans")
 	b := e.at("feature/vlans")
@@ -262,7 +264,7 @@ func TestBranchDelete(t *testing.T) {
 // absent from their API.
 func TestBranchRouting(t *testing.T) {
 	e := newEnv(t)
-	e.load(exampleSchema)
+	e.load(schematest.Example)
 	e.branchMutation("Create", "add-vlans")
 	for _, tt := range []struct{ token, branch string }{{"op", "nope"}, {"acme", "add-vlans"}, {"acme", "nope"}} {
 		res := e.at(tt.branch).post(tt.token, "application/json", strings.NewReader("not even JSON"))
@@ -311,7 +313,7 @@ func TestGraphQLGetOnBranch(t *testing.T) {
 // which schemaLoad takes back without a change.
 func TestSchemaQuery(t *testing.T) {
 	e := newEnv(t)
-	e.load(exampleSchema)
+	e.load(schematest.Example)
 	e.load(interfaces)
 	var out struct {
 		Schema struct {

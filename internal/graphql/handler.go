@@ -1,4 +1,4 @@
-// Package graphql serves the GraphQL API (SPEC §5): the schema is
+// Package graphql serves the GraphQL API (docs/architecture.md): the schema is
 // assembled at run time from its families (pools.go, vpcs.go,
 // allocations.go, floatingips.go; branches.go, schemaofkinds.go and the
 // number pools' numberpools.go) and the part generated from the schema of

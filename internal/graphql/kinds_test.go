@@ -12,34 +12,8 @@ import (
 
 	"pivirt.hu/ipam/internal/graphql/engine"
 	"pivirt.hu/ipam/internal/schema"
+	"pivirt.hu/ipam/internal/schema/schematest"
 )
-
-// exampleSchema is the example schema of issue 11, verbatim.
-const exampleSchema = `version: "1.0"
-generics:
-  - name: Endpoint
-    namespace: Dcim
-    attributes:
-      - {name: name, kind: Text}
-nodes:
-  - name: Site
-    namespace: Location
-    attributes:
-      - {name: name, kind: Text, unique: true}
-  - name: VLAN
-    namespace: Ipam
-    display_label: "{{ name__value }}"
-    attributes:
-      - {name: name, kind: Text}
-      - {name: vlan_id, kind: Number}
-      - {name: role, kind: Dropdown, optional: true, choices: [{name: user}, {name: voice}]}
-      - {name: tags, kind: List, optional: true}
-    relationships:
-      - {name: site, peer: LocationSite, cardinality: one, optional: false}
-      - {name: endpoints, peer: DcimEndpoint, cardinality: many}
-    uniqueness_constraints:
-      - ["site", "vlan_id__value"]
-`
 
 // interfaces adds a node of the example's generic, so that VLANs have
 // endpoints.
@@ -119,13 +93,13 @@ func (e *env) site(name string) string {
 	return e.create("LocationSite", `{name: {value: "`+name+`"}}`)
 }
 
-// TestExampleSchema runs the issue's example through GraphQL: the schema
+// TestExampleSchema runs the example schema through GraphQL: the schema
 // loaded by schemaLoad, objects created, read, listed, filtered, changed
-// and deleted with the issue's documents, and the refusals with their
+// and deleted with Infrahub's documents, and the refusals with their
 // codes.
 func TestExampleSchema(t *testing.T) {
 	e := newEnv(t)
-	loaded := e.load(exampleSchema)
+	loaded := e.load(schematest.Example)
 	var added []string
 	for _, c := range loaded.SchemaLoad.Added {
 		added = append(added, c.Element+" "+c.Kind+"."+deref(c.Name))
@@ -176,7 +150,7 @@ func TestExampleSchema(t *testing.T) {
 	want := `{"IpamVLAN":{"count":1,"edges":[{"node":{"id":"` + vlan + `","display_label":"users-site-a","vlan_id":{"value":100},"site":{"node":{"id":"` + siteA + `"}},` +
 		`"endpoints":{"count":1,"edges":[{"node":{"id":"` + eth0 + `","display_label":"eth0","__typename":"DcimInterface"}}]}}}]}}`
 	if len(res.Errors) > 0 || string(res.Data) != want {
-		t.Errorf("the issue's query answered\n%s\nwant data\n%s", res.body, want)
+		t.Errorf("the query answered\n%s\nwant data\n%s", res.body, want)
 	}
 
 	e.ok("op", `mutation { IpamVLANUpdate(data: {id: "`+vlan+`", site: {id: "`+siteB+`"}}) { ok object { id } } }`, nil)
@@ -363,7 +337,7 @@ func (e *env) schemaIDs() map[string]string {
 // fields and filters follow, and the objects keep their values.
 func TestRenamesAndRemovals(t *testing.T) {
 	e := newEnv(t)
-	e.load(exampleSchema)
+	e.load(schematest.Example)
 	e.load(interfaces)
 	site := e.site("site-a")
 	vlan := e.create("IpamVLAN", `{name: {value: "users"}, vlan_id: {value: 100}, role: {value: "user"}, site: {id: "`+site+`"}}`)
@@ -442,7 +416,7 @@ nodes:
 // could not name.
 func TestSchemaRefusals(t *testing.T) {
 	e := newEnv(t)
-	e.load(exampleSchema)
+	e.load(schematest.Example)
 	siteA, siteB := e.site("site-a"), e.site("site-b")
 	v1 := e.create("IpamVLAN", `{name: {value: "users"}, vlan_id: {value: 100}, site: {id: "`+siteA+`"}}`)
 	v2 := e.create("IpamVLAN", `{name: {value: "users"}, vlan_id: {value: 100}, site: {id: "`+siteB+`"}}`)
@@ -505,7 +479,7 @@ nodes:
 const kindsSnapshot = "testdata/kinds.graphql"
 
 // TestKindsSnapshot prints the part of the schema generated from the
-// issue's example schema, with a node that inherits from its generic: the
+// example schema, with a node that inherits from its generic: the
 // types, queries and mutations that the schema without kinds
 // (testdata/schema.graphql) lacks. With -update it rewrites the file.
 func TestKindsSnapshot(t *testing.T) {
@@ -514,7 +488,7 @@ func TestKindsSnapshot(t *testing.T) {
 		Schema introspectedSchema `json:"__schema"`
 	}
 	e.ok("op", standardIntrospection, &base)
-	e.load(exampleSchema)
+	e.load(schematest.Example)
 	e.load(interfaces)
 	e.ok("op", standardIntrospection, &full)
 	got := printSDL(generatedPart(full.Schema, base.Schema))
@@ -564,7 +538,7 @@ func generatedPart(s, base introspectedSchema) introspectedSchema {
 // not build is served without its kinds, and logged.
 func TestRebuild(t *testing.T) {
 	e := newEnv(t)
-	e.load(exampleSchema)
+	e.load(schematest.Example)
 	vlanID := e.schemaIDs()["IpamVLAN.vlan_id"]
 	fields := func(attribute string) string {
 		return strings.Join(slices.Sorted(slices.Values([]string{"id", "display_label", "name", attribute, "role", "tags", "site", "endpoints"})), " ")

@@ -11,7 +11,7 @@ import (
 	"pivirt.hu/ipam/internal/numbers"
 )
 
-// The number pools of issue 12, for operators: the built-in kind
+// The number pools of docs/numbers.md, for operators: the built-in kind
 // CoreNumberPool in Infrahub's form (the query CoreNumberPool answering
 // PaginatedCoreNumberPool {count edges {node}}, and CoreNumberPoolCreate,
 // CoreNumberPoolUpdate and CoreNumberPoolDelete answering {ok object}),

@@ -13,7 +13,7 @@ const divisionHistory = `query($pool: ID!, $since: String!, $step: UsageStep!) {
 	history(since: $since, step: $step) { at used size claims releases }
 	forecast { fullAt daysLeft basis } } } }`
 
-// TestNumberPoolDivisionHistory: a division of the seed's pool has a
+// TestNumberPoolDivisionHistory: a division of a pool scoped by site has a
 // history { at used size claims releases } and a forecast { fullAt
 // daysLeft basis } as pools and subnets do: site A, which got one VLAN a
 // day for three days and one now, fills up at one a day; site B, one VLAN

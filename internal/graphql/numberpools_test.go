@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// vlanSchema is the seed's IpamVLAN: the kind of Allocate numbers, with a
+// vlanSchema is IpamVLAN, the kind whose vlan_id pools allocate, with a
 // required site relationship of cardinality one; its role is required,
 // with a default, so that a pool may be scoped by site and role.
 const vlanSchema = `version: "1.0"
@@ -31,8 +31,8 @@ nodes:
       - {name: site, peer: LocationSite, cardinality: one, optional: false}
 `
 
-// The seed's documents, verbatim: <SITE-A-ID> and <POOL-ID> stand for the
-// ids the tests substitute.
+// Infrahub's documents of allocation scopes, word for word: <SITE-A-ID>
+// and <POOL-ID> stand for the ids the tests substitute.
 const (
 	seedAllocate = `mutation {
 IpamVLANCreate(
@@ -50,7 +50,7 @@ value
 }
 }
 }`
-	// seedReallocate is the seed's value: null with the pool, in an update.
+	// seedReallocate is value: null with the pool, in an update.
 	seedReallocate = `vlan_id: {value: null, from_pool: {id: "<POOL-ID>"}}`
 	seedDivisions  = `query {
 InfrahubNumberPoolDivisions(pool_id: "<POOL-ID>") {
@@ -82,7 +82,8 @@ utilization
 }
 }
 }`
-	// issuePoolCreate is issue 12's CoreNumberPoolCreate, verbatim.
+	// issuePoolCreate is the CoreNumberPoolCreate of the pool VLAN IDs per
+	// site, with comments in the document.
 	issuePoolCreate = `mutation {
   CoreNumberPoolCreate(data: {
     name: {value: "VLAN IDs per site"}
@@ -94,7 +95,7 @@ utilization
 }`
 )
 
-// seedDoc returns a document of the seed with the ids of the pool and of
+// seedDoc returns one of those documents with the ids of the pool and of
 // site A.
 func seedDoc(doc, pool, siteA string) string {
 	return strings.NewReplacer("<POOL-ID>", pool, "<SITE-A-ID>", siteA).Replace(doc)
@@ -170,11 +171,11 @@ func (f figures) check(t *testing.T, what string, size, used int64) {
 	}
 }
 
-// TestNumberPoolSeedDocuments runs the documents of the seed and of issue
-// 12 verbatim, on /graphql and on /graphql/<branch>: the pool created as
-// the issue writes it, VLANs allocated in site A and site B, the number
-// reserved on every branch, value: null reallocating, and the seed's
-// queries of divisions and figures, the same on both paths.
+// TestNumberPoolSeedDocuments runs those documents word for word, on
+// /graphql and on /graphql/<branch>: the pool created by issuePoolCreate,
+// VLANs allocated in site A and site B, the number reserved on every
+// branch, value: null reallocating, and the queries of divisions and
+// figures, the same on both paths.
 func TestNumberPoolSeedDocuments(t *testing.T) {
 	e := newEnv(t)
 	e.load(vlanSchema)
@@ -189,20 +190,20 @@ func TestNumberPoolSeedDocuments(t *testing.T) {
 		}
 	}
 	if err := json.Unmarshal(res.Data, &created); err != nil || len(res.Errors) > 0 {
-		t.Fatalf("the issue's CoreNumberPoolCreate answered %s", res.body)
+		t.Fatalf("CoreNumberPoolCreate answered %s", res.body)
 	}
 	pool := created.CoreNumberPoolCreate.Object.ID
 	want := `{"CoreNumberPoolCreate":{"ok":true,"object":{"id":"` + pool + `","display_label":"VLAN IDs per site","name":{"value":"VLAN IDs per site"},` +
 		`"allocation_scope":{"value":["site"]},"ranges":[{"start":100,"end":199,"weight":10},{"start":1000,"end":1999,"weight":1}]}}}`
 	if string(res.Data) != want {
-		t.Errorf("the issue's CoreNumberPoolCreate answered\n%s\nwant\n%s", res.Data, want)
+		t.Errorf("CoreNumberPoolCreate answered\n%s\nwant\n%s", res.Data, want)
 	}
 
 	allocated := func(on *env, site string) string {
 		t.Helper()
 		res := on.query("op", seedDoc(seedAllocate, pool, site))
 		if len(res.Errors) > 0 {
-			t.Fatalf("the seed's IpamVLANCreate on %s answered %s", on.path, res.body)
+			t.Fatalf("IpamVLANCreate with from_pool on %s answered %s", on.path, res.body)
 		}
 		return string(res.Data)
 	}
@@ -215,7 +216,7 @@ func TestNumberPoolSeedDocuments(t *testing.T) {
 		want int
 	}{{e, siteA, 100}, {e, siteA, 101}, {e, siteB, 100}, {b, siteA, 102}, {b, siteB, 101}, {e, siteB, 102}} {
 		if got := allocated(step.on, step.site); got != answer(step.want) {
-			t.Errorf("the seed's IpamVLANCreate on %q in %s answered %s, want %s", step.on.path, step.site, got, answer(step.want))
+			t.Errorf("IpamVLANCreate with from_pool on %q in %s answered %s, want %s", step.on.path, step.site, got, answer(step.want))
 		}
 	}
 
@@ -224,7 +225,7 @@ func TestNumberPoolSeedDocuments(t *testing.T) {
 	moved, _ := e.vlan(fromPool(pool, "moving", siteA))
 	got := e.updateVLAN(moved, `site: {id: "`+siteB+`"}, `+seedDoc(seedReallocate, pool, siteA))
 	if got != 103 {
-		t.Errorf("moved to site-b with the seed's value: null, the VLAN holds %d, want 103", got)
+		t.Errorf("moved to site-b with value: null, the VLAN holds %d, want 103", got)
 	}
 	if _, n := e.vlan(fromPool(pool, "again", siteA)); n != 103 {
 		t.Errorf("after the move, site-a gave %d, want 103, freed by the move", n)
@@ -244,7 +245,7 @@ func TestNumberPoolSeedDocuments(t *testing.T) {
 	for i, on := range []*env{e, b} {
 		res := on.query("op", seedDoc(seedDivisions, pool, siteA))
 		if len(res.Errors) > 0 || json.Unmarshal(res.Data, &divisions) != nil {
-			t.Fatalf("the seed's InfrahubNumberPoolDivisions on %q answered %s", on.path, res.body)
+			t.Fatalf("InfrahubNumberPoolDivisions on %q answered %s", on.path, res.body)
 		}
 		if i == 0 {
 			first = string(res.Data)
@@ -267,15 +268,15 @@ func TestNumberPoolSeedDocuments(t *testing.T) {
 			InfrahubNumberPoolUtilization struct{ Figures figures }
 		}
 		on.ok("op", seedDoc(seedUtilization, pool, siteA), &util)
-		util.InfrahubNumberPoolUtilization.Figures.check(t, "the seed's InfrahubNumberPoolUtilization on "+on.path, 1100, 4)
+		util.InfrahubNumberPoolUtilization.Figures.check(t, "InfrahubNumberPoolUtilization on "+on.path, 1100, 4)
 	}
 }
 
 // TestNumberPoolDivisions allocates from pools scoped by site, by site and
 // role, and without a scope: each division has its own numbers, two
 // objects of one division never share one, ranges are tried by weight
-// (ties in order), and an exhausted division is refused in the issue's
-// words.
+// (ties in order), and an exhausted division is refused
+// (numbers.ExhaustedError).
 func TestNumberPoolDivisions(t *testing.T) {
 	e := newEnv(t)
 	e.load(vlanSchema)
@@ -679,7 +680,7 @@ func TestNumberPoolScopeRefusals(t *testing.T) {
 }
 
 // TestNumberPoolSchemaGuards loads schema changes that a pool's scope
-// forbids, on main and on a branch: each refused in the issue's words, the
+// forbids, on main and on a branch: each refused word for word, the
 // schema unchanged; and renames a scope element, which the pool follows.
 func TestNumberPoolSchemaGuards(t *testing.T) {
 	e := newEnv(t)
@@ -753,7 +754,7 @@ func TestNumberPoolSchemaGuards(t *testing.T) {
 // TestNumberPoolBranches checks the pools across branches: a number taken
 // on a branch is reserved on main; a VLAN counts in its division on each
 // branch that shows it there; allocating on a branch whose schema lacks a
-// scope element is refused in the seed's words; merging two branches
+// scope element is refused word for word; merging two branches
 // leaves a duplicate in a division, unless a uniqueness constraint refuses
 // the merge.
 func TestNumberPoolBranches(t *testing.T) {
@@ -833,7 +834,7 @@ func TestNumberPoolBranches(t *testing.T) {
 }
 
 // TestNumberPoolBranchSchema allocates on a branch whose schema lacks a
-// scope element of the pool: refused in the seed's words until the branch
+// scope element of the pool: refused word for word until the branch
 // is rebased.
 func TestNumberPoolBranchSchema(t *testing.T) {
 	e := newEnv(t)

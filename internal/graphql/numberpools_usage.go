@@ -10,7 +10,7 @@ import (
 	"pivirt.hu/ipam/internal/numbers"
 )
 
-// The usage of number pools, in the seed's queries: a pool's divisions
+// The usage of number pools, in Infrahub's queries: a pool's divisions
 // (InfrahubNumberPoolDivisions), the figures of one division
 // (InfrahubNumberPoolUtilization) and its numbers
 // (InfrahubNumberPoolAllocations); and, its scope ignored, Infrahub's

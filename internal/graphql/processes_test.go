@@ -9,8 +9,8 @@ import (
 )
 
 // TestTwoProcessesSeeTheSameObjects serves one database from two services,
-// as two ipam serve processes do (SPEC §8: nothing is kept in a process
-// that another process needs): a VPC deleted and made again through one is
+// as two ipam serve processes do (docs/scaling.md: nothing is kept in a
+// process that another process needs): a VPC deleted and made again through one is
 // what the other answers about.
 func TestTwoProcessesSeeTheSameObjects(t *testing.T) {
 	a := newEnv(t)
@@ -64,7 +64,7 @@ func (e *env) sibling() *env {
 	return &sib
 }
 
-// TestVPCSubnetsUsage: issue 14's vpc { subnets { usage } } counts what the
+// TestVPCSubnetsUsage: vpc { subnets { usage } } counts what the
 // subnet holds from the process's view of the VPC's pool, without counting
 // its rows: this process's claims at once, and another process's releases
 // once their notification arrives.

@@ -13,7 +13,7 @@ const codeQuotaExceeded = string(refusal.CodeQuotaExceeded)
 // TestQuotas: quotas(namespace:) answers each quota that binds the
 // namespace, its pattern, its limits and what the namespace holds (to the
 // tenant itself; another tenant sees none), and a claim past a quota is
-// refused with QUOTA_EXCEEDED in the words.
+// refused with QUOTA_EXCEEDED, word for word.
 func TestQuotas(t *testing.T) {
 	e := newEnv(t)
 	ctx := t.Context()

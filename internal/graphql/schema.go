@@ -16,7 +16,7 @@ import (
 // their queries and mutations, and their resolvers over the service.
 type family func(b *engine.Builder, svc *ipam.Service)
 
-// families are the parts of the schema of SPEC §5, one file each.
+// families are the parts of the IPAM schema, one file each.
 var families = []family{addPools, addVPCs, addAllocations, addFloatingIPs, addQuotas, addSearch}
 
 // newIPAMSchema builds the schema tenants are served: the IPAM part, over

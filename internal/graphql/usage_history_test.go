@@ -12,8 +12,8 @@ import (
 	"pivirt.hu/ipam/internal/store"
 )
 
-// usageShape is the part of a query issue 15 asks for on every pool's,
-// subnet's and division's usage, in its words: a query gets it with
+// usageShape is the part of a query of every pool's, subnet's and
+// division's usage that docs/operations.md writes: a query gets it with
 // since's "..." a variable and one of the steps.
 const usageShape = `history(since: "...", step: HOUR|DAY) { at used size } forecast { fullAt daysLeft basis } }`
 

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// TestWalkthrough follows the seed's example through the API: a public
+// TestWalkthrough follows the example manifests through the API: a public
 // pool, a VPC with its router uplink, a floating IP, a subnet, VM
 // interfaces reused after a detach, an exhausted subnet, previews, usage
 // and pagination.
@@ -259,7 +259,7 @@ func TestClaimMatchesPreview(t *testing.T) {
 	}
 }
 
-// TestAllocateAndRelease covers the seed's Allocate and Release through
+// TestAllocateAndRelease covers Allocate and Release through
 // the API, and the deletions.
 func TestAllocateAndRelease(t *testing.T) {
 	e := newEnv(t)

@@ -15,7 +15,7 @@ import (
 	"pivirt.hu/ipam/internal/store"
 )
 
-// claimRequest is one claim of the seed's Allocate.
+// claimRequest is one claim of Allocate.
 type claimRequest struct {
 	pool  *cachedPool
 	space candidates.Space
@@ -38,13 +38,13 @@ type claimRequest struct {
 
 // ownerKey is the identity of the request's owner in its pool.
 func (r claimRequest) ownerKey() store.OwnerKey {
-	return store.OwnerKey{Namespace: r.ownerNS, Kind: r.owner.Kind, UID: r.owner.UID, Ref: r.owner.ref()}
+	return store.OwnerKey{Namespace: r.ownerNS, Kind: string(r.owner.Kind), UID: r.owner.UID, Ref: r.owner.ref()}
 }
 
 // key says what the answer to the request depends on: two requests of one
 // key in flight at once may share an answer.
 func (r claimRequest) key() string {
-	return strings.Join([]string{r.pool.row.UID, r.ownerNS, r.owner.Kind, r.owner.UID, r.owner.Name, r.subnetUID,
+	return strings.Join([]string{r.pool.row.UID, r.ownerNS, string(r.owner.Kind), r.owner.UID, r.owner.Name, r.subnetUID,
 		r.space.Scope().String(), fmt.Sprint(r.space.Reserved().Ranges())}, "\x00")
 }
 
@@ -102,7 +102,7 @@ func (s *Service) claimIn(ctx context.Context, ext store.Ext, r claimRequest, un
 		}
 		row, err := s.insertAllocation(ctx, ext, store.AllocationRow{
 			Namespace: cp.row.Namespace, Name: allocationName(cp.row.Name, a), PoolUID: cp.row.UID, Address: a,
-			OwnerKind: r.owner.Kind, OwnerUID: r.owner.UID, OwnerName: r.owner.Name, OwnerNamespace: r.ownerNS,
+			OwnerKind: string(r.owner.Kind), OwnerUID: r.owner.UID, OwnerName: r.owner.Name, OwnerNamespace: r.ownerNS,
 			SubnetUID: r.subnetUID, CreatedBy: r.actor, SpecVersion: cp.row.SpecVersion,
 		}, cp.row.Name, r.quotaTx)
 		switch {
@@ -314,7 +314,7 @@ func (s *Service) writablePool(ctx context.Context, actor auth.Actor, namespace,
 	return cp, err
 }
 
-// Allocate is the seed's Allocate(pool, within, reserved, owner): the
+// Allocate is Allocate(pool, within, reserved, owner) of docs/allocation.md: the
 // owner's address in the pool if it holds one, otherwise the lowest free
 // candidate. Operators only for public pools; tenants in their namespaces,
 // for VirtualMachine owners (the other kinds are made by their own
@@ -350,12 +350,12 @@ func (s *Service) Allocate(ctx context.Context, actor auth.Actor, in AllocateInp
 		}
 		r.actor = actor.Name
 		r.forward = &routing.Claim{PoolNamespace: cp.row.Namespace, Pool: cp.row.Name, PoolUID: cp.row.UID,
-			Within: in.Within, Reserved: in.Reserved, OwnerKind: r.owner.Kind, OwnerUID: r.owner.UID, OwnerName: r.owner.Name,
+			Within: in.Within, Reserved: in.Reserved, OwnerKind: string(r.owner.Kind), OwnerUID: r.owner.UID, OwnerName: r.owner.Name,
 			OwnerNamespace: r.ownerNS, Actor: r.actor}
 		a, err := s.claimOnce(ctx, r)
 		if errors.Is(err, refusal.ErrNotFound) && attempt == 0 {
 			if r.subnetUID != "" {
-				s.forgetSubnets(cp.row.Namespace, strings.TrimPrefix(cp.row.Name, "vpc-"))
+				s.forgetSubnets(cp.row.Namespace, vpcOfPool(cp.row))
 			}
 			continue
 		}
@@ -365,7 +365,7 @@ func (s *Service) Allocate(ctx context.Context, actor auth.Actor, in AllocateInp
 
 // madeBy says which operation makes the owners of each kind but
 // VirtualMachine.
-var madeBy = map[string]string{
+var madeBy = map[OwnerKind]string{
 	OwnerVPC:        "createVpc claims a VPC's router uplink",
 	OwnerNode:       "attachNode gives a host its address in a subnet",
 	OwnerFloatingIP: "claimFloatingIp claims a floating IP",
@@ -487,7 +487,7 @@ func (s *Service) Release(ctx context.Context, actor auth.Actor, in ReleaseInput
 				return false, err
 			}
 		}
-		key = store.OwnerKey{Namespace: ns, Kind: owner.Kind, UID: owner.UID, Ref: owner.ref()}
+		key = store.OwnerKey{Namespace: ns, Kind: string(owner.Kind), UID: owner.UID, Ref: owner.ref()}
 	}
 	_, err = s.release(ctx, cp, address, key, actor.Name)
 	if errors.Is(err, store.ErrNotFound) {

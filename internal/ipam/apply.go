@@ -12,6 +12,7 @@ import (
 
 	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
 )
@@ -22,8 +23,7 @@ const (
 	KindVPC  = "VPC"
 )
 
-// PrivatePoolRefusal is the seed's refusal of a private pool that no VPC
-// made.
+// PrivatePoolRefusal is the refusal of a private pool that no VPC made.
 const PrivatePoolRefusal = "private pools are created for each VPC; create a VPC instead"
 
 // An ApplyObject is one object of a manifest; exactly one field is set.
@@ -343,7 +343,7 @@ func applyPrivatePool(ctx context.Context, tx *store.Tx, actor auth.Actor, in Pr
 		return "", conflict(PrivatePoolRefusal)
 	case err != nil:
 		return "", err
-	case vpc.Namespace != in.Namespace || "vpc-"+vpc.Name != in.Name:
+	case vpc.Namespace != in.Namespace || candidates.PrivatePoolName(vpc.Name) != in.Name:
 		return "", conflict(PrivatePoolRefusal)
 	}
 	pool, err := store.Pool(ctx, tx, in.Namespace, in.Name)

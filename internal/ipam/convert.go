@@ -25,7 +25,7 @@ func poolFromRow(r store.PoolRow) Pool {
 func allocationFromRow(r store.AllocationRow, pool string) Allocation {
 	return Allocation{
 		UID: r.UID, Namespace: r.Namespace, Name: r.Name, Pool: pool, PoolUID: r.PoolUID, Address: r.Address,
-		Owner:          Owner{Kind: r.OwnerKind, UID: r.OwnerUID, Name: r.OwnerName},
+		Owner:          Owner{Kind: OwnerKind(r.OwnerKind), UID: r.OwnerUID, Name: r.OwnerName},
 		OwnerNamespace: r.OwnerNamespace, SubnetUID: r.SubnetUID,
 		CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy,
 	}

@@ -84,7 +84,7 @@ func (s *Service) deletion(ctx context.Context, poolUID, subnetUID, what string)
 		return Deletion{}, err
 	}
 	d := Deletion{}
-	if d.VMs, err = store.CountAllocationsOfKind(ctx, s.db, poolUID, subnetUID, OwnerVirtualMachine); err != nil {
+	if d.VMs, err = store.CountAllocationsOfKind(ctx, s.db, poolUID, subnetUID, string(OwnerVirtualMachine)); err != nil {
 		return Deletion{}, err
 	}
 	d.Addresses = all - d.VMs

@@ -120,7 +120,7 @@ func (s *Service) ReleaseFloatingIP(ctx context.Context, actor auth.Actor, names
 		if err != nil {
 			return err
 		}
-		owner := store.OwnerKey{Namespace: f.Namespace, Kind: OwnerFloatingIP, UID: f.UID, Ref: f.Name}
+		owner := store.OwnerKey{Namespace: f.Namespace, Kind: string(OwnerFloatingIP), UID: f.UID, Ref: f.Name}
 		if _, err := store.ReleaseAllocation(ctx, tx, f.PoolUID, f.Pool, netip.Addr{}, owner, actor.Name); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}

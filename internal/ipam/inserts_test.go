@@ -29,7 +29,7 @@ func TestBatchFailureClaimsAlone(t *testing.T) {
 	}
 	row := func(addr, uid, subnet string) store.AllocationRow {
 		return store.AllocationRow{Namespace: "acme/prod", Name: "vpc-main-" + addr, PoolUID: pool, Address: netip.MustParseAddr(addr),
-			OwnerKind: OwnerVirtualMachine, OwnerUID: uid, OwnerName: uid + "/0", OwnerNamespace: "acme/prod", SubnetUID: subnet, CreatedBy: "test"}
+			OwnerKind: string(OwnerVirtualMachine), OwnerUID: uid, OwnerName: uid + "/0", OwnerNamespace: "acme/prod", SubnetUID: subnet, CreatedBy: "test"}
 	}
 	c := svc.inserts
 	c.running = insertsInFlight // every slot taken: the two claims queue
@@ -102,7 +102,7 @@ func TestBatchOfOneAddressAuditsOnce(t *testing.T) {
 	}
 	row := func(addr, uid string) store.AllocationRow {
 		return store.AllocationRow{Namespace: "acme/prod", Name: "vpc-main-" + strings.ReplaceAll(addr, ".", "-"), PoolUID: pool, Address: netip.MustParseAddr(addr),
-			OwnerKind: OwnerVirtualMachine, OwnerUID: uid, OwnerName: uid + "/0", OwnerNamespace: "acme/prod", SubnetUID: subnet, CreatedBy: "test"}
+			OwnerKind: string(OwnerVirtualMachine), OwnerUID: uid, OwnerName: uid + "/0", OwnerNamespace: "acme/prod", SubnetUID: subnet, CreatedBy: "test"}
 	}
 	c := svc.inserts
 	c.running = insertsInFlight
@@ -161,7 +161,7 @@ func TestQueuedClaimGivesUp(t *testing.T) {
 	}
 	row := func(addr, uid string) store.AllocationRow {
 		return store.AllocationRow{Namespace: "acme/prod", Name: "vpc-main-" + strings.ReplaceAll(addr, ".", "-"), PoolUID: pool, Address: netip.MustParseAddr(addr),
-			OwnerKind: OwnerVirtualMachine, OwnerUID: uid, OwnerName: uid + "/0", OwnerNamespace: "acme/prod", SubnetUID: subnet, CreatedBy: "test"}
+			OwnerKind: string(OwnerVirtualMachine), OwnerUID: uid, OwnerName: uid + "/0", OwnerNamespace: "acme/prod", SubnetUID: subnet, CreatedBy: "test"}
 	}
 	// Another session holds 10.42.0.10, uncommitted: the batch of vm-a
 	// and vm-b waits for it.
@@ -178,7 +178,7 @@ func TestQueuedClaimGivesUp(t *testing.T) {
 	c.running = insertsInFlight
 	inFlight := queueClaims(t, t.Context(), c, []store.AllocationRow{row("10.42.0.10", "vm-a"), row("10.42.0.20", "vm-b")})
 	c.next()
-	pgtest.AwaitLockWait(t, db, "the batch of vm-a and vm-b")
+	pgtest.WaitForLock(t, db, "the batch of vm-a and vm-b", pgtest.LockWait{})
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/routing"
 	"pivirt.hu/ipam/internal/store"
@@ -40,14 +41,14 @@ func (s *Service) DetachInterface(ctx context.Context, actor auth.Actor, in Deta
 	if !actor.CanAccess(in.Namespace) {
 		return false, notFound("VPC", in.Namespace, in.VPC)
 	}
-	cp, err := s.cachedPool(ctx, in.Namespace, "vpc-"+in.VPC)
+	cp, err := s.cachedPool(ctx, in.Namespace, candidates.PrivatePoolName(in.VPC))
 	if errors.Is(err, refusal.ErrNotFound) {
 		return false, notFound("VPC", in.Namespace, in.VPC)
 	}
 	if err != nil {
 		return false, err
 	}
-	owner := store.OwnerKey{Namespace: in.Namespace, Kind: OwnerVirtualMachine, UID: in.VM.UID, Ref: strconv.Itoa(in.NIC)}
+	owner := store.OwnerKey{Namespace: in.Namespace, Kind: string(OwnerVirtualMachine), UID: in.VM.UID, Ref: strconv.Itoa(in.NIC)}
 	_, err = s.release(ctx, cp, netip.Addr{}, owner, actor.Name)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
@@ -93,7 +94,7 @@ func (s *Service) attach(ctx context.Context, actor auth.Actor, namespace, vpc, 
 			pool: cs.pool, space: cs.space, within: cs.within, owner: owner, ownerNS: namespace,
 			subnetUID: cs.subnet.UID, actor: actor.Name,
 			forward: &routing.Claim{PoolNamespace: namespace, Pool: cs.pool.row.Name, PoolUID: cs.pool.row.UID, VPC: vpc, Subnet: subnet,
-				OwnerKind: owner.Kind, OwnerUID: owner.UID, OwnerName: owner.Name, OwnerNamespace: namespace, Actor: actor.Name},
+				OwnerKind: string(owner.Kind), OwnerUID: owner.UID, OwnerName: owner.Name, OwnerNamespace: namespace, Actor: actor.Name},
 		})
 		var exhausted *ExhaustedError
 		switch {

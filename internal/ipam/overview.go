@@ -5,7 +5,6 @@ import (
 	"context"
 	"net/netip"
 	"slices"
-	"strings"
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/candidates"
@@ -277,7 +276,7 @@ func (s *Service) PoolOverview(ctx context.Context, actor auth.Actor, namespace,
 	if p.VPCUID == "" {
 		return o, nil
 	}
-	if o.VPC, err = s.VPC(ctx, actor, p.Namespace, strings.TrimPrefix(p.Name, "vpc-")); err != nil {
+	if o.VPC, err = s.VPC(ctx, actor, p.Namespace, p.VPCName()); err != nil {
 		return PoolOverview{}, err
 	}
 	subnets, err := s.Subnets(ctx, actor, o.VPC)

@@ -182,7 +182,7 @@ func TestClaimWaitsForPoolUpdate(t *testing.T) {
 		f, err := claimer.ClaimFloatingIP(context.Background(), acme, ClaimFloatingIPInput{Namespace: "acme/prod", Name: "db", Zone: "zone-a"})
 		got, claimErr = f.Address.String(), err
 	}()
-	pgtest.AwaitLockWait(t, db, "the claim", claimed)
+	pgtest.WaitForLock(t, db, "the claim", pgtest.LockWait{}, claimed)
 	hold.Release()
 	if err := <-updated; err != nil {
 		t.Fatal(err)
@@ -222,7 +222,7 @@ func TestPoolUpdateWaitsForClaim(t *testing.T) {
 		defer close(updated)
 		_, updateErr = updater.UpdatePublicPool(context.Background(), operator, UpdatePublicPoolInput{Name: "public-zone-a", Gateway: ptr("203.0.113.2")})
 	}()
-	pgtest.AwaitLockWait(t, db, "the update", updated)
+	pgtest.WaitForLock(t, db, "the update", pgtest.LockWait{}, updated)
 	hold.Release()
 	if err := <-claimed; err != nil {
 		t.Fatal(err)

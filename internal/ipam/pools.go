@@ -232,7 +232,7 @@ func refuseCovered(ctx context.Context, tx *store.Tx, before, next store.PoolRow
 // refuseMovedUplinks refuses to move the pool p to zone while it holds
 // routers' uplinks, naming some of their VPCs.
 func refuseMovedUplinks(ctx context.Context, tx *store.Tx, p store.PoolRow, zone string) error {
-	uplinks, n, err := store.SampleAllocations(ctx, tx, p.UID, OwnerVPC, nil, coveredShown)
+	uplinks, n, err := store.SampleAllocations(ctx, tx, p.UID, string(OwnerVPC), nil, coveredShown)
 	if err != nil || n == 0 {
 		return err
 	}

@@ -290,7 +290,7 @@ func TestQuotaRaces(t *testing.T) {
 // TestQuotaCountsUnderTheLock forces the interleaving the quota lock is
 // for: a transaction holds acme/prod's quota lock and has inserted its
 // tenth address, uncommitted; a claim meanwhile waits for the lock (seen
-// waiting in pg_locks) and, once the transaction commits, counts the
+// waiting in pg_stat_activity) and, once the transaction commits, counts the
 // tenth address and is refused. Counting without the lock, it would see
 // nine and store an eleventh.
 func TestQuotaCountsUnderTheLock(t *testing.T) {
@@ -326,10 +326,7 @@ func TestQuotaCountsUnderTheLock(t *testing.T) {
 		_, err := attachVM(ctx, svc, 99)
 		claimed <- err
 	}()
-	waitFor(t, "the claim to wait for the quota lock", func() bool {
-		var waiting int
-		return db.Get(&waiting, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`) == nil && waiting > 0
-	})
+	pgtest.WaitForLock(t, db, "the claim", pgtest.LockWait{Query: "pg_advisory_xact_lock"})
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}

@@ -132,7 +132,7 @@ func TestOneOwnerInTwoSubnetsAtOnce(t *testing.T) {
 	// is held: to its answer, or to a lock the first holds; waiting for
 	// the first's answer in this process, it is seen doing neither, and
 	// the test fails.
-	pgtest.DoneOrWaiting(t, db, "the attach in db", secondDone)
+	pgtest.WaitForLock(t, db, "the attach in db", pgtest.LockWait{MayEnd: true}, secondDone)
 	hold.Release()
 	for _, c := range []struct {
 		subnet, cidr string
@@ -270,7 +270,7 @@ func TestReleaseFloatingIPTwiceAuditsOnce(t *testing.T) {
 	}()
 	// The second release goes as far as it can while the first's delete
 	// is held: to its answer, or to a lock the first holds.
-	pgtest.DoneOrWaiting(t, db, "the second release", secondDone)
+	pgtest.WaitForLock(t, db, "the second release", pgtest.LockWait{MayEnd: true}, secondDone)
 	hold.Release()
 	errs := []error{<-first}
 	<-secondDone
@@ -404,7 +404,7 @@ func TestIsolationPinned(t *testing.T) {
 			defer close(claimed)
 			got, *claimErr = svc.AttachInterface(ctx, acme, AttachInterfaceInput{Namespace: "acme/prod", VPC: "main", Subnet: "web", VM: VMRef{UID: "vm-1", Hostname: "web-01"}})
 		}()
-		pgtest.AwaitLockWait(t, db, "the claim of the address another client holds uncommitted", claimed)
+		pgtest.WaitForLock(t, db, "the claim of the address another client holds uncommitted", pgtest.LockWait{}, claimed)
 		if err := tx.Commit(); err != nil {
 			t.Fatal(err)
 		}

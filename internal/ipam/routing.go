@@ -80,7 +80,7 @@ func (s *Service) serveForwarded(ctx context.Context, c routing.Claim) routing.A
 	}
 	return routing.Answer{Allocation: store.AllocationRow{
 		Namespace: a.Namespace, Name: a.Name, PoolUID: a.PoolUID, Address: a.Address,
-		OwnerKind: a.Owner.Kind, OwnerUID: a.Owner.UID, OwnerName: a.Owner.Name, OwnerNamespace: a.OwnerNamespace,
+		OwnerKind: string(a.Owner.Kind), OwnerUID: a.Owner.UID, OwnerName: a.Owner.Name, OwnerNamespace: a.OwnerNamespace,
 		SubnetUID: a.SubnetUID, UID: a.UID, CreatedAt: a.CreatedAt, CreatedBy: a.CreatedBy,
 	}}
 }
@@ -89,7 +89,7 @@ func (s *Service) serveForwarded(ctx context.Context, c routing.Claim) routing.A
 // again. A pool or subnet that is not the one the forwarding process
 // named is not found: that process reads them afresh and tries again.
 func (s *Service) forwardedRequest(ctx context.Context, c routing.Claim) (claimRequest, error) {
-	owner := Owner{Kind: c.OwnerKind, UID: c.OwnerUID, Name: c.OwnerName}
+	owner := Owner{Kind: OwnerKind(c.OwnerKind), UID: c.OwnerUID, Name: c.OwnerName}
 	if c.Subnet != "" {
 		cs, err := s.subnet(ctx, c.PoolNamespace, c.VPC, c.Subnet)
 		if err != nil {

@@ -293,7 +293,7 @@ func (s *Service) searchObjects(ctx context.Context, sq store.Search, match stri
 // allocationHit is the hit of an allocation that matched as match.
 func allocationHit(a store.SearchAllocationRow, match string) SearchHit {
 	return SearchHit{Kind: search.HitAllocation, Match: match, Namespace: a.Namespace, Pool: a.Pool, PoolKind: PoolKind(a.PoolKind),
-		VPC: a.VPC, Subnet: a.Subnet, Address: a.Address, Owner: Owner{Kind: a.OwnerKind, UID: a.OwnerUID, Name: a.OwnerName},
+		VPC: a.VPC, Subnet: a.Subnet, Address: a.Address, Owner: Owner{Kind: OwnerKind(a.OwnerKind), UID: a.OwnerUID, Name: a.OwnerName},
 		OwnerNamespace: a.OwnerNamespace, Since: a.CreatedAt, By: a.CreatedBy}
 }
 
@@ -307,7 +307,7 @@ func allocationMatch(a store.SearchAllocationRow) string {
 	case store.ByOwnerNamespace:
 		return search.MatchNamespace
 	}
-	switch a.OwnerKind {
+	switch OwnerKind(a.OwnerKind) {
 	case OwnerVirtualMachine:
 		return search.MatchHostname
 	case OwnerFloatingIP:
@@ -405,13 +405,4 @@ func explainAddress(p store.PoolRow, in *store.SearchSubnetRow, a netip.Addr, ta
 	e := space.Explain(a, takenSet)
 	hit.State, hit.Explain = e.State, e.Message
 	return hit, nil
-}
-
-// vpcOfPool is the name of the VPC of a private pool ("vpc-<name>"), ""
-// for a public pool.
-func vpcOfPool(p store.PoolRow) string {
-	if p.VPCUID == "" {
-		return ""
-	}
-	return strings.TrimPrefix(p.Name, "vpc-")
 }

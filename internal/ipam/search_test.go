@@ -36,7 +36,7 @@ func hitLine(h SearchHit) string {
 		add("", h.Address.String())
 	}
 	if h.Owner.Kind != "" {
-		add("", h.Owner.Kind+" "+h.Owner.Name+" uid "+h.Owner.UID+" of "+h.OwnerNamespace)
+		add("", string(h.Owner.Kind)+" "+h.Owner.Name+" uid "+h.Owner.UID+" of "+h.OwnerNamespace)
 	}
 	add(h.State.String()+": ", h.Explain)
 	return strings.Join(parts, " | ")

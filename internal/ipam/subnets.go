@@ -70,7 +70,7 @@ func (s *Service) subnet(ctx context.Context, namespace, vpc, name string) (*cac
 	if err != nil {
 		return nil, err
 	}
-	cp, err := s.cachedPool(ctx, namespace, "vpc-"+vpc)
+	cp, err := s.cachedPool(ctx, namespace, candidates.PrivatePoolName(vpc))
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func (s *Service) subnet(ctx context.Context, namespace, vpc, name string) (*cac
 // subnetHolding returns the subnet of the private pool cp's VPC that holds
 // the prefix within, or a refusal saying what to give.
 func (s *Service) subnetHolding(ctx context.Context, cp *cachedPool, within netip.Prefix) (*cachedSubnet, error) {
-	vpc := strings.TrimPrefix(cp.row.Name, "vpc-")
+	vpc := vpcOfPool(cp.row)
 	if within.IsValid() {
 		row, err := store.SubnetContaining(ctx, s.db, cp.row.VPCUID, within)
 		if err == nil {
@@ -298,7 +298,7 @@ func overlapRefusal(ctx context.Context, tx *store.Tx, vpc store.VPCRow, cidr ne
 // every private address), refusing if one is the subnet's network,
 // broadcast or gateway address.
 func (s *Service) linkAddresses(ctx context.Context, tx *store.Tx, vpc store.VPCRow, row store.SubnetRow, cidr netip.Prefix, gateway netip.Addr) error {
-	pool, err := store.Pool(ctx, tx, vpc.Namespace, "vpc-"+vpc.Name)
+	pool, err := store.Pool(ctx, tx, vpc.Namespace, candidates.PrivatePoolName(vpc.Name))
 	if err != nil {
 		return err
 	}
@@ -366,13 +366,13 @@ func (s *Service) DeleteSubnet(ctx context.Context, actor auth.Actor, namespace,
 		if err != nil {
 			return err
 		}
-		if pool, err = store.Pool(ctx, tx, namespace, "vpc-"+vpc); err != nil {
+		if pool, err = store.Pool(ctx, tx, namespace, candidates.PrivatePoolName(vpc)); err != nil {
 			return err
 		}
 		if err := s.refuseVMs(ctx, tx, pool.UID, sub.UID, "subnet "+name+" of VPC "+namespace+"/"+vpc); err != nil {
 			return err
 		}
-		if _, err := store.ReleaseAllocations(ctx, tx, pool.UID, sub.UID, OwnerVirtualMachine, pool.Name, actor.Name); err != nil {
+		if _, err := store.ReleaseAllocations(ctx, tx, pool.UID, sub.UID, string(OwnerVirtualMachine), pool.Name, actor.Name); err != nil {
 			return err
 		}
 		if err := store.DeleteSubnet(ctx, tx, sub.UID); err != nil {
@@ -388,7 +388,7 @@ func (s *Service) DeleteSubnet(ctx context.Context, actor auth.Actor, namespace,
 	}
 	s.forgetSubnets(namespace, vpc, name)
 	if err == nil {
-		if cp, cerr := s.cachedPool(ctx, namespace, "vpc-"+vpc); cerr == nil {
+		if cp, cerr := s.cachedPool(ctx, namespace, candidates.PrivatePoolName(vpc)); cerr == nil {
 			s.views.forget(cp.row.UID)
 		}
 	}
@@ -407,7 +407,7 @@ func (s *Service) inUse(ctx context.Context, poolUID, subnetUID, what string) er
 // refuseVMs refuses to delete what (a subnet, a VPC) while the pool (its
 // subnet subnetUID, when not empty) holds VM interfaces.
 func (s *Service) refuseVMs(ctx context.Context, ext store.Ext, poolUID, subnetUID, what string) error {
-	vms, err := store.CountAllocationsOfKind(ctx, ext, poolUID, subnetUID, OwnerVirtualMachine)
+	vms, err := store.CountAllocationsOfKind(ctx, ext, poolUID, subnetUID, string(OwnerVirtualMachine))
 	switch {
 	case err != nil:
 		return err

@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"strings"
 	"time"
+
+	"pivirt.hu/ipam/internal/candidates"
 )
 
 // PoolKind says who made a pool and who may use it.
@@ -15,12 +17,16 @@ const (
 	Private PoolKind = "private" // a VPC's own range, made with the VPC
 )
 
-// Owner kinds, as the seed names them.
+// OwnerKind says what an owner is (docs/allocation.md, "Owners"), and so
+// what its name is.
+type OwnerKind string
+
+// The four owner kinds.
 const (
-	OwnerVirtualMachine = "VirtualMachine" // name "<hostname>/<nic index>"
-	OwnerFloatingIP     = "FloatingIP"     // name: the floating IP's
-	OwnerVPC            = "VPC"            // name "router": the uplink
-	OwnerNode           = "Node"           // name "<subnet>": a host's own address
+	OwnerVirtualMachine OwnerKind = "VirtualMachine" // name "<hostname>/<nic index>"
+	OwnerFloatingIP     OwnerKind = "FloatingIP"     // name: the floating IP's
+	OwnerVPC            OwnerKind = "VPC"            // name "router": the uplink
+	OwnerNode           OwnerKind = "Node"           // name "<subnet>": a host's own address
 )
 
 // A Pool hands out addresses.
@@ -39,11 +45,20 @@ type Pool struct {
 	CreatedBy string
 }
 
+// VPCName is the name of the VPC of a private pool, "" for a public pool.
+func (p Pool) VPCName() string {
+	if p.VPCUID == "" {
+		return ""
+	}
+	vpc, _ := candidates.PrivatePoolVPC(p.Name)
+	return vpc
+}
+
 // An Owner is what holds an address. Its identity in a pool is its kind,
 // its uid and, for a VM, the NIC index of its name, for the other kinds its
 // whole name: a VM renamed is the same owner.
 type Owner struct {
-	Kind string
+	Kind OwnerKind
 	UID  string
 	Name string
 }
@@ -86,7 +101,7 @@ type VPC struct {
 }
 
 // PoolName returns the name of the VPC's private pool.
-func (v VPC) PoolName() string { return "vpc-" + v.Name }
+func (v VPC) PoolName() string { return candidates.PrivatePoolName(v.Name) }
 
 // A Subnet carves a VPC's prefix.
 type Subnet struct {
@@ -179,7 +194,7 @@ type ClaimFloatingIPInput struct {
 	Zone, Pool      string // one of them
 }
 
-// AllocateInput is the seed's Allocate(pool, within, reserved, owner).
+// AllocateInput is the input of Allocate(pool, within, reserved, owner).
 type AllocateInput struct {
 	Namespace string // the pool's; "" for a public pool
 	Pool      string

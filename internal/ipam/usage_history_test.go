@@ -378,7 +378,7 @@ func TestUsageHistoryCountsLateCommit(t *testing.T) {
 		}
 		claimed <- err
 	}()
-	pgtest.AwaitLockWait(t, db, "the claim of the held address")
+	pgtest.WaitForLock(t, db, "the claim of the held address", pgtest.LockWait{})
 	// The claim's audit entry will bear its statement's start: the
 	// waiting session's transaction start.
 	var began time.Time

@@ -66,8 +66,9 @@ func (s *Service) CreateVPC(ctx context.Context, actor auth.Actor, in CreateVPCI
 	return vpcFromRow(vpc), nil
 }
 
-// maxVPCNameLen keeps the VPC's pool name, vpc-<name>, a valid name.
-const maxVPCNameLen = 63 - len("vpc-")
+// maxVPCNameLen keeps the VPC's pool name (candidates.PrivatePoolName) a
+// valid name of at most 63 characters.
+var maxVPCNameLen = 63 - len(candidates.PrivatePoolName(""))
 
 // checkVPCInput checks what CreateVPC can check without the database.
 func checkVPCInput(in CreateVPCInput) error {
@@ -123,7 +124,7 @@ func (s *Service) createVPC(ctx context.Context, tx *store.Tx, undo *undoList, a
 		return store.VPCRow{}, err
 	}
 	pool, err := store.InsertPool(ctx, tx, store.PoolRow{
-		UID: newUID(), Namespace: in.Namespace, Name: "vpc-" + in.Name, Kind: string(Private), CIDR: cidr,
+		UID: newUID(), Namespace: in.Namespace, Name: candidates.PrivatePoolName(in.Name), Kind: string(Private), CIDR: cidr,
 		VPCUID: vpc.UID, CreatedBy: actor.Name,
 	})
 	if errors.Is(err, store.ErrObjectExists) {
@@ -212,13 +213,13 @@ func (s *Service) DeleteVPC(ctx context.Context, actor auth.Actor, namespace, na
 		if err != nil {
 			return err
 		}
-		if pool, err = store.Pool(ctx, tx, namespace, "vpc-"+name); err != nil {
+		if pool, err = store.Pool(ctx, tx, namespace, candidates.PrivatePoolName(name)); err != nil {
 			return err
 		}
 		if err := s.refuseVMs(ctx, tx, pool.UID, "", "VPC "+namespace+"/"+name); err != nil {
 			return err
 		}
-		if _, err := store.ReleaseAllocations(ctx, tx, pool.UID, "", OwnerVirtualMachine, pool.Name, actor.Name); err != nil {
+		if _, err := store.ReleaseAllocations(ctx, tx, pool.UID, "", string(OwnerVirtualMachine), pool.Name, actor.Name); err != nil {
 			return err
 		}
 		if uplinks, err = store.VPCUplinks(ctx, tx, namespace, vpc.UID, vpc.Zone); err != nil {
@@ -267,7 +268,7 @@ func (s *Service) DeleteVPC(ctx context.Context, actor auth.Actor, namespace, na
 	if err != nil {
 		return err
 	}
-	s.forgetPoolUID(namespace, "vpc-"+name, pool.UID)
+	s.forgetPoolUID(namespace, candidates.PrivatePoolName(name), pool.UID)
 	for _, u := range uplinks {
 		s.freed(ctx, u.PoolUID, u.Address)
 	}

@@ -10,7 +10,7 @@ import (
 	"pivirt.hu/ipam/internal/usage"
 )
 
-// TestSeedWalkthrough follows the seed's example: a public pool, a VPC
+// TestSeedWalkthrough follows the example manifests: a public pool, a VPC
 // whose router takes the first candidate, a floating IP, a subnet whose
 // VMs get addresses in order, the same owner asking twice, a released
 // address reused first, and a /30 that runs out.
@@ -85,7 +85,7 @@ func TestSeedWalkthrough(t *testing.T) {
 	}
 	_, err = svc.AttachInterface(ctx, acme, AttachInterfaceInput{Namespace: "acme/prod", VPC: "main", Subnet: "tiny", VM: VMRef{UID: "t2", Hostname: "tiny-2"}})
 	if !errors.Is(err, refusal.ErrPoolExhausted) || err.Error() != "pool vpc-main has no free address in 10.42.9.0/30" {
-		t.Errorf("second VM of the /30: %v, want refusal.ErrPoolExhausted with the seed's message", err)
+		t.Errorf("second VM of the /30: %v, want refusal.ErrPoolExhausted with its message", err)
 	}
 
 	pu, err := svc.PoolUsage(ctx, operator, pool)

@@ -1,5 +1,5 @@
-// Package manifest reads and writes PiVirt IPAM objects in the seed's YAML
-// form (apiVersion pivirt.hu/v1): Parse reads the pools and VPCs of a
+// Package manifest reads and writes PiVirt IPAM objects as YAML manifests
+// (apiVersion pivirt.hu/v1, testdata/seed-*.yaml): Parse reads the pools and VPCs of a
 // manifest for ipam apply, the Write functions print pools, allocations
 // and VPCs for ipam get, as YAML documents or as tables.
 package manifest
@@ -16,6 +16,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/refusal"
 )
@@ -31,7 +32,7 @@ const (
 	MaxErrors = 20
 )
 
-// The names of the seed.
+// The API version and kinds of a manifest.
 const (
 	APIVersion     = "pivirt.hu/v1"
 	KindPool       = ipam.KindPool
@@ -41,13 +42,13 @@ const (
 	ManagedByLabel = "pivirt.hu/managed-by"
 )
 
-// The refusals of the seed, verbatim.
+// The refusals of what is never applied, word for word.
 const (
 	privatePoolRefusal = ipam.PrivatePoolRefusal
 	allocationRefusal  = "allocations are made by Allocate, never applied"
 )
 
-// The known fields of each mapping, in the seed's order.
+// The known fields of each mapping, in the order a manifest writes them.
 var (
 	objectFields      = []string{"apiVersion", "kind", "metadata", "spec"}
 	metadataFields    = []string{"name", "namespace", "uid", "labels", "ownerRefs"}
@@ -268,8 +269,8 @@ func (c *checker) publicPool(root *yaml.Node) (in ipam.CreatePublicPoolInput, ok
 	return in, c.accept(before, KindPool+" /"+in.Name, "%s is also the name of document %d; name each pool once", in.Name)
 }
 
-// privatePool checks the document of a private pool: refused as the seed
-// says unless a VPC could have made it.
+// privatePool checks the document of a private pool: refused
+// (privatePoolRefusal) unless a VPC could have made it.
 func (c *checker) privatePool(root *yaml.Node) (in ipam.PrivatePoolInput, ok bool) {
 	if !madeByVPC(root) {
 		c.add("", privatePoolRefusal)
@@ -345,7 +346,7 @@ func (c *checker) accept(before int, key, format, name string) bool {
 func madeByVPC(root *yaml.Node) bool {
 	metadata, spec := lookup(root, "metadata"), lookup(root, "spec")
 	name, refs := lookup(metadata, "name"), lookup(metadata, "ownerRefs")
-	if !isString(lookup(metadata, "namespace")) || !isString(name) || !strings.HasPrefix(name.Value, "vpc-") ||
+	if !isString(lookup(metadata, "namespace")) || !isString(name) || !isPrivatePoolName(name.Value) ||
 		refs == nil || refs.Kind != yaml.SequenceNode || len(refs.Content) != 1 {
 		return false
 	}
@@ -368,6 +369,13 @@ func madeByVPC(root *yaml.Node) bool {
 // isString reports whether n is a string that is not empty.
 func isString(n *yaml.Node) bool {
 	return n != nil && n.Kind == yaml.ScalarNode && n.Tag == "!!str" && n.Value != ""
+}
+
+// isPrivatePoolName reports whether name is named as a VPC's private pool
+// is (candidates.PrivatePoolName).
+func isPrivatePoolName(name string) bool {
+	_, ok := candidates.PrivatePoolVPC(name)
+	return ok
 }
 
 // isPrivate reports whether the pool of root is a private one: of kind

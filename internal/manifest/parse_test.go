@@ -12,8 +12,8 @@ import (
 	"pivirt.hu/ipam/internal/ipam"
 )
 
-// The seed's three example manifests, verbatim, in testdata (the command's
-// tests read them too).
+// The three example manifests, in testdata (the command's tests read them
+// too).
 var (
 	seedPublicPool  = readTestdata("seed-public-pool.yaml")
 	seedPrivatePool = readTestdata("seed-private-pool.yaml")
@@ -98,7 +98,7 @@ func TestParseAccepts(t *testing.T) {
 		manifest string
 		want     []ipam.ApplyObject
 	}{
-		{"the seed's public pool", seedPublicPool, []ipam.ApplyObject{public(seedPublicInput)}},
+		{"the example public pool", seedPublicPool, []ipam.ApplyObject{public(seedPublicInput)}},
 		{
 			"block sequence, ranges, comments, no gateway or zone",
 			"apiVersion: pivirt.hu/v1 # the only version\nkind: IPAMPool\nmetadata:\n  name: edge\n" +
@@ -207,8 +207,8 @@ func TestParseRefuses(t *testing.T) {
 		manifest string
 		want     string // the whole message
 	}{
-		{"the seed's private pool", seedPrivatePool, "private pools are created for each VPC; create a VPC instead"},
-		{"the seed's allocation", seedAllocation, "allocations are made by Allocate, never applied"},
+		{"the example private pool", seedPrivatePool, "private pools are created for each VPC; create a VPC instead"},
+		{"the example allocation", seedAllocation, "allocations are made by Allocate, never applied"},
 		{"a namespace", strings.Replace(seedPublicPool, "  name: public-zone-a\n", "  name: public-zone-a\n  namespace: ops\n", 1),
 			"private pools are created for each VPC; create a VPC instead"},
 		{"an owner", strings.Replace(seedPublicPool, "  name: public-zone-a\n", "  name: public-zone-a\n  ownerRefs:\n    - {kind: VPC, uid: x, controller: true}\n", 1),
@@ -253,7 +253,7 @@ func TestParseRefuses(t *testing.T) {
 		// The domain's checks, under the field's path.
 		{"host bits", pool("edge", "cidr: 10.0.0.5/24", "kind: public"),
 			"spec.cidr: cidr 10.0.0.5/24 has host bits set; did you mean 10.0.0.0/24?"},
-		{"host bits in the seed's first document of two", strings.Replace(seedPublicPool, "203.0.113.0/24", "10.0.0.5/24", 1) + "---\n" + pool("edge", "cidr: 198.51.100.0/24", "kind: public"),
+		{"host bits in the example's first document of two", strings.Replace(seedPublicPool, "203.0.113.0/24", "10.0.0.5/24", 1) + "---\n" + pool("edge", "cidr: 198.51.100.0/24", "kind: public"),
 			"document 1 (line 3): spec.cidr: cidr 10.0.0.5/24 has host bits set; did you mean 10.0.0.0/24?"},
 		{"a bad name", pool("Edge", "cidr: 198.51.100.0/24", "kind: public"),
 			`metadata.name: name "Edge" is not a valid name: use lower-case letters, digits and '-', starting and ending with a letter or digit`},
@@ -325,7 +325,7 @@ func TestParseRefuses(t *testing.T) {
 		{"an allocation among VPCs", vpcAsPrinted + "---\n" + seedAllocation,
 			"document 2 (line 20): allocations are made by Allocate, never applied"},
 
-		// Private pools: refused as the seed says, but for one a VPC made.
+		// Private pools: refused, but for one a VPC made.
 		{"a private pool with a gateway", strings.Replace(privatePool, "kind: private", "kind: private\n  gateway: 10.42.0.1", 1),
 			"private pools are created for each VPC; create a VPC instead"},
 		{"a private pool with a zone", strings.Replace(privatePool, "kind: private", "kind: private\n  zone: zone-a", 1),

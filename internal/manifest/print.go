@@ -83,7 +83,7 @@ func WriteAllocationsYAML(w io.Writer, allocations []ipam.Allocation) error {
 		add(meta, "creationTimestamp", str(a.CreatedAt.UTC().Format(time.RFC3339)))
 		add(meta, "labels", mapping(yaml.FlowStyle, kv(ManagedByLabel, str("director"))))
 		owner := mapping(yaml.FlowStyle,
-			kv("kind", str(a.Owner.Kind)), kv("uid", str(a.Owner.UID)), kv("name", str(a.Owner.Name)))
+			kv("kind", str(string(a.Owner.Kind))), kv("uid", str(a.Owner.UID)), kv("name", str(a.Owner.Name)))
 		spec := mapping(0, kv("pool", str(a.Pool)), kv("address", str(a.Address.String())), kv("owner", owner))
 		docs[i] = object(KindAllocation, meta, spec)
 	}
@@ -146,7 +146,7 @@ func WritePoolsTable(w io.Writer, pools []PoolItem) error {
 func WriteAllocationsTable(w io.Writer, allocations []ipam.Allocation) error {
 	t := newTable(w, "NAMESPACE", "NAME", "POOL", "ADDRESS", "OWNER-KIND", "OWNER-NAME")
 	for _, a := range allocations {
-		t.row(a.Namespace, a.Name, a.Pool, a.Address.String(), a.Owner.Kind, a.Owner.Name)
+		t.row(a.Namespace, a.Name, a.Pool, a.Address.String(), string(a.Owner.Kind), a.Owner.Name)
 	}
 	return t.flush()
 }
@@ -246,7 +246,7 @@ func add(m *yaml.Node, key string, value *yaml.Node) {
 	m.Content = append(m.Content, str(key), value)
 }
 
-// object is the seed's apiVersion, kind, metadata and spec.
+// object is a manifest's apiVersion, kind, metadata and spec.
 func object(kind string, metadata, spec *yaml.Node) *yaml.Node {
 	return mapping(0, kv("apiVersion", str(APIVersion)), kv("kind", str(kind)), kv("metadata", metadata), kv("spec", spec))
 }

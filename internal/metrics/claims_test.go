@@ -15,6 +15,7 @@ import (
 	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/schema"
+	"pivirt.hu/ipam/internal/schema/schematest"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -133,7 +134,7 @@ func TestScrapeSharedStatements(t *testing.T) {
 			attach(t, svc, 12*round, 12)
 			close(done)
 		}()
-		pgtest.AwaitLockWaits(t, db, 4, "the inserts behind the subnet's row", done)
+		pgtest.WaitForLock(t, db, "the inserts behind the subnet's row", pgtest.LockWait{Sessions: 4}, done)
 		if err := tx.Commit(); err != nil {
 			t.Fatal(err)
 		}
@@ -156,23 +157,6 @@ func waitUntil(t *testing.T, what string, done func() bool) {
 	}
 }
 
-// sites is a schema of sites and their VLANs.
-const sites = `version: "1.0"
-nodes:
-  - name: Site
-    namespace: Location
-    display_label: "{{ name__value }}"
-    attributes:
-      - {name: name, kind: Text, unique: true}
-  - name: VLAN
-    namespace: Ipam
-    attributes:
-      - {name: name, kind: Text}
-      - {name: vlan_id, kind: Number, optional: true}
-    relationships:
-      - {name: site, peer: LocationSite, cardinality: one, optional: false}
-`
-
 // TestScrapeDivisions: each number pool's most used divisions, as many as
 // the bound, with their size and used, and how many divisions it has.
 func TestScrapeDivisions(t *testing.T) {
@@ -185,7 +169,7 @@ func TestScrapeDivisions(t *testing.T) {
 	defer n.Close()
 	m.WatchNumbers(n, 2)
 	op := auth.System
-	f, err := schema.Parse("sites.yaml", []byte(sites))
+	f, err := schema.Parse("sites.yaml", []byte(schematest.SitesAndVLANs))
 	if err != nil {
 		t.Fatal(err)
 	}

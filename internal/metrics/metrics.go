@@ -1,4 +1,4 @@
-// Package metrics is what ipam serve tells Prometheus (issue 15): how full
+// Package metrics is what ipam serve tells Prometheus (docs/operations.md): how full
 // each pool and subnet is, what the claims and releases did, and the
 // state of the process and its database connections, in Prometheus' text
 // format through the official client. The series are bounded: one per

@@ -66,8 +66,8 @@ func (c *Claims) attributes() []string {
 // write leaves it, in the order of the pool's ranges (a value: null in an
 // update gives up the old number, which is freed once no branch holds
 // it). Refusals: the pool is not found; it is for another kind or
-// attribute; a scope element does not exist on the branch (the seed's
-// words) or the object has no value of it; no free number
+// attribute; a scope element does not exist on the branch
+// (docs/numbers.md, "A claim") or the object has no value of it; no free number
 // (*ExhaustedError).
 func (c *Claims) Hook(ctx context.Context, w *branch.Write) error {
 	// A run before this one was rolled back: what it marked is free.
@@ -181,8 +181,8 @@ func (c *Claims) giveUp(ctx context.Context, w *branch.Write, p *poolState, n na
 }
 
 // divisionOf returns the division of the object o in the pool of row, on
-// a branch whose schema is s: the seed's refusal when a scope element
-// does not exist on the branch, the branch's words when the object has no
+// a branch whose schema is s: the refusal of docs/numbers.md ("A claim")
+// when a scope element does not exist on the branch, the branch's words when the object has no
 // value of one.
 func divisionOf(s schema.Schema, row store.NumberPoolRow, n names, o branch.Object, branchName string) (json.RawMessage, error) {
 	values := make([]json.RawMessage, len(row.Scope))

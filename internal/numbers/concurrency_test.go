@@ -148,14 +148,14 @@ func TestDivisionsNeverWait(t *testing.T) {
 		return done, n, err
 	}
 	inB, nB, errB := claim("site-b", b.ID)
-	if pgtest.DoneOrWaiting(t, e.db, "the claim in site B", inB) {
+	if pgtest.WaitForLock(t, e.db, "the claim in site B", pgtest.LockWait{MayEnd: true}, inB) {
 		t.Fatal("a claim in site B waited for a lock while one in site A was open")
 	}
 	if *errB != nil || *nB != 1 {
 		t.Errorf("site B got %d, %v; want 1", *nB, *errB)
 	}
 	inA, nA, errA := claim("site-a", a.ID)
-	pgtest.AwaitLockWait(t, e.db, "the second claim in site A", inA)
+	pgtest.WaitForLock(t, e.db, "the second claim in site A", pgtest.LockWait{}, inA)
 	close(release)
 	if err := <-held; err != nil {
 		t.Fatal(err)

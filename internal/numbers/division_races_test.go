@@ -8,7 +8,7 @@ import (
 	"pivirt.hu/ipam/internal/store"
 )
 
-// siteTemplate is the seed's site with a label template of its own.
+// siteTemplate is LocationSite with a label template of its own.
 const siteTemplate = "version: '1.0'\nnodes:\n  - {name: Site, namespace: Location, display_label: 'Site {{ name__value }}', attributes: [{name: name, kind: Text, unique: true}]}\n"
 
 // TestDivisionFirstCountedDuringAChange: a division a page counts for the

@@ -1,4 +1,4 @@
-// Package numbers is the domain of number pools (issue 12): pools that
+// Package numbers is the domain of number pools (docs/numbers.md): pools that
 // hand out the numbers of a Number attribute of a kind (VLAN IDs, ASNs),
 // each from the lowest free number of its ranges, tried by descending
 // weight, and, for a pool with an allocation scope, separately in each

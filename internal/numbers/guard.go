@@ -11,9 +11,9 @@ import (
 
 // guard is the branch.Guard of number pools, asked in the transaction of
 // every schema load (on any branch), and of every merge or rebase that
-// changes a schema. While a pool exists it refuses, in the words of issue
-// 12, a change that would remove one of its scope elements or make it
-// optional, of cardinality many or of kind List, JSON or Any; make a
+// changes a schema. While a pool exists it refuses, in the words
+// TestSchemaGuards checks, a change that would remove one of its scope
+// elements or make it optional, of cardinality many or of kind List, JSON or Any; make a
 // scoped pool's attribute unique; rename the pool's kind or its
 // attribute; or make the pool's kind inherit from another generic. It
 // also refuses removing the pool's kind or attribute, or changing the

@@ -32,7 +32,7 @@ func (e *env) elementIDs(branchName, kind string) (string, map[string]string) {
 
 // TestSchemaGuards: while a pool exists, a schema load on any branch that
 // would break its scope, its kind or its attribute is refused, all or
-// nothing, in issue 12's words; renaming a scope element is allowed, and
+// nothing, word for word; renaming a scope element is allowed, and
 // the pool shows the new name once it is on main.
 func TestSchemaGuards(t *testing.T) {
 	e := newEnv(t)

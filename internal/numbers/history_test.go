@@ -16,7 +16,7 @@ import (
 	"pivirt.hu/ipam/internal/usage"
 )
 
-// seedRanges are the ranges of the seed's pool VLAN IDs per site with a
+// seedRanges are the ranges of the pool VLAN IDs per site with a
 // second range: 1 100 numbers.
 var seedRanges = []Range{{Start: 100, End: 199, Weight: 10}, {Start: 1000, End: 1999, Weight: 1}}
 
@@ -56,7 +56,7 @@ func (e *env) rows() int {
 }
 
 // TestDivisionHistory: the service writes the usage of each division of
-// the seed's pool (site A and site B both got 100), one row an hour and
+// the pool VLAN IDs per site (site A and site B both got 100), one row an hour and
 // one a day however often it writes, the figures those of Divisions after
 // the last write of the hour, the size the pool's 1 100 numbers; a tenant
 // reads none; a division or a step the pool does not have is refused in

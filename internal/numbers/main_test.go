@@ -20,8 +20,8 @@ var (
 	acme     = auth.Actor{Name: "acme", Role: auth.Tenant, Namespaces: []string{"acme/*"}}
 )
 
-// env is a service of number pools on a fresh database, with the schema of
-// the seed loaded on main.
+// env is a service of number pools on a fresh database, with vlans loaded
+// on main.
 type env struct {
 	t        testing.TB
 	svc      *Service
@@ -30,7 +30,7 @@ type env struct {
 	url      string
 }
 
-// newEnv returns an env on a fresh database with the seed's schema.
+// newEnv returns an env on a fresh database with vlans loaded.
 func newEnv(t testing.TB) *env {
 	t.Helper()
 	e := openEnv(t, pgtest.NewURL(t))
@@ -56,7 +56,7 @@ func openEnv(t testing.TB, url string) *env {
 	return &env{t: t, svc: svc, branches: svc.Branches(), db: db, url: url}
 }
 
-// vlans is the seed's IpamVLAN with a required site of cardinality one,
+// vlans is IpamVLAN with a required site of cardinality one,
 // and elements each refusal of a scope needs.
 const vlans = `version: "1.0"
 generics:

@@ -138,7 +138,7 @@ const (
 // CreatePool creates a pool, checked against the default branch's schema,
 // and records every number the branches' objects of its kind hold already,
 // which the pool then skips. Refusals are *refusal.InvalidErrors naming the
-// field (the scope's in the words of issue 12), a name in use a
+// field (the scope's as TestScopeRefusals words them), a name in use a
 // *refusal.ConflictError. It holds every branch alone while it reads their
 // objects, so that no write of an object escapes the pool's records.
 // Operators only: tenants get ErrNotFound.
@@ -257,7 +257,8 @@ func shownName(s string) string {
 }
 
 // scopeIDs checks the scope elements of a pool of the kind k allocating
-// the attribute a, and returns their ids; the refusals are issue 12's.
+// the attribute a, and returns their ids; TestScopeRefusals holds the
+// refusals.
 func scopeIDs(main schema.Schema, k schema.Kind, a schema.Attribute, elements []string) ([]string, error) {
 	kind := k.FullName()
 	ids := []string{}

@@ -6,7 +6,7 @@ import (
 	"pivirt.hu/ipam/internal/branch"
 )
 
-// TestQueries: the seed's queries over a scoped pool and a pool without a
+// TestQueries: the queries of usage (docs/numbers.md, "Usage") over a scoped pool and a pool without a
 // scope: divisions most used first, ties by label; a division's figures
 // and its ranges'; allocations of some of the scope elements, paged; the
 // whole pool's figures, its scope ignored.

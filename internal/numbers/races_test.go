@@ -46,11 +46,11 @@ func goDo(op func() error) (<-chan struct{}, *error) {
 
 // waitFor waits until one of signals is closed (an operation done, a held
 // statement reached), or until a session of the database waits for a
-// lock (pgtest.DoneOrWaiting): the operation has gone as far as the locks
+// lock (pgtest.WaitForLock): the operation has gone as far as the locks
 // held now let it.
 func (e *env) waitFor(what string, signals ...<-chan struct{}) {
 	e.t.Helper()
-	pgtest.DoneOrWaiting(e.t, e.db, what, signals...)
+	pgtest.WaitForLock(e.t, e.db, what, pgtest.LockWait{MayEnd: true}, signals...)
 }
 
 // reached waits until the statement h holds is held.
@@ -180,7 +180,7 @@ func (e *env) sharedNumbers(pool string) []string {
 	return out
 }
 
-// TestIdentifierPathHoldsItsNumber: the interleaving. VLAN O gets
+// TestIdentifierPathHoldsItsNumber: an interleaving of branches. VLAN O gets
 // 100 on main; on branch bx it is renumbered (value: null with from_pool)
 // to 101; on main it is renumbered again and takes 101 through its
 // identifier's allocation, its write held open once its holding is
@@ -373,16 +373,16 @@ func TestChangesTriedAgainAfterADeadlock(t *testing.T) {
 
 			changeDone, changeErr := goDo(func() error { return c.change(e) })
 			// The change locks 1, then waits for 2.
-			pgtest.AwaitBlockedBy(t, e.db, thirdPID, "the "+c.name, changeDone)
+			pgtest.WaitForLock(t, e.db, "the "+c.name, pgtest.LockWait{BlockedBy: thirdPID}, changeDone)
 			otherDone, otherErr := goDo(func() error { return lock(other, 1, "UPDATE") })
 			// The other, holding 3, waits for 1: two sessions wait.
-			pgtest.AwaitLockWaits(t, e.db, 2, "the other transaction", otherDone)
+			pgtest.WaitForLock(t, e.db, "the other transaction", pgtest.LockWait{Sessions: 2}, otherDone)
 			if err := third.Commit(); err != nil {
 				t.Fatal(err)
 			}
 			// The change takes 2 and waits for 3: a deadlock, which its
 			// own check finds a second later; its retry waits for 1.
-			pgtest.AwaitBlockedBy(t, e.db, otherPID, "the "+c.name, changeDone)
+			pgtest.WaitForLock(t, e.db, "the "+c.name, pgtest.LockWait{BlockedBy: otherPID}, changeDone)
 			finished(t, otherDone, otherErr, "the other transaction's lock of 1")
 			if err := other.Commit(); err != nil {
 				t.Fatalf("the other transaction: %v", err)

@@ -138,7 +138,7 @@ func TestPoolDeletedWhileClaiming(t *testing.T) {
 		_, err := e.svc.CreateObject(ctx, operator, branch.Main, "IpamVLAN", e.vlanInput("v2", a.ID, "user", nil), []FromPool{{Attribute: "vlan_id", Pool: p.ID}})
 		return err
 	})
-	pgtest.AwaitLockWait(t, e.db, "the claim from the pool being deleted", claimDone)
+	pgtest.WaitForLock(t, e.db, "the claim from the pool being deleted", pgtest.LockWait{}, claimDone)
 	letGo()
 	if err := <-deleted; err != nil {
 		t.Fatal(err)

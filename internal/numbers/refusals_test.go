@@ -8,8 +8,7 @@ import (
 	"pivirt.hu/ipam/internal/refusal"
 )
 
-// TestScopeRefusals: every refusal of a scope element, in issue 12's
-// words, as INVALID_ARGUMENT on the field allocation_scope.
+// TestScopeRefusals: every refusal of a scope element, word for word, as INVALID_ARGUMENT on the field allocation_scope.
 func TestScopeRefusals(t *testing.T) {
 	e := newEnv(t)
 	for _, tt := range []struct {
@@ -105,8 +104,8 @@ func TestPoolRefusals(t *testing.T) {
 }
 
 // TestClaimRefusals: a claim from a pool not found, of another kind or
-// attribute, and on a branch whose schema lacks a scope element (the
-// seed's words).
+// attribute, and on a branch whose schema lacks a scope element, word for
+// word.
 func TestClaimRefusals(t *testing.T) {
 	e := newEnv(t)
 	ctx := t.Context()

@@ -11,7 +11,7 @@ import (
 	"pivirt.hu/ipam/internal/store"
 )
 
-// TestSitesShareNumbers: the seed's pool scoped by site. A VLAN in site A
+// TestSitesShareNumbers: a pool scoped by site. A VLAN in site A
 // and a VLAN in site B can both receive 100; two VLANs in site A never
 // receive the same number.
 func TestSitesShareNumbers(t *testing.T) {

@@ -155,8 +155,8 @@ const RangeKind = "CoreNumberPoolRange"
 
 // Divisions returns the divisions of the pool id where a branch shows an
 // object holding one of the pool's numbers (of its ranges, or allocated
-// from it: not another pool's of the same attribute), most used first, ties by display label (the
-// seed's InfrahubNumberPoolDivisions); the figures count every branch. A
+// from it: not another pool's of the same attribute), most used first, ties by display label (as
+// InfrahubNumberPoolDivisions lists them); the figures count every branch. A
 // pool without a scope has one division, without entries, once a number
 // is held.
 func (s *Service) Divisions(ctx context.Context, actor auth.Actor, poolID string) (DivisionList, error) {
@@ -219,7 +219,7 @@ func figuresOf(size, used int64) Figures {
 // Utilization returns the figures of one division of the pool id, and of
 // each range in it, counting every branch. On a scoped pool the division
 // gives a value for every scope element; on a pool without a scope, none.
-// The refusals are *refusal.InvalidErrors in the words of issue 12.
+// The refusals are *refusal.InvalidErrors (docs/numbers.md, "Usage").
 func (s *Service) Utilization(ctx context.Context, actor auth.Actor, poolID string, division []EntryInput) (Usage, error) {
 	row, key, err := s.divisionOf(ctx, actor, poolID, division)
 	if err != nil {

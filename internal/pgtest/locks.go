@@ -1,76 +1,102 @@
 package pgtest
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/jmoiron/sqlx"
-
-	"pivirt.hu/ipam/internal/store"
 )
 
-// The waits below force an interleaving by waiting until it happened: a
-// session of the test's database waits for a lock (pg_stat_activity's
-// wait_event_type 'Lock': a row, a transaction, an advisory lock…), so
-// that the operation that runs in it has gone as far as the locks held now
-// let it. Each test has a database of its own (NewURL), so a session of it
-// that waits is one of the test's. They poll; none decides by a timer:
-// lockWaitDeadline only turns a hang into a failure, far beyond any wait a
-// test forces on a loaded machine.
 const (
-	lockWaitDeadline = 30 * time.Second
-	lockWaitPoll     = 5 * time.Millisecond
+	// lockWaitPoll is how often WaitForLock reads pg_stat_activity.
+	lockWaitPoll = 5 * time.Millisecond
+	// lockWaitMargin is left before the test binary's deadline, so that a
+	// wait that never ends fails the test with its message instead of
+	// the binary's panic.
+	lockWaitMargin = 10 * time.Second
 )
 
-// AwaitLockWaits waits until n sessions of db's database wait for a lock at
-// once. It fails the test when one of done is closed first (the operation
-// it watches ended without waiting), or after the deadline.
-func AwaitLockWaits(t testing.TB, db *store.DB, n int, what string, done ...<-chan struct{}) {
+// A LockWait says which sessions WaitForLock waits for. Its zero value is
+// one session waiting for any lock.
+type LockWait struct {
+	// Sessions is how many sessions wait at once: 1 when 0.
+	Sessions int
+	// BlockedBy, when not 0, is the backend pid of the session that holds
+	// the lock they wait for (pg_blocking_pids; BackendPID names it).
+	BlockedBy int
+	// Query, when not "", is a part of the waiting session's statement.
+	Query string
+	// MayEnd lets the operations watched end instead of waiting:
+	// WaitForLock then answers false rather than failing the test.
+	MayEnd bool
+}
+
+// WaitForLock forces an interleaving by waiting until it happened: the
+// sessions w names, of db's database, wait for a lock (pg_stat_activity's
+// wait_event_type 'Lock': a row, a transaction, an advisory lock…), so
+// that the operations that run in them have gone as far as the locks held
+// now let them; it returns true. Each test has a database of its own
+// (NewURL), so a session of it that waits is one of the test's.
+//
+// When one of done is closed first (the operation watched ended without
+// waiting) it returns false if w.MayEnd, and fails the test otherwise. It
+// polls; no timer decides: the wait ends with the test's context, or
+// shortly before the test binary's deadline (go test -timeout), which only
+// turns a hang into a failure. An operation that waits for something else
+// than a lock (a channel, a mutex) is seen neither ending nor waiting: the
+// test fails then.
+func WaitForLock(t testing.TB, db sqlx.QueryerContext, what string, w LockWait, done ...<-chan struct{}) bool {
 	t.Helper()
-	switch pollLocks(done, func() bool { return lockWaits(t, db, 0) >= n }) {
-	case endedFirst:
-		t.Fatalf("%s ended without waiting for a lock (%d sessions wait, want %d)", what, lockWaits(t, db, 0), n)
-	case timedOut:
-		t.Fatalf("%s: %d sessions do not wait for a lock after %v (%d do)", what, n, lockWaitDeadline, lockWaits(t, db, 0))
+	ctx := t.Context()
+	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if deadline, ok := d.Deadline(); ok {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, deadline.Add(-lockWaitMargin))
+			defer cancel()
+		}
+	}
+	want := max(w.Sessions, 1)
+	tick := time.NewTicker(lockWaitPoll)
+	defer tick.Stop()
+	for {
+		for _, d := range done {
+			select {
+			case <-d:
+				if !w.MayEnd {
+					t.Fatalf("%s ended without waiting for a lock (%s)", what, w)
+				}
+				return false
+			default:
+			}
+		}
+		n, err := lockWaits(ctx, db, w)
+		switch {
+		case err == nil && n >= want:
+			return true
+		case ctx.Err() != nil:
+			t.Fatalf("%s: not seen waiting (%s) before the wait ended: %v", what, w, context.Cause(ctx))
+		case err != nil:
+			t.Fatal(fmt.Errorf("pgtest: unable to read the sessions' lock waits: %w", err))
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+		}
 	}
 }
 
-// AwaitLockWait waits until a session of db's database waits for a lock:
-// AwaitLockWaits of one session.
-func AwaitLockWait(t testing.TB, db *store.DB, what string, done ...<-chan struct{}) {
-	t.Helper()
-	AwaitLockWaits(t, db, 1, what, done...)
-}
-
-// AwaitBlockedBy waits until a session of db's database waits for a lock
-// that the session of backend pid holds (pg_blocking_pids), as
-// AwaitLockWait does.
-func AwaitBlockedBy(t testing.TB, db *store.DB, pid int, what string, done ...<-chan struct{}) {
-	t.Helper()
-	switch pollLocks(done, func() bool { return lockWaits(t, db, pid) > 0 }) {
-	case endedFirst:
-		t.Fatalf("%s ended without waiting for a lock of session %d", what, pid)
-	case timedOut:
-		t.Fatalf("%s: no session waits for a lock of session %d after %v", what, pid, lockWaitDeadline)
+// String says what w waits for, for a failure's message.
+func (w LockWait) String() string {
+	s := fmt.Sprintf("want %d waiting for a lock", max(w.Sessions, 1))
+	if w.BlockedBy != 0 {
+		s += fmt.Sprintf(" of session %d", w.BlockedBy)
 	}
-}
-
-// DoneOrWaiting waits until one of done is closed, and returns false, or
-// until a session of db's database waits for a lock, and returns true:
-// what the operations watched could do without the locks held now, they
-// did. An operation that waits for something else than a lock (a channel,
-// a mutex) is seen neither ending nor waiting: the test fails after the
-// deadline.
-func DoneOrWaiting(t testing.TB, db *store.DB, what string, done ...<-chan struct{}) bool {
-	t.Helper()
-	switch pollLocks(done, func() bool { return lockWaits(t, db, 0) > 0 }) {
-	case endedFirst:
-		return false
-	case timedOut:
-		t.Fatalf("%s neither ended nor waited for a lock in %v", what, lockWaitDeadline)
+	if w.Query != "" {
+		s += fmt.Sprintf(" in a statement holding %q", w.Query)
 	}
-	return true
+	return s
 }
 
 // BackendPID returns the backend pid of the session q runs its statements
@@ -84,46 +110,13 @@ func BackendPID(t testing.TB, q sqlx.QueryerContext) int {
 	return pid
 }
 
-type pollEnd int
-
-const (
-	condMet pollEnd = iota
-	endedFirst
-	timedOut
-)
-
-// pollLocks polls cond until it holds, one of done is closed (checked
-// first: an operation that ended is not waiting), or the deadline passed.
-func pollLocks(done []<-chan struct{}, cond func() bool) pollEnd {
-	deadline := time.Now().Add(lockWaitDeadline)
-	for {
-		for _, d := range done {
-			select {
-			case <-d:
-				return endedFirst
-			default:
-			}
-		}
-		if cond() {
-			return condMet
-		}
-		if time.Now().After(deadline) {
-			return timedOut
-		}
-		time.Sleep(lockWaitPoll)
-	}
-}
-
-// lockWaits counts the sessions of db's database that wait for a lock, of
-// the session of backend pid blocker when not 0.
-func lockWaits(t testing.TB, db *store.DB, blocker int) int {
-	t.Helper()
+// lockWaits counts the sessions of db's database that wait for a lock as
+// w says.
+func lockWaits(ctx context.Context, db sqlx.QueryerContext, w LockWait) (int, error) {
 	var n int
-	err := db.GetContext(t.Context(), &n, `SELECT count(*) FROM pg_stat_activity
+	err := sqlx.GetContext(ctx, db, &n, `SELECT count(*) FROM pg_stat_activity
 		WHERE datname = current_database() AND wait_event_type = 'Lock'
-			AND ($1 = 0 OR $1 = ANY(pg_blocking_pids(pid)))`, blocker)
-	if err != nil {
-		t.Fatal(fmt.Errorf("pgtest: unable to read the sessions' lock waits: %w", err))
-	}
-	return n
+			AND ($1 = 0 OR $1 = ANY(pg_blocking_pids(pid)))
+			AND strpos(query, $2) > 0`, w.BlockedBy, w.Query)
+	return n, err
 }

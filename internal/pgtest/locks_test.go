@@ -29,7 +29,7 @@ func TestLockWaitsSeen(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	if pgtest.DoneOrWaiting(t, db, "an update of a row nobody holds", free) {
+	if pgtest.WaitForLock(t, db, "an update of a row nobody holds", pgtest.LockWait{MayEnd: true}, free) {
 		t.Fatal("an update of a row nobody holds was seen waiting")
 	}
 	held := make(chan struct{})
@@ -39,8 +39,8 @@ func TestLockWaitsSeen(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	pgtest.AwaitBlockedBy(t, db, pgtest.BackendPID(t, holder), "an update of the held row", held)
-	if !pgtest.DoneOrWaiting(t, db, "an update of the held row", held) {
+	pgtest.WaitForLock(t, db, "an update of the held row", pgtest.LockWait{BlockedBy: pgtest.BackendPID(t, holder)}, held)
+	if !pgtest.WaitForLock(t, db, "an update of the held row", pgtest.LockWait{MayEnd: true}, held) {
 		t.Fatal("the update of the held row ended while the row was held")
 	}
 	if err := holder.Rollback(); err != nil {

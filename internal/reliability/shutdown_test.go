@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"pivirt.hu/ipam/internal/pgtest"
 )
 
 // TestGracefulShutdown sends SIGTERM to ipam serve, on its embedded
@@ -43,14 +45,7 @@ func TestGracefulShutdown(t *testing.T) {
 	go func() {
 		answer <- graphql(t.Context(), client, base, token, attachInterface, map[string]any{"vm": "vm-1"})
 	}()
-	waiting := waitUntil(10*time.Second, func() bool {
-		var n int
-		err := admin.GetContext(t.Context(), &n, `SELECT count(*) FROM pg_stat_activity WHERE datname = 'ipam' AND wait_event_type = 'Lock'`)
-		return err == nil && n > 0
-	})
-	if !waiting {
-		t.Fatal("the claim never waited for the lock")
-	}
+	pgtest.WaitForLock(t, admin, "the claim", pgtest.LockWait{})
 
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

@@ -312,7 +312,7 @@ func TestApplyChanges(t *testing.T) {
 	}
 }
 
-// TestApplyIsIdempotent loads the seed's example, then what the schema
+// TestApplyIsIdempotent loads the example (testdata/vlans.yaml), then what the schema
 // prints, again: nothing changes.
 func TestApplyIsIdempotent(t *testing.T) {
 	s := seedSchema(t)
@@ -330,7 +330,7 @@ func TestApplyIsIdempotent(t *testing.T) {
 func TestApplyRefuses(t *testing.T) {
 	tests := []struct {
 		name  string
-		setup string   // loaded on the seed's example first, if any
+		setup string   // loaded on the example first, if any
 		files []string // then applied, named f1.yaml…
 		want  string
 	}{

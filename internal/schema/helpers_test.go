@@ -2,22 +2,13 @@ package schema
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"pivirt.hu/ipam/internal/schema/schematest"
 )
 
-// seedExample is the example schema of issue 11, as given.
-var seedExample = readTestdata("vlans.yaml")
-
-// readTestdata returns a file of testdata.
-func readTestdata(name string) []byte {
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
+// seedExample is the example schema of sites and VLANs.
+var seedExample = []byte(schematest.Example)
 
 // sequentialIDs returns a newID that gives id-1, id-2…
 func sequentialIDs() func() string { return idsFrom("id") }
@@ -68,7 +59,7 @@ func files(t testing.TB, texts ...string) []File {
 	return out
 }
 
-// seedSchema is the seed's example loaded on an empty schema, with ids
+// seedSchema is seedExample loaded on an empty schema, with ids
 // id-1 to id-11 in the file's order.
 func seedSchema(t testing.TB) Schema {
 	t.Helper()

@@ -121,7 +121,7 @@ func TestParseRefuses(t *testing.T) {
 		{"an unknown field", "version: '1.0'\nextensions: {}\n", `f.yaml: "extensions" is not a field of a schema file; its fields are version, generics, nodes`},
 		{"nodes as a mapping", "version: '1.0'\nnodes: {VLAN: {}}\n", "f.yaml: nodes must be a list of nodes, got a mapping"},
 		{"a node that is a word", nodes("VLAN"), `f.yaml: nodes[0]: must be a node, a mapping such as {name: VLAN, namespace: Ipam}, got "VLAN"`},
-		{"the issue's misspelt kind", vlan("{name: vlan_id, kind: Numbr}"),
+		{"a misspelt kind", vlan("{name: vlan_id, kind: Numbr}"),
 			`f.yaml: IpamVLAN.vlan_id: kind "Numbr" is not one of Text, Number, Boolean, Dropdown, List, JSON, Any`},
 		{"a misspelt field", vlan("{name: vlan_id, knid: Number}"),
 			`f.yaml: IpamVLAN.vlan_id: "knid" is not a field of an attribute; its fields are id, state, name, label, kind, optional, unique, choices, default_value` +

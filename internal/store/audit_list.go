@@ -11,6 +11,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"pivirt.hu/ipam/internal/audit"
+	"pivirt.hu/ipam/internal/candidates"
 )
 
 // AuditFilter narrows a listing of the audit log.
@@ -168,13 +169,13 @@ func (w *auditWhere) history(r audit.Ref, limit int) ([]string, bool) {
 	case audit.KindVPC:
 		subnets := w.part(ownEntries+` AND object_kind = 'Subnet' AND namespace = `+w.arg(r.Namespace)+
 			` AND (object_name COLLATE "C") > `+w.arg(r.Name+"/")+` AND (object_name COLLATE "C") < `+w.arg(r.Name+"0"), limit)
-		return append([]string{own(audit.KindVPC, r.Name), subnets}, w.addresses(r.Namespace, "vpc-"+r.Name, limit)...), true
+		return append([]string{own(audit.KindVPC, r.Name), subnets}, w.addresses(r.Namespace, candidates.PrivatePoolName(r.Name), limit)...), true
 	case audit.KindSubnet:
 		vpc, name, ok := strings.Cut(r.Name, "/")
 		if !ok {
 			return nil, false
 		}
-		addresses := w.part(allocationEntries+` AND namespace = `+w.arg(r.Namespace)+` AND `+poolOf+` = `+w.arg("vpc-"+vpc)+
+		addresses := w.part(allocationEntries+` AND namespace = `+w.arg(r.Namespace)+` AND `+poolOf+` = `+w.arg(candidates.PrivatePoolName(vpc))+
 			` AND `+subnetOf+` = `+w.arg(name), limit)
 		return []string{own(audit.KindSubnet, r.Name), addresses}, true
 	case audit.KindNumberPool:

@@ -10,7 +10,7 @@ import (
 )
 
 // TestBinaryParameters: with lib/pq's binary_parameters (what a connection
-// pooler in transaction mode needs, issue 14), the jsonb values the store
+// pooler in transaction mode needs, docs/scaling.md), the jsonb values the store
 // writes (a pool's labels, an audit entry) still go in text: as []byte
 // they went in jsonb's binary format ("unsupported jsonb version number").
 func TestBinaryParameters(t *testing.T) {
