@@ -118,7 +118,13 @@ func (s *Service) storeInOneStatement(ctx context.Context, st *branchState, acto
 	}
 	if in.Hook != nil {
 		if err := in.Hook(ctx, w); err != nil {
-			return Object{}, err
+			if w.stored {
+				return Object{}, err
+			}
+			// A refusal of the hook (a pool exhausted, a scope element
+			// missing) may have another before it in a transaction, which
+			// checks the peers first: it says which.
+			return Object{}, store.ErrTransactionNeeded
 		}
 	}
 	if !w.stored {
