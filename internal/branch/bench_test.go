@@ -168,7 +168,7 @@ func BenchmarkCreateObject(b *testing.B) {
 	load(b, other, Main, vlans)
 	a := site(b, other, Main, "site-a")
 	newBranch(b, other, "b1")
-	svc, proxy := proxiedService(b, url)
+	svc, proxy := proxiedService(b, url, false)
 	var made atomic.Int64
 	for _, branch := range []string{Main, "b1"} {
 		b.Run("branch="+branch, func(b *testing.B) {

@@ -29,6 +29,9 @@ type nodeKind struct {
 	relByID       map[string]schema.Relationship
 	constraints   []constraint
 	label         []labelPart
+	// ancestry is the node's id and those of the generics it inherits
+	// from (schema.Schema.Ancestry).
+	ancestry []string
 }
 
 // A constraint is a unique attribute or a uniqueness constraint of a node:
@@ -68,6 +71,7 @@ func compile(s schema.Schema) *compiled {
 		}
 		n.constraints = n.compileConstraints(s)
 		n.label = n.compileLabel()
+		n.ancestry = s.Ancestry(k.ID)
 		c.nodes[name], c.byID[k.ID] = n, n
 	}
 	return c

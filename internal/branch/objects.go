@@ -62,11 +62,17 @@ type ObjectInput struct {
 	// Fills are the attributes Hook may fill: when a mistake of the input
 	// keeps the hook from running, they are not said to be missing.
 	Fills []string
+	// InOneStatement says that Hook may run before a write made in one
+	// statement, outside any transaction (Write.Tx nil): it then stores
+	// the object through Write.Commit, or leaves it to the write. Without
+	// it, a write with a Hook is made in a transaction.
+	InOneStatement bool
 }
 
 // A Write is an object about to be stored, as ObjectInput.Hook sees it.
 type Write struct {
-	// Tx is the write's transaction.
+	// Tx is the write's transaction; nil when the write is made in one
+	// statement (see Commit).
 	Tx     *store.Tx
 	Branch Branch
 	Schema schema.Schema
@@ -76,7 +82,45 @@ type Write struct {
 	After Object
 	kind  *nodeKind
 	data  map[string]json.RawMessage
+	// db and commit are set when the write is made in one statement;
+	// stored once Commit stored it.
+	db     *store.DB
+	commit func(ctx context.Context, claim *store.NumberClaim) error
+	stored bool
 }
+
+// Ext is where the hook reads: the write's transaction, or the database
+// when the write is made in one statement.
+func (w *Write) Ext() store.Ext {
+	if w.Tx != nil {
+		return w.Tx
+	}
+	return w.db
+}
+
+// Commit stores the object as the hook has set it, in the one statement
+// of a write made so (Tx nil), with claim's number allocated to it when
+// claim is not nil (store.WriteObject). It fails with an error wrapping
+// store.ErrObjectExists when that number is taken or its pool changed
+// (store.NumberClaimConflict says which; nothing is stored: the hook may
+// claim another), store.ErrTransactionNeeded when the write is to be made
+// in a transaction: the hook returns that error, and runs again in the
+// transaction. Once Commit returned nil, the object is stored, and the
+// hook is to return nil. A hook that does not call it leaves the storing
+// to the write.
+func (w *Write) Commit(ctx context.Context, claim *store.NumberClaim) error {
+	if w.commit == nil || w.stored {
+		return errors.New("branch: Commit stores a write made in one statement, once")
+	}
+	if err := w.commit(ctx, claim); err != nil {
+		return err
+	}
+	w.stored = true
+	return nil
+}
+
+// Stored reports whether Commit stored the object.
+func (w *Write) Stored() bool { return w.stored }
 
 // SetAttribute sets the value of the attribute name of the object being
 // written, checked as the input's are (an *refusal.InvalidError when it does not
@@ -291,11 +335,13 @@ func (n *nodeKind) object(id string, data map[string]json.RawMessage) Object {
 // CreateObject creates an object of the node kind on the branch from in,
 // with the attributes' default values where in gives none, and returns it.
 // A value that does not fit its attribute, a missing required value, an
-// element the kind lacks are *InvalidErrors naming the field; a peer the
+// element the kind lacks are *refusal.InvalidErrors naming the field; a peer the
 // branch does not show (or an unknown kind) refusal.ErrNotFound; a unique value
 // another object of the kind holds on the branch a *refusal.ConflictError saying
-// "Violates uniqueness constraint '<constraint>'". One transaction of a few
-// statements, audited.
+// "Violates uniqueness constraint '<constraint>'". Audited. One statement
+// in the common case (see inOneStatement); a refusal, or a write that met
+// another, is made again in a transaction of a few statements, which says
+// why.
 func (s *Service) CreateObject(ctx context.Context, actor auth.Actor, branch, kind string, in ObjectInput) (Object, error) {
 	if !actor.IsOperator() {
 		return Object{}, notFound("branch %s", branch)
@@ -305,22 +351,34 @@ func (s *Service) CreateObject(ctx context.Context, actor auth.Actor, branch, ki
 		return Object{}, err
 	}
 	id := newObjectID(time.Now())
+	if s.inOneStatement(in) {
+		out, err := s.createInOneStatement(ctx, actor, branch, kind, id, in, peers)
+		if !errors.Is(err, store.ErrTransactionNeeded) {
+			return out, err
+		}
+	}
 	var out Object
 	err = s.write(ctx, branch, store.ObjectLocks{Shared: peers}, func(tx *store.Tx, st *branchState) error {
 		n, err := st.schema.nodeToWrite(kind, branch)
 		if err != nil {
 			return err
 		}
-		data := map[string]json.RawMessage{}
-		for _, a := range n.attributes {
-			if a.DefaultValue != "" {
-				data[a.ID] = json.RawMessage(a.DefaultValue)
-			}
-		}
-		out, err = s.storeObject(ctx, tx, st, actor, n, id, nil, data, in)
+		out, err = s.storeObject(ctx, tx, st, actor, n, id, nil, n.defaults(), in)
 		return err
 	})
 	return out, err
+}
+
+// defaults returns the data of a new object of n: the attributes' default
+// values.
+func (n *nodeKind) defaults() map[string]json.RawMessage {
+	data := map[string]json.RawMessage{}
+	for _, a := range n.attributes {
+		if a.DefaultValue != "" {
+			data[a.ID] = json.RawMessage(a.DefaultValue)
+		}
+	}
+	return data
 }
 
 // UpdateObject changes what in names of the object id on the branch and
@@ -338,6 +396,12 @@ func (s *Service) UpdateObject(ctx context.Context, actor auth.Actor, branch, id
 	in, peers, err := normalized(in)
 	if err != nil {
 		return Object{}, err
+	}
+	if s.inOneStatement(in) {
+		out, err := s.updateInOneStatement(ctx, actor, branch, oid, in, peers)
+		if !errors.Is(err, store.ErrTransactionNeeded) {
+			return out, err
+		}
 	}
 	var out Object
 	err = s.write(ctx, branch, store.ObjectLocks{Shared: peers}, func(tx *store.Tx, st *branchState) error {
@@ -410,13 +474,64 @@ func normalized(in ObjectInput) (ObjectInput, []string, error) {
 // for a new object.
 func (s *Service) storeObject(ctx context.Context, tx *store.Tx, st *branchState, actor auth.Actor, n *nodeKind, id string,
 	before *store.ObjectRow, data map[string]json.RawMessage, in ObjectInput) (Object, error) {
-	// Every mistake of the input at once: a form shows each beside its
-	// field. refused are the fields of those found.
 	var mistakes []error
 	refused := map[string]bool{}
 	refuse := func(name string, err error) {
 		mistakes, refused[name] = append(mistakes, err), true
 	}
+	peers := n.apply(data, in, refuse)
+	if err := s.checkPeers(ctx, tx, st, n, data, peers); err != nil {
+		var inv *refusal.InvalidError
+		if !errors.As(err, &inv) {
+			return Object{}, err
+		}
+		refuse(inv.Field, err)
+	}
+	var prev *Object
+	if before != nil {
+		o := n.object(before.ID, before.Data)
+		prev = &o
+	}
+	if in.Hook != nil && len(mistakes) == 0 {
+		w := &Write{Tx: tx, Branch: branchOf(st.row), Schema: st.schema.schema, Before: prev, After: n.object(id, data), kind: n, data: data}
+		if err := in.Hook(ctx, w); err != nil {
+			return Object{}, err
+		}
+	}
+	hookRan := in.Hook != nil && len(mistakes) == 0
+	for _, err := range n.missing(data) {
+		var inv *refusal.InvalidError
+		// A field refused is not missing; one a hook fills (number pools'
+		// from_pool) is missing only when the hook ran.
+		if errors.As(err, &inv) && !refused[inv.Field] && (hookRan || !slices.Contains(in.Fills, inv.Field)) {
+			mistakes = append(mistakes, err)
+		}
+	}
+	if err := errors.Join(mistakes...); err != nil {
+		return Object{}, err
+	}
+	after := n.object(id, data)
+	w := store.VersionWrite{View: st.row.View(), ID: id, Kind: n.kind.ID, Data: data, Audit: objectAudit(actor, n, prev, after, st.row.Name)}
+	if err := s.writeVersion(ctx, tx, st, n, before, w); err != nil {
+		return Object{}, err
+	}
+	return after, nil
+}
+
+// objectAudit is the audit entry of the write of after on the branch
+// called branch, prev the object as it was (nil for a creation).
+func objectAudit(actor auth.Actor, n *nodeKind, prev *Object, after Object, branch string) store.AuditEntry {
+	action, before := audit.Create, store.RawJSON(nil)
+	if prev != nil {
+		action, before = audit.Update, store.JSON(objectDoc(*prev))
+	}
+	return store.AuditEntry{Actor: actor.Name, Action: action, ObjectKind: n.kind.FullName(), Before: before, After: store.JSON(objectDoc(after)), Branch: branch}
+}
+
+// apply applies in to data, the values of an object of n, and returns the
+// peers in gives. It tells refuse of every mistake of the input at once,
+// by the field's name: a form shows each beside its field.
+func (n *nodeKind) apply(data map[string]json.RawMessage, in ObjectInput, refuse func(name string, err error)) []string {
 	for _, name := range slices.Sorted(maps.Keys(in.Attributes)) {
 		a, ok := n.attrByName[name]
 		if !ok {
@@ -454,47 +569,7 @@ func (s *Service) storeObject(ctx context.Context, tx *store.Tx, st *branchState
 		data[r.ID] = encodePeers(r, ids)
 		peers = append(peers, ids...)
 	}
-	if err := s.checkPeers(ctx, tx, st, n, data, peers); err != nil {
-		var inv *refusal.InvalidError
-		if !errors.As(err, &inv) {
-			return Object{}, err
-		}
-		refuse(inv.Field, err)
-	}
-	var prev *Object
-	if before != nil {
-		o := n.object(before.ID, before.Data)
-		prev = &o
-	}
-	if in.Hook != nil && len(mistakes) == 0 {
-		w := &Write{Tx: tx, Branch: branchOf(st.row), Schema: st.schema.schema, Before: prev, After: n.object(id, data), kind: n, data: data}
-		if err := in.Hook(ctx, w); err != nil {
-			return Object{}, err
-		}
-	}
-	hookRan := in.Hook != nil && len(mistakes) == 0
-	for _, err := range n.missing(data) {
-		var inv *refusal.InvalidError
-		// A field refused is not missing; one a hook fills (number pools'
-		// from_pool) is missing only when the hook ran.
-		if errors.As(err, &inv) && !refused[inv.Field] && (hookRan || !slices.Contains(in.Fills, inv.Field)) {
-			mistakes = append(mistakes, err)
-		}
-	}
-	if err := errors.Join(mistakes...); err != nil {
-		return Object{}, err
-	}
-	after := n.object(id, data)
-	action, auditBefore := audit.Create, store.RawJSON(nil)
-	if prev != nil {
-		action, auditBefore = audit.Update, store.JSON(objectDoc(*prev))
-	}
-	w := store.VersionWrite{View: st.row.View(), ID: id, Kind: n.kind.ID, Data: data,
-		Audit: store.AuditEntry{Actor: actor.Name, Action: action, ObjectKind: n.kind.FullName(), Before: auditBefore, After: store.JSON(objectDoc(after)), Branch: st.row.Name}}
-	if err := s.writeVersion(ctx, tx, st, n, before, w); err != nil {
-		return Object{}, err
-	}
-	return after, nil
+	return peers
 }
 
 // checkPeers checks that the branch shows every peer, of the kind its
@@ -620,19 +695,7 @@ func uniqueChanges(old, now []store.UniqueValue) (drop []string, add []store.Uni
 // compares). main at the branch point never changes: no writer can
 // overtake this check.
 func (s *Service) checkMainAtPoint(ctx context.Context, q store.Ext, st *branchState, n *nodeKind, id string, data map[string]json.RawMessage, add []store.UniqueValue) error {
-	var docs []map[string]json.RawMessage
-	for _, u := range add {
-		c, ok := n.constraint(u.Constraint)
-		if !ok {
-			continue
-		}
-		doc := map[string]json.RawMessage{}
-		for _, e := range c.elements {
-			doc[e] = data[e]
-		}
-		docs = append(docs, doc)
-	}
-	rows, err := store.HeldAtPoint(ctx, q, st.row.View(), n.kind.ID, docs)
+	rows, err := store.HeldAtPoint(ctx, q, st.row.View(), n.kind.ID, n.valueDocs(data, add))
 	if err != nil {
 		return err
 	}
@@ -653,6 +716,25 @@ func (s *Service) checkMainAtPoint(ctx context.Context, q store.Ext, st *branchS
 		}
 	}
 	return nil
+}
+
+// valueDocs returns, for each of the unique values add that data holds, a
+// document of the values of its constraint's elements: what the data of
+// an object holding it holds (jsonb's @>).
+func (n *nodeKind) valueDocs(data map[string]json.RawMessage, add []store.UniqueValue) []map[string]json.RawMessage {
+	var docs []map[string]json.RawMessage
+	for _, u := range add {
+		c, ok := n.constraint(u.Constraint)
+		if !ok {
+			continue
+		}
+		doc := map[string]json.RawMessage{}
+		for _, e := range c.elements {
+			doc[e] = data[e]
+		}
+		docs = append(docs, doc)
+	}
+	return docs
 }
 
 // uniqueConflict is the refusal of a value of the constraint id that the
@@ -677,6 +759,12 @@ func (s *Service) DeleteObject(ctx context.Context, actor auth.Actor, branch, id
 	oid, ok := parseObjectID(id)
 	if !ok {
 		return Object{}, notFound("object %s on branch %s", id, branch)
+	}
+	if s.inOneStatement(ObjectInput{}) {
+		out, err := s.deleteInOneStatement(ctx, actor, branch, oid)
+		if !errors.Is(err, store.ErrTransactionNeeded) {
+			return out, err
+		}
 	}
 	var out Object
 	err := s.write(ctx, branch, store.ObjectLocks{Exclusive: []string{oid}}, func(tx *store.Tx, st *branchState) error {
@@ -754,22 +842,14 @@ func (s *Service) releaseReferences(ctx context.Context, tx *store.Tx, st *branc
 	return cleared, nil
 }
 
-// A referrer is an object whose relationships point at objects looked for.
-type referrer struct {
-	row                store.ObjectRow
-	kind               *nodeKind
-	required, optional []schema.Relationship
-}
-
-// referrers returns the objects the branch shows whose relationships
-// point at one of ids (objects of the node n) at least: one statement.
-func (s *Service) referrers(ctx context.Context, q store.Ext, st *branchState, n *nodeKind, ids []string) ([]referrer, error) {
-	var kinds []string
-	var docs []map[string]json.RawMessage
-	for _, k := range st.schema.nodes {
+// pointing returns the node kinds (their ids) whose relationships may
+// point at objects of the node n, and, for each of ids (objects of n),
+// what the data of an object pointing at it holds (jsonb's @>).
+func (c *compiled) pointing(n *nodeKind, ids []string) (kinds []string, docs []map[string]json.RawMessage) {
+	for _, k := range c.nodes {
 		pointing := false
 		for _, r := range k.relationships {
-			if !st.schema.peerAccepts(r, n) {
+			if !c.peerAccepts(r, n) {
 				continue
 			}
 			pointing = true
@@ -781,6 +861,20 @@ func (s *Service) referrers(ctx context.Context, q store.Ext, st *branchState, n
 			kinds = append(kinds, k.kind.ID)
 		}
 	}
+	return kinds, docs
+}
+
+// A referrer is an object whose relationships point at objects looked for.
+type referrer struct {
+	row                store.ObjectRow
+	kind               *nodeKind
+	required, optional []schema.Relationship
+}
+
+// referrers returns the objects the branch shows whose relationships
+// point at one of ids (objects of the node n) at least: one statement.
+func (s *Service) referrers(ctx context.Context, q store.Ext, st *branchState, n *nodeKind, ids []string) ([]referrer, error) {
+	kinds, docs := st.schema.pointing(n, ids)
 	if len(kinds) == 0 {
 		return nil, nil
 	}

@@ -195,7 +195,7 @@ func TestResolveWhileTheFieldIsWritten(t *testing.T) {
 	newBranch(t, other, "b1")
 	update(t, other, "b1", users.ID, map[string]any{"name": "users-b1"}, nil)
 	update(t, other, Main, users.ID, map[string]any{"name": "users-main"}, nil)
-	svc, proxy := proxiedService(t, url)
+	svc, proxy := proxiedService(t, url, true)
 
 	hold := proxy.HoldAnswer("INSERT INTO audit_log")
 	defer hold.Release()

@@ -35,6 +35,19 @@ type Config struct {
 	// its transaction (see Recorder): number pools keep the numbers
 	// objects hold on each branch.
 	Recorder Recorder
+	// Freed, with Recorder, says that Recorder's records are those a write
+	// of an object made in one statement makes (store.WriteObject records
+	// the numbers objects hold in number pools, and releases those they no
+	// longer hold, as numbers' recorder does), and is told, once such a
+	// write is committed, of the numbers whose holdings it deleted. A
+	// service with a Recorder and no Freed makes every write in a
+	// transaction.
+	Freed func([]store.NumberKey)
+	// InTransactions makes every write of an object in a transaction of a
+	// few statements, as writes that are not the common case are (see
+	// CreateObject): tests hold those statements to force the
+	// interleavings of concurrent writes.
+	InTransactions bool
 }
 
 // Service is the domain of branches, of the schema of kinds and of the
@@ -45,6 +58,9 @@ type Service struct {
 	log      *slog.Logger
 	guard    Guard
 	recorder Recorder
+	freed    func([]store.NumberKey)
+	// inTransactions is Config.InTransactions.
+	inTransactions bool
 
 	// stop ends the listener's goroutine; running waits for it.
 	stop    context.CancelFunc
@@ -81,7 +97,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Service{db: cfg.DB, log: log, guard: cfg.Guard, recorder: cfg.Recorder, stop: func() {}, branches: map[string]*branchState{}}
+	s := &Service{db: cfg.DB, log: log, guard: cfg.Guard, recorder: cfg.Recorder, freed: cfg.Freed, inTransactions: cfg.InTransactions, stop: func() {}, branches: map[string]*branchState{}}
 	if cfg.URL == "" {
 		return s, nil
 	}

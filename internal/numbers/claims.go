@@ -72,6 +72,10 @@ func (c *Claims) attributes() []string {
 func (c *Claims) Hook(ctx context.Context, w *branch.Write) error {
 	// A run before this one was rolled back: what it marked is free.
 	c.forget()
+	if w.Tx == nil && len(c.reqs) > 1 {
+		// One statement stores one claim (Claims.insert).
+		return store.ErrTransactionNeeded
+	}
 	for _, r := range c.reqs {
 		if err := c.claim(ctx, w, r); err != nil {
 			return err
@@ -121,7 +125,7 @@ func (c *Claims) claim(ctx context.Context, w *branch.Write, r FromPool) error {
 	if !ok {
 		return notFound("number pool %s", r.Pool)
 	}
-	p, err := c.s.views.pool(ctx, w.Tx, pid)
+	p, err := c.s.views.pool(ctx, w.Ext(), pid)
 	if errors.Is(err, store.ErrNotFound) {
 		return notFound("number pool %s", r.Pool)
 	}
@@ -157,9 +161,15 @@ func (c *Claims) claim(ctx context.Context, w *branch.Write, r FromPool) error {
 			return err
 		}
 	}
-	number, err := c.allocate(ctx, w, p, division, identifier)
+	number, err := c.allocate(ctx, w, p, r.Attribute, division, identifier)
 	if err != nil {
 		return err
+	}
+	if w.Tx == nil && !w.Stored() {
+		// The identifier's number, found allocated already: its
+		// allocation is to stay locked until the write's holding of it
+		// commits (store.NumberClaimConflict), which takes a transaction.
+		return store.ErrTransactionNeeded
 	}
 	return w.SetAttribute(r.Attribute, number)
 }
@@ -176,6 +186,10 @@ func (c *Claims) giveUp(ctx context.Context, w *branch.Write, p *poolState, n na
 	division, err := divisionOf(w.Schema, p.row, n, before, w.Branch.Name)
 	if err != nil {
 		return nil // the object had no division: it held no allocation
+	}
+	if w.Tx == nil {
+		// Given up and claimed again in one transaction.
+		return store.ErrTransactionNeeded
 	}
 	return store.GiveUpNumber(ctx, w.Tx, store.NumberKey{Pool: p.row.ID, Division: division, Number: old}, identifier)
 }
@@ -234,8 +248,8 @@ func divisionOf(s schema.Schema, row store.NumberPoolRow, n names, o branch.Obje
 // the division gets it back, its allocation locked until the write ends
 // (store.NumberClaimConflict), so that no release frees it before the
 // write's holding of it is committed.
-func (c *Claims) allocate(ctx context.Context, w *branch.Write, p *poolState, division json.RawMessage, identifier string) (int64, error) {
-	dv, err := c.s.views.division(ctx, w.Tx, p.row.ID, division)
+func (c *Claims) allocate(ctx context.Context, w *branch.Write, p *poolState, attribute string, division json.RawMessage, identifier string) (int64, error) {
+	dv, err := c.s.views.division(ctx, w.Ext(), p.row.ID, division)
 	if err != nil {
 		return 0, err
 	}
@@ -248,7 +262,7 @@ func (c *Claims) allocate(ctx context.Context, w *branch.Write, p *poolState, di
 			}
 			// The view may hold numbers freed elsewhere: read it afresh
 			// once before saying the division is full.
-			if err := dv.reload(ctx, w.Tx, p.row.ID, division); err != nil {
+			if err := dv.reload(ctx, w.Ext(), p.row.ID, division); err != nil {
 				return 0, err
 			}
 			reloaded = true
@@ -256,7 +270,7 @@ func (c *Claims) allocate(ctx context.Context, w *branch.Write, p *poolState, di
 		}
 		c.reserve(dv, number)
 		key := store.NumberKey{Pool: p.row.ID, Division: division, Number: number}
-		err := store.ClaimNumber(ctx, w.Tx, store.NumberClaim{NumberKey: key, Revision: p.row.Revision, Identifier: identifier,
+		err := c.insert(ctx, w, attribute, store.NumberClaim{NumberKey: key, Revision: p.row.Revision, Identifier: identifier,
 			Object: w.After.ID, Branch: w.Branch.Name, Actor: c.actor.Name, PoolName: p.row.Name})
 		if err == nil {
 			return number, nil
@@ -268,7 +282,7 @@ func (c *Claims) allocate(ctx context.Context, w *branch.Write, p *poolState, di
 		if !errors.Is(err, store.ErrObjectExists) {
 			return 0, err
 		}
-		why, err := store.NumberClaimConflict(ctx, w.Tx, key, identifier)
+		why, err := store.NumberClaimConflict(ctx, w.Ext(), key, identifier)
 		if err != nil {
 			return 0, err
 		}
@@ -281,10 +295,10 @@ func (c *Claims) allocate(ctx context.Context, w *branch.Write, p *poolState, di
 			// The pool changed meanwhile: claim from its new ranges.
 			dv.free(number)
 			c.s.views.forgetPool(p.row.ID)
-			if p, err = c.s.views.pool(ctx, w.Tx, p.row.ID); err != nil {
+			if p, err = c.s.views.pool(ctx, w.Ext(), p.row.ID); err != nil {
 				return 0, err
 			}
-			if dv, err = c.s.views.division(ctx, w.Tx, p.row.ID, division); err != nil {
+			if dv, err = c.s.views.division(ctx, w.Ext(), p.row.ID, division); err != nil {
 				return 0, err
 			}
 		case why.Identified != nil:
@@ -304,7 +318,7 @@ func (c *Claims) allocate(ctx context.Context, w *branch.Write, p *poolState, di
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	why, err := store.NumberClaimConflict(ctx, w.Tx, store.NumberKey{Pool: p.row.ID, Division: division}, identifier)
+	why, err := store.NumberClaimConflict(ctx, w.Ext(), store.NumberKey{Pool: p.row.ID, Division: division}, identifier)
 	if err != nil {
 		return 0, err
 	}
@@ -322,6 +336,23 @@ func (c *Claims) allocate(ctx context.Context, w *branch.Write, p *poolState, di
 	return 0, &ExhaustedError{Pool: p.row.Name, Division: label}
 }
 
+// insert stores claim, a number of a pool for the attribute of the object
+// w writes: in the write's transaction (store.ClaimNumber); or, when the
+// write is made in one statement, as that statement, the object written
+// holding the number (branch.Write.Commit). nil: the number is the
+// object's. An error wrapping store.ErrObjectExists: the number is taken,
+// or the pool changed (store.NumberClaimConflict says which); nothing was
+// stored.
+func (c *Claims) insert(ctx context.Context, w *branch.Write, attribute string, claim store.NumberClaim) error {
+	if w.Tx != nil {
+		return store.ClaimNumber(ctx, w.Tx, claim)
+	}
+	if err := w.SetAttribute(attribute, claim.Number); err != nil {
+		return err
+	}
+	return w.Commit(ctx, &claim)
+}
+
 // maxVanished bounds how many times one claim tries again a number that
 // was released while it asked.
 const maxVanished = 8
@@ -330,7 +361,7 @@ const maxVanished = 8
 // filling the attributes of from from their pools (see Claims.Hook).
 func (s *Service) CreateObject(ctx context.Context, actor auth.Actor, branchName, kind string, in branch.ObjectInput, from []FromPool) (branch.Object, error) {
 	c := s.Claims(actor, from)
-	in.Hook, in.Fills = c.Hook, c.attributes()
+	in.Hook, in.Fills, in.InOneStatement = c.Hook, c.attributes(), true
 	o, err := s.branches.CreateObject(ctx, actor, branchName, kind, in)
 	c.Settle(err)
 	return o, err
@@ -340,7 +371,7 @@ func (s *Service) CreateObject(ctx context.Context, actor auth.Actor, branchName
 // filling the attributes of from from their pools (see Claims.Hook).
 func (s *Service) UpdateObject(ctx context.Context, actor auth.Actor, branchName, id string, in branch.ObjectInput, from []FromPool) (branch.Object, error) {
 	c := s.Claims(actor, from)
-	in.Hook, in.Fills = c.Hook, c.attributes()
+	in.Hook, in.Fills, in.InOneStatement = c.Hook, c.attributes(), true
 	o, err := s.branches.UpdateObject(ctx, actor, branchName, id, in)
 	c.Settle(err)
 	return o, err

@@ -9,6 +9,7 @@ import (
 
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/pgtest"
+	"pivirt.hu/ipam/internal/store"
 )
 
 // claimAll runs n claims at once from the pool in the site, spread over
@@ -163,5 +164,51 @@ func TestDivisionsNeverWait(t *testing.T) {
 	<-inA
 	if *errA != nil || *nA != 2 {
 		t.Fatalf("the second claim in site A got %d, %v; want 2", *nA, *errA)
+	}
+}
+
+// TestConcurrentClaimsThroughAPooler: two services whose connections go
+// through PgBouncer in transaction mode (store.OpenPooled), each with its
+// own view, claim 16 numbers each at once in one division, each write one
+// call of write_object on whatever server connection the pooler gives:
+// 32 numbers, the lowest, none twice; deleted, they are free again.
+func TestConcurrentClaimsThroughAPooler(t *testing.T) {
+	e := newEnv(t)
+	pooled := pgtest.NewPgBouncer(t, e.url)
+	var envs []*env
+	for range 2 {
+		db, err := store.OpenPooled(t.Context(), pooled)
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc, err := New(t.Context(), Config{DB: db, URL: e.url})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			svc.Close()
+			db.Close()
+		})
+		envs = append(envs, &env{t: t, svc: svc, branches: svc.Branches(), db: db, url: e.url})
+	}
+	a := e.site(branch.Main, "site-a")
+	p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 4094, Weight: 1}}, "site")
+	if got := claimAll(t, envs, p.ID, a.ID, 32); !slices.Equal(got, lowest(32)) {
+		t.Fatalf("got %v, want 1..32 once each", got)
+	}
+	page, err := e.branches.Objects(t.Context(), operator, branch.Main, "IpamVLAN", branch.Filter{}, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, o := range page.Objects {
+		if _, err := envs[i%2].branches.DeleteObject(t.Context(), operator, branch.Main, o.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := e.orphans(); n != 0 {
+		t.Errorf("%d allocations held by nothing", n)
+	}
+	if _, n := openEnv(t, e.url).fromPool(branch.Main, p.ID, "again", a.ID, "user"); n != 1 {
+		t.Errorf("site A got %d once its VLANs were deleted, want 1", n)
 	}
 }

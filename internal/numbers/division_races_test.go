@@ -61,8 +61,8 @@ func TestDivisionFirstCountedDuringAChange(t *testing.T) {
 			e.fromPool(branch.Main, p.ID, "v", alpha.ID, "user") // 1
 			e.given(branch.Main, "w", alpha.ID, "user", 50)
 
-			writer, writes := e.proxied()
-			folder, folds := e.proxied()
+			writer, writes := e.proxied(true)
+			folder, folds := e.proxied(false)
 			// The folding service holds main's schema as it is now, as a
 			// process not told yet of a schema loaded elsewhere does.
 			if _, err := folder.branches.Schema(t.Context(), branch.Main); err != nil {
@@ -128,7 +128,7 @@ func TestDivisionLabelsAfterASchemaLoadedElsewhere(t *testing.T) {
 	p := e.pool("VLAN IDs per site", []Range{{Start: 1, End: 99, Weight: 1}}, "site")
 	e.fromPool(branch.Main, p.ID, "v", alpha.ID, "user")
 	// Without a URL, this service is told of no other's change.
-	folder, _ := e.proxied()
+	folder, _ := e.proxied(false)
 	usageChecker(t, folder, p, &ranges)("counted")
 	e.load(branch.Main, siteTemplate)
 	if err := folder.svc.fold(t.Context(), folder.poolRow(p)); err != nil {

@@ -93,7 +93,7 @@ func guardPool(row store.NumberPoolRow, before, after schema.Schema) error {
 func inherits(after schema.Schema, a string, before schema.Schema, b string) bool {
 	was := map[string]bool{}
 	if k, ok := before.Kind(b); ok {
-		for _, id := range ancestry(before, k.ID)[1:] {
+		for _, id := range before.Ancestry(k.ID)[1:] {
 			was[id] = true
 		}
 	}
@@ -101,5 +101,5 @@ func inherits(after schema.Schema, a string, before schema.Schema, b string) boo
 	if !ok {
 		return false
 	}
-	return slices.ContainsFunc(ancestry(after, k.ID)[1:], func(id string) bool { return !was[id] })
+	return slices.ContainsFunc(after.Ancestry(k.ID)[1:], func(id string) bool { return !was[id] })
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -52,32 +51,6 @@ func elementName(s schema.Schema, id string) string {
 		return e.Relationship.Name
 	}
 	return id
-}
-
-// ancestry returns the stable ids of the node kind id and of the generics
-// it inherits from, directly or not, in s: the kinds whose pools its
-// objects' numbers are recorded in.
-func ancestry(s schema.Schema, id string) []string {
-	e, ok := s.Element(id)
-	if !ok {
-		return []string{id}
-	}
-	out := []string{id}
-	queue := []string{e.Kind}
-	for len(queue) > 0 {
-		k, ok := s.Kind(queue[0])
-		queue = queue[1:]
-		if !ok {
-			continue
-		}
-		for _, g := range k.InheritFrom {
-			if gk, ok := s.Kind(g); ok && !slices.Contains(out, gk.ID) {
-				out = append(out, gk.ID)
-				queue = append(queue, g)
-			}
-		}
-	}
-	return out
 }
 
 // nodesOf returns the stable ids of the nodes of s that are the kind id or

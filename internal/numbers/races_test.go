@@ -14,15 +14,18 @@ import (
 
 // proxied opens another service on e's database, as another process
 // would, through a proxy that can hold its statements back; it follows no
-// other process (its views learn from conflicts alone).
-func (e *env) proxied() (*env, *pgtest.Proxy) {
+// other process (its views learn from conflicts alone). With
+// inTransactions it makes every write of an object in a transaction, whose
+// statements a test holds (branch.Config.InTransactions); without, a
+// write is one statement (store.WriteObject).
+func (e *env) proxied(inTransactions bool) (*env, *pgtest.Proxy) {
 	e.t.Helper()
 	proxy, through := pgtest.NewProxy(e.t, e.url)
 	db, err := store.Open(context.Background(), through)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	svc, err := New(context.Background(), Config{DB: db})
+	svc, err := New(context.Background(), Config{DB: db, Branch: branch.Config{InTransactions: inTransactions}})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -91,9 +94,11 @@ func (e *env) orphans() int {
 // TestLastHoldersGoAtOnce: two transactions each remove one of the last
 // two holdings of a number (a deletion, a branch's deletion, a move out of
 // the division), the second one's release running while the first is not
-// committed. Each release sees the other's holding; the one that decides
-// last must see the other's removal: the number comes back, and no
-// allocation is left to an object that holds nothing.
+// committed; the second a write in a transaction, or in one statement
+// (store.WriteObject) when it is a write of an object. Each release sees
+// the other's holding; the one that decides last must see the other's
+// removal: the number comes back, and no allocation is left to an object
+// that holds nothing.
 func TestLastHoldersGoAtOnce(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -125,38 +130,41 @@ func TestLastHoldersGoAtOnce(t *testing.T) {
 			}, deleting(branch.Main, v1.ID)
 		}},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t)
-			a, b := e.site(branch.Main, "site-a"), e.site(branch.Main, "site-b")
-			e.endpoint()
-			p := e.pool("last holders", []Range{{Start: 1, End: 10, Weight: 1}}, "site")
-			first, second := c.setup(e, p.ID, a.ID, b.ID)
-			one, proxyOne := e.proxied()
-			two, proxyTwo := e.proxied()
+		for _, write := range []string{"in a transaction", "in one statement"} {
+			t.Run(c.name+", the second "+write, func(t *testing.T) {
+				e := newEnv(t)
+				a, b := e.site(branch.Main, "site-a"), e.site(branch.Main, "site-b")
+				e.endpoint()
+				p := e.pool("last holders", []Range{{Start: 1, End: 10, Weight: 1}}, "site")
+				first, second := c.setup(e, p.ID, a.ID, b.ID)
+				one, proxyOne := e.proxied(true)
+				two, proxyTwo := e.proxied(write == "in a transaction")
 
-			// The first change decides on its release, and is held there.
-			held := proxyOne.HoldAnswer("DELETE FROM number_allocations")
-			firstDone, firstErr := goDo(func() error { return first(one) })
-			reached(t, held, "the first release")
-			// The second decides while the first is open, or waits for it.
-			next := proxyTwo.HoldAnswer("DELETE FROM number_allocations")
-			secondDone, secondErr := goDo(func() error { return second(two) })
-			e.waitFor("the second release", next.Reached(), secondDone)
-			held.Release()
-			next.Release()
-			finished(t, firstDone, firstErr, "the first change")
-			finished(t, secondDone, secondErr, "the second change")
+				// The first change decides on its release, and is held there.
+				held := proxyOne.HoldAnswer("DELETE FROM number_allocations")
+				firstDone, firstErr := goDo(func() error { return first(one) })
+				reached(t, held, "the first release")
+				// The second decides while the first is open, or waits for it
+				// (a write in one statement waits in its statement).
+				next := proxyTwo.HoldAnswer("DELETE FROM number_allocations")
+				secondDone, secondErr := goDo(func() error { return second(two) })
+				e.waitFor("the second release", next.Reached(), secondDone)
+				held.Release()
+				next.Release()
+				finished(t, firstDone, firstErr, "the first change")
+				finished(t, secondDone, secondErr, "the second change")
 
-			if n := e.orphans(); n != 0 {
-				t.Errorf("%d allocations held by nothing", n)
-			}
-			// A process that reads the division afresh: e's view learns of
-			// the releases the others made from their notifications, which
-			// may still be on their way.
-			if _, n := openEnv(t, e.url).fromPool(branch.Main, p.ID, "again", a.ID, "user"); n != 1 {
-				t.Errorf("site A got %d, want 1: the number came back", n)
-			}
-		})
+				if n := e.orphans(); n != 0 {
+					t.Errorf("%d allocations held by nothing", n)
+				}
+				// A process that reads the division afresh: e's view learns of
+				// the releases the others made from their notifications, which
+				// may still be on their way.
+				if _, n := openEnv(t, e.url).fromPool(branch.Main, p.ID, "again", a.ID, "user"); n != 1 {
+					t.Errorf("site A got %d, want 1: the number came back", n)
+				}
+			})
+		}
 	}
 }
 
@@ -222,7 +230,7 @@ func TestIdentifierPathHoldsItsNumber(t *testing.T) {
 				t.Fatalf("O renumbered on bx: %d, %v; want 101", n, err)
 			}
 
-			other, proxy := e.proxied()
+			other, proxy := e.proxied(true)
 			open := proxy.HoldAnswer("INSERT INTO number_holdings")
 			var onMain int64
 			mainDone, mainErr := goDo(func() (err error) {
@@ -266,7 +274,7 @@ func TestBranchDeletionMeetsADeletionOnMain(t *testing.T) {
 	v, _ := e.fromPool(branch.Main, p.ID, "v", a.ID, "user") // 1
 	e.newBranch("bx")
 
-	other, proxy := e.proxied()
+	other, proxy := e.proxied(true)
 	open := proxy.HoldAnswer("INSERT INTO number_holdings")
 	mainDone, mainErr := goDo(func() error { return deleting(branch.Main, v.ID)(other) })
 	reached(t, open, "the deletion on main")

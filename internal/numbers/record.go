@@ -63,7 +63,7 @@ func recordVersions(ctx context.Context, tx *store.Tx, c branch.ObjectsChange) (
 	var all, objects []string
 	for _, v := range c.Versions {
 		if _, ok := kinds[v.Kind]; !ok {
-			kinds[v.Kind] = ancestry(c.Schema, v.Kind)
+			kinds[v.Kind] = c.Schema.Ancestry(v.Kind)
 			for _, k := range kinds[v.Kind] {
 				if !slices.Contains(all, k) {
 					all = append(all, k)

@@ -167,7 +167,7 @@ func (s *Service) numberHits(ctx context.Context, actor auth.Actor, main schema.
 		if err != nil {
 			return nil, nil, err
 		}
-		kinds := ancestry(sch, f.KindID)
+		kinds := sch.Ancestry(f.KindID)
 		for j, p := range pools {
 			if p.AttributeID != f.Attribute || !slices.Contains(kinds, p.KindID) {
 				continue

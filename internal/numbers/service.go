@@ -76,7 +76,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	bcfg := cfg.Branch
 	bcfg.DB, bcfg.URL, bcfg.Logger = cfg.DB, cfg.URL, log
 	bcfg.Guard = branch.Guards(bcfg.Guard, s.guard)
-	bcfg.Recorder = s.record
+	bcfg.Recorder, bcfg.Freed = s.record, s.views.freed
 	branches, err := branch.New(ctx, bcfg)
 	if err != nil {
 		return nil, err

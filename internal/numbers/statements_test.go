@@ -10,9 +10,9 @@ import (
 )
 
 // TestStatementsPerClaim counts what number pools add to a write of an
-// object (docs/numbers.md, "What it costs"): the records' read for a kind
-// without pools, the records' write when what the object holds changes,
-// one INSERT for a claim.
+// object (docs/numbers.md, "What it costs"): nothing. The write is one
+// statement (store.WriteObject), which records the numbers the object
+// holds and claims its number from the pool.
 func TestStatementsPerClaim(t *testing.T) {
 	e := newEnv(t)
 	ctx := t.Context()
@@ -53,20 +53,31 @@ func TestStatementsPerClaim(t *testing.T) {
 			t.Errorf("%s: %d statements, want %d", what, got, want)
 		}
 	}
-	// BEGIN, the branch locked, the version, COMMIT; the records' read.
-	statements("a site's creation", 5, func() error {
+	statements("a site's creation", 1, func() error {
 		_, err := svc.Branches().CreateObject(ctx, operator, branch.Main, "LocationSite", branch.ObjectInput{Attributes: map[string]any{"name": "s"}})
 		return err
 	})
-	// BEGIN, the branch and peers locked, the peers read, the version,
-	// COMMIT; the records' read and write.
-	statements("a VLAN with a number given", 7, func() error {
+	statements("a VLAN with a number given", 1, func() error {
 		_, err := svc.Branches().CreateObject(ctx, operator, branch.Main, "IpamVLAN", vlan("given", 4000))
 		return err
 	})
-	// The same, and the claim's INSERT.
-	statements("a VLAN from the pool", 8, func() error {
-		_, err := svc.CreateObject(ctx, operator, branch.Main, "IpamVLAN", vlan("claimed", nil), []FromPool{{Attribute: "vlan_id", Pool: p.ID}})
+	var claimed branch.Object
+	statements("a VLAN from the pool", 1, func() (err error) {
+		claimed, err = svc.CreateObject(ctx, operator, branch.Main, "IpamVLAN", vlan("claimed", nil), []FromPool{{Attribute: "vlan_id", Pool: p.ID}})
+		return err
+	})
+	// The VLAN read, then deleted with its number released.
+	statements("a VLAN's deletion", 2, func() error {
+		_, err := svc.Branches().DeleteObject(ctx, operator, branch.Main, claimed.ID)
+		return err
+	})
+	// A number another process took: the statement claims it, finds it
+	// taken, and is made again with the next (the conflict read between).
+	if _, err := e.svc.CreateObject(ctx, operator, branch.Main, "IpamVLAN", vlan("elsewhere", nil), []FromPool{{Attribute: "vlan_id", Pool: p.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	statements("a VLAN from the pool, its first number taken elsewhere", 3, func() error {
+		_, err := svc.CreateObject(ctx, operator, branch.Main, "IpamVLAN", vlan("raced", nil), []FromPool{{Attribute: "vlan_id", Pool: p.ID}})
 		return err
 	})
 }

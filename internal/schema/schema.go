@@ -252,6 +252,33 @@ func (s Schema) Inheritors(generic string) []string {
 	return slices.Clone(s.s.inheritors[i])
 }
 
+// Ancestry returns the stable ids of the kind id and of the generics it
+// inherits from, directly or not: a node's objects are objects of each
+// (number pools of any of them record the numbers the objects hold). Just
+// id when it is no kind of s.
+func (s Schema) Ancestry(id string) []string {
+	e, ok := s.Element(id)
+	if !ok {
+		return []string{id}
+	}
+	out := []string{id}
+	queue := []string{e.Kind}
+	for len(queue) > 0 {
+		k, ok := s.Kind(queue[0])
+		queue = queue[1:]
+		if !ok {
+			continue
+		}
+		for _, g := range k.InheritFrom {
+			if gk, ok := s.Kind(g); ok && !slices.Contains(out, gk.ID) {
+				out = append(out, gk.ID)
+				queue = append(queue, g)
+			}
+		}
+	}
+	return out
+}
+
 // Element returns the kind, attribute or relationship of the id.
 func (s Schema) Element(id string) (Element, bool) {
 	if s.s == nil {
