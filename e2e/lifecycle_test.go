@@ -335,7 +335,7 @@ func TestOperatorsLifecycle(t *testing.T) {
 	check("a VLAN's delete")
 	pressButton(t, page, "Delete IpamVLAN users")
 	expectURL(t, page, base, "/objects/IpamVLAN")
-	waitForText(t, page, "flash", "Deleted IpamVLAN users on branch main.")
+	waitForText(t, page, "flash", "Deleted VLAN users on branch main.")
 	if n, err := page.Locator(testID("object-table") + " tbody tr").Count(); err != nil || n != 1 {
 		t.Errorf("IpamVLAN lists %d objects after the delete (%v), want voice alone", n, err)
 	}

@@ -180,7 +180,7 @@ func TestDeleteObject(t *testing.T) {
 	}
 
 	status, location, page := c.confirm(t, confirm, c.op)
-	if want := "Deleted IpamVLAN users on branch main."; status != http.StatusSeeOther || location != "/objects/IpamVLAN" || page.text("flash") != want {
+	if want := "Deleted VLAN users on branch main."; status != http.StatusSeeOther || location != "/objects/IpamVLAN" || page.text("flash") != want {
 		t.Errorf("deleting = %d to %q, flash %q; want %q", status, location, page.text("flash"), want)
 	}
 	if _, err := c.branches.Object(t.Context(), auth.System, branch.Main, id); err == nil {
