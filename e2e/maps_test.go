@@ -143,7 +143,7 @@ func TestAddressMapByKeyboard(t *testing.T) {
 		t.Fatalf("after opening Detach…, Tab focuses %q, want the Detach button", cell)
 	}
 	press(t, page, "Enter")
-	waitForText(t, page, "flash", "Detached VirtualMachine web-01/0 from subnet web; 10.42.1.2 is free again.")
+	waitForText(t, page, "flash", "Detached web-01/0 from subnet web; 10.42.1.2 is free again.")
 	waitForText(t, page, "address-state", "10.42.1.2 is free")
 
 	// A /16 is 256 blocks and one tab stop; Enter opens a block's map.
@@ -541,7 +541,7 @@ func TestAddressReleaseWithoutJavaScript(t *testing.T) {
 	if err := page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Detach", Exact: playwright.Bool(true)}).Click(); err != nil {
 		t.Fatal(err)
 	}
-	waitForText(t, page, "flash", "Detached VirtualMachine web-02/0 from subnet web; 10.42.1.3 is free again.")
+	waitForText(t, page, "flash", "Detached web-02/0 from subnet web; 10.42.1.3 is free again.")
 	waitForText(t, page, "address-state", "10.42.1.3 is free")
 	if got := path(t, page); got != vm {
 		t.Errorf("after the detach the page is %s, want %s", got, vm)

@@ -32,7 +32,7 @@ func TestOperatorsDay(t *testing.T) {
 	click(t, page, testID("create-pool"))
 	expectURL(t, page, base, regexp.QuoteMeta("/pools/public-zone-c"))
 	waitForText(t, page, "flash", "Created public pool public-zone-c.")
-	pressButton(t, page, "Edit public pool public-zone-c")
+	followLink(t, page, "Edit public pool public-zone-c")
 	fill(t, page, "#pool-exclude", "192.0.2.2-192.0.2.9")
 	pressButton(t, page, "Save public pool public-zone-c")
 	expectURL(t, page, base, regexp.QuoteMeta("/pools/public-zone-c"))

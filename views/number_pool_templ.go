@@ -158,7 +158,7 @@ func NumberPoolPage(p NumberPoolPageProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = ActionButton(Action{Verb: "Edit", Object: "number pool " + p.Pool.Name, Path: p.EditHref, Query: branchQuery(p.Branch), TestID: "edit-number-pool"}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = ActionLink(Action{Verb: "Edit", Object: "number pool " + p.Pool.Name, Path: p.EditHref, Query: branchQuery(p.Branch), TestID: "edit-number-pool"}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

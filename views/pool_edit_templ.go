@@ -217,7 +217,7 @@ func poolToolbar(p ipam.Pool, href string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = ActionButton(Action{Verb: "Edit", Object: "public pool " + p.Name, Path: href + "/edit", TestID: "edit-pool"}).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = ActionLink(Action{Verb: "Edit", Object: "public pool " + p.Name, Path: href + "/edit", TestID: "edit-pool"}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -43,7 +43,7 @@ func (s *Server) addressRelease(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	message := fmt.Sprintf("%s %s no longer held %s: nothing was released.", owner.Kind, owner.Name, d.Address)
+	message := fmt.Sprintf("%s no longer held %s: nothing was released.", holderWords(owner), d.Address)
 	if released {
 		message = releasedMessage(d)
 	}
@@ -69,9 +69,24 @@ func releasedMessage(d ipam.AddressDetail) string {
 	h := d.Holder
 	switch d.Release {
 	case ipam.ReleaseDetach:
-		return fmt.Sprintf("Detached %s %s from subnet %s; %s is free again.", h.Owner.Kind, h.Owner.Name, d.Subnet.Name, d.Address)
+		return fmt.Sprintf("Detached %s from subnet %s; %s is free again.", holderWords(h.Owner), d.Subnet.Name, d.Address)
 	case ipam.ReleaseFloatingIP:
 		return fmt.Sprintf("Released floating IP %s; %s is free again.", h.Owner.Name, d.Address)
 	}
-	return fmt.Sprintf("Released %s from %s %s; it is free again.", d.Address, h.Owner.Kind, h.Owner.Name)
+	return fmt.Sprintf("Released %s from %s; it is free again.", d.Address, holderWords(h.Owner))
+}
+
+// holderWords names an address's holder in a sentence, as the VPC page's
+// Detach does (views.OwnerObject) and, but for a node, the audit log's
+// sentences (audit.Describe): a VM's interface by its name ("web-01/0"), a
+// host by its node ("node hv-1"), a floating IP by its name, any other
+// owner by its kind and name.
+func holderWords(o ipam.Owner) string {
+	switch o.Kind {
+	case ipam.OwnerVirtualMachine, ipam.OwnerNode:
+		return views.OwnerObject(ipam.Allocation{Owner: o})
+	case ipam.OwnerFloatingIP:
+		return "floating IP " + o.Name
+	}
+	return o.Kind + " " + o.Name
 }

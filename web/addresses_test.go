@@ -192,13 +192,22 @@ func TestAddressPage(t *testing.T) {
 	}
 	stale := url.Values{"kind": {"VirtualMachine"}, "uid": {"u1"}, "owner": {"vm-001/0"}, "ownerNamespace": {"acme/prod"}}
 	status, location, page := c.postFollow(t, vm, stale, c.acme)
-	if status != 303 || location != vm || page.text("flash") != "VirtualMachine vm-001/0 no longer held 10.42.1.2: nothing was released." || c.allocations(t) != 121 {
+	if status != 303 || location != vm || page.text("flash") != "vm-001/0 no longer held 10.42.1.2: nothing was released." || c.allocations(t) != 121 {
 		t.Errorf("releasing for an owner that does not hold it = %d to %s saying %q", status, location, page.text("flash"))
 	}
 	status, location, page = c.postFollow(t, vm, held, c.acme)
-	if status != 303 || location != vm || page.text("flash") != "Detached VirtualMachine vm-000/0 from subnet web; 10.42.1.2 is free again." ||
+	if status != 303 || location != vm || page.text("flash") != "Detached vm-000/0 from subnet web; 10.42.1.2 is free again." ||
 		page.text("address-state") != "10.42.1.2 is free" || c.allocations(t) != 120 {
 		t.Errorf("the detach = %d to %s saying %q, then %q", status, location, page.text("flash"), page.text("address-state"))
+	}
+	node, err := c.svc.AttachNode(t.Context(), auth.System, ipam.AttachNodeInput{Namespace: "acme/prod", VPC: "main", Subnet: "web", Node: ipam.NodeRef{UID: "hv-1", Name: "hv-1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodeHref := "/addresses/acme/prod/vpc-main/" + node.Address.String()
+	status, location, page = c.postFollow(t, nodeHref, url.Values{"kind": {"Node"}, "uid": {"hv-1"}, "owner": {"web"}, "ownerNamespace": {"acme/prod"}}, c.acme)
+	if want := "Released " + node.Address.String() + " from node hv-1; it is free again."; status != 303 || location != nodeHref || page.text("flash") != want {
+		t.Errorf("releasing the node's address = %d to %s saying %q, want %q", status, location, page.text("flash"), want)
 	}
 
 	// A refusal answers 422 with the page and the domain's message.

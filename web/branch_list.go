@@ -51,11 +51,22 @@ func (s *Server) branchRows(ctx context.Context, actor auth.Actor) ([]views.Bran
 	return rows, nil
 }
 
-// branchDone leads back to the branches page, which says message once.
-func (s *Server) branchDone(w http.ResponseWriter, r *http.Request, message string) {
-	if err := s.putFlash(r.Context(), branchesPath, views.Flash{Message: message}); err != nil {
+// branchDone leads to the page at path (the branches page, or a branch's
+// page), which says message once.
+func (s *Server) branchDone(w http.ResponseWriter, r *http.Request, path, message string) {
+	if err := s.putFlash(r.Context(), path, views.Flash{Message: message}); err != nil {
 		s.serverError(w, r, err)
 		return
 	}
-	http.Redirect(w, r, branchesPath, http.StatusSeeOther)
+	http.Redirect(w, r, path, http.StatusSeeOther)
+}
+
+// branchBack is where a form acting on the branch called name leads once
+// done: back to the branch's page when it was sent from there (its field
+// back is "branch"), else to the branches page.
+func branchBack(r *http.Request, name string) string {
+	if formValue(r, "back") == "branch" {
+		return views.BranchPageHref(name)
+	}
+	return branchesPath
 }

@@ -79,8 +79,9 @@ func (s *Server) branchMerge(w http.ResponseWriter, r *http.Request) {
 }
 
 // branchAct answers the form of action (rebase, delete) on the branch its
-// field name names: done, back to the branches page saying so (done's %s
-// the branch); refused, the page with every reason.
+// field name names: done, back to the page it came from saying so
+// (branchBack; done's %s the branch); refused, the branches page with
+// every reason.
 func (s *Server) branchAct(w http.ResponseWriter, r *http.Request, action, done string,
 	act func(context.Context, auth.Actor, string) (branch.Branch, error)) {
 	actor, _ := actorFrom(r.Context())
@@ -92,7 +93,7 @@ func (s *Server) branchAct(w http.ResponseWriter, r *http.Request, action, done 
 		s.branchRefused(w, r, actor, action, name, err)
 		return
 	}
-	s.branchDone(w, r, fmt.Sprintf(done, name))
+	s.branchDone(w, r, branchBack(r, name), fmt.Sprintf(done, name))
 }
 
 // branchRefused shows the branches page with why action on the branch

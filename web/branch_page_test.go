@@ -365,3 +365,33 @@ func TestBranchRebaseRefused(t *testing.T) {
 		t.Errorf("after the rebase b's users is called %v, want users-b", o.Attributes["name"])
 	}
 }
+
+// TestBranchRebaseFromItsPage: the Rebase of a branch's page leads back to
+// that page, which says so; the Rebase of the branches page, to the
+// branches page.
+func TestBranchRebaseFromItsPage(t *testing.T) {
+	c := newKindsConsole(t)
+	if _, err := c.branches.CreateBranch(t.Context(), auth.System, "b"); err != nil {
+		t.Fatal(err)
+	}
+	c.site(t, branch.Main, "site-a")
+
+	page := c.page(t, "/branches/b")
+	form := page.all("form-rebase-branch")
+	if len(form) != 1 {
+		t.Fatalf("the branch's page has %d rebase forms, want 1", len(form))
+	}
+	method, action, fields := enclosingForm(t, htmlPage{form[0]}.tags("button")[0])
+	if method != http.MethodPost {
+		t.Fatalf("the rebase form is %s, want POST", method)
+	}
+	status, location, page := c.postFollow(t, action, fields, c.op)
+	if want := "Rebased branch b onto main."; status != http.StatusSeeOther || location != "/branches/b" || page.text("flash") != want {
+		t.Errorf("rebasing from the branch's page = %d to %s saying %q, want 303 to /branches/b saying %q", status, location, page.text("flash"), want)
+	}
+
+	status, location, page = c.postFollow(t, "/branches/rebase", url.Values{"name": {"b"}}, c.op)
+	if status != http.StatusSeeOther || location != "/branches" || page.text("flash") != "Rebased branch b onto main." || !page.has("branch-list") {
+		t.Errorf("rebasing from the branches page = %d to %s saying %q", status, location, page.text("flash"))
+	}
+}

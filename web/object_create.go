@@ -59,7 +59,7 @@ func (s *Server) objectSave(w http.ResponseWriter, r *http.Request, id string) {
 			o, err = s.branches.UpdateObject(r.Context(), actor, kp.branch, id, in)
 		}
 		if err == nil {
-			s.objectSaved(w, r, kp.branch, o, id == "", from)
+			s.objectSaved(w, r, kp, o, id == "", from)
 			return
 		}
 	}
@@ -135,18 +135,20 @@ func (s *Server) missingValues(r *http.Request, kp kindPage, update bool, errs v
 	}
 }
 
-// objectSaved leads to the object's form, which says what the save gave.
-func (s *Server) objectSaved(w http.ResponseWriter, r *http.Request, branchName string, o branch.Object, created bool, from []numbers.FromPool) {
+// objectSaved leads to the object's form, which says what the save gave,
+// naming the object as its page does: the kind's label and its display
+// label ("Created VLAN users on main.").
+func (s *Server) objectSaved(w http.ResponseWriter, r *http.Request, kp kindPage, o branch.Object, created bool, from []numbers.FromPool) {
 	verb := "Saved"
 	if created {
 		verb = "Created"
 	}
-	saved := views.ObjectSaved{Message: fmt.Sprintf("%s %s %s on %s.", verb, o.Kind, o.DisplayLabel, branchName)}
+	saved := views.ObjectSaved{Message: fmt.Sprintf("%s %s %s on %s.", verb, views.KindLabel(kp.kind), o.DisplayLabel, kp.branch)}
 	for _, f := range from {
 		saved.Numbers = append(saved.Numbers, views.NumberGiven{Attribute: f.Attribute, Number: formatValue(o.Attributes[f.Attribute]),
 			Predicted: formValue(r, f.Attribute+"__predicted")})
 	}
-	href := objectHref(o.Kind, o.ID, branchName)
+	href := objectHref(o.Kind, o.ID, kp.branch)
 	if err := s.putFlash(r.Context(), href, saved); err != nil {
 		s.serverError(w, r, err)
 		return

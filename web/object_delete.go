@@ -100,7 +100,8 @@ func (s *Server) objectDeleteForm(w http.ResponseWriter, r *http.Request) {
 
 // objectDelete answers POST /objects/{kind}/{id}/delete?branch=: deletes
 // the object on the branch (as the API's <Kind>Delete) and leads to the
-// kind's objects, which say so; refused (a required relationship points at
+// kind's objects, which say so (by the kind's label and the object's
+// display label, as objectSaved); refused (a required relationship points at
 // it), the confirmation says why.
 func (s *Server) objectDelete(w http.ResponseWriter, r *http.Request) {
 	if !readForm(w, r) {
@@ -116,5 +117,5 @@ func (s *Server) objectDelete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	list := "/objects/" + o.Kind
-	s.done(w, r, views.BranchHref(list, kp.branch), list, fmt.Sprintf("Deleted %s %s on branch %s.", o.Kind, o.DisplayLabel, kp.branch))
+	s.done(w, r, views.BranchHref(list, kp.branch), list, fmt.Sprintf("Deleted %s %s on branch %s.", views.KindLabel(kp.kind), o.DisplayLabel, kp.branch))
 }

@@ -109,7 +109,7 @@ func TestObjectForm(t *testing.T) {
 	}
 	status, location, page := create(fromPool("users-a", siteA, "101"))
 	if status != http.StatusSeeOther || page.text("allocated-number") != "101" || !page.has("allocation-as-predicted") ||
-		!strings.HasPrefix(page.text("flash"), "Created IpamVLAN users-a on main.") {
+		!strings.HasPrefix(page.text("flash"), "Created VLAN users-a on main.") {
 		t.Errorf("creating from the pool = %d %s %q", status, location, page.text("flash"))
 	}
 	if v := page.in("field-vlan_id").all("input-vlan_id"); len(v) != 1 || attrOf(v[0], "value") != "101" {
@@ -168,7 +168,7 @@ func TestObjectForm(t *testing.T) {
 	}
 	status, _, page = c.postFollow(t, strings.TrimSuffix(editHref, "/edit"), url.Values{"name": {"users-a2"}, "site": {siteA},
 		"vlan_id__mode": {"value"}, "vlan_id": {"150"}, "role": {"voice"}, "tags": {`["x"]`}}, c.op)
-	if status != http.StatusSeeOther || page.text("flash") != "Saved IpamVLAN users-a2 on main." || attrOf(page.all("input-vlan_id")[0], "value") != "150" ||
+	if status != http.StatusSeeOther || page.text("flash") != "Saved VLAN users-a2 on main." || attrOf(page.all("input-vlan_id")[0], "value") != "150" ||
 		page.text("input-tags") != `["x"]` {
 		t.Errorf("saving = %d %q", status, page.text("flash"))
 	}
@@ -182,7 +182,7 @@ func TestObjectForm(t *testing.T) {
 		t.Error("the form on branch b does not post its branch")
 	}
 	status, location, page = create(url.Values{"branch": {"b"}, "name": {"on-b"}, "site": {siteB}, "vlan_id__mode": {"value"}, "vlan_id": {"42"}})
-	if status != http.StatusSeeOther || !strings.HasSuffix(location, "/edit?branch=b") || page.text("flash") != "Created IpamVLAN on-b on b." {
+	if status != http.StatusSeeOther || !strings.HasSuffix(location, "/edit?branch=b") || page.text("flash") != "Created VLAN on-b on b." {
 		t.Errorf("creating on b = %d %s %q", status, location, page.text("flash"))
 	}
 	if _, body := c.get(t, "/objects/IpamVLAN?q=on-b", c.op); parseHTML(body).text("object-count") != "No object" {

@@ -20,9 +20,9 @@ import (
 func TestEditPublicPool(t *testing.T) {
 	c := newConsoleWithData(t)
 	_, body := c.get(t, "/pools/public-zone-a", c.op)
-	b := button(t, parseHTML(body), "edit-pool")
-	if textOf(b) != "Edit public pool public-zone-a" {
-		t.Errorf("the button is named %q", textOf(b))
+	b := link(t, parseHTML(body), "edit-pool")
+	if textOf(b) != "Edit public pool public-zone-a" || attrOf(b, "href") != "/pools/public-zone-a/edit" {
+		t.Errorf("the Edit link is named %q and leads to %q", textOf(b), attrOf(b, "href"))
 	}
 	status, form := c.follow(t, b, c.op)
 	if status != http.StatusOK || attrOf(form.byID("pool-gateway"), "value") != "203.0.113.1" || attrOf(form.byID("pool-zone"), "value") != "zone-a" ||
@@ -119,11 +119,21 @@ func TestDeleteNumberPool(t *testing.T) {
 	p := c.vlanPool(t, "VLANs", []numbers.Range{{Start: 100, End: 199, Weight: 1}}, "site")
 	c.fromPool(t, p.ID, "users", a)
 	c.fromPool(t, p.ID, "voice", a)
+	if _, err := c.branches.CreateBranch(t.Context(), auth.System, "b"); err != nil {
+		t.Fatal(err)
+	}
 
 	_, last := auditSince(t, c.console, 0)
 	page := c.page(t, "/resource-managers/"+p.ID)
-	if _, form := c.follow(t, button(t, page, "edit-number-pool"), c.op); attrOf(form.byID("pool-name"), "value") != "VLANs" {
+	edit := link(t, page, "edit-number-pool")
+	if textOf(edit) != "Edit number pool VLANs" || attrOf(edit, "href") != "/resource-managers/"+p.ID+"/edit" {
+		t.Errorf("the Edit link is named %q and leads to %q", textOf(edit), attrOf(edit, "href"))
+	}
+	if _, form := c.follow(t, edit, c.op); attrOf(form.byID("pool-name"), "value") != "VLANs" {
 		t.Errorf("Edit leads to %q", form.title())
+	}
+	if got := attrOf(link(t, c.page(t, "/resource-managers/"+p.ID+"?branch=b"), "edit-number-pool"), "href"); got != "/resource-managers/"+p.ID+"/edit?branch=b" {
+		t.Errorf("on branch b, Edit leads to %q", got)
 	}
 	status, confirm := c.follow(t, button(t, page, "delete-number-pool"), c.op)
 	if want := "Deleting number pool VLANs forgets the 2 numbers it has allocated from IpamVLAN.vlan_id, on every branch; the objects keep their values, and no pool gives those numbers any more."; status != http.StatusOK || confirm.text("consequence") != want {
@@ -180,7 +190,7 @@ func TestDeleteObject(t *testing.T) {
 	}
 
 	status, location, page := c.confirm(t, confirm, c.op)
-	if want := "Deleted IpamVLAN users on branch main."; status != http.StatusSeeOther || location != "/objects/IpamVLAN" || page.text("flash") != want {
+	if want := "Deleted VLAN users on branch main."; status != http.StatusSeeOther || location != "/objects/IpamVLAN" || page.text("flash") != want {
 		t.Errorf("deleting = %d to %q, flash %q; want %q", status, location, page.text("flash"), want)
 	}
 	if _, err := c.branches.Object(t.Context(), auth.System, branch.Main, id); err == nil {

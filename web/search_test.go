@@ -48,6 +48,20 @@ func TestGlobalSearchBox(t *testing.T) {
 			t.Errorf("GET %s: the global-search input has %d labels, want 1", path, len(label))
 		}
 	}
+	// The box says what the search finds: operators' finds objects of
+	// kinds and number pools besides.
+	for _, tt := range []struct {
+		who  http.Header
+		want string
+	}{
+		{c.acme, "address, 10.42.1., prefix, VM, floating IP, namespace"},
+		{c.op, "address, 10.42.1., prefix, VM, namespace, object, site, number pool, number"},
+	} {
+		_, body := c.get(t, "/", tt.who)
+		if got := attrOf(parseHTML(body).all("global-search")[0], "placeholder"); got != tt.want {
+			t.Errorf("the search box's placeholder = %q, want %q", got, tt.want)
+		}
+	}
 	// Anonymous visitors get no search.
 	res := do(t, c.h, http.MethodGet, "/login", nil)
 	if page := parseHTML(string(readBody(t, res))); page.has("global-search") {

@@ -42,10 +42,25 @@ func button(t *testing.T, page htmlPage, id string) *html.Node {
 	return found[0]
 }
 
-// follow presses the button: a GET form's button leads to its page, whose
-// status and body it returns.
+// link returns the only link with data-testid id in page, failing the
+// test when there is not exactly one.
+func link(t *testing.T, page htmlPage, id string) *html.Node {
+	t.Helper()
+	found := page.all(id)
+	if len(found) != 1 || found[0].Data != "a" {
+		t.Fatalf("the page has %d elements %s, want one link", len(found), id)
+	}
+	return found[0]
+}
+
+// follow presses the button, or follows the link: a GET form's button
+// leads to its page, as a link does, whose status and body it returns.
 func (c console) follow(t *testing.T, b *html.Node, who http.Header) (int, htmlPage) {
 	t.Helper()
+	if b.Data == "a" {
+		status, body := c.get(t, attrOf(b, "href"), who)
+		return status, parseHTML(body)
+	}
 	method, action, fields := enclosingForm(t, b)
 	if method != http.MethodGet {
 		t.Fatalf("the button's form is %s, want GET", method)
