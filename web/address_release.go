@@ -88,5 +88,5 @@ func holderWords(o ipam.Owner) string {
 	case ipam.OwnerFloatingIP:
 		return "floating IP " + o.Name
 	}
-	return o.Kind + " " + o.Name
+	return string(o.Kind) + " " + o.Name
 }
