@@ -373,7 +373,7 @@ func (s *Service) usage(ctx context.Context, cp *cachedPool) (Usage, error) {
 	}
 	space := cp.spec.Candidates()
 	var free int
-	pv.read(func(taken candidates.Set) { free = space.Free(taken) })
+	pv.Read(func(taken candidates.Set) { free = space.Free(taken) })
 	size := space.Size()
 	return Usage{Size: size, Used: size - free, Free: free}, nil
 }
