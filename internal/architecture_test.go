@@ -34,6 +34,15 @@ var importRules = []importRule{
 		},
 	},
 	{
+		dirs: []string{"internal/claim"},
+		refused: func(path string) string {
+			if standard(path) || path == "pivirt.hu/ipam/internal/candidates" {
+				return ""
+			}
+			return "the claim engine imports the standard library and internal/candidates only: each kind of space brings its store through its Claimant, so that addresses, numbers and the next kind share one loop"
+		},
+	},
+	{
 		dirs: []string{"internal/audit"},
 		refused: func(path string) string {
 			if standard(path) || path == "pivirt.hu/ipam/internal/audit" {

@@ -32,7 +32,7 @@ func (s Space) Map(taken Set) AddressMap {
 	if count <= CellLimit {
 		cells := make([]byte, 0, count)
 		for v := uint64(s.lo); v <= uint64(s.hi); v++ {
-			cells = append(cells, s.State(addr(uint32(v)), taken).Code())
+			cells = append(cells, s.State(addr(ip4(v)), taken).Code())
 		}
 		m.Cells = string(cells)
 		return m
@@ -42,9 +42,9 @@ func (s Space) Map(taken Set) AddressMap {
 	m.Blocks = make([]Block, 0, count/step)
 	for lo := uint64(s.lo); lo <= uint64(s.hi); lo += step {
 		hi := lo + step - 1
-		sub := Space{lo: uint32(lo), hi: uint32(hi)}
-		sub.blocked = Set{s.blocked}.within(sub.lo, sub.hi)
-		b := Block{Prefix: netip.PrefixFrom(addr(uint32(lo)), bits), Size: sub.Size()}
+		sub := Space{lo: ip4(lo), hi: ip4(hi)}
+		sub.blocked = within(s.blocked, sub.lo, sub.hi)
+		b := Block{Prefix: netip.PrefixFrom(addr(ip4(lo)), bits), Size: sub.Size()}
 		b.Free = sub.Free(taken)
 		b.Blocked = int(step) - b.Size
 		m.Blocks = append(m.Blocks, b)

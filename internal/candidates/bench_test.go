@@ -70,7 +70,7 @@ func BenchmarkBuildTaken(b *testing.B) {
 			for b.Loop() {
 				s = SetOfRanges(list...)
 			}
-			b.ReportMetric(float64(cap(s.spans))*float64(unsafe.Sizeof(span{})), "set-bytes")
+			b.ReportMetric(float64(cap(s.spans))*float64(unsafe.Sizeof(addrSpan{})), "set-bytes")
 			b.ReportMetric(float64(s.RangeCount()), "ranges")
 		})
 	}
@@ -80,7 +80,7 @@ func BenchmarkBuildTaken(b *testing.B) {
 func BenchmarkAddAtEnd(b *testing.B) {
 	b.ReportAllocs()
 	var sb SetBuilder
-	v := uint32(0x0a000000)
+	v := ip4(0x0a000000)
 	for b.Loop() {
 		sb.Add(addr(v))
 		v += 2

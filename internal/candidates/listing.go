@@ -27,8 +27,8 @@ func (r Row) Count() int { return int(uint64(u32(r.To)) - uint64(u32(r.From)) + 
 // costs a step per range of the two sets up to the rows asked for, never a
 // step per address.
 type Listing struct {
-	cand, taken []span
-	lo, hi      uint32
+	cand, taken []addrSpan
+	lo, hi      ip4
 }
 
 // NewListing returns the rows of the addresses from within.From to
@@ -68,10 +68,10 @@ func (l Listing) Page(offset, n int) (rows []Row, count ListingCount) {
 	for tok || fok {
 		if tok && (!fok || t.lo < f.lo) {
 			// The rows count.Rows to count.Rows+size-1 are t's addresses.
-			size := int(t.size())
+			size := int(size(t))
 			if count.Rows+size > offset && len(rows) < n {
 				for v := uint64(t.lo) + uint64(max(offset-count.Rows, 0)); v <= uint64(t.hi) && len(rows) < n; v++ {
-					a := addr(uint32(v))
+					a := addr(ip4(v))
 					rows = append(rows, Row{From: a, To: a})
 				}
 			}
@@ -84,7 +84,7 @@ func (l Listing) Page(offset, n int) (rows []Row, count ListingCount) {
 			rows = append(rows, Row{From: addr(f.lo), To: addr(f.hi), Free: true})
 		}
 		count.Rows++
-		count.Free += int(f.size())
+		count.Free += int(size(f))
 		f, fok = it.nextFree()
 	}
 	return rows, count
@@ -104,18 +104,18 @@ type listingIter struct {
 
 // nextTaken returns the next run of taken addresses, clipped to the
 // listing's bounds.
-func (it *listingIter) nextTaken() (span, bool) {
+func (it *listingIter) nextTaken() (addrSpan, bool) {
 	l := &it.l
 	if it.ti >= len(l.taken) || l.taken[it.ti].lo > l.hi {
-		return span{}, false
+		return addrSpan{}, false
 	}
-	s := span{max(l.taken[it.ti].lo, l.lo), min(l.taken[it.ti].hi, l.hi)}
+	s := addrSpan{max(l.taken[it.ti].lo, l.lo), min(l.taken[it.ti].hi, l.hi)}
 	it.ti++
 	return s, true
 }
 
 // nextFree returns the next run of free candidates.
-func (it *listingIter) nextFree() (span, bool) {
+func (it *listingIter) nextFree() (addrSpan, bool) {
 	l := &it.l
 	for it.ci < len(l.cand) && l.cand[it.ci].lo <= l.hi {
 		start, end := max(it.pos, uint64(l.cand[it.ci].lo)), uint64(min(l.cand[it.ci].hi, l.hi))
@@ -134,23 +134,23 @@ func (it *listingIter) nextFree() (span, bool) {
 			end = uint64(l.taken[it.tk].lo) - 1
 		}
 		it.pos = end + 1
-		return span{uint32(start), uint32(end)}, true
+		return addrSpan{ip4(start), ip4(end)}, true
 	}
-	return span{}, false
+	return addrSpan{}, false
 }
 
 // Set returns the candidates of s, taken or not, as a set.
 func (s Space) Set() Set {
-	out := make([]span, 0, len(s.blocked)+1)
+	out := make([]addrSpan, 0, len(s.blocked)+1)
 	next := uint64(s.lo)
 	for _, b := range s.blocked {
 		if uint64(b.lo) > next {
-			out = append(out, span{uint32(next), b.lo - 1})
+			out = append(out, addrSpan{ip4(next), b.lo - 1})
 		}
 		next = uint64(b.hi) + 1
 	}
 	if next <= uint64(s.hi) {
-		out = append(out, span{uint32(next), s.hi})
+		out = append(out, addrSpan{ip4(next), s.hi})
 	}
 	return Set{out}
 }

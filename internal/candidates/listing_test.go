@@ -98,7 +98,7 @@ func BenchmarkListingPage(b *testing.B) {
 		{"one-run", SetOfRanges(Range{addr(u32(first) + 2), addr(u32(first) + 1_000_001)})},
 		{"every-other", func() Set {
 			var tb SetBuilder
-			for i := range uint32(1_000_000) {
+			for i := range ip4(1_000_000) {
 				tb.Add(addr(u32(first) + 2 + 2*i))
 			}
 			return tb.Set()
@@ -133,17 +133,17 @@ func FuzzListing(f *testing.F) {
 	f.Add(uint32(0x00000000), uint8(12), uint16(0), []byte{}, uint8(0), []byte{0, 0}, uint16(0), uint16(0), uint8(0), uint8(1))
 	f.Fuzz(func(t *testing.T, base uint32, bitsIn uint8, gwIn uint16, excl []byte, subnetsIn uint8, takenIn []byte, fromIn, toIn uint16, offsetIn, nIn uint8) {
 		bits := 20 + int(bitsIn%13) // /20 to /32: small enough to model
-		prefix := netip.PrefixFrom(addr(base), bits).Masked()
+		prefix := netip.PrefixFrom(addr(ip4(base)), bits).Masked()
 		lo, hi := prefixBounds(prefix)
-		size := uint32(uint64(hi) - uint64(lo) + 1)
-		at := func(off uint32) netip.Addr { return addr(lo + off%size) }
+		size := ip4(uint64(hi) - uint64(lo) + 1)
+		at := func(off ip4) netip.Addr { return addr(lo + off%size) }
 
 		spec := PoolSpec{CIDR: prefix.String()}
-		if gw := at(uint32(gwIn)); gwIn%3 != 0 && hostAddressProblem(gw, prefix) == "" {
+		if gw := at(ip4(gwIn)); gwIn%3 != 0 && hostAddressProblem(gw, prefix) == "" {
 			spec.Gateway = gw.String()
 		}
 		for i := 0; i+1 < len(excl) && i < 8; i += 2 {
-			a, b := at(uint32(excl[i])*17), at(uint32(excl[i])*17+uint32(excl[i+1]%8))
+			a, b := at(ip4(excl[i])*17), at(ip4(excl[i])*17+ip4(excl[i+1]%8))
 			if b.Less(a) {
 				a, b = b, a
 			}
@@ -158,7 +158,7 @@ func FuzzListing(f *testing.F) {
 			// Two subnets of a quarter of the pool each, the first and
 			// the third, with their first host as their gateway.
 			spaces = nil
-			for _, q := range []uint32{0, 2} {
+			for _, q := range []ip4{0, 2} {
 				sub := netip.PrefixFrom(addr(lo+q*size/4), bits+2)
 				r, err := pool.ParseRequest(RequestSpec{Within: sub.String(), Reserved: []string{addr(lo + q*size/4 + 1).String()}})
 				if err != nil {
@@ -181,30 +181,30 @@ func FuzzListing(f *testing.F) {
 		}
 
 		var tb SetBuilder
-		taken := map[uint32]bool{}
+		taken := map[ip4]bool{}
 		for i := 0; i+1 < len(takenIn) && i < 64; i += 2 {
-			a := lo - 2 + uint32(takenIn[i])*size/200
-			b := a + uint32(takenIn[i+1]%16)
+			a := lo - 2 + ip4(takenIn[i])*size/200
+			b := a + ip4(takenIn[i+1]%16)
 			if b < a {
 				continue
 			}
 			tb.AddRange(Range{addr(a), addr(b)})
 			for v := uint64(a); v <= uint64(b); v++ {
-				taken[uint32(v)] = true
+				taken[ip4(v)] = true
 			}
 		}
 		// The bounds: inside the pool, or a little beyond its ends.
 		from, to := uint64(lo)+uint64(fromIn)%uint64(size), uint64(lo)+uint64(toIn)%(uint64(size)+2)
-		if to > uint64(^uint32(0)) {
-			to = uint64(^uint32(0))
+		if to > uint64(^ip4(0)) {
+			to = uint64(^ip4(0))
 		}
 
 		var model []Row
 		var modelCount ListingCount
 		for v := from; v <= to; v++ {
-			a := addr(uint32(v))
+			a := addr(ip4(v))
 			switch {
-			case taken[uint32(v)]:
+			case taken[ip4(v)]:
 				model = append(model, Row{From: a, To: a})
 				modelCount.Taken++
 			case isCandidate(a):
@@ -221,7 +221,7 @@ func FuzzListing(f *testing.F) {
 		}
 
 		modelCount.Rows = len(model)
-		l := NewListing(cand, tb.Set(), Range{addr(uint32(from)), addr(uint32(to))})
+		l := NewListing(cand, tb.Set(), Range{addr(ip4(from)), addr(ip4(to))})
 		n := 1 + int(nIn%60)
 		for _, offset := range []int{0, int(offsetIn), len(model) - n, len(model) / 2} {
 			if offset < 0 {

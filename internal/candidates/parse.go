@@ -143,17 +143,16 @@ func (p Pool) ParseRequest(spec RequestSpec) (Request, error) {
 // carries, into a Set. field names the list in messages ("taken").
 func ParseRanges(field string, list []string) (Set, error) {
 	var errs errorList
-	var b SetBuilder
-	b.spans = make([]span, 0, len(list))
+	spans := make([]addrSpan, 0, len(list))
 	for i, s := range list {
 		if r, ok := parseRange(&errs, fmt.Sprintf("%s[%d]", field, i), s); ok {
-			b.spans = append(b.spans, span{u32(r.From), u32(r.To)})
+			spans = append(spans, addrSpan{u32(r.From), u32(r.To)})
 		}
 	}
 	if err := errs.err(); err != nil {
 		return Set{}, err
 	}
-	return b.normalized(), nil
+	return Set{normalize(spans)}, nil
 }
 
 // ParseRangeList parses addresses and a-b ranges separated by commas, the
@@ -161,8 +160,7 @@ func ParseRanges(field string, list []string) (Set, error) {
 // messages ("takenRanges"); entries are counted from 0.
 func ParseRangeList(field, list string) (Set, error) {
 	var errs errorList
-	var b SetBuilder
-	b.spans = make([]span, 0, strings.Count(list, ",")+1)
+	spans := make([]addrSpan, 0, strings.Count(list, ",")+1)
 	for i, more := 0, list != ""; more; i++ {
 		var entry string
 		entry, list, more = strings.Cut(list, ",")
@@ -184,12 +182,12 @@ func ParseRangeList(field, list string) (Set, error) {
 			}
 			continue
 		}
-		b.spans = append(b.spans, span{u32(a), u32(z)})
+		spans = append(spans, addrSpan{u32(a), u32(z)})
 	}
 	if err := errs.err(); err != nil {
 		return Set{}, err
 	}
-	return b.normalized(), nil
+	return Set{normalize(spans)}, nil
 }
 
 // hostAddressProblem says why a cannot be a host address of p, or "".

@@ -26,17 +26,16 @@ func FreePrefixes(parent netip.Prefix, used []netip.Prefix, bits, count int) []n
 		return nil
 	}
 	lo, hi := prefixBounds(parent.Masked())
-	var b SetBuilder
-	b.spans = make([]span, 0, len(used))
+	spans := make([]addrSpan, 0, len(used))
 	for _, p := range used {
 		if !p.IsValid() || !p.Addr().Is4() {
 			continue
 		}
 		if ulo, uhi := prefixBounds(p.Masked()); ulo <= hi && uhi >= lo {
-			b.spans = append(b.spans, span{max(ulo, lo), min(uhi, hi)})
+			spans = append(spans, addrSpan{max(ulo, lo), min(uhi, hi)})
 		}
 	}
-	taken := b.normalized().spans
+	taken := normalize(spans)
 
 	size := uint64(1) << (32 - bits)
 	blocks := (uint64(hi) - uint64(lo) + 1) / size
@@ -46,7 +45,7 @@ func FreePrefixes(parent netip.Prefix, used []netip.Prefix, bits, count int) []n
 	for _, t := range taken {
 		// Every block that ends before t starts is free.
 		for ; cur+size-1 < uint64(t.lo); cur += size {
-			out = append(out, netip.PrefixFrom(addr(uint32(cur)), bits))
+			out = append(out, netip.PrefixFrom(addr(ip4(cur)), bits))
 			if len(out) == count {
 				return out
 			}
@@ -57,7 +56,7 @@ func FreePrefixes(parent netip.Prefix, used []netip.Prefix, bits, count int) []n
 		}
 	}
 	for ; cur <= end; cur += size {
-		out = append(out, netip.PrefixFrom(addr(uint32(cur)), bits))
+		out = append(out, netip.PrefixFrom(addr(ip4(cur)), bits))
 		if len(out) == count {
 			break
 		}

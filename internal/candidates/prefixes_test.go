@@ -82,7 +82,7 @@ func TestFreePrefixes(t *testing.T) {
 func usedSlash24s(n int) []netip.Prefix {
 	used := make([]netip.Prefix, 0, n+1)
 	for i := range n {
-		used = append(used, netip.PrefixFrom(addr(0x0a000000+uint32(2*i)<<8), 24))
+		used = append(used, netip.PrefixFrom(addr(0x0a000000+ip4(2*i)<<8), 24))
 	}
 	return append(used, netip.MustParsePrefix("10.64.0.0/12"))
 }

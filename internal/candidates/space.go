@@ -10,8 +10,8 @@ type Space struct {
 	pool    Pool
 	req     Request
 	scope   netip.Prefix
-	lo, hi  uint32
-	blocked []span // never a candidate; sorted, clipped to lo..hi
+	lo, hi  ip4
+	blocked []addrSpan // never a candidate; sorted, clipped to lo..hi
 }
 
 // Space returns the candidates of p for r.
@@ -25,8 +25,8 @@ func (p Pool) Space(r Request) Space {
 	for _, edge := range []netip.Prefix{p.Prefix, r.Within} {
 		if edge.IsValid() && edge.Bits() <= 30 {
 			lo, hi := prefixBounds(edge)
-			b.insert(span{lo, lo})
-			b.insert(span{hi, hi})
+			b.b.insert(addrSpan{lo, lo})
+			b.b.insert(addrSpan{hi, hi})
 		}
 	}
 	if p.Gateway.IsValid() {
@@ -34,10 +34,10 @@ func (p Pool) Space(r Request) Space {
 	}
 	for _, set := range []Set{p.Exclude, r.Reserved} {
 		for _, sp := range set.spans {
-			b.insert(sp)
+			b.b.insert(sp)
 		}
 	}
-	s.blocked = b.View().within(s.lo, s.hi)
+	s.blocked = within(b.View().spans, s.lo, s.hi)
 	return s
 }
 
@@ -54,7 +54,7 @@ func (s Space) Scope() netip.Prefix { return s.scope }
 func (s Space) Size() int {
 	n := uint64(s.hi) - uint64(s.lo) + 1
 	for _, b := range s.blocked {
-		n -= b.size()
+		n -= size(b)
 	}
 	return int(n)
 }
@@ -68,8 +68,8 @@ func (s Space) Free(taken Set) int {
 	i, _ := find(taken.spans, s.lo)
 	j := 0
 	for ; i < len(taken.spans) && taken.spans[i].lo <= s.hi; i++ {
-		t := span{max(taken.spans[i].lo, s.lo), min(taken.spans[i].hi, s.hi)}
-		free -= t.size()
+		t := addrSpan{max(taken.spans[i].lo, s.lo), min(taken.spans[i].hi, s.hi)}
+		free -= size(t)
 		for j < len(s.blocked) && s.blocked[j].lo <= t.hi {
 			if lo, hi := max(t.lo, s.blocked[j].lo), min(t.hi, s.blocked[j].hi); lo <= hi {
 				free += uint64(hi) - uint64(lo) + 1
@@ -93,7 +93,7 @@ func (s Space) First(taken Set) (netip.Addr, bool) {
 func (s Space) Last(taken Set) (netip.Addr, bool) {
 	cur := int64(s.hi)
 	for cur >= int64(s.lo) {
-		v := uint32(cur)
+		v := ip4(cur)
 		if i, ok := find(s.blocked, v); ok {
 			cur = int64(s.blocked[i].lo) - 1
 			continue
@@ -147,16 +147,16 @@ func (s Space) Contains(a netip.Addr) bool {
 
 // An Iterator walks candidates in ascending order. Next allocates nothing.
 type Iterator struct {
-	blocked, taken []span
+	blocked, taken []addrSpan
 	bi, ti         int    // first blocked and taken span that may still hold cur
-	hi             uint32 // last address of the scope
+	hi             ip4    // last address of the scope
 	cur            uint64 // next address to look at; past hi when done
 }
 
 // Next returns the next candidate, or false when there is none.
 func (it *Iterator) Next() (netip.Addr, bool) {
 	for it.cur <= uint64(it.hi) {
-		v := uint32(it.cur)
+		v := ip4(it.cur)
 		it.bi = skipTo(it.blocked, it.bi, v)
 		if it.bi < len(it.blocked) && it.blocked[it.bi].lo <= v {
 			it.cur = uint64(it.blocked[it.bi].hi) + 1
@@ -175,7 +175,7 @@ func (it *Iterator) Next() (netip.Addr, bool) {
 
 // skipTo returns the index of the first span at or after i that ends at or
 // after v. The next span is tried first: iteration mostly moves by one.
-func skipTo(spans []span, i int, v uint32) int {
+func skipTo(spans []addrSpan, i int, v ip4) int {
 	if i >= len(spans) || spans[i].hi >= v {
 		return i
 	}

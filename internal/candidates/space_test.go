@@ -214,9 +214,9 @@ func fragmented(t testing.TB, n int) Set {
 	var b SetBuilder
 	for i := range n {
 		// Every other address, then fill the gaps from the top.
-		v := uint32(0x0a000000) + uint32(2*i)
+		v := ip4(0x0a000000) + ip4(2*i)
 		if 2*i >= 1<<16 {
-			v = 0x0a00ffff - uint32(2*(i-(1<<15)))
+			v = 0x0a00ffff - ip4(2*(i-(1<<15)))
 		}
 		b.Add(addr(v))
 	}

@@ -10,6 +10,7 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/claim"
 	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/routing"
 	"pivirt.hu/ipam/internal/store"
@@ -52,11 +53,12 @@ func (r claimRequest) key() string {
 // or the address it already holds. ext is the database or the caller's
 // transaction; in a transaction, the claim is added to undo.
 //
-// The view proposes a candidate and marks it taken; the insert decides. An
-// insert that changes nothing means the address is taken or the owner
-// holds one already: the owner's address is returned if there is one;
-// otherwise the next candidate is tried if the address is held, and the
-// same one again if it was released meanwhile. When the view has no
+// The claim engine (internal/claim) makes it: the view proposes a
+// candidate and marks it taken; the insert decides. An insert that changes
+// nothing means the address is taken or the owner holds one already
+// (addressClaim.Conflict): the owner's address is returned if there is
+// one; otherwise the next candidate is tried if the address is held, and
+// the same one again if it was released meanwhile. When the view has no
 // candidate left, it is reloaded from the database once before the pool is
 // declared exhausted. An insert also changes nothing when a quota of
 // addresses matches the owner's namespace: the claim is then made under
@@ -72,94 +74,122 @@ func (s *Service) claimIn(ctx context.Context, ext store.Ext, r claimRequest, un
 	if _, hinted := s.quotaBound.Load(r.ownerNS); hinted && r.quotaTx == nil {
 		return s.claimUnderQuota(ctx, ext, r, undo, lost)
 	}
-	cp := r.pool
-	pv, err := s.views.pool(ctx, cp.row.UID)
-	if err != nil {
+	c := &addressClaim{s: s, ext: ext, r: r, undo: undo, lost: lost}
+	a, err := claim.Run(ctx, c)
+	var contended *claim.ContendedError
+	switch {
+	case errors.Is(err, claim.ErrExhausted):
+		return Allocation{}, &ExhaustedError{Pool: c.r.pool.row.Name, Scope: c.r.space.Scope()}
+	case errors.As(err, &contended):
+		return Allocation{}, conflict("pool %s: %v", c.r.pool.row.Name, err)
+	}
+	return a, err
+}
+
+// An addressClaim is a claim of an address, as the claim engine makes it
+// (claim.Claimant).
+type addressClaim struct {
+	s    *Service
+	ext  store.Ext
+	r    claimRequest
+	undo *undoList
+	lost *int
+}
+
+// Space returns the view of the request's pool and its candidates.
+func (c *addressClaim) Space(ctx context.Context) (*poolView, func(candidates.Set) (netip.Addr, bool), error) {
+	pv, err := c.s.views.pool(ctx, c.r.pool.row.UID)
+	space := c.r.space
+	return pv, func(taken candidates.Set) (netip.Addr, bool) {
+		it := space.Iter(taken)
+		return it.Next()
+	}, err
+}
+
+// Insert inserts the allocation of a, in one statement (insertAllocation).
+func (c *addressClaim) Insert(ctx context.Context, a netip.Addr) (Allocation, error) {
+	cp, r := c.r.pool, c.r
+	row, err := c.s.insertAllocation(ctx, c.ext, store.AllocationRow{
+		Namespace: cp.row.Namespace, Name: allocationName(cp.row.Name, a), PoolUID: cp.row.UID, Address: a,
+		OwnerKind: string(r.owner.Kind), OwnerUID: r.owner.UID, OwnerName: r.owner.Name, OwnerNamespace: r.ownerNS,
+		SubnetUID: r.subnetUID, CreatedBy: r.actor, SpecVersion: cp.row.SpecVersion,
+	}, cp.row.Name, r.quotaTx)
+	switch {
+	case errors.Is(err, store.ErrObjectExists):
+		return Allocation{}, claim.ErrNotStored
+	case errors.Is(err, store.ErrNotFound):
+		c.s.forgetPool(cp)
+		return Allocation{}, notFound("pool", cp.row.Namespace, cp.row.Name)
+	case err != nil:
 		return Allocation{}, err
 	}
-	reloaded := false
-	for {
-		a, ok := pv.reserve(r.space)
-		if !ok {
-			if held, found, err := s.heldBy(ctx, ext, r); err != nil || found {
-				return held, err
-			}
-			if changed, err := s.respecify(ctx, ext, &r); err != nil || changed {
-				if err != nil {
-					return Allocation{}, err
-				}
-				cp = r.pool
-				continue
-			}
-			if reloaded {
-				return Allocation{}, &ExhaustedError{Pool: cp.row.Name, Scope: r.space.Scope()}
-			}
-			if err := pv.reload(ctx, s.db, cp.row.UID); err != nil {
-				return Allocation{}, err
-			}
-			reloaded = true
-			continue
+	return allocationFromRow(row, cp.row.Name), nil
+}
+
+// Stored frees a in the view when the claim's transaction fails.
+func (c *addressClaim) Stored(pv *poolView, a netip.Addr) {
+	if c.undo != nil {
+		*c.undo = append(*c.undo, func() { pv.Free(a) })
+	}
+}
+
+// Conflict reads what the owner holds in the pool and what holds a: the
+// owner's address is the answer; nobody holding a means the pool's spec
+// may have changed since the claim chose a, or a quota kept the insert
+// from storing it, or it was released meanwhile; else another claim holds
+// a.
+func (c *addressClaim) Conflict(ctx context.Context, a netip.Addr) (claim.Conflict[Allocation], error) {
+	held, err := store.ClaimConflictOf(ctx, c.ext, c.r.pool.row.UID, c.r.ownerKey(), a)
+	if err != nil {
+		return claim.Conflict[Allocation]{}, err
+	}
+	free := held.Address == nil
+	if held.Owner != nil {
+		return claim.Conflict[Allocation]{Verdict: claim.Answered, Free: free, Answer: func(ctx context.Context) (Allocation, error) {
+			return c.s.answerHeld(ctx, c.ext, c.r, *held.Owner)
+		}}, nil
+	}
+	if !free {
+		return claim.Conflict[Allocation]{Verdict: claim.Taken}, nil
+	}
+	changed, err := c.s.respecify(ctx, c.ext, &c.r)
+	if err != nil || changed {
+		return claim.Conflict[Allocation]{Verdict: claim.Changed}, err
+	}
+	if c.r.quotaTx == nil {
+		quota, err := store.QuotaApplies(ctx, c.ext, c.r.ownerNS, store.QuotaAddresses)
+		if err != nil {
+			return claim.Conflict[Allocation]{}, err
 		}
-		row, err := s.insertAllocation(ctx, ext, store.AllocationRow{
-			Namespace: cp.row.Namespace, Name: allocationName(cp.row.Name, a), PoolUID: cp.row.UID, Address: a,
-			OwnerKind: string(r.owner.Kind), OwnerUID: r.owner.UID, OwnerName: r.owner.Name, OwnerNamespace: r.ownerNS,
-			SubnetUID: r.subnetUID, CreatedBy: r.actor, SpecVersion: cp.row.SpecVersion,
-		}, cp.row.Name, r.quotaTx)
-		switch {
-		case err == nil:
-			if undo != nil {
-				*undo = append(*undo, func() { pv.free(a) })
-			}
-			return allocationFromRow(row, cp.row.Name), nil
-		case errors.Is(err, store.ErrObjectExists):
-			c, err := store.ClaimConflictOf(ctx, ext, cp.row.UID, r.ownerKey(), a)
-			if err != nil {
-				pv.free(a)
-				return Allocation{}, err
-			}
-			if c.Address == nil {
-				// Nobody holds a (any more): it is free in the view,
-				// and tried again unless the owner holds an address.
-				pv.free(a)
-			}
-			if c.Owner != nil {
-				return s.answerHeld(ctx, ext, r, *c.Owner)
-			}
-			if c.Address == nil {
-				// Nothing stands in the way: the pool's spec may have
-				// changed since the claim chose a.
-				changed, err := s.respecify(ctx, ext, &r)
-				if err != nil {
-					return Allocation{}, err
-				}
-				if changed {
-					cp = r.pool
-					continue
-				}
-			}
-			if c.Address == nil && r.quotaTx == nil {
-				// Nothing stands in the way: a quota may have kept the
-				// insert from storing a.
-				quota, err := store.QuotaApplies(ctx, ext, r.ownerNS, store.QuotaAddresses)
-				if err != nil {
-					return Allocation{}, err
-				}
-				if quota {
-					return s.claimUnderQuota(ctx, ext, r, undo, lost)
-				}
-			}
-			// Someone else holds a: it stays taken in the view.
-			*lost++
-			s.obs.LostRace()
-		case errors.Is(err, store.ErrNotFound):
-			pv.free(a)
-			s.forgetPool(cp)
-			return Allocation{}, notFound("pool", cp.row.Namespace, cp.row.Name)
-		default:
-			pv.free(a)
-			return Allocation{}, err
+		if quota {
+			return claim.Conflict[Allocation]{Verdict: claim.Answered, Free: true, Answer: func(ctx context.Context) (Allocation, error) {
+				return c.s.claimUnderQuota(ctx, c.ext, c.r, c.undo, c.lost)
+			}}, nil
 		}
 	}
+	return claim.Conflict[Allocation]{Verdict: claim.Free}, nil
+}
+
+// Lost counts a race lost.
+func (c *addressClaim) Lost(netip.Addr) {
+	*c.lost++
+	c.s.obs.LostRace()
+}
+
+// Held returns the address the owner holds in the pool, if any.
+func (c *addressClaim) Held(ctx context.Context) (Allocation, bool, error) {
+	return c.s.heldBy(ctx, c.ext, c.r)
+}
+
+// Respecify makes the claim again under its public pool's spec, if it
+// changed.
+func (c *addressClaim) Respecify(ctx context.Context) (bool, error) {
+	return c.s.respecify(ctx, c.ext, &c.r)
+}
+
+// Taken reads the pool's taken addresses.
+func (c *addressClaim) Taken(ctx context.Context) ([]netip.Addr, error) {
+	return store.TakenAddresses(ctx, c.s.db, c.r.pool.row.UID)
 }
 
 // respecify makes the claim r again under its public pool's spec as ext
@@ -533,7 +563,7 @@ func (s *Service) Preview(ctx context.Context, actor auth.Actor, namespace, pool
 		return nil, err
 	}
 	var next []netip.Addr
-	pv.read(func(taken candidates.Set) { next = space.NextN(taken, count) })
+	pv.Read(func(taken candidates.Set) { next = space.NextN(taken, count) })
 	return next, nil
 }
 

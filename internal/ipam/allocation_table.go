@@ -190,7 +190,7 @@ func (s *Service) table(ctx context.Context, t tableScope, q TableQuery) (Alloca
 		return AllocationTable{}, err
 	}
 	var rows []candidates.Row
-	pv.read(func(taken candidates.Set) {
+	pv.Read(func(taken candidates.Set) {
 		l := candidates.NewListing(t.cand, taken, candidates.Range{From: first, To: last})
 		var count candidates.ListingCount
 		rows, count = l.Page((out.Page-1)*perPage, perPage)

@@ -146,7 +146,7 @@ func (s *Service) addressMap(ctx context.Context, cp *cachedPool, space candidat
 		if err != nil {
 			return AddressMap{}, err
 		}
-		pv.read(func(taken candidates.Set) { m.Blocks = space.Map(taken).Blocks })
+		pv.Read(func(taken candidates.Set) { m.Blocks = space.Map(taken).Blocks })
 		return m, nil
 	}
 	first, last := candidates.Bounds(scope)
@@ -185,6 +185,6 @@ func (s *Service) TakenRanges(ctx context.Context, actor auth.Actor, p Pool, sco
 		scope = cp.spec.Prefix
 	}
 	var ranges []candidates.Range
-	pv.read(func(taken candidates.Set) { ranges = taken.RangesIn(scope) })
+	pv.Read(func(taken candidates.Set) { ranges = taken.RangesIn(scope) })
 	return ranges, nil
 }

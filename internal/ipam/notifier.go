@@ -29,7 +29,7 @@ const (
 // own views, which freed the address at once, ignore it when it comes
 // back. A process that dies between a release's commit and its
 // notification leaves the others' views holding the address taken until
-// their next refresh (refreshEvery): the address is not the lowest free
+// their next refresh (claim.RefreshEvery): the address is not the lowest free
 // one they propose meanwhile, and never handed out twice.
 type releaseNotifier struct {
 	db     *store.DB

@@ -67,7 +67,7 @@ func TestClaimsThroughPgBouncer(t *testing.T) {
 	}
 	// b knows a's claims only from conflicts: read its view afresh, so
 	// that the release is all it has to learn.
-	b.views.refreshAll(ctx)
+	b.views.taken.RefreshAll(ctx)
 	if _, err := a.DetachInterface(ctx, acme, DetachInterfaceInput{Namespace: "acme/prod", VPC: "main", VM: VMRef{UID: "uid-0", Hostname: "vm-0"}}); err != nil {
 		t.Fatal(err)
 	}

@@ -375,7 +375,7 @@ func (s *Service) usage(ctx context.Context, cp *cachedPool) (usage.Figures, err
 	}
 	space := cp.spec.Candidates()
 	var free int
-	pv.read(func(taken candidates.Set) { free = space.Free(taken) })
+	pv.Read(func(taken candidates.Set) { free = space.Free(taken) })
 	size := space.Size()
 	return usage.Figures{Size: size, Used: size - free, Free: free}, nil
 }

@@ -191,7 +191,7 @@ func TestRefreshKeepsReleaseLearntMeanwhile(t *testing.T) {
 	hold := proxy.HoldAnswer("string_agg(int4send(")
 	refreshed := make(chan struct{})
 	go func() {
-		svc.views.refreshAll(ctx)
+		svc.views.taken.RefreshAll(ctx)
 		close(refreshed)
 	}()
 	reached(t, hold, "the refresh's read")

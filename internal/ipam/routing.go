@@ -29,7 +29,7 @@ func (s *Service) claimRouted(ctx context.Context, r claimRequest) (Allocation, 
 				// The address counts in this process's figures of the
 				// pool at once (usage is read from the views).
 				if pv := s.views.ifLoaded(r.pool.row.UID); pv != nil {
-					pv.take(a.Address)
+					pv.Take(a.Address)
 				}
 				return a, nil
 			case !errors.Is(err, errOwnerFailed):
@@ -37,10 +37,8 @@ func (s *Service) claimRouted(ctx context.Context, r claimRequest) (Allocation, 
 			}
 		}
 		if s.router.ClaimedElsewhere(r.pool.row.UID) {
-			if pv := s.views.ifLoaded(r.pool.row.UID); pv != nil {
-				if err := pv.reload(ctx, s.db, r.pool.row.UID); err != nil {
-					return Allocation{}, err
-				}
+			if err := s.views.taken.Reload(ctx, r.pool.row.UID); err != nil {
+				return Allocation{}, err
 			}
 		}
 	}

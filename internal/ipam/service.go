@@ -84,7 +84,7 @@ type cachedPool struct {
 
 // New starts the service. With cfg.URL it follows the other processes'
 // releases and deletions until Close, and reads its views afresh every
-// refreshEvery; it fails when it cannot listen before ctx ends.
+// claim.RefreshEvery; it fails when it cannot listen before ctx ends.
 func New(ctx context.Context, cfg Config) (*Service, error) {
 	log := cfg.Logger
 	if log == nil {
@@ -109,7 +109,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	lctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	s.stop = stop
 	s.running.Go(func() { l.Run(lctx, func(n store.Notification) { s.views.notified(n, s.forgetCaches) }) })
-	s.running.Go(func() { s.views.refreshLoop(lctx) })
+	s.running.Go(func() { s.views.taken.Refresh(lctx) })
 	if cfg.RouteListen != "" {
 		s.router, err = routing.Start(ctx, routing.Config{DB: cfg.DB, URL: cfg.URL, Listen: cfg.RouteListen, Process: self,
 			Handle: s.serveForwarded, Logger: log})
@@ -137,7 +137,7 @@ func (s *Service) Close() {
 // view, and tells the other processes.
 func (s *Service) freed(ctx context.Context, uid string, a netip.Addr) {
 	if pv, err := s.views.pool(ctx, uid); err == nil {
-		pv.free(a)
+		pv.Free(a)
 	}
 	s.notifier.released(uid, a)
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // ownGoroutines are the functions of the goroutines a Service starts.
-var ownGoroutines = []string{"ipam.(*views).refreshLoop", "store.(*Listener).Run", "store.(*Listener).ping"}
+var ownGoroutines = []string{"claim.(*Views[...]).Refresh", "store.(*Listener).Run", "store.(*Listener).ping"}
 
 // runningOwn returns the stacks of the goroutines a Service started that
 // still run.

@@ -458,7 +458,7 @@ func (s *Service) SubnetUsage(ctx context.Context, actor auth.Actor, sub Subnet)
 		return usage.Figures{}, err
 	}
 	var free int
-	pv.read(func(taken candidates.Set) { free = cs.space.Free(taken) })
+	pv.Read(func(taken candidates.Set) { free = cs.space.Free(taken) })
 	size := cs.space.Size()
 	return usage.Figures{Size: size, Used: size - free, Free: free}, nil
 }

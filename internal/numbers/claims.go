@@ -9,6 +9,8 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/branch"
+	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/claim"
 	"pivirt.hu/ipam/internal/schema"
 	"pivirt.hu/ipam/internal/store"
 )
@@ -100,23 +102,17 @@ func (c *Claims) forget() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, r := range c.reserved {
-		r.dv.free(r.n)
+		r.dv.Free(r.n)
 	}
 	c.reserved = nil
 }
 
-// reserved records a number the run marked taken; unreserve forgets it,
-// as what holds it is not this run.
+// reserve records a number the run claimed, which its transaction holds
+// until it ends.
 func (c *Claims) reserve(dv *divisionView, n int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.reserved = append(c.reserved, reservation{dv, n})
-}
-
-func (c *Claims) unreserve(dv *divisionView, n int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.reserved = slices.DeleteFunc(c.reserved, func(r reservation) bool { return r.dv == dv && r.n == n })
 }
 
 // claim fills the attribute of r, if the object holds no value of it.
@@ -242,89 +238,24 @@ func divisionOf(s schema.Schema, row store.NumberPoolRow, n names, o branch.Obje
 }
 
 // allocate claims the lowest free number of the division of the pool p for
-// identifier, in the write's transaction: the number its view holds free
-// first, inserted in one statement; a number taken meanwhile is marked in
-// the view and the next is tried. An identifier that holds a number in
-// the division gets it back, its allocation locked until the write ends
+// identifier, in the write's transaction, through the claim engine
+// (internal/claim): the number its view holds free first, inserted in one
+// statement; a number taken meanwhile is marked in the view and the next
+// is tried. An identifier that holds a number in the division gets it
+// back, its allocation locked until the write ends
 // (store.NumberClaimConflict), so that no release frees it before the
 // write's holding of it is committed.
 func (c *Claims) allocate(ctx context.Context, w *branch.Write, p *poolState, attribute string, division json.RawMessage, identifier string) (int64, error) {
-	dv, err := c.s.views.division(ctx, w.Ext(), p.row.ID, division)
-	if err != nil {
-		return 0, err
+	nc := &numberClaim{c: c, w: w, p: p, attribute: attribute, division: division, identifier: identifier}
+	number, err := claim.Run(ctx, nc)
+	var contended *claim.ContendedError
+	switch {
+	case errors.As(err, &contended):
+		return 0, conflict("", "pool %s: %v", nc.p.row.Name, err)
+	case !errors.Is(err, claim.ErrExhausted):
+		return number, err
 	}
-	reloaded, vanished := false, 0
-	for ctx.Err() == nil {
-		number, ok := dv.reserve(p.space)
-		if !ok {
-			if reloaded {
-				break
-			}
-			// The view may hold numbers freed elsewhere: read it afresh
-			// once before saying the division is full.
-			if err := dv.reload(ctx, w.Ext(), p.row.ID, division); err != nil {
-				return 0, err
-			}
-			reloaded = true
-			continue
-		}
-		c.reserve(dv, number)
-		key := store.NumberKey{Pool: p.row.ID, Division: division, Number: number}
-		err := c.insert(ctx, w, attribute, store.NumberClaim{NumberKey: key, Revision: p.row.Revision, Identifier: identifier,
-			Object: w.After.ID, Branch: w.Branch.Name, Actor: c.actor.Name, PoolName: p.row.Name})
-		if err == nil {
-			return number, nil
-		}
-		if errors.Is(err, store.ErrNotFound) {
-			c.s.views.forgetPool(p.row.ID)
-			return 0, notFound("number pool %s", p.row.ID)
-		}
-		if !errors.Is(err, store.ErrObjectExists) {
-			return 0, err
-		}
-		why, err := store.NumberClaimConflict(ctx, w.Ext(), key, identifier)
-		if err != nil {
-			return 0, err
-		}
-		c.unreserve(dv, number)
-		switch {
-		case why.Revision == 0:
-			c.s.views.forgetPool(p.row.ID)
-			return 0, notFound("number pool %s", p.row.ID)
-		case why.Revision != p.row.Revision:
-			// The pool changed meanwhile: claim from its new ranges.
-			dv.free(number)
-			c.s.views.forgetPool(p.row.ID)
-			if p, err = c.s.views.pool(ctx, w.Ext(), p.row.ID); err != nil {
-				return 0, err
-			}
-			if dv, err = c.s.views.division(ctx, w.Ext(), p.row.ID, division); err != nil {
-				return 0, err
-			}
-		case why.Identified != nil:
-			if !why.Taken {
-				dv.free(number)
-			}
-			dv.mark(*why.Identified)
-			return *why.Identified, nil
-		case why.Taken:
-			// Claimed or held elsewhere: it stays taken in the view.
-		case vanished < maxVanished:
-			// Released between the insert and the question: try it again.
-			dv.free(number)
-			vanished++
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	why, err := store.NumberClaimConflict(ctx, w.Ext(), store.NumberKey{Pool: p.row.ID, Division: division}, identifier)
-	if err != nil {
-		return 0, err
-	}
-	if why.Identified != nil {
-		return *why.Identified, nil
-	}
+	p = nc.p
 	label := ""
 	if len(p.row.Scope) > 0 {
 		main, err := c.s.branches.Schema(ctx, branch.Main)
@@ -334,6 +265,126 @@ func (c *Claims) allocate(ctx context.Context, w *branch.Write, p *poolState, at
 		label = c.s.division(ctx, c.actor, w.Branch.Name, main, p.row, division).DisplayLabel
 	}
 	return 0, &ExhaustedError{Pool: p.row.Name, Division: label}
+}
+
+// A numberClaim is a claim of a number of a division, as the claim engine
+// makes it (claim.Claimant).
+type numberClaim struct {
+	c          *Claims
+	w          *branch.Write
+	p          *poolState
+	attribute  string
+	division   json.RawMessage
+	identifier string
+	// dv is the division's view, as Space last returned it.
+	dv *divisionView
+	// revision is the pool's revision as the last question about the
+	// identifier's number read it (Held); 0 before.
+	revision int64
+}
+
+// Space returns the view of the division and the pool's candidates.
+func (nc *numberClaim) Space(ctx context.Context) (*divisionView, func(candidates.NumberSet) (int64, bool), error) {
+	dv, err := nc.c.s.views.division(ctx, nc.w.Ext(), nc.p.row.ID, nc.division)
+	nc.dv = dv
+	return dv, nc.p.space.First, err
+}
+
+// Insert claims number for the object the write stores (Claims.insert).
+func (nc *numberClaim) Insert(ctx context.Context, number int64) (int64, error) {
+	p, w := nc.p, nc.w
+	key := store.NumberKey{Pool: p.row.ID, Division: nc.division, Number: number}
+	err := nc.c.insert(ctx, w, nc.attribute, store.NumberClaim{NumberKey: key, Revision: p.row.Revision, Identifier: nc.identifier,
+		Object: w.After.ID, Branch: w.Branch.Name, Actor: nc.c.actor.Name, PoolName: p.row.Name})
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		nc.c.s.views.forgetPool(p.row.ID)
+		return 0, notFound("number pool %s", p.row.ID)
+	case errors.Is(err, store.ErrObjectExists):
+		return 0, claim.ErrNotStored
+	}
+	return number, err
+}
+
+// Stored keeps the number reserved until the write ends (Claims.Settle).
+func (nc *numberClaim) Stored(dv *divisionView, number int64) { nc.c.reserve(dv, number) }
+
+// Conflict reads what stands in the way of the claim of number: the pool
+// gone or changed, the identifier's number (its answer), number held
+// elsewhere, or nothing (released between the insert and the question).
+func (nc *numberClaim) Conflict(ctx context.Context, number int64) (claim.Conflict[int64], error) {
+	why, err := store.NumberClaimConflict(ctx, nc.w.Ext(), store.NumberKey{Pool: nc.p.row.ID, Division: nc.division, Number: number}, nc.identifier)
+	if err != nil {
+		return claim.Conflict[int64]{}, err
+	}
+	if changed, err := nc.changed(ctx, why.Revision); err != nil || changed {
+		return claim.Conflict[int64]{Verdict: claim.Changed}, err
+	}
+	switch {
+	case why.Identified != nil:
+		return claim.Conflict[int64]{Verdict: claim.Answered, Free: !why.Taken, Answer: nc.identified(*why.Identified)}, nil
+	case why.Taken:
+		return claim.Conflict[int64]{Verdict: claim.Taken}, nil
+	}
+	return claim.Conflict[int64]{Verdict: claim.Free}, nil
+}
+
+// changed reports whether the pool's revision, as a question read it, is
+// not the claim's: the pool is gone (not found), or the claim goes on from
+// its new ranges.
+func (nc *numberClaim) changed(ctx context.Context, revision int64) (bool, error) {
+	switch {
+	case revision == 0:
+		nc.c.s.views.forgetPool(nc.p.row.ID)
+		return false, notFound("number pool %s", nc.p.row.ID)
+	case revision == nc.p.row.Revision:
+		return false, nil
+	}
+	nc.c.s.views.forgetPool(nc.p.row.ID)
+	p, err := nc.c.s.views.pool(ctx, nc.w.Ext(), nc.p.row.ID)
+	if err != nil {
+		return false, err
+	}
+	nc.p = p
+	return true, nil
+}
+
+// identified answers with the identifier's number, marked taken in the
+// division's view.
+func (nc *numberClaim) identified(number int64) func(context.Context) (int64, error) {
+	return func(context.Context) (int64, error) {
+		nc.dv.Take(number)
+		return number, nil
+	}
+}
+
+// Lost is told of a race lost: number claims count none.
+func (nc *numberClaim) Lost(int64) {}
+
+// Held returns the number of the identifier in the division, if it holds
+// one; the question reads the pool's revision too (Respecify).
+func (nc *numberClaim) Held(ctx context.Context) (int64, bool, error) {
+	why, err := store.NumberClaimConflict(ctx, nc.w.Ext(), store.NumberKey{Pool: nc.p.row.ID, Division: nc.division}, nc.identifier)
+	if err != nil {
+		return 0, false, err
+	}
+	nc.revision = why.Revision
+	if why.Identified != nil {
+		return *why.Identified, true, nil
+	}
+	return 0, false, nil
+}
+
+// Respecify reports whether the pool changed since the claim read it, as
+// Held's question found it.
+func (nc *numberClaim) Respecify(ctx context.Context) (bool, error) {
+	return nc.changed(ctx, nc.revision)
+}
+
+// Taken reads the division's taken numbers through the write's
+// transaction.
+func (nc *numberClaim) Taken(ctx context.Context) ([]int64, error) {
+	return takenThrough(nc.w.Ext(), nc.p.row.ID, nc.division)(ctx)
 }
 
 // insert stores claim, a number of a pool for the attribute of the object
@@ -352,10 +403,6 @@ func (c *Claims) insert(ctx context.Context, w *branch.Write, attribute string, 
 	}
 	return w.Commit(ctx, &claim)
 }
-
-// maxVanished bounds how many times one claim tries again a number that
-// was released while it asked.
-const maxVanished = 8
 
 // CreateObject creates an object as branch.Service.CreateObject does,
 // filling the attributes of from from their pools (see Claims.Hook).

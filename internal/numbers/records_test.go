@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"pivirt.hu/ipam/internal/branch"
+	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
@@ -84,12 +85,8 @@ func TestFollowedAcrossServices(t *testing.T) {
 	// e's view learns of the release from the database's notification.
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		e.svc.views.mu.Lock()
-		dv := e.svc.views.divisions[viewKey{p.ID, `["` + a.ID + `"]`}]
-		e.svc.views.mu.Unlock()
-		dv.mu.Lock()
-		freed := !dv.taken.Contains(1)
-		dv.mu.Unlock()
+		var freed bool
+		e.svc.views.divisions.IfLoaded(viewKey{p.ID, `["` + a.ID + `"]`}).Read(func(taken candidates.NumberSet) { freed = !taken.Contains(1) })
 		if freed {
 			break
 		}

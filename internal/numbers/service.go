@@ -55,7 +55,7 @@ type Service struct {
 	// connection for its transaction and takes another to label.
 	folds chan struct{}
 
-	// stop ends the listener's goroutine; running waits for it.
+	// stop ends the goroutines New started; running waits for them.
 	stop    context.CancelFunc
 	running sync.WaitGroup
 }
@@ -64,7 +64,8 @@ type Service struct {
 // branches and objects, built from cfg.Branch with the pools' schema guard
 // (Guard) after cfg.Branch.Guard and the pools' recorder, so that every
 // change of objects and of the schema of kinds keeps the pools' records
-// right. With cfg.URL both follow the other processes until Close; New
+// right. With cfg.URL both follow the other processes until Close, and
+// the views of divisions are read afresh every claim.RefreshEvery; New
 // fails when they cannot listen before ctx ends.
 func New(ctx context.Context, cfg Config) (*Service, error) {
 	log := cfg.Logger
@@ -101,6 +102,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	lctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	s.stop = stop
 	s.running.Go(func() { l.Run(lctx, s.views.notified) })
+	s.running.Go(func() { s.views.divisions.Refresh(lctx) })
 	s.running.Go(func() { s.foldPeriodically(lctx, foldEvery) })
 	return s, nil
 }

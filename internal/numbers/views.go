@@ -8,26 +8,29 @@ import (
 	"sync"
 
 	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/claim"
 	"pivirt.hu/ipam/internal/store"
 )
 
 // views holds this process's pools and its view of the taken numbers of
-// each division it claims in. A view only speeds up the search for the
-// lowest free number: the database's primary key on (pool, division,
-// number) decides every claim, so a stale view costs a retry, never a
-// duplicate.
+// each division it claims in (claim.Views, by pool and division). A view
+// only speeds up the search for the lowest free number: the database's
+// primary key on (pool, division, number) decides every claim, so a stale
+// view costs a retry, never a duplicate.
 //
 // A view learns of claims made here at once, of claims and numbers given
 // elsewhere from the conflicts they cause, and of numbers freed here (by
 // the recorder, in the freeing transaction) and elsewhere (from the
 // database's notifications); when notifications may have been missed (the
-// listener reconnected), every view and pool is loaded afresh.
+// listener reconnected), every view and pool is loaded afresh; and every
+// loaded view is read afresh every claim.RefreshEvery (docs/allocation.md,
+// "How the views stay fresh").
 type views struct {
 	s *Service
 
 	mu        sync.Mutex
-	pools     map[string]*poolState     // by pool id
-	divisions map[viewKey]*divisionView // loaded or being loaded
+	pools     map[string]*poolState // by pool id
+	divisions *claim.Views[viewKey, int64, candidates.NumberSet]
 }
 
 // A viewKey names a division of a pool: the division is its canonical
@@ -43,17 +46,17 @@ type poolState struct {
 	space candidates.NumberPool
 }
 
-// divisionView is the taken set of one division of a pool. Numbers being
-// claimed right now by this process count as taken, so that concurrent
-// claims try different numbers.
-type divisionView struct {
-	mu     sync.Mutex
-	loaded bool
-	taken  candidates.NumberSetBuilder
-}
+// divisionView is the taken set of one division of a pool.
+type divisionView = claim.View[int64, candidates.NumberSet]
 
 func newViews(s *Service) *views {
-	return &views{s: s, pools: map[string]*poolState{}, divisions: map[viewKey]*divisionView{}}
+	return &views{s: s, pools: map[string]*poolState{}, divisions: claim.NewViews(claim.ViewsConfig[viewKey, int64, candidates.NumberSet]{
+		New: func() claim.Set[int64, candidates.NumberSet] { return &candidates.NumberSetBuilder{} },
+		Load: func(ctx context.Context, k viewKey) ([]int64, error) {
+			return store.TakenNumbers(ctx, s.db, k.pool, json.RawMessage(k.division))
+		},
+		Log: s.log,
+	})}
 }
 
 // pool returns the pool id as cached, reading it when it is not (through
@@ -103,11 +106,7 @@ func (v *views) forgetPool(id string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	delete(v.pools, id)
-	for k := range v.divisions {
-		if k.pool == id {
-			delete(v.divisions, k)
-		}
-	}
+	v.divisions.ForgetIf(func(k viewKey) bool { return k.pool == id })
 }
 
 // forgetAll drops every pool and view.
@@ -115,72 +114,19 @@ func (v *views) forgetAll() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	clear(v.pools)
-	clear(v.divisions)
+	v.divisions.ForgetAll()
 }
 
 // division returns the view of the division of the pool, loaded through q
 // on first use.
 func (v *views) division(ctx context.Context, q store.Ext, pool string, division json.RawMessage) (*divisionView, error) {
-	k := viewKey{pool, string(division)}
-	v.mu.Lock()
-	dv, ok := v.divisions[k]
-	if !ok {
-		dv = &divisionView{}
-		v.divisions[k] = dv
-	}
-	v.mu.Unlock()
-	dv.mu.Lock()
-	defer dv.mu.Unlock()
-	if dv.loaded {
-		return dv, nil
-	}
-	return dv, dv.loadLocked(ctx, q, pool, division)
+	return v.divisions.GetThrough(ctx, viewKey{pool, string(division)}, takenThrough(q, pool, division))
 }
 
-// reload reads the division's taken set afresh through q.
-func (dv *divisionView) reload(ctx context.Context, q store.Ext, pool string, division json.RawMessage) error {
-	dv.mu.Lock()
-	defer dv.mu.Unlock()
-	return dv.loadLocked(ctx, q, pool, division)
-}
-
-func (dv *divisionView) loadLocked(ctx context.Context, q store.Ext, pool string, division json.RawMessage) error {
-	nums, err := store.TakenNumbers(ctx, q, pool, division)
-	if err != nil {
-		return err
-	}
-	var b candidates.NumberSetBuilder
-	for _, n := range nums {
-		b.Add(n)
-	}
-	dv.taken, dv.loaded = b, true
-	return nil
-}
-
-// reserve returns the first number of space, in the order it hands them
-// out, that the view holds free, and marks it taken.
-func (dv *divisionView) reserve(space candidates.NumberPool) (int64, bool) {
-	dv.mu.Lock()
-	defer dv.mu.Unlock()
-	n, ok := space.First(dv.taken.View())
-	if ok {
-		dv.taken.Add(n)
-	}
-	return n, ok
-}
-
-// mark marks n taken.
-func (dv *divisionView) mark(n int64) {
-	dv.mu.Lock()
-	defer dv.mu.Unlock()
-	dv.taken.Add(n)
-}
-
-// free marks n free.
-func (dv *divisionView) free(n int64) {
-	dv.mu.Lock()
-	defer dv.mu.Unlock()
-	dv.taken.Remove(n)
+// takenThrough reads the taken numbers of the division of the pool
+// through q.
+func takenThrough(q store.Ext, pool string, division json.RawMessage) claim.Loader[int64] {
+	return func(ctx context.Context) ([]int64, error) { return store.TakenNumbers(ctx, q, pool, division) }
 }
 
 // freed marks the numbers of keys free in the views that hold them: a
@@ -188,12 +134,7 @@ func (dv *divisionView) free(n int64) {
 // costs the next claim of it a retry.
 func (v *views) freed(keys []store.NumberKey) {
 	for _, k := range keys {
-		v.mu.Lock()
-		dv := v.divisions[viewKey{k.Pool, string(k.Division)}]
-		v.mu.Unlock()
-		if dv != nil {
-			dv.free(k.Number)
-		}
+		v.divisions.Free(viewKey{k.Pool, string(k.Division)}, k.Number)
 	}
 }
 
