@@ -50,7 +50,7 @@ func (s *Server) changeRows(ctx context.Context, actor auth.Actor, es []ipam.Aud
 // object no longer shown, on a branch or of a pool no longer there, stays
 // unnamed. Only operators read objects of kinds.
 func (s *Server) numberHolders(ctx context.Context, actor auth.Actor, es []ipam.AuditEntry) (map[audit.HolderKey]audit.Holder, error) {
-	if s.numbers == nil || !actor.IsOperator() {
+	if !actor.IsOperator() {
 		return nil, nil
 	}
 	type branchPool struct{ branch, pool string }

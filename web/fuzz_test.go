@@ -43,7 +43,7 @@ func newTenancy(tb testing.TB) *tenancy {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(svc.Close)
-	h, err := New(Config{Auth: auth.NewService(db), IPAM: svc, Branches: testBranches(tb, db), Logger: quietLogger, Version: "test"})
+	h, err := New(Config{Auth: auth.NewService(db), IPAM: svc, Numbers: testNumbers(tb, db), Logger: quietLogger, Version: "test"})
 	if err != nil {
 		tb.Fatal(err)
 	}

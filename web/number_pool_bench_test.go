@@ -12,7 +12,6 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/branch"
-	"pivirt.hu/ipam/internal/graphql"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/pgtest"
@@ -77,11 +76,7 @@ func poolWithDivisions(b *testing.B, n int) benchPool {
 	b.Helper()
 	ctx := b.Context()
 	db := pgtest.NewDB(b)
-	nums, err := numbers.New(ctx, numbers.Config{DB: db, Logger: quietLogger, Branch: branch.Config{Guard: branch.SchemaGuard(graphql.CheckSchema)}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(nums.Close)
+	nums := testNumbers(b, db)
 	users := auth.NewService(db)
 	ipamSvc, err := ipam.New(ctx, ipam.Config{DB: db, Logger: quietLogger})
 	if err != nil {

@@ -87,10 +87,6 @@ func (s *Server) numberPoolFormOf(w http.ResponseWriter, r *http.Request) (numbe
 // request with the 404 page (tenants, a pool that does not exist) or the
 // error page, and returns false.
 func (s *Server) numberPoolOf(w http.ResponseWriter, r *http.Request) (numbers.Pool, bool) {
-	if s.numbers == nil {
-		s.notFound(w, r)
-		return numbers.Pool{}, false
-	}
 	actor, _ := actorFrom(r.Context())
 	pool, err := s.numbers.Pool(r.Context(), actor, r.PathValue("id"))
 	if err != nil {

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"cmp"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -132,8 +131,8 @@ var numberPoolInputs = []string{"name", "description", "node", "node_attribute",
 // removed) with what was typed so far (operators).
 func (s *Server) numberPoolNew(w http.ResponseWriter, r *http.Request) {
 	sh, branchName, err := s.branchShell(r, "New number pool")
-	if err != nil || s.numbers == nil {
-		s.failed(w, r, cmp.Or(err, error(branch.ErrNotFound)))
+	if err != nil {
+		s.failed(w, r, err)
 		return
 	}
 	main, err := s.branches.Schema(r.Context(), branch.Main)
@@ -155,8 +154,8 @@ func (s *Server) numberPoolCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sh, branchName, err := s.branchShell(r, "New number pool")
-	if err != nil || s.numbers == nil {
-		s.failed(w, r, cmp.Or(err, error(branch.ErrNotFound)))
+	if err != nil {
+		s.failed(w, r, err)
 		return
 	}
 	main, err := s.branches.Schema(r.Context(), branch.Main)

@@ -53,9 +53,6 @@ func (s *Server) objectDeleteProps(r *http.Request, kp kindPage, o branch.Object
 // numbersOf lists the numbers number pools allocate to o's attributes that
 // o holds: "vlan_id 100 (pool VLANs)".
 func (s *Server) numbersOf(r *http.Request, o branch.Object) ([]string, error) {
-	if s.numbers == nil {
-		return nil, nil
-	}
 	actor, _ := actorFrom(r.Context())
 	pools, err := s.numbers.Pools(r.Context(), actor, numbers.PoolFilter{}, 0, 0)
 	if err != nil {

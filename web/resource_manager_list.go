@@ -29,20 +29,18 @@ func (s *Server) resourceManagerList(w http.ResponseWriter, r *http.Request) {
 	for i, sum := range sums {
 		p.IPPools[i] = views.PoolRow{PoolSummary: sum, Href: poolHref(sum.Pool)}
 	}
-	if s.numbers != nil {
-		pools, err := s.numbers.Pools(r.Context(), actor, numbers.PoolFilter{}, 0, 0)
+	pools, err := s.numbers.Pools(r.Context(), actor, numbers.PoolFilter{}, 0, 0)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	for _, pool := range pools.Pools {
+		u, err := s.numbers.ResourcePoolUtilization(r.Context(), actor, pool.ID)
 		if err != nil {
 			s.serverError(w, r, err)
 			return
 		}
-		for _, pool := range pools.Pools {
-			u, err := s.numbers.ResourcePoolUtilization(r.Context(), actor, pool.ID)
-			if err != nil {
-				s.serverError(w, r, err)
-				return
-			}
-			p.NumberPools = append(p.NumberPools, views.NumberPoolRow{Pool: pool, Figures: wholeFigures(pool, u), Href: numberPoolHref(pool.ID)})
-		}
+		p.NumberPools = append(p.NumberPools, views.NumberPoolRow{Pool: pool, Figures: wholeFigures(pool, u), Href: numberPoolHref(pool.ID)})
 	}
 	var f views.Flash
 	if s.popFlash(r.Context(), resourceManagersPath, &f) {

@@ -48,11 +48,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		}
 		first = n
 	}
-	opts := ipam.SearchOptions{First: first, Branch: on}
-	if s.numbers != nil {
-		opts.Finder = s.numbers
-	}
-	res, err := s.ipam.Search(r.Context(), actor, query, opts)
+	res, err := s.ipam.Search(r.Context(), actor, query, ipam.SearchOptions{First: first, Branch: on, Finder: s.numbers})
 	if errors.Is(err, ipam.ErrInvalid) {
 		p.Error = ipam.Classify(err).Message
 		s.render(w, r, http.StatusUnprocessableEntity, views.SearchPage(p))
