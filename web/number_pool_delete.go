@@ -37,12 +37,12 @@ func (s *Server) numberPoolDeleteForm(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	actor, _ := actorFrom(r.Context())
-	u, err := s.numbers.ResourcePoolUtilization(r.Context(), actor, pool.ID)
+	sum, err := s.numbers.PoolSummary(r.Context(), actor, pool.ID)
 	if err != nil {
 		s.failed(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, views.ConfirmPage(s.numberPoolDeleteProps(r, sh, branchName, pool, wholeFigures(pool, u).Used)))
+	s.render(w, r, http.StatusOK, views.ConfirmPage(s.numberPoolDeleteProps(r, sh, branchName, sum.Pool, sum.Figures.Used)))
 }
 
 // numberPoolDelete answers POST /resource-managers/<id>/delete: deletes
