@@ -4,12 +4,11 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
 	"pivirt.hu/ipam/internal/auth"
-	"pivirt.hu/ipam/internal/forecast"
+	"pivirt.hu/ipam/internal/dashboard"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/views"
@@ -19,7 +18,7 @@ import (
 // dashboard lists unless asked for all (?all=1).
 const dashboardRows = 10
 
-// home answers GET /: the dashboard (ipam.Service.Dashboard) and the
+// home answers GET /: the dashboard (dashboard.Service) and the
 // service's state. With the database down, the state alone says so.
 func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
@@ -42,38 +41,27 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, views.Home(d))
 }
 
-// dashboard reads the actor's dashboard: all its rows when all is set.
+// dashboard reads the actor's dashboard (dashboard.Service): all its rows
+// when all is set.
 func (s *Server) dashboard(ctx context.Context, actor auth.Actor, all bool) (views.DashboardProps, error) {
 	now := time.Now()
 	shown := dashboardRows
 	if all {
 		shown = -1
 	}
-	dash, err := s.ipam.Dashboard(ctx, actor, now, shown)
+	dash, err := s.dashboards.Dashboard(ctx, actor, now, shown)
 	if err != nil {
 		return views.DashboardProps{}, err
 	}
-	p := views.DashboardProps{Operator: actor.IsOperator(), Now: now, AllHref: "/?all=1"}
-	for _, t := range dash.Trends {
-		p.Rows = append(p.Rows, exhaustionRow(t, now))
-	}
-	divisions, numberPools, err := s.busiestDivisions(ctx, actor, now, max(shown, 0))
-	if err != nil {
-		return views.DashboardProps{}, err
-	}
-	p.Rows = append(p.Rows, divisions...)
-	slices.SortStableFunc(p.Rows, func(a, b views.ExhaustionRow) int {
-		return forecast.CompareUrgency(a.Forecast, a.Utilization(), b.Forecast, b.Utilization())
-	})
-	p.Shown = len(p.Rows)
-	if shown >= 0 {
-		p.Shown = min(p.Shown, shown)
+	p := views.DashboardProps{Operator: actor.IsOperator(), Now: now, AllHref: "/?all=1", Shown: dash.Shown}
+	for _, row := range dash.Rows {
+		p.Rows = append(p.Rows, exhaustionRow(row))
 	}
 	if p.Operator {
 		p.Counts = append(p.Counts, views.DashboardCount{One: "IP pool", Many: "IP pools", TestID: "count-pools", Value: dash.Pools, Href: "/pools"})
 	}
-	if numberPools > 0 {
-		p.Counts = append(p.Counts, views.DashboardCount{One: "number pool", Many: "number pools", TestID: "count-number-pools", Value: numberPools, Href: "/resource-managers"})
+	if dash.NumberPools > 0 {
+		p.Counts = append(p.Counts, views.DashboardCount{One: "number pool", Many: "number pools", TestID: "count-number-pools", Value: dash.NumberPools, Href: "/resource-managers"})
 	}
 	p.Counts = append(p.Counts,
 		views.DashboardCount{One: "VPC", Many: "VPCs", TestID: "count-vpcs", Value: dash.VPCs, Href: "/vpcs"},
@@ -85,41 +73,6 @@ func (s *Server) dashboard(ctx context.Context, actor auth.Actor, all bool) (vie
 		return p, err
 	}
 	return p, nil
-}
-
-// busiestDivisions are the dashboard's rows of the number pools, with the
-// number of pools: their busiest divisions, at most limit (0: every
-// pool's, numbers.Service.BusiestDivisions' bound), each with its last
-// week and its forecast. None without number pools, or for tenants.
-func (s *Server) busiestDivisions(ctx context.Context, actor auth.Actor, now time.Time, limit int) ([]views.ExhaustionRow, int, error) {
-	if !actor.IsOperator() {
-		return nil, 0, nil
-	}
-	pools, err := s.numbers.Pools(ctx, actor, numbers.PoolFilter{}, 1, 0)
-	if err != nil || pools.Count == 0 {
-		return nil, 0, err
-	}
-	busy, err := s.numbers.BusiestDivisions(ctx, actor, limit)
-	if err != nil {
-		return nil, 0, err
-	}
-	var rows []views.ExhaustionRow
-	for _, b := range busy {
-		history, err := s.numbers.DivisionHistory(ctx, actor, b.Pool.ID, b.Division.Input(), ipam.HistoryHour, now.Add(-ipam.ForecastWindow))
-		if err != nil {
-			return nil, 0, err
-		}
-		f := b.Division.Figures
-		current := ipam.Usage{Used: int(f.Used), Size: int(f.Size), Free: int(f.Size - f.Used)}
-		row := views.ExhaustionRow{Kind: "number pool", Name: b.Pool.Name, Href: divisionHref(b.Pool.ID, b.Division), Used: f.Used, Size: f.Size,
-			History: append(history, ipam.UsagePoint{At: now, Used: f.Used, Size: f.Size}), Forecast: ipam.ForecastOf(history, current, now)}
-		if len(b.Division.Entries) > 0 {
-			row.Name += "/" + b.Division.DisplayLabel
-			row.Detail = strings.Join(b.Pool.ScopeNames(), " / ")
-		}
-		rows = append(rows, row)
-	}
-	return rows, pools.Count, nil
 }
 
 // divisionHref is the page of a division of the number pool id: the
@@ -141,12 +94,18 @@ func changesHref(operator bool) string {
 	return "/#recent-changes"
 }
 
-// exhaustionRow is the dashboard's row of a pool's or a subnet's trend,
-// its history ending with its usage now.
-func exhaustionRow(t ipam.UsageTrend, now time.Time) views.ExhaustionRow {
-	row := views.ExhaustionRow{Used: int64(t.Usage.Used), Size: int64(t.Usage.Size), Forecast: t.Forecast,
-		History: append(t.History, ipam.UsagePoint{At: now, Used: int64(t.Usage.Used), Size: int64(t.Usage.Size)})}
-	switch {
+// exhaustionRow is the dashboard's row of a pool's, a subnet's or a
+// division's trend.
+func exhaustionRow(r dashboard.Row) views.ExhaustionRow {
+	row := views.ExhaustionRow{Used: r.Used, Size: r.Size, History: r.History, Forecast: r.Forecast}
+	switch t := r.Trend; {
+	case r.Division != nil:
+		b := r.Division
+		row.Kind, row.Name, row.Href = "number pool", b.Pool.Name, divisionHref(b.Pool.ID, b.Division)
+		if len(b.Division.Entries) > 0 {
+			row.Name += "/" + b.Division.DisplayLabel
+			row.Detail = strings.Join(b.Pool.ScopeNames(), " / ")
+		}
 	case t.Subnet.UID != "":
 		row.Kind, row.Name, row.Detail, row.Href = "subnet", t.Subnet.Namespace+"/"+t.Subnet.VPC+"/"+t.Subnet.Name, t.Subnet.CIDR.String(), views.SubnetHref(t.Subnet)
 	case t.Pool.Kind == ipam.Private:

@@ -16,6 +16,7 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/branch"
+	"pivirt.hu/ipam/internal/dashboard"
 	"pivirt.hu/ipam/internal/graphql"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/numbers"
@@ -62,6 +63,8 @@ type Server struct {
 	sessions *scs.SessionManager
 	// trustedProxies are Config.TrustedProxies.
 	trustedProxies []netip.Prefix
+	// dashboards reads the home page's dashboard from ipam and numbers.
+	dashboards *dashboard.Service
 }
 
 // New returns the server's handler with every route and middleware.
@@ -82,7 +85,7 @@ func newServer(cfg Config) (*Server, error) {
 	if cfg.IPAM == nil || cfg.Numbers == nil || cfg.Auth == nil {
 		return nil, errors.New("web: Config.IPAM, Config.Numbers and Config.Auth are required")
 	}
-	s := &Server{ipam: cfg.IPAM, branches: cfg.Numbers.Branches(), numbers: cfg.Numbers, auth: cfg.Auth, log: cfg.Logger, version: cfg.Version, assets: assets,
+	s := &Server{ipam: cfg.IPAM, branches: cfg.Numbers.Branches(), numbers: cfg.Numbers, dashboards: dashboard.New(cfg.IPAM, cfg.Numbers), auth: cfg.Auth, log: cfg.Logger, version: cfg.Version, assets: assets,
 		trustedProxies: cfg.TrustedProxies, metrics: cfg.Metrics}
 	if s.log == nil {
 		s.log = slog.Default()
