@@ -847,7 +847,7 @@ func PoolPage(p PoolPageProps) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if p.CanManage {
-				templ_7745c5c3_Err = poolToolbar(p.Overview.Pool, p.Href).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = poolToolbar(p.Overview.Pool).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"net/url"
 	"strings"
 
 	"pivirt.hu/ipam/internal/audit"
@@ -95,7 +94,7 @@ func (s *Server) numberHolders(ctx context.Context, actor auth.Actor, es []ipam.
 func refHref(r audit.Ref, operator bool) string {
 	switch r.Kind {
 	case audit.KindVPC:
-		return vpcHref(ipam.VPC{Namespace: r.Namespace, Name: r.Name})
+		return views.VPCHref(ipam.VPC{Namespace: r.Namespace, Name: r.Name})
 	case audit.KindSubnet:
 		vpc, name, ok := strings.Cut(r.Name, "/")
 		if !ok {
@@ -106,21 +105,21 @@ func refHref(r audit.Ref, operator bool) string {
 		if r.Namespace == "" && !operator {
 			return ""
 		}
-		return poolHref(ipam.Pool{Namespace: r.Namespace, Name: r.Name})
+		return views.PoolHref(ipam.Pool{Namespace: r.Namespace, Name: r.Name})
 	}
 	if !operator {
 		return ""
 	}
 	switch r.Kind {
 	case audit.KindQuota:
-		return "/quotas"
+		return views.QuotasPath
 	case audit.KindNumberPool:
-		return numberPoolHref(url.PathEscape(r.Name))
+		return views.NumberPoolHref(r.Name)
 	case audit.KindBranch:
-		return "/branches/" + url.PathEscape(r.Name)
+		return views.BranchPageHref(r.Name)
 	}
 	if audit.IsObjectKind(r.Kind) {
-		return objectHref(url.PathEscape(r.Kind), url.PathEscape(r.Name), r.Branch)
+		return views.ObjectHref(r.Kind, r.Name, r.Branch)
 	}
 	return ""
 }

@@ -200,7 +200,7 @@ func verdictOf(r route, path string, res *http.Response, page string) verdict {
 	case res.StatusCode == http.StatusSeeOther && r.form != nil && loc == path:
 		// A VPC page's form leads back to the page.
 		return served
-	case res.StatusCode == http.StatusSeeOther && path == "/quotas/unset" && loc == quotasPath:
+	case res.StatusCode == http.StatusSeeOther && path == "/quotas/unset" && loc == views.QuotasPath:
 		return served
 	}
 	return verdict(fmt.Sprintf("%d to %q: %.300s", res.StatusCode, loc, page))

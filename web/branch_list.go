@@ -9,9 +9,6 @@ import (
 	"pivirt.hu/ipam/views"
 )
 
-// branchesPath is the branches page's path.
-const branchesPath = "/branches"
-
 // branchList answers GET /branches: every branch with its state (merged
 // ones marked), the forms that create and rebase them, and links to their
 // pages and to the pages that confirm merging and deleting them
@@ -20,7 +17,7 @@ func (s *Server) branchList(w http.ResponseWriter, r *http.Request) {
 	actor, _ := actorFrom(r.Context())
 	p := views.BranchesPageProps{}
 	var f views.Flash
-	if s.popFlash(r.Context(), branchesPath, &f) {
+	if s.popFlash(r.Context(), views.BranchesPath, &f) {
 		p.Flash = &f
 	}
 	s.renderBranches(w, r, actor, http.StatusOK, p)
@@ -53,9 +50,9 @@ func (s *Server) branchRows(ctx context.Context, actor auth.Actor) ([]views.Bran
 
 // branchDone leads back to the branches page, which says message once.
 func (s *Server) branchDone(w http.ResponseWriter, r *http.Request, message string) {
-	if err := s.putFlash(r.Context(), branchesPath, views.Flash{Message: message}); err != nil {
+	if err := s.putFlash(r.Context(), views.BranchesPath, views.Flash{Message: message}); err != nil {
 		s.serverError(w, r, err)
 		return
 	}
-	http.Redirect(w, r, branchesPath, http.StatusSeeOther)
+	http.Redirect(w, r, views.BranchesPath, http.StatusSeeOther)
 }

@@ -55,7 +55,7 @@ func (s *Server) done(w http.ResponseWriter, r *http.Request, path, flashPath, m
 // vpcDoneKey is the path under which an action of the VPC page leaves its
 // flash for the page: the claim forms leave theirs, a views.ClaimResult,
 // under the page's own path.
-func vpcDoneKey(v ipam.VPC) string { return vpcHref(v) + "#done" }
+func vpcDoneKey(v ipam.VPC) string { return views.VPCHref(v) + "#done" }
 
 // A vpcConfirm draws the page that confirms one of the VPC page's
 // destructive actions on the VPC v, which the user may see.
@@ -94,7 +94,7 @@ func (s *Server) vpcConfirmProps(r *http.Request, v ipam.VPC, title, action stri
 	for k, vs := range fields {
 		f[k] = vs
 	}
-	return views.ConfirmProps{Shell: s.shell(r, title), Action: vpcHref(v), Fields: f, CancelHref: vpcHref(v), TestID: "confirm-" + action}
+	return views.ConfirmProps{Shell: s.shell(r, title), Action: views.VPCHref(v), Fields: f, CancelHref: views.VPCHref(v), TestID: "confirm-" + action}
 }
 
 // count says n things: "no address", "1 address", "24 addresses".

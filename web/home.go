@@ -3,14 +3,12 @@ package web
 import (
 	"context"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/dashboard"
 	"pivirt.hu/ipam/internal/ipam"
-	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/views"
 )
 
@@ -58,15 +56,15 @@ func (s *Server) dashboard(ctx context.Context, actor auth.Actor, all bool) (vie
 		p.Rows = append(p.Rows, exhaustionRow(row))
 	}
 	if p.Operator {
-		p.Counts = append(p.Counts, views.DashboardCount{One: "IP pool", Many: "IP pools", TestID: "count-pools", Value: dash.Pools, Href: "/pools"})
+		p.Counts = append(p.Counts, views.DashboardCount{One: "IP pool", Many: "IP pools", TestID: "count-pools", Value: dash.Pools, Href: views.PoolsPath})
 	}
 	if dash.NumberPools > 0 {
-		p.Counts = append(p.Counts, views.DashboardCount{One: "number pool", Many: "number pools", TestID: "count-number-pools", Value: dash.NumberPools, Href: "/resource-managers"})
+		p.Counts = append(p.Counts, views.DashboardCount{One: "number pool", Many: "number pools", TestID: "count-number-pools", Value: dash.NumberPools, Href: views.ResourceManagersPath})
 	}
 	p.Counts = append(p.Counts,
-		views.DashboardCount{One: "VPC", Many: "VPCs", TestID: "count-vpcs", Value: dash.VPCs, Href: "/vpcs"},
-		views.DashboardCount{One: "subnet", Many: "subnets", TestID: "count-subnets", Value: dash.Subnets, Href: "/vpcs"},
-		views.DashboardCount{One: "allocation", Many: "allocations", TestID: "count-allocations", Value: dash.Allocations, Href: "/pools"},
+		views.DashboardCount{One: "VPC", Many: "VPCs", TestID: "count-vpcs", Value: dash.VPCs, Href: views.VPCsPath},
+		views.DashboardCount{One: "subnet", Many: "subnets", TestID: "count-subnets", Value: dash.Subnets, Href: views.VPCsPath},
+		views.DashboardCount{One: "allocation", Many: "allocations", TestID: "count-allocations", Value: dash.Allocations, Href: views.PoolsPath},
 		views.DashboardCount{One: "change today", Many: "changes today", TestID: "count-changes", Value: dash.ChangesToday, AtLeast: dash.ChangesToday >= ipam.MaxChangesCounted, Href: changesHref(p.Operator)},
 	)
 	if p.Changes, err = s.changeRows(ctx, actor, dash.Recent); err != nil {
@@ -75,21 +73,11 @@ func (s *Server) dashboard(ctx context.Context, actor auth.Actor, all bool) (vie
 	return p, nil
 }
 
-// divisionHref is the page of a division of the number pool id: the
-// pool's page for one without a scope.
-func divisionHref(id string, d numbers.Division) string {
-	href := numberPoolHref(id)
-	if len(d.Entries) == 0 {
-		return href
-	}
-	return href + "?division=" + url.QueryEscape(divisionKey(d))
-}
-
 // changesHref is where the count of today's changes leads: the audit log
 // for operators, the dashboard's list for tenants.
 func changesHref(operator bool) string {
 	if operator {
-		return "/audit"
+		return views.AuditPath
 	}
 	return "/#recent-changes"
 }
@@ -101,7 +89,7 @@ func exhaustionRow(r dashboard.Row) views.ExhaustionRow {
 	switch t := r.Trend; {
 	case r.Division != nil:
 		b := r.Division
-		row.Kind, row.Name, row.Href = "number pool", b.Pool.Name, divisionHref(b.Pool.ID, b.Division)
+		row.Kind, row.Name, row.Href = "number pool", b.Pool.Name, views.DivisionHref(b.Pool.ID, divisionKey(b.Division))
 		if len(b.Division.Entries) > 0 {
 			row.Name += "/" + b.Division.DisplayLabel
 			row.Detail = strings.Join(b.Pool.ScopeNames(), " / ")
@@ -110,9 +98,9 @@ func exhaustionRow(r dashboard.Row) views.ExhaustionRow {
 		row.Kind, row.Name, row.Detail, row.Href = "subnet", t.Subnet.Namespace+"/"+t.Subnet.VPC+"/"+t.Subnet.Name, t.Subnet.CIDR.String(), views.SubnetHref(t.Subnet)
 	case t.Pool.Kind == ipam.Private:
 		row.Kind, row.Name, row.Detail = "VPC", t.Pool.Namespace+"/"+t.VPC, t.Pool.CIDR.String()
-		row.Href = vpcHref(ipam.VPC{Namespace: t.Pool.Namespace, Name: t.VPC})
+		row.Href = views.VPCHref(ipam.VPC{Namespace: t.Pool.Namespace, Name: t.VPC})
 	default:
-		row.Kind, row.Name, row.Detail, row.Href = "public pool", t.Pool.Name, t.Pool.CIDR.String(), poolHref(t.Pool)
+		row.Kind, row.Name, row.Detail, row.Href = "public pool", t.Pool.Name, t.Pool.CIDR.String(), views.PoolHref(t.Pool)
 	}
 	return row
 }

@@ -16,6 +16,7 @@ import (
 	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/schema"
+	"pivirt.hu/ipam/views"
 )
 
 // BenchmarkNumberPoolPage renders a scoped pool's page, its first page of
@@ -137,5 +138,5 @@ func poolWithDivisions(b *testing.B, n int) benchPool {
 	if c == nil {
 		b.Fatalf("signing in: %d", rec.Code)
 	}
-	return benchPool{h: h, cookie: c.Name + "=" + c.Value, href: numberPoolHref(pool.ID)}
+	return benchPool{h: h, cookie: c.Name + "=" + c.Value, href: views.NumberPoolHref(pool.ID)}
 }

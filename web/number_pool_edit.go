@@ -79,8 +79,7 @@ func (s *Server) numberPoolFormOf(w http.ResponseWriter, r *http.Request) (numbe
 		s.failed(w, r, err)
 		return numbers.Pool{}, views.NumberPoolFormProps{}, false
 	}
-	href := numberPoolHref(pool.ID)
-	return pool, views.NumberPoolFormProps{Shell: sh, Editing: true, Branch: branchName, Action: href, Step: href + "/edit"}, true
+	return pool, views.NumberPoolFormProps{Shell: sh, Editing: true, Branch: branchName, Action: views.NumberPoolHref(pool.ID), Step: views.NumberPoolEditHref(pool.ID)}, true
 }
 
 // numberPoolOf reads the pool the request's path names, or answers the

@@ -48,7 +48,7 @@ func (s *Server) numberPoolShow(w http.ResponseWriter, r *http.Request) {
 		s.serverError(w, r, err)
 		return
 	}
-	pg := poolPage{s: s, r: r, pool: pool, main: main, branch: branchName, href: numberPoolHref(pool.ID)}
+	pg := poolPage{s: s, r: r, pool: pool, main: main, branch: branchName, href: views.NumberPoolHref(pool.ID)}
 	q := r.URL.Query()
 	var key string
 	oq := numbers.OverviewQuery{Divisions: pg.divisionQuery()}
@@ -70,7 +70,7 @@ func (s *Server) numberPoolShow(w http.ResponseWriter, r *http.Request) {
 		s.failed(w, r, err)
 		return
 	}
-	p := views.NumberPoolPageProps{Shell: sh, Pool: o.Pool, Figures: o.Figures, Branch: branchName, EditHref: pg.href + "/edit", DeleteHref: pg.href + "/delete"}
+	p := views.NumberPoolPageProps{Shell: sh, Pool: o.Pool, Figures: o.Figures, Branch: branchName, EditHref: views.NumberPoolEditHref(pool.ID), DeleteHref: views.NumberPoolDeleteHref(pool.ID)}
 	if p.History, err = s.history(ctx, audit.Ref{Kind: audit.KindNumberPool, Name: pool.ID}, "number pool "+pool.Name); err != nil {
 		s.serverError(w, r, err)
 		return
@@ -107,19 +107,18 @@ func (pg poolPage) link(v url.Values) string {
 	return views.BranchHref(href, pg.branch)
 }
 
-// divisionKey is the value of the division parameter that opens d.
+// divisionKey is the value of the division parameter that opens d; ""
+// for the division of a pool without a scope, which its page opens.
 func divisionKey(d numbers.Division) string {
+	if len(d.Entries) == 0 {
+		return ""
+	}
 	values := make([]string, len(d.Entries))
 	for i, e := range d.Entries {
 		values[i] = e.Value
 	}
 	b, _ := json.Marshal(values)
 	return string(b)
-}
-
-// objectHref is the console page of an object of the kind.
-func (pg poolPage) objectHref(kind, id string) string {
-	return views.BranchHref("/objects/"+url.PathEscape(kind)+"/"+url.PathEscape(id)+"/edit", pg.branch)
 }
 
 // pageNumber reads a page number (from 1) of the query.
@@ -218,7 +217,7 @@ func (pg poolPage) rows(ds []numbers.Division) []views.ScopeRow {
 			c := views.ScopeCell{Text: e.DisplayLabel}
 			if j < len(pg.pool.Scope) && pg.pool.Scope[j].Relationship {
 				if rel, ok := pg.main.Relationship(pg.pool.Kind, e.Path); ok {
-					c.Href = pg.objectHref(rel.Peer, e.Value)
+					c.Href = views.ObjectHref(rel.Peer, e.Value, pg.branch)
 				}
 			}
 			row.Cells = append(row.Cells, c)
@@ -235,7 +234,7 @@ func (pg poolPage) division(oq numbers.OverviewQuery, d numbers.DivisionOverview
 	ctx := pg.r.Context()
 	actor, _ := actorFrom(ctx)
 	p := &views.DivisionViewProps{DivisionOverview: d, Branch: pg.branch, Href: pg.href, Current: key,
-		HolderHref: func(h numbers.Holder) string { return pg.objectHref(h.Kind, h.ID) }}
+		HolderHref: func(h numbers.Holder) string { return views.ObjectHref(h.Kind, h.ID, pg.branch) }}
 	if pg.branch == branch.Main {
 		f := d.Usage.Figures
 		chart, err := ipam.ChartOf(views.ChartSpan(pg.r.URL.Query().Get("span")), time.Now(), ipam.Usage{Used: int(f.Used), Size: int(f.Size), Free: int(f.Size - f.Used)},

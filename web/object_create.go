@@ -141,7 +141,7 @@ func (s *Server) objectSaved(w http.ResponseWriter, r *http.Request, branchName 
 		saved.Numbers = append(saved.Numbers, views.NumberGiven{Attribute: f.Attribute, Number: formatValue(o.Attributes[f.Attribute]),
 			Predicted: formValue(r, f.Attribute+"__predicted")})
 	}
-	href := objectHref(o.Kind, o.ID, branchName)
+	href := views.ObjectHref(o.Kind, o.ID, branchName)
 	if err := s.putFlash(r.Context(), href, saved); err != nil {
 		s.serverError(w, r, err)
 		return

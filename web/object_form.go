@@ -19,11 +19,6 @@ import (
 	"pivirt.hu/ipam/views"
 )
 
-// objectHref is the path of an object's form on the branch.
-func objectHref(kind, id, branchName string) string {
-	return views.BranchHref("/objects/"+kind+"/"+id+"/edit", branchName)
-}
-
 // kindPage is what a page of a kind's objects starts from: its frame, the
 // branch in use, its schema and the kind named by the path.
 type kindPage struct {

@@ -6,9 +6,6 @@ import (
 	"pivirt.hu/ipam/views"
 )
 
-// numberPoolHref is the console path of a number pool.
-func numberPoolHref(id string) string { return "/resource-managers/" + id }
-
 // resourceManagerList answers GET /resource-managers: every pool, IP and
 // number, with what it allocates, its scope and its usage (operators).
 func (s *Server) resourceManagerList(w http.ResponseWriter, r *http.Request) {
@@ -25,7 +22,7 @@ func (s *Server) resourceManagerList(w http.ResponseWriter, r *http.Request) {
 	}
 	p := views.ResourceManagersProps{Shell: sh, Branch: branchName, IPPools: make([]views.PoolRow, len(sums))}
 	for i, sum := range sums {
-		p.IPPools[i] = views.PoolRow{PoolSummary: sum, Href: poolHref(sum.Pool)}
+		p.IPPools[i] = views.PoolRow{PoolSummary: sum, Href: views.PoolHref(sum.Pool)}
 	}
 	numberPools, err := s.numbers.PoolSummaries(r.Context(), actor)
 	if err != nil {
@@ -33,10 +30,10 @@ func (s *Server) resourceManagerList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, sum := range numberPools {
-		p.NumberPools = append(p.NumberPools, views.NumberPoolRow{Pool: sum.Pool, Figures: sum.Figures, Href: numberPoolHref(sum.Pool.ID)})
+		p.NumberPools = append(p.NumberPools, views.NumberPoolRow{Pool: sum.Pool, Figures: sum.Figures, Href: views.NumberPoolHref(sum.Pool.ID)})
 	}
 	var f views.Flash
-	if s.popFlash(r.Context(), resourceManagersPath, &f) {
+	if s.popFlash(r.Context(), views.ResourceManagersPath, &f) {
 		p.Flash = &f
 	}
 	s.render(w, r, http.StatusOK, views.ResourceManagersPage(p))

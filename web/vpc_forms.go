@@ -49,11 +49,11 @@ func formValue(r *http.Request, key string) string {
 // to it.
 func (s *Server) claimDone(w http.ResponseWriter, r *http.Request, v ipam.VPC, result views.ClaimResult) {
 	result.Predicted = formValue(r, "predicted")
-	if err := s.putFlash(r.Context(), vpcHref(v), result); err != nil {
+	if err := s.putFlash(r.Context(), views.VPCHref(v), result); err != nil {
 		s.serverError(w, r, err)
 		return
 	}
-	http.Redirect(w, r, vpcHref(v), http.StatusSeeOther)
+	http.Redirect(w, r, views.VPCHref(v), http.StatusSeeOther)
 }
 
 // claimRefused answers a claim form that err refused: the VPC page again,
