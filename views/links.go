@@ -93,6 +93,12 @@ func VPCHref(v ipam.VPC) string {
 	return VPCsPath + "/" + segments(v.Namespace) + "/" + url.PathEscape(v.Name)
 }
 
+// VPCFormHref is where the VPC page's form (a claim, or the post of a
+// confirmed action: VPCForms) posts.
+func VPCFormHref(v ipam.VPC, form string) string {
+	return VPCHref(v) + ActionSeparator + url.PathEscape(form)
+}
+
 // SubnetHref is the console path of a subnet's page:
 // /subnets/<namespace>/<vpc>/<name>.
 func SubnetHref(sub ipam.Subnet) string {
@@ -173,21 +179,22 @@ func ObjectDeleteHref(kind, id, branch string) string {
 // BranchPageHref is the path of the branch's page.
 func BranchPageHref(name string) string { return BranchesPath + "/" + segments(name) }
 
-// BranchActionSeparator ends a branch's name in the paths of its
-// confirmation pages: no segment of a name starts with '-', so
-// /branches/<name>/-/merge is never a branch's page.
-const BranchActionSeparator = "/-/"
+// ActionSeparator ends a branch's or a VPC's path in the paths of its
+// actions: no segment of a branch's name, a namespace or a VPC's name
+// starts with '-', so /branches/<name>/-/merge is never a branch's page,
+// nor /vpcs/<namespace>/<name>/-/create-subnet a VPC's.
+const ActionSeparator = "/-/"
 
 // BranchMergeHref is the path of the page that confirms merging the
 // branch.
 func BranchMergeHref(name string) string {
-	return BranchPageHref(name) + BranchActionSeparator + "merge"
+	return BranchPageHref(name) + ActionSeparator + "merge"
 }
 
 // BranchDeleteHref is the path of the page that confirms deleting the
 // branch.
 func BranchDeleteHref(name string) string {
-	return BranchPageHref(name) + BranchActionSeparator + "delete"
+	return BranchPageHref(name) + ActionSeparator + "delete"
 }
 
 // SearchHref is the search page of query on the branch, its first hits

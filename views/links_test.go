@@ -53,6 +53,7 @@ func TestLinksEscapeTheirParts(t *testing.T) {
 		{"BlockHref", BlockHref(pool, block), []string{"pools", "acme", odd, odd + "/x"}, url.Values{"block": {"10.0.1.0/24"}}},
 		{"AddressHref", AddressHref(pool, addr), []string{"addresses", "acme", odd, odd + "/x", "10.0.0.5"}, nil},
 		{"VPCHref", VPCHref(ipam.VPC{Namespace: ns, Name: odd}), []string{"vpcs", "acme", odd, odd}, nil},
+		{"VPCFormHref", VPCFormHref(ipam.VPC{Namespace: ns, Name: odd}, odd), []string{"vpcs", "acme", odd, odd, "-", odd}, nil},
 		{"SubnetHref", SubnetHref(ipam.Subnet{Namespace: ns, VPC: odd, Name: odd + "/s"}), []string{"subnets", "acme", odd, odd, odd + "/s"}, nil},
 		{"QuotaUnsetHref", QuotaUnsetHref(ns), []string{"quotas", "unset"}, url.Values{"pattern": {ns}}},
 		{"NumberPoolHref", NumberPoolHref(odd), []string{"resource-managers", odd}, nil},

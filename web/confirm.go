@@ -88,13 +88,9 @@ func (s *Server) vpcPages(show http.HandlerFunc, confirms map[string]vpcConfirm)
 }
 
 // vpcConfirmProps is the frame of a confirmation of the VPC page: posted
-// to the VPC with action and fields, cancelled back to its page.
+// to the action's own path with fields, cancelled back to its page.
 func (s *Server) vpcConfirmProps(r *http.Request, v ipam.VPC, title, action string, fields url.Values) views.ConfirmProps {
-	f := url.Values{"action": {action}}
-	for k, vs := range fields {
-		f[k] = vs
-	}
-	return views.ConfirmProps{Shell: s.shell(r, title), Action: views.VPCHref(v), Fields: f, CancelHref: views.VPCHref(v), TestID: "confirm-" + action}
+	return views.ConfirmProps{Shell: s.shell(r, title), Action: views.VPCFormHref(v, action), Fields: fields, CancelHref: views.VPCHref(v), TestID: "confirm-" + action}
 }
 
 // count says n things: "no address", "1 address", "24 addresses".
