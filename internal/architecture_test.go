@@ -88,7 +88,7 @@ var importRules = []importRule{
 		},
 	},
 	{
-		dirs: []string{"internal/ipam", "internal/branch", "internal/numbers"},
+		dirs: []string{"internal/ipam", "internal/branch", "internal/numbers", "internal/dashboard"},
 		refused: func(path string) string {
 			for _, driver := range []string{"database/sql", "github.com/jmoiron/sqlx", "github.com/lib/pq"} {
 				if path == driver || strings.HasPrefix(path, driver+"/") {

@@ -43,7 +43,7 @@ func KindLinks(sc schema.Schema, branch string) []KindLink {
 		if count[strings.ToLower(label)] > 1 {
 			label += " (" + k.Namespace + ")"
 		}
-		out[i] = KindLink{Kind: k.FullName(), Label: label, Href: BranchHref("/objects/"+k.FullName(), branch)}
+		out[i] = KindLink{Kind: k.FullName(), Label: label, Href: ObjectsHref(k.FullName(), "", 0, branch)}
 	}
 	slices.SortFunc(out, func(a, b KindLink) int {
 		return cmp.Or(cmp.Compare(strings.ToLower(a.Label), strings.ToLower(b.Label)), cmp.Compare(a.Kind, b.Kind))

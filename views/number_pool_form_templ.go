@@ -927,16 +927,12 @@ func NumberPoolFormPage(p NumberPoolFormProps) templ.Component {
 	})
 }
 
-// stepSwap reloads the form through htmx, without a full page, when the
-// kind, the attribute or the rows change.
+// stepSwap reloads the form through htmx, with what it holds, without a
+// full page, when the kind, the attribute or the rows change.
 func stepSwap(step string) templ.Attributes {
-	return templ.Attributes{
-		"hx-get":     step,
-		"hx-include": "#number-pool-form",
-		"hx-target":  "#number-pool-form",
-		"hx-select":  "#number-pool-form",
-		"hx-swap":    "outerHTML",
-	}
+	a := swap(step, "number-pool-form", false)
+	a["hx-include"] = "#number-pool-form"
+	return a
 }
 
 var _ = templruntime.GeneratedTemplate

@@ -196,7 +196,7 @@ func PoolEditPage(p PoolEditPageProps) templ.Component {
 }
 
 // poolToolbar is a public pool's actions for operators: Edit and Delete.
-func poolToolbar(p ipam.Pool, href string) templ.Component {
+func poolToolbar(p ipam.Pool) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -217,11 +217,11 @@ func poolToolbar(p ipam.Pool, href string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = ActionLink(Action{Verb: "Edit", Object: "public pool " + p.Name, Path: href + "/edit", TestID: "edit-pool"}).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = ActionLink(Action{Verb: "Edit", Object: "public pool " + p.Name, Path: PoolEditHref(p), TestID: "edit-pool"}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = ActionButton(Action{Verb: "Delete", Object: "public pool " + p.Name, Path: href + "/delete", TestID: "delete-pool"}).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = ActionButton(Action{Verb: "Delete", Object: "public pool " + p.Name, Path: PoolDeleteHref(p), TestID: "delete-pool"}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -50,9 +50,9 @@ func (s *Server) addressRelease(w http.ResponseWriter, r *http.Request) {
 	href := views.AddressHref(d.Pool, d.Address)
 	var flash any = views.Flash{Message: message}
 	if !actor.IsOperator() && d.Pool.Kind == ipam.Public {
-		href, flash = "/vpcs", nil
+		href, flash = views.VPCsPath, nil
 		if d.VPC.Name != "" {
-			href, flash = vpcHref(d.VPC), views.ClaimResult{Form: string(d.Release), Message: message}
+			href, flash = views.VPCHref(d.VPC), views.ClaimResult{Form: string(d.Release), Message: message}
 		}
 	}
 	if flash != nil {

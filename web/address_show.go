@@ -42,14 +42,14 @@ func (s *Server) addressShow(w http.ResponseWriter, r *http.Request) {
 func (s *Server) addressPage(r *http.Request, operator bool, d ipam.AddressDetail) views.AddressPageProps {
 	p := views.AddressPageProps{Shell: s.shell(r, d.Address.String()), Detail: d, Href: views.AddressHref(d.Pool, d.Address)}
 	if operator || d.Pool.Kind == ipam.Private {
-		p.PoolHref = poolHref(d.Pool)
+		p.PoolHref = views.PoolHref(d.Pool)
 		p.MapHref = p.PoolHref
 		if d.Pool.CIDR.Bits() < 24 {
 			p.MapHref = views.BlockHref(d.Pool, netip.PrefixFrom(d.Address, 24).Masked())
 		}
 	}
 	if d.VPC.Name != "" {
-		p.VPCHref = vpcHref(d.VPC)
+		p.VPCHref = views.VPCHref(d.VPC)
 	}
 	if d.Subnet.Name != "" {
 		p.SubnetHref = views.SubnetHref(d.Subnet)
@@ -63,7 +63,7 @@ func (s *Server) addressPage(r *http.Request, operator bool, d ipam.AddressDetai
 			p.OwnerHref = p.VPCHref
 		}
 		if p.OwnerHref == "" {
-			p.OwnerHref = searchHref(h.Owner.UID)
+			p.OwnerHref = views.SearchHref(h.Owner.UID, 0, "")
 		}
 	}
 	return p

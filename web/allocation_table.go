@@ -52,7 +52,7 @@ func (s *Server) allocationTable(r *http.Request, href string, pool ipam.Pool, w
 			ar.SubnetHref = views.SubnetHref(ipam.Subnet{Namespace: pool.Namespace, VPC: pool.VPCName(), Name: row.Subnet})
 		}
 		if row.Allocation != nil && row.VPC.Name != "" {
-			ar.OwnerHref = vpcHref(row.VPC)
+			ar.OwnerHref = views.VPCHref(row.VPC)
 		}
 		p.Rows = append(p.Rows, ar)
 	}

@@ -25,7 +25,7 @@ func newTableConsole(t *testing.T) console {
 	t.Helper()
 	db := pgtest.NewDB(t)
 	svc := testIPAM(t, db)
-	h, err := New(Config{Auth: auth.NewService(db), IPAM: svc, Branches: testBranches(t, db), Logger: quietLogger, Version: "test"})
+	h, err := New(Config{Auth: auth.NewService(db), IPAM: svc, Numbers: testNumbers(t, db), Logger: quietLogger, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,7 +61,7 @@ func (s *Server) auditList(w http.ResponseWriter, r *http.Request) {
 		for _, k := range []string{"object_kind", "object_namespace", "object_name"} {
 			all.Del(k)
 		}
-		v.AllHref = auditHref(all, 0)
+		v.AllHref = views.AuditHref(all, 0)
 	}
 	v.Filter = form
 	if len(form.Errors) > 0 {
@@ -86,10 +86,10 @@ func (s *Server) auditList(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(entries) > auditPerPage {
 		entries = entries[:auditPerPage]
-		v.NextHref = auditHref(auditValues(q), entries[auditPerPage-1].ID)
+		v.NextHref = views.AuditHref(auditValues(q), entries[auditPerPage-1].ID)
 	}
 	if f.Before > 0 {
-		v.FirstHref = auditHref(auditValues(q), 0)
+		v.FirstHref = views.AuditHref(auditValues(q), 0)
 	}
 	if v.Rows, err = s.changeRows(r.Context(), actor, entries); err != nil {
 		s.serverError(w, r, err)
@@ -150,20 +150,6 @@ func auditValues(q url.Values) url.Values {
 		}
 	}
 	return out
-}
-
-// auditHref is the path of a page of the audit log with the filters v,
-// before the entry of id (0 for the newest).
-func auditHref(v url.Values, before int64) string {
-	if before > 0 {
-		v.Set("before", strconv.FormatInt(before, 10))
-	} else {
-		v.Del("before")
-	}
-	if len(v) == 0 {
-		return "/audit"
-	}
-	return "/audit?" + v.Encode()
 }
 
 // historyTitle names the object r whose history entries are: "subnet web

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"net/url"
 	"strings"
 
 	"pivirt.hu/ipam/internal/audit"
@@ -51,7 +50,7 @@ func (s *Server) changeRows(ctx context.Context, actor auth.Actor, es []ipam.Aud
 // object no longer shown, on a branch or of a pool no longer there, stays
 // unnamed. Only operators read objects of kinds.
 func (s *Server) numberHolders(ctx context.Context, actor auth.Actor, es []ipam.AuditEntry) (map[audit.HolderKey]audit.Holder, error) {
-	if s.numbers == nil || !actor.IsOperator() {
+	if !actor.IsOperator() {
 		return nil, nil
 	}
 	type branchPool struct{ branch, pool string }
@@ -96,7 +95,7 @@ func (s *Server) numberHolders(ctx context.Context, actor auth.Actor, es []ipam.
 func refHref(r audit.Ref, operator bool) string {
 	switch r.Kind {
 	case audit.KindVPC:
-		return vpcHref(ipam.VPC{Namespace: r.Namespace, Name: r.Name})
+		return views.VPCHref(ipam.VPC{Namespace: r.Namespace, Name: r.Name})
 	case audit.KindSubnet:
 		vpc, name, ok := strings.Cut(r.Name, "/")
 		if !ok {
@@ -107,21 +106,21 @@ func refHref(r audit.Ref, operator bool) string {
 		if r.Namespace == "" && !operator {
 			return ""
 		}
-		return poolHref(ipam.Pool{Namespace: r.Namespace, Name: r.Name})
+		return views.PoolHref(ipam.Pool{Namespace: r.Namespace, Name: r.Name})
 	}
 	if !operator {
 		return ""
 	}
 	switch r.Kind {
 	case audit.KindQuota:
-		return "/quotas"
+		return views.QuotasPath
 	case audit.KindNumberPool:
-		return numberPoolHref(url.PathEscape(r.Name))
+		return views.NumberPoolHref(r.Name)
 	case audit.KindBranch:
-		return "/branches/" + url.PathEscape(r.Name)
+		return views.BranchPageHref(r.Name)
 	}
 	if audit.IsObjectKind(r.Kind) {
-		return objectHref(url.PathEscape(r.Kind), url.PathEscape(r.Name), r.Branch)
+		return views.ObjectHref(r.Kind, r.Name, r.Branch)
 	}
 	return ""
 }

@@ -27,7 +27,6 @@ const (
 	missing    verdict = "404"          // the 404 page, as for what does not exist
 	toLogin    verdict = "to login"     // 303 to /login
 	unauthed   verdict = "401"          // /graphql: 401 UNAUTHENTICATED
-	badRequest verdict = "400"          // a form the console does not know
 	hiddenData verdict = "data of none" // /graphql: 200, the object is null
 )
 
@@ -87,24 +86,24 @@ var routes = []route{
 	{name: "GET /pools/<ns>/<private>", method: http.MethodGet, path: func(ns string) string { return "/pools/" + ns + "/vpc-main" }, owner: served, foreign: missing},
 	{name: "GET /vpcs", method: http.MethodGet, path: fixed("/vpcs"), owner: served, foreign: served, lists: true},
 	{name: "GET /vpcs/<ns>/<name>", method: http.MethodGet, path: vpcPath, owner: served, foreign: missing},
-	{name: "POST /vpcs/<ns>/<name> attach-interface", method: http.MethodPost, path: vpcPath, owner: served, foreign: missing, audit: 1,
+	{name: "POST /vpcs/<ns>/<name>/-/attach-interface", method: http.MethodPost, path: vpcFormPath("attach-interface"), owner: served, foreign: missing, audit: 1,
 		form: func(o object) url.Values {
-			return url.Values{"action": {"attach-interface"}, "subnet": {"web"}, "hostname": {o.name}, "nic": {"0"}}
+			return url.Values{"subnet": {"web"}, "hostname": {o.name}, "nic": {"0"}}
 		}},
-	{name: "POST /vpcs/<ns>/<name> claim-floating-ip", method: http.MethodPost, path: vpcPath, owner: served, foreign: missing, audit: 2,
+	{name: "POST /vpcs/<ns>/<name>/-/claim-floating-ip", method: http.MethodPost, path: vpcFormPath("claim-floating-ip"), owner: served, foreign: missing, audit: 2,
 		form: func(o object) url.Values {
-			return url.Values{"action": {"claim-floating-ip"}, "name": {o.name}, "zone": {"zone-a"}}
+			return url.Values{"name": {o.name}, "zone": {"zone-a"}}
 		}},
-	{name: "POST /vpcs/<ns>/<name> create-subnet", method: http.MethodPost, path: vpcPath, owner: served, foreign: missing, audit: 1,
+	{name: "POST /vpcs/<ns>/<name>/-/create-subnet", method: http.MethodPost, path: vpcFormPath("create-subnet"), owner: served, foreign: missing, audit: 1,
 		form: func(o object) url.Values {
-			return url.Values{"action": {"create-subnet"}, "name": {o.name}, "cidr": {o.cidr(false)}}
+			return url.Values{"name": {o.name}, "cidr": {o.cidr(false)}}
 		}},
-	{name: "POST /vpcs/<ns>/<name> of an unknown action", method: http.MethodPost, path: vpcPath, owner: badRequest, foreign: missing, operator: badRequest,
-		form: func(object) url.Values { return url.Values{"action": {"rename-vpc"}} }},
+	{name: "POST /vpcs/<ns>/<name>/-/<a form that does not exist>", method: http.MethodPost, path: vpcFormPath("rename-vpc"), owner: missing, foreign: missing, operator: missing,
+		form: func(object) url.Values { return url.Values{"name": {"x"}} }},
 	{name: "GET /vpcs/<ns>/<name>?confirm=delete-vpc", method: http.MethodGet, path: func(ns string) string { return vpcPath(ns) + "?confirm=delete-vpc" }, owner: served, foreign: missing},
 	{name: "GET /vpcs/<ns>/<name>?confirm=delete-subnet", method: http.MethodGet, path: func(ns string) string { return vpcPath(ns) + "?confirm=delete-subnet&subnet=web" }, owner: served, foreign: missing},
-	{name: "POST /vpcs/<ns>/<name> delete-subnet of none", method: http.MethodPost, path: vpcPath, owner: missing, foreign: missing, operator: missing,
-		form: func(object) url.Values { return url.Values{"action": {"delete-subnet"}, "subnet": {"ghost"}} }},
+	{name: "POST /vpcs/<ns>/<name>/-/delete-subnet of none", method: http.MethodPost, path: vpcFormPath("delete-subnet"), owner: missing, foreign: missing, operator: missing,
+		form: func(object) url.Values { return url.Values{"subnet": {"ghost"}} }},
 	{name: "GET /audit", method: http.MethodGet, path: fixed("/audit"), owner: missing, foreign: missing},
 	{name: "GET /quotas", method: http.MethodGet, path: fixed("/quotas"), owner: missing, foreign: missing},
 	{name: "POST /quotas", method: http.MethodPost, path: fixed("/quotas"), owner: missing, foreign: missing, audit: 1,
@@ -124,6 +123,11 @@ var routes = []route{
 }
 
 func vpcPath(ns string) string { return "/vpcs/" + ns + "/main" }
+
+// vpcFormPath is the path of the form of the VPC main of a namespace.
+func vpcFormPath(form string) func(ns string) string {
+	return func(ns string) string { return vpcPath(ns) + "/-/" + form }
+}
 
 // tenancyNamespaces are the namespaces of the tenants' objects in a
 // tenancy.
@@ -170,8 +174,6 @@ func verdictOf(r route, path string, res *http.Response, page string) verdict {
 		return toLogin
 	case res.StatusCode == http.StatusNotFound && parseHTML(page).has("not-found"):
 		return missing
-	case res.StatusCode == http.StatusBadRequest && strings.HasPrefix(page, "Unknown action"):
-		return badRequest
 	case r.graphql != "":
 		var answer struct {
 			Data   map[string]json.RawMessage
@@ -197,10 +199,11 @@ func verdictOf(r route, path string, res *http.Response, page string) verdict {
 		return served
 	case res.StatusCode == http.StatusSeeOther && path == "/pools" && strings.HasPrefix(loc, "/pools/"):
 		return served
-	case res.StatusCode == http.StatusSeeOther && r.form != nil && loc == path:
-		// A VPC page's form leads back to the page.
+	case res.StatusCode == http.StatusSeeOther && r.form != nil && (loc == path || strings.HasPrefix(path, loc+views.ActionSeparator)):
+		// A form leads back to its page; a VPC page's, from its own
+		// path, to the VPC page.
 		return served
-	case res.StatusCode == http.StatusSeeOther && path == "/quotas/unset" && loc == quotasPath:
+	case res.StatusCode == http.StatusSeeOther && path == "/quotas/unset" && loc == views.QuotasPath:
 		return served
 	}
 	return verdict(fmt.Sprintf("%d to %q: %.300s", res.StatusCode, loc, page))
@@ -399,8 +402,8 @@ func TestCrossOriginWritesRefused(t *testing.T) {
 		name, user, target, contentType, body string
 	}{
 		{"POST /pools", "ops", "/pools", "application/x-www-form-urlencoded", url.Values{"name": {"public-b"}, "cidr": {"198.51.100.0/24"}}.Encode()},
-		{"POST /vpcs/acme/prod/main", "acme", "/vpcs/acme/prod/main", "application/x-www-form-urlencoded",
-			url.Values{"action": {"create-subnet"}, "name": {"db"}, "cidr": {"10.42.2.0/24"}}.Encode()},
+		{"POST /vpcs/acme/prod/main/-/create-subnet", "acme", "/vpcs/acme/prod/main/-/create-subnet", "application/x-www-form-urlencoded",
+			url.Values{"name": {"db"}, "cidr": {"10.42.2.0/24"}}.Encode()},
 		{"POST /graphql", "acme", "/graphql", "application/json", mutation},
 	}
 	for _, w := range writes {

@@ -17,7 +17,7 @@ func (s *Server) branchCreate(w http.ResponseWriter, r *http.Request) {
 	name := formValue(r, "name")
 	b, err := s.branches.CreateBranch(r.Context(), actor, name)
 	if err == nil {
-		s.branchDone(w, r, branchesPath, "Created branch "+b.Name+".")
+		s.branchDone(w, r, views.BranchesPath, "Created branch "+b.Name+".")
 		return
 	}
 	// Every refusal of the form's one input is the name's.

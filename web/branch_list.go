@@ -9,9 +9,6 @@ import (
 	"pivirt.hu/ipam/views"
 )
 
-// branchesPath is the branches page's path.
-const branchesPath = "/branches"
-
 // branchList answers GET /branches: every branch with its state (merged
 // ones marked), the forms that create and rebase them, and links to their
 // pages and to the pages that confirm merging and deleting them
@@ -20,7 +17,7 @@ func (s *Server) branchList(w http.ResponseWriter, r *http.Request) {
 	actor, _ := actorFrom(r.Context())
 	p := views.BranchesPageProps{}
 	var f views.Flash
-	if s.popFlash(r.Context(), branchesPath, &f) {
+	if s.popFlash(r.Context(), views.BranchesPath, &f) {
 		p.Flash = &f
 	}
 	s.renderBranches(w, r, actor, http.StatusOK, p)
@@ -68,5 +65,5 @@ func branchBack(r *http.Request, name string) string {
 	if formValue(r, "back") == "branch" {
 		return views.BranchPageHref(name)
 	}
-	return branchesPath
+	return views.BranchesPath
 }

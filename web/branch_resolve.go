@@ -25,7 +25,7 @@ func (s *Server) branchResolve(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		back := views.BranchMergeHref(name)
 		if formValue(r, "then") == "rebase" {
-			back = branchesPath
+			back = views.BranchesPath
 		}
 		if err := s.putFlash(r.Context(), back, views.Flash{Message: resolvedMessage(res)}); err != nil {
 			s.serverError(w, r, err)

@@ -14,7 +14,7 @@ import (
 // (/branches/<name>/-/merge, /branches/<name>/-/delete); in
 // operatorRoutes.
 func (s *Server) branchPage(w http.ResponseWriter, r *http.Request) {
-	name, action, confirm := strings.Cut(r.PathValue("path"), views.BranchActionSeparator)
+	name, action, confirm := strings.Cut(r.PathValue("path"), views.ActionSeparator)
 	switch {
 	case !confirm:
 		s.branchShow(w, r, name)

@@ -56,7 +56,7 @@ func (s *Server) done(w http.ResponseWriter, r *http.Request, path, flashPath, m
 // vpcDoneKey is the path under which an action of the VPC page leaves its
 // flash for the page: the claim forms leave theirs, a views.ClaimResult,
 // under the page's own path.
-func vpcDoneKey(v ipam.VPC) string { return vpcHref(v) + "#done" }
+func vpcDoneKey(v ipam.VPC) string { return views.VPCHref(v) + "#done" }
 
 // A vpcConfirm draws the page that confirms one of the VPC page's
 // destructive actions on the VPC v, which the user may see.
@@ -89,13 +89,9 @@ func (s *Server) vpcPages(show http.HandlerFunc, confirms map[string]vpcConfirm)
 }
 
 // vpcConfirmProps is the frame of a confirmation of the VPC page: posted
-// to the VPC with action and fields, cancelled back to its page.
+// to the action's own path with fields, cancelled back to its page.
 func (s *Server) vpcConfirmProps(r *http.Request, v ipam.VPC, title, action string, fields url.Values) views.ConfirmProps {
-	f := url.Values{"action": {action}}
-	for k, vs := range fields {
-		f[k] = vs
-	}
-	return views.ConfirmProps{Shell: s.shell(r, title), Action: vpcHref(v), Fields: f, CancelHref: vpcHref(v), TestID: "confirm-" + action}
+	return views.ConfirmProps{Shell: s.shell(r, title), Action: views.VPCFormHref(v, action), Fields: fields, CancelHref: views.VPCHref(v), TestID: "confirm-" + action}
 }
 
 // count says n things: "no address", "1 address", "24 addresses".

@@ -56,7 +56,7 @@ func loggedServer(t *testing.T) (*Server, *logBuffer) {
 	t.Helper()
 	logs := &logBuffer{}
 	db := pgtest.NewDB(t)
-	s, err := newServer(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Branches: testBranches(t, db), Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	s, err := newServer(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Numbers: testNumbers(t, db), Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestPanicInConsoleRoute(t *testing.T) {
 	t.Parallel()
 	db := pgtest.NewDB(t)
 	logs := &logBuffer{}
-	s, err := newServer(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Branches: testBranches(t, db), Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	s, err := newServer(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Numbers: testNumbers(t, db), Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

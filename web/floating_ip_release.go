@@ -63,5 +63,5 @@ func (s *Server) floatingIPRelease(w http.ResponseWriter, r *http.Request, v ipa
 		s.confirmRefused(w, r, err, s.releaseProps(r, v, f))
 		return
 	}
-	s.done(w, r, vpcHref(v), vpcDoneKey(v), "Floating IP "+f.Name+" released; "+f.Address.String()+" is free again.")
+	s.done(w, r, views.VPCHref(v), vpcDoneKey(v), "Floating IP "+f.Name+" released; "+f.Address.String()+" is free again.")
 }

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/store"
+	"pivirt.hu/ipam/views"
 )
 
 // callLimit is how long one request of bad input may take.
@@ -43,7 +45,7 @@ func newTenancy(tb testing.TB) *tenancy {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(svc.Close)
-	h, err := New(Config{Auth: auth.NewService(db), IPAM: svc, Branches: testBranches(tb, db), Logger: quietLogger, Version: "test"})
+	h, err := New(Config{Auth: auth.NewService(db), IPAM: svc, Numbers: testNumbers(tb, db), Logger: quietLogger, Version: "test"})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -146,19 +148,23 @@ var formTargets = []string{"/pools", "/vpcs/acme/prod/main", "/vpcs/acme-corp/pr
 // fuzzUsers are who posts the forms.
 var fuzzUsers = []string{"ops", "acme", "corp"}
 
-// formOf returns the form FuzzConsoleForms posts to target: the pool
-// form's fields, the quota form's, or a VPC form's action and the fields
-// of every action.
-func formOf(target, action, f1, f2, f3, f4 string) url.Values {
+// formOf returns where FuzzConsoleForms posts to target and the form it
+// posts: the pool form's fields, the quota form's, or to the VPC form
+// action (/-/<action>) the fields of every form.
+func formOf(target, action, f1, f2, f3, f4 string) (string, url.Values) {
 	switch target {
 	case "/pools":
-		return url.Values{"name": {f1}, "cidr": {f2}, "gateway": {f3}, "exclude": {f4}, "zone": {action}}
+		return target, url.Values{"name": {f1}, "cidr": {f2}, "gateway": {f3}, "exclude": {f4}, "zone": {action}}
 	case "/quotas":
-		return url.Values{"pattern": {f1}, "vpcs": {f2}, "subnets": {f3}, "floating_ips": {f4}, "addresses": {action}}
+		return target, url.Values{"pattern": {f1}, "vpcs": {f2}, "subnets": {f3}, "floating_ips": {f4}, "addresses": {action}}
 	}
-	return url.Values{"action": {action}, "name": {f1}, "subnet": {f1}, "hostname": {f2}, "zone": {f2}, "cidr": {f2},
+	return target + "/-/" + url.PathEscape(action), url.Values{"name": {f1}, "subnet": {f1}, "hostname": {f2}, "zone": {f2}, "cidr": {f2},
 		"nic": {f3}, "gateway": {f3}, "predicted": {f4}, "prefixLength": {f4}}
 }
+
+// vpcForms are the forms the VPC page posts, each to its own path.
+var vpcForms = []string{views.FormAttachInterface, views.FormClaimFloatingIP, views.FormCreateSubnet,
+	views.ConfirmDetach, views.ConfirmReleaseFIP, views.ConfirmDeleteSubnet, views.ConfirmDeleteVPC}
 
 // fieldError reports whether the page shows a message of the server about
 // a field or the form.
@@ -171,16 +177,23 @@ func fieldError(page htmlPage) bool {
 	return false
 }
 
-// checkFormAnswer checks the answer to a form of user posted to target:
-// never a 5xx; what was refused is shown again with a message, or is the
-// 404 page when the user may not see the target; what was done leads to
-// the page that shows it.
-func checkFormAnswer(t *testing.T, user, target string, res *http.Response, page string) {
+// checkFormAnswer checks the answer to a form of user posted to target (a
+// VPC's form action): never a 5xx; what was refused is shown again with a
+// message, or is the 404 page when the user may not see the target or the
+// form does not exist (ServeMux may lead an action such as ".." to the
+// cleaned path first); what was done leads to the page that shows it.
+func checkFormAnswer(t *testing.T, user, target, action string, res *http.Response, page string) {
 	t.Helper()
 	owner := user == "ops" || target == "/vpcs/acme/prod/main" && user == "acme" || target == "/vpcs/acme-corp/prod/main" && user == "corp"
+	vpc := strings.HasPrefix(target, "/vpcs/")
 	switch {
 	case res.StatusCode >= 500:
 		t.Errorf("%s POST %s = %d", user, target, res.StatusCode)
+	case vpc && !slices.Contains(vpcForms, action) && res.StatusCode == http.StatusMovedPermanently:
+	case vpc && !slices.Contains(vpcForms, action):
+		if res.StatusCode != http.StatusNotFound || !parseHTML(page).has("not-found") {
+			t.Errorf("%s POST %s to the form %q that does not exist = %d, want the 404 page", user, target, action, res.StatusCode)
+		}
 	case target == "/vpcs/acme/prod/ghost" || !owner:
 		if res.StatusCode != http.StatusNotFound || !parseHTML(page).has("not-found") {
 			t.Errorf("%s POST %s = %d, want the 404 page", user, target, res.StatusCode)
@@ -194,7 +207,7 @@ func checkFormAnswer(t *testing.T, user, target string, res *http.Response, page
 			t.Errorf("%s POST %s = 422 without the form and its message:\n%s", user, target, page)
 		}
 	case res.StatusCode == http.StatusBadRequest:
-		if !strings.HasPrefix(page, "Unknown action ") && !strings.HasPrefix(page, "The form could not be read") {
+		if !strings.HasPrefix(page, "The form could not be read") {
 			t.Errorf("%s POST %s = 400: %s", user, target, page)
 		}
 	case target == "/pools":
@@ -252,7 +265,8 @@ func FuzzConsoleForms(f *testing.F) {
 		path := formTargets[int(target)%len(formTargets)]
 		before := tn.counts(t)
 		start := time.Now()
-		res := tn.serve(t, http.MethodPost, path, formOf(path, action, f1, f2, f3, f4).Encode(), tn.as(user))
+		to, form := formOf(path, action, f1, f2, f3, f4)
+		res := tn.serve(t, http.MethodPost, to, form.Encode(), tn.as(user))
 		body, err := io.ReadAll(res.Body)
 		took := time.Since(start)
 		if err != nil {
@@ -261,7 +275,7 @@ func FuzzConsoleForms(f *testing.F) {
 		if took > callLimit {
 			t.Errorf("%s POST %s took %v, more than %v", user, path, took, callLimit)
 		}
-		checkFormAnswer(t, user, path, res, string(body))
+		checkFormAnswer(t, user, path, action, res, string(body))
 		if res.StatusCode >= 400 {
 			if after := tn.counts(t); !reflect.DeepEqual(before, after) {
 				t.Errorf("%s POST %s was refused (%d) but changed the database: %v, then %v", user, path, res.StatusCode, before, after)
@@ -282,8 +296,8 @@ func TestConsoleBadInput(t *testing.T) {
 	pool := func(name, cidr, exclude, zone string) string {
 		return url.Values{"name": {name}, "cidr": {cidr}, "exclude": {exclude}, "zone": {zone}}.Encode()
 	}
-	claim := func(action, name, cidr, hostname string) string {
-		return url.Values{"action": {action}, "name": {name}, "cidr": {cidr}, "subnet": {"web"}, "hostname": {hostname}, "zone": {"zone-a"}}.Encode()
+	claim := func(name, cidr, hostname string) string {
+		return url.Values{"name": {name}, "cidr": {cidr}, "subnet": {"web"}, "hostname": {hostname}, "zone": {"zone-a"}}.Encode()
 	}
 	huge := strings.Repeat("a", 11<<20)
 	manyFields := strings.Repeat("x=1&", 20000) + pool("p", "198.51.100.0/24", "", "")
@@ -297,7 +311,7 @@ func TestConsoleBadInput(t *testing.T) {
 		// Oversized bodies. The forms' handlers set no limit of their own:
 		// net/http's ParseForm reads 10 MiB at most.
 		{"a pool form of 11 MiB", "ops", http.MethodPost, "/pools", pool("p", "198.51.100.0/24", huge, ""), http.StatusRequestEntityTooLarge, "", "The form is larger than 256 KiB; send less."},
-		{"a claim form of 11 MiB", "acme", http.MethodPost, "/vpcs/acme/prod/main", claim("create-subnet", huge, "10.42.2.0/24", ""), http.StatusRequestEntityTooLarge, "", "The form is larger than 256 KiB; send less."},
+		{"a claim form of 11 MiB", "acme", http.MethodPost, "/vpcs/acme/prod/main/-/create-subnet", claim(huge, "10.42.2.0/24", ""), http.StatusRequestEntityTooLarge, "", "The form is larger than 256 KiB; send less."},
 		{"a pool form of 20 000 fields", "ops", http.MethodPost, "/pools", manyFields, http.StatusBadRequest, "", "The form could not be read"},
 		{"a form that is not URL-encoded", "ops", http.MethodPost, "/pools", "name=%zz&cidr=198.51.100.0/24", http.StatusBadRequest, "", "The form could not be read"},
 
@@ -311,11 +325,11 @@ func TestConsoleBadInput(t *testing.T) {
 		{"a pool named with a right-to-left override", "ops", http.MethodPost, "/pools", pool("ma\u202ein", "198.51.100.0/24", "", ""), http.StatusUnprocessableEntity, "error-name", `Name "ma\u202ein"`},
 		{"a zone with an escape sequence", "ops", http.MethodPost, "/pools", pool("p", "198.51.100.0/24", "", "\x1b[31m"), http.StatusUnprocessableEntity, "error-zone", `Zone "\x1b[31m"`},
 		{"an exclude in unicode digits", "ops", http.MethodPost, "/pools", pool("p", "198.51.100.0/24", "١٩٨.٥١.١٠٠.٢", ""), http.StatusUnprocessableEntity, "error-exclude", `Exclude "١٩٨.٥١.١٠٠.٢" is not an IPv4 address`},
-		{"a subnet named with a tab", "acme", http.MethodPost, "/vpcs/acme/prod/main", claim("create-subnet", "d\tb", "10.42.2.0/24", ""), http.StatusUnprocessableEntity, "form-create-subnet error-name", `Name "d\tb"`},
-		{"a hostname in unicode", "acme", http.MethodPost, "/vpcs/acme/prod/main", claim("attach-interface", "", "", "wéb-01"), http.StatusUnprocessableEntity, "error-hostname", `Hostname "wéb-01" is not a valid hostname`},
-		{"a floating IP named with a newline", "acme", http.MethodPost, "/vpcs/acme/prod/main", claim("claim-floating-ip", "fi\np", "", ""), http.StatusUnprocessableEntity, "form-claim-floating-ip error-name", `Name "fi\np"`},
+		{"a subnet named with a tab", "acme", http.MethodPost, "/vpcs/acme/prod/main/-/create-subnet", claim("d\tb", "10.42.2.0/24", ""), http.StatusUnprocessableEntity, "form-create-subnet error-name", `Name "d\tb"`},
+		{"a hostname in unicode", "acme", http.MethodPost, "/vpcs/acme/prod/main/-/attach-interface", claim("", "", "wéb-01"), http.StatusUnprocessableEntity, "error-hostname", `Hostname "wéb-01" is not a valid hostname`},
+		{"a floating IP named with a newline", "acme", http.MethodPost, "/vpcs/acme/prod/main/-/claim-floating-ip", claim("fi\np", "", ""), http.StatusUnprocessableEntity, "form-claim-floating-ip error-name", `Name "fi\np"`},
 		{"a VPC path with a NUL", "acme", http.MethodGet, "/vpcs/acme/prod/main%00", "", http.StatusNotFound, "not-found", ""},
-		{"a claim on a VPC path with a NUL", "acme", http.MethodPost, "/vpcs/acme%00/prod/main", claim("create-subnet", "db", "10.42.2.0/24", ""), http.StatusNotFound, "not-found", ""},
+		{"a claim on a VPC path with a NUL", "acme", http.MethodPost, "/vpcs/acme%00/prod/main/-/create-subnet", claim("db", "10.42.2.0/24", ""), http.StatusNotFound, "not-found", ""},
 		{"a pool path with a NUL", "ops", http.MethodGet, "/pools/public-zone-a%00", "", http.StatusNotFound, "not-found", ""},
 		{"a pool path that is not UTF-8", "ops", http.MethodGet, "/pools/acme/prod/vpc-%ff", "", http.StatusNotFound, "not-found", ""},
 		{"a search with a NUL", "acme", http.MethodGet, "/pools/acme/prod/vpc-main?q=%00", "", http.StatusUnprocessableEntity, "error-search", `Search "\x00" holds a NUL or is not UTF-8`},
@@ -326,7 +340,7 @@ func TestConsoleBadInput(t *testing.T) {
 
 		// SQL metacharacters.
 		{"SQL as a pool name", "ops", http.MethodPost, "/pools", pool("'; DROP TABLE pools; --", "198.51.100.0/24", "", ""), http.StatusUnprocessableEntity, "error-name", `Name "'; DROP TABLE pools; --" is not a valid name`},
-		{"SQL as a subnet name", "acme", http.MethodPost, "/vpcs/acme/prod/main", claim("create-subnet", "x' OR '1'='1", "10.42.2.0/24", ""), http.StatusUnprocessableEntity, "form-create-subnet error-name", "is not a valid name"},
+		{"SQL as a subnet name", "acme", http.MethodPost, "/vpcs/acme/prod/main/-/create-subnet", claim("x' OR '1'='1", "10.42.2.0/24", ""), http.StatusUnprocessableEntity, "form-create-subnet error-name", "is not a valid name"},
 		{"SQL as a VPC path", "acme", http.MethodGet, "/vpcs/acme/prod/main'%20OR%20'1'='1", "", http.StatusNotFound, "not-found", ""},
 		{"SQL as a search", "acme", http.MethodGet, "/pools/acme/prod/vpc-main?q=" + url.QueryEscape("'; DROP TABLE pools; --"), "", http.StatusOK, "allocation-count", "0 matching allocations"},
 		{"% as a search", "acme", http.MethodGet, "/pools/acme/prod/vpc-main?q=%25", "", http.StatusOK, "allocation-count", "0 matching allocations"},

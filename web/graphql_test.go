@@ -9,9 +9,6 @@ import (
 	"testing"
 
 	"pivirt.hu/ipam/internal/auth"
-	"pivirt.hu/ipam/internal/branch"
-	"pivirt.hu/ipam/internal/graphql"
-	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/pgtest"
 )
 
@@ -30,7 +27,7 @@ func TestGraphQLRequestID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := newServer(Config{Auth: users, IPAM: testIPAM(t, db), Branches: testBranches(t, db), Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	s, err := newServer(Config{Auth: users, IPAM: testIPAM(t, db), Numbers: testNumbers(t, db), Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,11 +62,7 @@ func TestGraphQLNumberPools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pools, err := numbers.New(t.Context(), numbers.Config{DB: db, Logger: quietLogger, Branch: branch.Config{Guard: branch.SchemaGuard(graphql.CheckSchema)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pools.Close)
+	pools := testNumbers(t, db)
 	h, err := New(Config{Auth: users, IPAM: testIPAM(t, db), Numbers: pools, Logger: quietLogger})
 	if err != nil {
 		t.Fatal(err)

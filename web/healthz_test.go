@@ -64,7 +64,7 @@ func TestHealthz(t *testing.T) {
 			t.Parallel()
 			var log logBuffer
 			db := tt.db(t)
-			h, err := New(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Branches: testBranches(t, db), Logger: slog.New(slog.NewJSONHandler(&log, nil))})
+			h, err := New(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Numbers: testNumbers(t, db), Logger: slog.New(slog.NewJSONHandler(&log, nil))})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,7 +115,7 @@ func TestHealthzDetailForOperators(t *testing.T) {
 	t.Parallel()
 	db := pgtest.NewDB(t)
 	var log logBuffer
-	h, err := New(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Branches: testBranches(t, db), Logger: slog.New(slog.NewJSONHandler(&log, nil)), Version: "test"})
+	h, err := New(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Numbers: testNumbers(t, db), Logger: slog.New(slog.NewJSONHandler(&log, nil)), Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

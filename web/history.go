@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"errors"
-	"net/url"
 
 	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/refusal"
@@ -31,17 +30,7 @@ func (s *Server) history(ctx context.Context, r audit.Ref, what string) (views.H
 		return views.HistoryProps{}, err
 	}
 	if actor.IsOperator() {
-		p.AuditHref = auditHistoryHref(r)
+		p.AuditHref = views.AuditHistoryHref(r)
 	}
 	return p, nil
-}
-
-// auditHistoryHref is the audit log filtered to the history of the object
-// r.
-func auditHistoryHref(r audit.Ref) string {
-	v := url.Values{"object_kind": {r.Kind}, "object_name": {r.Name}}
-	if r.Namespace != "" {
-		v.Set("object_namespace", r.Namespace)
-	}
-	return auditHref(v, 0)
 }

@@ -10,6 +10,7 @@ import (
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/numbers"
+	"pivirt.hu/ipam/views"
 )
 
 // historyLinks returns the targets of the links of a page's history.
@@ -139,11 +140,11 @@ func TestKindObjectHistories(t *testing.T) {
 		page, audit string
 		want        []string
 	}{
-		{numberPoolHref(pool.ID), "/audit?object_kind=CoreNumberPool&object_name=" + pool.ID, []string{
+		{views.NumberPoolHref(pool.ID), "/audit?object_kind=CoreNumberPool&object_name=" + pool.ID, []string{
 			"system allocated 100 from number pool VLAN IDs to IpamVLAN users on branch main",
 			"system created number pool VLAN IDs of IpamVLAN.vlan_id: 100-199, per site",
 		}},
-		{objectHref("IpamVLAN", vlan, ""), "/audit?object_kind=IpamVLAN&object_name=" + vlan, []string{
+		{views.ObjectHref("IpamVLAN", vlan, ""), "/audit?object_kind=IpamVLAN&object_name=" + vlan, []string{
 			"system changed IpamVLAN voice-a on branch main",
 			"system created IpamVLAN voice on branch main",
 		}},
@@ -161,13 +162,13 @@ func TestKindObjectHistories(t *testing.T) {
 	}
 	// The number's holder is named by its label and linked to its page.
 	holder := false
-	for _, href := range historyLinks(c.page(t, numberPoolHref(pool.ID))) {
+	for _, href := range historyLinks(c.page(t, views.NumberPoolHref(pool.ID))) {
 		holder = holder || strings.HasPrefix(href, "/objects/IpamVLAN/") && strings.Contains(href, "/edit")
 	}
 	if !holder {
 		t.Errorf("the number pool's history does not link the VLAN that holds 100")
 	}
-	page := c.page(t, objectHref("IpamVLAN", vlan, ""))
+	page := c.page(t, views.ObjectHref("IpamVLAN", vlan, ""))
 	var fields []string
 	for _, f := range page.in("history").all("history-field") {
 		fields = append(fields, strings.Join(strings.Fields(textOf(f)), " "))

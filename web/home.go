@@ -3,16 +3,12 @@ package web
 import (
 	"context"
 	"net/http"
-	"net/url"
-	"slices"
 	"strings"
 	"time"
 
 	"pivirt.hu/ipam/internal/auth"
-	"pivirt.hu/ipam/internal/forecast"
+	"pivirt.hu/ipam/internal/dashboard"
 	"pivirt.hu/ipam/internal/ipam"
-	"pivirt.hu/ipam/internal/numbers"
-	"pivirt.hu/ipam/internal/usage"
 	"pivirt.hu/ipam/views"
 )
 
@@ -20,7 +16,7 @@ import (
 // dashboard lists unless asked for all (?all=1).
 const dashboardRows = 10
 
-// home answers GET /: the dashboard (ipam.Service.Dashboard) and the
+// home answers GET /: the dashboard (dashboard.Service) and the
 // service's state. With the database down, the state alone says so.
 func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
@@ -43,43 +39,32 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, views.Home(d))
 }
 
-// dashboard reads the actor's dashboard: all its rows when all is set.
+// dashboard reads the actor's dashboard (dashboard.Service): all its rows
+// when all is set.
 func (s *Server) dashboard(ctx context.Context, actor auth.Actor, all bool) (views.DashboardProps, error) {
 	now := time.Now()
 	shown := dashboardRows
 	if all {
 		shown = -1
 	}
-	dash, err := s.ipam.Dashboard(ctx, actor, now, shown)
+	dash, err := s.dashboards.Dashboard(ctx, actor, now, shown)
 	if err != nil {
 		return views.DashboardProps{}, err
 	}
-	p := views.DashboardProps{Operator: actor.IsOperator(), Now: now, AllHref: "/?all=1"}
-	for _, t := range dash.Trends {
-		p.Rows = append(p.Rows, exhaustionRow(t, now))
-	}
-	divisions, numberPools, err := s.busiestDivisions(ctx, actor, now, max(shown, 0))
-	if err != nil {
-		return views.DashboardProps{}, err
-	}
-	p.Rows = append(p.Rows, divisions...)
-	slices.SortStableFunc(p.Rows, func(a, b views.ExhaustionRow) int {
-		return forecast.CompareUrgency(a.Forecast, a.Utilization(), b.Forecast, b.Utilization())
-	})
-	p.Shown = len(p.Rows)
-	if shown >= 0 {
-		p.Shown = min(p.Shown, shown)
+	p := views.DashboardProps{Operator: actor.IsOperator(), Now: now, AllHref: "/?all=1", Shown: dash.Shown}
+	for _, row := range dash.Rows {
+		p.Rows = append(p.Rows, exhaustionRow(row))
 	}
 	if p.Operator {
-		p.Counts = append(p.Counts, views.DashboardCount{One: "IP pool", Many: "IP pools", TestID: "count-pools", Value: dash.Pools, Href: "/pools"})
+		p.Counts = append(p.Counts, views.DashboardCount{One: "IP pool", Many: "IP pools", TestID: "count-pools", Value: dash.Pools, Href: views.PoolsPath})
 	}
-	if numberPools > 0 {
-		p.Counts = append(p.Counts, views.DashboardCount{One: "number pool", Many: "number pools", TestID: "count-number-pools", Value: numberPools, Href: "/resource-managers"})
+	if dash.NumberPools > 0 {
+		p.Counts = append(p.Counts, views.DashboardCount{One: "number pool", Many: "number pools", TestID: "count-number-pools", Value: dash.NumberPools, Href: views.ResourceManagersPath})
 	}
 	p.Counts = append(p.Counts,
-		views.DashboardCount{One: "VPC", Many: "VPCs", TestID: "count-vpcs", Value: dash.VPCs, Href: "/vpcs"},
-		views.DashboardCount{One: "subnet", Many: "subnets", TestID: "count-subnets", Value: dash.Subnets, Href: "/vpcs"},
-		views.DashboardCount{One: "allocation", Many: "allocations", TestID: "count-allocations", Value: dash.Allocations, Href: "/pools"},
+		views.DashboardCount{One: "VPC", Many: "VPCs", TestID: "count-vpcs", Value: dash.VPCs, Href: views.VPCsPath},
+		views.DashboardCount{One: "subnet", Many: "subnets", TestID: "count-subnets", Value: dash.Subnets, Href: views.VPCsPath},
+		views.DashboardCount{One: "allocation", Many: "allocations", TestID: "count-allocations", Value: dash.Allocations, Href: views.PoolsPath},
 		views.DashboardCount{One: "change today", Many: "changes today", TestID: "count-changes", Value: dash.ChangesToday, AtLeast: dash.ChangesToday >= ipam.MaxChangesCounted, Href: changesHref(p.Operator)},
 	)
 	if p.Changes, err = s.changeRows(ctx, actor, dash.Recent); err != nil {
@@ -88,73 +73,34 @@ func (s *Server) dashboard(ctx context.Context, actor auth.Actor, all bool) (vie
 	return p, nil
 }
 
-// busiestDivisions are the dashboard's rows of the number pools, with the
-// number of pools: their busiest divisions, at most limit (0: every
-// pool's, numbers.Service.BusiestDivisions' bound), each with its last
-// week and its forecast. None without number pools, or for tenants.
-func (s *Server) busiestDivisions(ctx context.Context, actor auth.Actor, now time.Time, limit int) ([]views.ExhaustionRow, int, error) {
-	if s.numbers == nil || !actor.IsOperator() {
-		return nil, 0, nil
-	}
-	pools, err := s.numbers.Pools(ctx, actor, numbers.PoolFilter{}, 1, 0)
-	if err != nil || pools.Count == 0 {
-		return nil, 0, err
-	}
-	busy, err := s.numbers.BusiestDivisions(ctx, actor, limit)
-	if err != nil {
-		return nil, 0, err
-	}
-	var rows []views.ExhaustionRow
-	for _, b := range busy {
-		history, err := s.numbers.DivisionHistory(ctx, actor, b.Pool.ID, b.Division.Input(), usage.Hour, now.Add(-usage.ForecastWindow))
-		if err != nil {
-			return nil, 0, err
-		}
-		f := b.Division.Figures
-		current := usage.Figures{Used: int(f.Used), Size: int(f.Size), Free: int(f.Size - f.Used)}
-		row := views.ExhaustionRow{Kind: "number pool", Name: b.Pool.Name, Href: divisionHref(b.Pool.ID, b.Division), Used: f.Used, Size: f.Size,
-			History: append(history, usage.Point{At: now, Used: f.Used, Size: f.Size}), Forecast: usage.ForecastOf(history, current, now)}
-		if len(b.Division.Entries) > 0 {
-			row.Name += "/" + b.Division.DisplayLabel
-			row.Detail = strings.Join(b.Pool.ScopeNames(), " / ")
-		}
-		rows = append(rows, row)
-	}
-	return rows, pools.Count, nil
-}
-
-// divisionHref is the page of a division of the number pool id: the
-// pool's page for one without a scope.
-func divisionHref(id string, d numbers.Division) string {
-	href := numberPoolHref(id)
-	if len(d.Entries) == 0 {
-		return href
-	}
-	return href + "?division=" + url.QueryEscape(divisionKey(d))
-}
-
 // changesHref is where the count of today's changes leads: the audit log
 // for operators, the dashboard's list for tenants.
 func changesHref(operator bool) string {
 	if operator {
-		return "/audit"
+		return views.AuditPath
 	}
 	return "/#recent-changes"
 }
 
-// exhaustionRow is the dashboard's row of a pool's or a subnet's trend,
-// its history ending with its usage now.
-func exhaustionRow(t ipam.UsageTrend, now time.Time) views.ExhaustionRow {
-	row := views.ExhaustionRow{Used: int64(t.Usage.Used), Size: int64(t.Usage.Size), Forecast: t.Forecast,
-		History: append(t.History, usage.Point{At: now, Used: int64(t.Usage.Used), Size: int64(t.Usage.Size)})}
-	switch {
+// exhaustionRow is the dashboard's row of a pool's, a subnet's or a
+// division's trend.
+func exhaustionRow(r dashboard.Row) views.ExhaustionRow {
+	row := views.ExhaustionRow{Used: r.Used, Size: r.Size, History: r.History, Forecast: r.Forecast}
+	switch t := r.Trend; {
+	case r.Division != nil:
+		b := r.Division
+		row.Kind, row.Name, row.Href = "number pool", b.Pool.Name, views.DivisionHref(b.Pool.ID, divisionKey(b.Division))
+		if len(b.Division.Entries) > 0 {
+			row.Name += "/" + b.Division.DisplayLabel
+			row.Detail = strings.Join(b.Pool.ScopeNames(), " / ")
+		}
 	case t.Subnet.UID != "":
 		row.Kind, row.Name, row.Detail, row.Href = "subnet", t.Subnet.Namespace+"/"+t.Subnet.VPC+"/"+t.Subnet.Name, t.Subnet.CIDR.String(), views.SubnetHref(t.Subnet)
 	case t.Pool.Kind == ipam.Private:
 		row.Kind, row.Name, row.Detail = "VPC", t.Pool.Namespace+"/"+t.VPC, t.Pool.CIDR.String()
-		row.Href = vpcHref(ipam.VPC{Namespace: t.Pool.Namespace, Name: t.VPC})
+		row.Href = views.VPCHref(ipam.VPC{Namespace: t.Pool.Namespace, Name: t.VPC})
 	default:
-		row.Kind, row.Name, row.Detail, row.Href = "public pool", t.Pool.Name, t.Pool.CIDR.String(), poolHref(t.Pool)
+		row.Kind, row.Name, row.Detail, row.Href = "public pool", t.Pool.Name, t.Pool.CIDR.String(), views.PoolHref(t.Pool)
 	}
 	return row
 }

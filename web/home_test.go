@@ -91,7 +91,7 @@ func TestHomePageDatabaseDown(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			db := tt.db(t)
-			s, err := newServer(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Branches: testBranches(t, db), Logger: quietLogger})
+			s, err := newServer(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Numbers: testNumbers(t, db), Logger: quietLogger})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,7 +6,6 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/branch"
-	"pivirt.hu/ipam/internal/graphql"
 	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/schema"
@@ -48,11 +47,7 @@ type kindsConsole struct {
 func newKindsConsole(t *testing.T) kindsConsole {
 	t.Helper()
 	db := pgtest.NewDB(t)
-	nums, err := numbers.New(t.Context(), numbers.Config{DB: db, Logger: quietLogger, Branch: branch.Config{Guard: branch.SchemaGuard(graphql.CheckSchema)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nums.Close)
+	nums := testNumbers(t, db)
 	h, err := New(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Numbers: nums, Logger: quietLogger, Version: "test"})
 	if err != nil {
 		t.Fatal(err)

@@ -321,7 +321,7 @@ func TestLoginRateLimit(t *testing.T) {
 func TestLoginRateLimitBehindProxy(t *testing.T) {
 	t.Parallel()
 	db := pgtest.NewDB(t)
-	h, err := New(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Branches: testBranches(t, db), Logger: quietLogger, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/24")}})
+	h, err := New(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Numbers: testNumbers(t, db), Logger: quietLogger, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/24")}})
 	if err != nil {
 		t.Fatal(err)
 	}

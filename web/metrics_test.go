@@ -28,7 +28,7 @@ func TestMetricsForOperators(t *testing.T) {
 	t.Cleanup(svc.Close)
 	m.Watch(svc, db.DB.DB)
 	users := auth.NewService(db)
-	h, err := New(Config{Auth: users, IPAM: svc, Branches: testBranches(t, db), Logger: quietLogger, Version: "test", Metrics: m.Handler()})
+	h, err := New(Config{Auth: users, IPAM: svc, Numbers: testNumbers(t, db), Logger: quietLogger, Version: "test", Metrics: m.Handler()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,11 +12,11 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/branch"
-	"pivirt.hu/ipam/internal/graphql"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/schema"
+	"pivirt.hu/ipam/views"
 )
 
 // BenchmarkNumberPoolPage renders a scoped pool's page, its first page of
@@ -77,11 +77,7 @@ func poolWithDivisions(b *testing.B, n int) benchPool {
 	b.Helper()
 	ctx := b.Context()
 	db := pgtest.NewDB(b)
-	nums, err := numbers.New(ctx, numbers.Config{DB: db, Logger: quietLogger, Branch: branch.Config{Guard: branch.SchemaGuard(graphql.CheckSchema)}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(nums.Close)
+	nums := testNumbers(b, db)
 	users := auth.NewService(db)
 	ipamSvc, err := ipam.New(ctx, ipam.Config{DB: db, Logger: quietLogger})
 	if err != nil {
@@ -142,5 +138,5 @@ func poolWithDivisions(b *testing.B, n int) benchPool {
 	if c == nil {
 		b.Fatalf("signing in: %d", rec.Code)
 	}
-	return benchPool{h: h, cookie: c.Name + "=" + c.Value, href: numberPoolHref(pool.ID)}
+	return benchPool{h: h, cookie: c.Name + "=" + c.Value, href: views.NumberPoolHref(pool.ID)}
 }

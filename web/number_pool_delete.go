@@ -9,16 +9,11 @@ import (
 	"pivirt.hu/ipam/views"
 )
 
-// resourceManagersPath is the path of every pool, where a deleted number
-// pool leads.
-const resourceManagersPath = "/resource-managers"
-
 // numberPoolDeleteProps is the confirmation of the delete of the number
 // pool, which holds used numbers, on the branch in use.
 func (s *Server) numberPoolDeleteProps(r *http.Request, sh views.Shell, branchName string, pool numbers.Pool, used int64) views.ConfirmProps {
-	href := numberPoolHref(pool.ID)
-	return views.ConfirmProps{Shell: sh, Action: views.BranchHref(href+"/delete", branchName), Fields: url.Values{},
-		Verb: "Delete", Object: "number pool " + pool.Name, CancelHref: views.BranchHref(href, branchName), TestID: "confirm-delete-number-pool",
+	return views.ConfirmProps{Shell: sh, Action: views.BranchHref(views.NumberPoolDeleteHref(pool.ID), branchName), Fields: url.Values{},
+		Verb: "Delete", Object: "number pool " + pool.Name, CancelHref: views.BranchHref(views.NumberPoolHref(pool.ID), branchName), TestID: "confirm-delete-number-pool",
 		Consequences: []string{fmt.Sprintf("Deleting number pool %s forgets the %s it has allocated from %s.%s, on every branch; the objects keep their values, and no pool gives those numbers any more.",
 			pool.Name, count(int(used), "number", "numbers"), pool.Kind, pool.Attribute)}}
 }
@@ -37,12 +32,12 @@ func (s *Server) numberPoolDeleteForm(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	actor, _ := actorFrom(r.Context())
-	u, err := s.numbers.ResourcePoolUtilization(r.Context(), actor, pool.ID)
+	sum, err := s.numbers.PoolSummary(r.Context(), actor, pool.ID)
 	if err != nil {
 		s.failed(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, views.ConfirmPage(s.numberPoolDeleteProps(r, sh, branchName, pool, wholeFigures(pool, u).Used)))
+	s.render(w, r, http.StatusOK, views.ConfirmPage(s.numberPoolDeleteProps(r, sh, branchName, sum.Pool, sum.Figures.Used)))
 }
 
 // numberPoolDelete answers POST /resource-managers/<id>/delete: deletes
@@ -62,5 +57,5 @@ func (s *Server) numberPoolDelete(w http.ResponseWriter, r *http.Request) {
 		s.confirmRefused(w, r, err, s.numberPoolDeleteProps(r, sh, branchName, pool, 0))
 		return
 	}
-	s.done(w, r, views.BranchHref(resourceManagersPath, branchName), resourceManagersPath, "Deleted number pool "+pool.Name+"; the objects keep their values.")
+	s.done(w, r, views.BranchHref(views.ResourceManagersPath, branchName), views.ResourceManagersPath, "Deleted number pool "+pool.Name+"; the objects keep their values.")
 }

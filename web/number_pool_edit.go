@@ -79,18 +79,13 @@ func (s *Server) numberPoolFormOf(w http.ResponseWriter, r *http.Request) (numbe
 		s.failed(w, r, err)
 		return numbers.Pool{}, views.NumberPoolFormProps{}, false
 	}
-	href := numberPoolHref(pool.ID)
-	return pool, views.NumberPoolFormProps{Shell: sh, Editing: true, Branch: branchName, Action: href, Step: href + "/edit"}, true
+	return pool, views.NumberPoolFormProps{Shell: sh, Editing: true, Branch: branchName, Action: views.NumberPoolHref(pool.ID), Step: views.NumberPoolEditHref(pool.ID)}, true
 }
 
 // numberPoolOf reads the pool the request's path names, or answers the
 // request with the 404 page (tenants, a pool that does not exist) or the
 // error page, and returns false.
 func (s *Server) numberPoolOf(w http.ResponseWriter, r *http.Request) (numbers.Pool, bool) {
-	if s.numbers == nil {
-		s.notFound(w, r)
-		return numbers.Pool{}, false
-	}
 	actor, _ := actorFrom(r.Context())
 	pool, err := s.numbers.Pool(r.Context(), actor, r.PathValue("id"))
 	if err != nil {

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"cmp"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -12,7 +11,6 @@ import (
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/numbers"
-	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/schema"
 	"pivirt.hu/ipam/views"
 )
@@ -133,8 +131,8 @@ var numberPoolInputs = []string{"name", "description", "node", "node_attribute",
 // removed) with what was typed so far (operators).
 func (s *Server) numberPoolNew(w http.ResponseWriter, r *http.Request) {
 	sh, branchName, err := s.branchShell(r, "New number pool")
-	if err != nil || s.numbers == nil {
-		s.failed(w, r, cmp.Or(err, error(refusal.ErrNotFound)))
+	if err != nil {
+		s.failed(w, r, err)
 		return
 	}
 	main, err := s.branches.Schema(r.Context(), branch.Main)
@@ -144,8 +142,8 @@ func (s *Server) numberPoolNew(w http.ResponseWriter, r *http.Request) {
 	}
 	f := numberPoolForm(r.URL.Query())
 	offer(main, &f)
-	s.renderNumberPoolForm(w, r, http.StatusOK, views.NumberPoolFormProps{Shell: sh, Form: f, Branch: branchName, Action: "/resource-managers",
-		Step: "/resource-managers/new"})
+	s.renderNumberPoolForm(w, r, http.StatusOK, views.NumberPoolFormProps{Shell: sh, Form: f, Branch: branchName, Action: views.ResourceManagersPath,
+		Step: views.ResourceManagersPath + "/new"})
 }
 
 // numberPoolCreate answers POST /resource-managers: creates a number pool
@@ -156,8 +154,8 @@ func (s *Server) numberPoolCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sh, branchName, err := s.branchShell(r, "New number pool")
-	if err != nil || s.numbers == nil {
-		s.failed(w, r, cmp.Or(err, error(refusal.ErrNotFound)))
+	if err != nil {
+		s.failed(w, r, err)
 		return
 	}
 	main, err := s.branches.Schema(r.Context(), branch.Main)
@@ -167,7 +165,7 @@ func (s *Server) numberPoolCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	f := numberPoolForm(r.PostForm)
 	offer(main, &f)
-	props := views.NumberPoolFormProps{Shell: sh, Form: f, Branch: branchName, Action: "/resource-managers", Step: "/resource-managers/new"}
+	props := views.NumberPoolFormProps{Shell: sh, Form: f, Branch: branchName, Action: views.ResourceManagersPath, Step: views.ResourceManagersPath + "/new"}
 	props.Form.Errors = views.FieldErrors{}
 	ranges := formRanges(f.Ranges, props.Form.Errors)
 	actor, _ := actorFrom(r.Context())
@@ -188,7 +186,7 @@ func (s *Server) numberPoolCreate(w http.ResponseWriter, r *http.Request) {
 
 // poolSaved leads to the page of a pool created or changed, which says so.
 func (s *Server) poolSaved(w http.ResponseWriter, r *http.Request, pool numbers.Pool, branchName, message string) {
-	href := numberPoolHref(pool.ID)
+	href := views.NumberPoolHref(pool.ID)
 	if err := s.putFlash(r.Context(), href, views.Flash{Message: message}); err != nil {
 		s.serverError(w, r, err)
 		return

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"pivirt.hu/ipam/internal/audit"
@@ -24,16 +23,14 @@ const (
 	// switchChoices is how many divisions, the most used, the Allocation
 	// scope card offers.
 	switchChoices = 100
-	// stripCells bounds the cells of a range's strip: a longer range is
-	// drawn by blocks of numbers.
-	stripCells = 1024
 )
 
 // numberPoolShow answers GET /resource-managers/<id>: the pool's figures;
 // for a scoped pool its allocation scopes (?q= to search, ?sort=<element>
 // or usage, ?dir=desc, ?page=) or one of them (?division=<its values as a
 // JSON array, in the scope's order>); for a pool without a scope its
-// ranges and numbers (?numbers= for a page of them). Operators only.
+// ranges and numbers (?numbers= for a page of them): numbers.PoolOverview.
+// Operators only.
 func (s *Server) numberPoolShow(w http.ResponseWriter, r *http.Request) {
 	pool, ok := s.numberPoolOf(w, r)
 	if !ok {
@@ -44,20 +41,36 @@ func (s *Server) numberPoolShow(w http.ResponseWriter, r *http.Request) {
 		s.failed(w, r, err)
 		return
 	}
-	actor, _ := actorFrom(r.Context())
 	ctx := r.Context()
-	whole, err := s.numbers.ResourcePoolUtilization(ctx, actor, pool.ID)
-	if err != nil {
-		s.serverError(w, r, err)
-		return
-	}
+	actor, _ := actorFrom(ctx)
 	main, err := s.branches.Schema(ctx, branch.Main)
 	if err != nil {
 		s.serverError(w, r, err)
 		return
 	}
-	pg := poolPage{s: s, r: r, pool: pool, main: main, branch: branchName, href: numberPoolHref(pool.ID)}
-	p := views.NumberPoolPageProps{Shell: sh, Pool: pool, Figures: wholeFigures(pool, whole), Branch: branchName, EditHref: pg.href + "/edit", DeleteHref: pg.href + "/delete"}
+	pg := poolPage{s: s, r: r, pool: pool, main: main, branch: branchName, href: views.NumberPoolHref(pool.ID)}
+	q := r.URL.Query()
+	var key string
+	oq := numbers.OverviewQuery{Divisions: pg.divisionQuery()}
+	if len(pool.Scope) == 0 || q.Has("division") {
+		if len(pool.Scope) > 0 {
+			key = q.Get("division")
+		}
+		oq.Division, ok = pg.divisionInput(key)
+		if !ok {
+			s.notFound(w, r)
+			return
+		}
+		n := pageNumber(q.Get("numbers"))
+		oq.Divisions = numbers.DivisionQuery{Limit: switchChoices}
+		oq.Limit, oq.Offset = numbersPerPage, (n-1)*numbersPerPage
+	}
+	o, err := s.numbers.PoolOverview(ctx, actor, pool.ID, oq)
+	if err != nil {
+		s.failed(w, r, err)
+		return
+	}
+	p := views.NumberPoolPageProps{Shell: sh, Pool: o.Pool, Figures: o.Figures, Branch: branchName, EditHref: views.NumberPoolEditHref(pool.ID), DeleteHref: views.NumberPoolDeleteHref(pool.ID)}
 	if p.History, err = s.history(ctx, audit.Ref{Kind: audit.KindNumberPool, Name: pool.ID}, "number pool "+pool.Name); err != nil {
 		s.serverError(w, r, err)
 		return
@@ -66,21 +79,9 @@ func (s *Server) numberPoolShow(w http.ResponseWriter, r *http.Request) {
 	if s.popFlash(ctx, pg.href, &f) {
 		p.Flash = &f
 	}
-	q := r.URL.Query()
-	switch {
-	case len(pool.Scope) == 0:
-		p.Division, err = pg.division(nil, "")
-	case q.Has("division"):
-		var values []string
-		if json.Unmarshal([]byte(q.Get("division")), &values) != nil || len(values) != len(pool.Scope) {
-			s.notFound(w, r)
-			return
-		}
-		p.Division, err = pg.division(values, q.Get("division"))
-	default:
-		p.Scopes, err = pg.scopes()
-	}
-	if err != nil {
+	if o.Division == nil {
+		p.Scopes = pg.scopes(oq.Divisions, o.Divisions)
+	} else if p.Division, err = pg.division(oq, *o.Division, o.Divisions, key); err != nil {
 		s.failed(w, r, err)
 		return
 	}
@@ -106,19 +107,18 @@ func (pg poolPage) link(v url.Values) string {
 	return views.BranchHref(href, pg.branch)
 }
 
-// divisionKey is the value of the division parameter that opens d.
+// divisionKey is the value of the division parameter that opens d; ""
+// for the division of a pool without a scope, which its page opens.
 func divisionKey(d numbers.Division) string {
+	if len(d.Entries) == 0 {
+		return ""
+	}
 	values := make([]string, len(d.Entries))
 	for i, e := range d.Entries {
 		values[i] = e.Value
 	}
 	b, _ := json.Marshal(values)
 	return string(b)
-}
-
-// objectHref is the console page of an object of the kind.
-func (pg poolPage) objectHref(kind, id string) string {
-	return views.BranchHref("/objects/"+url.PathEscape(kind)+"/"+url.PathEscape(id)+"/edit", pg.branch)
 }
 
 // pageNumber reads a page number (from 1) of the query.
@@ -130,26 +130,45 @@ func pageNumber(v string) int {
 	return n
 }
 
-// scopes is the page of allocation scopes the request asks for.
-func (pg poolPage) scopes() (*views.AllocationScopesProps, error) {
+// divisionQuery is the page of allocation scopes the request asks for; a
+// sort by anything but usage or a scope element sorts by usage.
+func (pg poolPage) divisionQuery() numbers.DivisionQuery {
 	q := pg.r.URL.Query()
-	search, sortBy, reverse := q.Get("q"), q.Get("sort"), q.Get("dir") == "desc"
-	if sortBy != "" && sortBy != numbers.SortByUsage && !slices.Contains(pg.pool.ScopeNames(), sortBy) {
-		sortBy = ""
+	dq := numbers.DivisionQuery{Search: q.Get("q"), Sort: q.Get("sort"), Reverse: q.Get("dir") == "desc", Limit: scopesPerPage}
+	if dq.Sort != "" && dq.Sort != numbers.SortByUsage && !slices.Contains(pg.pool.ScopeNames(), dq.Sort) {
+		dq.Sort = ""
 	}
-	n := pageNumber(q.Get("page"))
-	actor, _ := actorFrom(pg.r.Context())
-	list, err := pg.s.numbers.DivisionPage(pg.r.Context(), actor, pg.pool.ID, numbers.DivisionQuery{Search: search, Sort: sortBy, Reverse: reverse,
-		Limit: scopesPerPage, Offset: (n - 1) * scopesPerPage})
-	if err != nil {
-		return nil, err
+	dq.Offset = (pageNumber(q.Get("page")) - 1) * scopesPerPage
+	return dq
+}
+
+// divisionInput reads the division parameter key of a scoped pool (its
+// values as a JSON array, in the scope's order); false when it names no
+// division of the pool. A pool without a scope has none.
+func (pg poolPage) divisionInput(key string) ([]numbers.EntryInput, bool) {
+	if len(pg.pool.Scope) == 0 {
+		return nil, true
 	}
-	p := &views.AllocationScopesProps{Href: pg.href, Branch: pg.branch, Search: search, Sort: sortBy, Reverse: reverse, Count: list.Count,
-		From: (n-1)*scopesPerPage + 1}
+	var values []string
+	if json.Unmarshal([]byte(key), &values) != nil || len(values) != len(pg.pool.Scope) {
+		return nil, false
+	}
+	in := make([]numbers.EntryInput, len(values))
+	for i, v := range values {
+		in[i] = numbers.EntryInput{Path: pg.pool.Scope[i].Name, Value: v}
+	}
+	return in, true
+}
+
+// scopes is the page list of the allocation scopes that dq asked for.
+func (pg poolPage) scopes(dq numbers.DivisionQuery, list numbers.DivisionList) *views.AllocationScopesProps {
+	n := dq.Offset/scopesPerPage + 1
+	p := &views.AllocationScopesProps{Href: pg.href, Branch: pg.branch, Search: dq.Search, Sort: dq.Sort, Reverse: dq.Reverse, Count: list.Count,
+		From: dq.Offset + 1}
 	at := func(page int, sortBy string, reverse bool) string {
 		v := url.Values{}
-		if search != "" {
-			v.Set("q", search)
+		if dq.Search != "" {
+			v.Set("q", dq.Search)
 		}
 		if sortBy != "" {
 			v.Set("sort", sortBy)
@@ -164,11 +183,11 @@ func (pg poolPage) scopes() (*views.AllocationScopesProps, error) {
 	}
 	for _, name := range append(pg.pool.ScopeNames(), numbers.SortByUsage) {
 		c := views.ScopeColumn{Name: name, Label: name, SortHref: at(1, name, false)}
-		if name == sortBy || (sortBy == "" && name == numbers.SortByUsage) {
+		if name == dq.Sort || (dq.Sort == "" && name == numbers.SortByUsage) {
 			// A scope element sorts ascending, usage most used first:
 			// reversed, the other way.
-			descending := reverse != (name == numbers.SortByUsage)
-			c.Sorted, c.SortHref = "ascending", at(1, name, !reverse)
+			descending := dq.Reverse != (name == numbers.SortByUsage)
+			c.Sorted, c.SortHref = "ascending", at(1, name, !dq.Reverse)
 			if descending {
 				c.Sorted = "descending"
 			}
@@ -179,13 +198,13 @@ func (pg poolPage) scopes() (*views.AllocationScopesProps, error) {
 		p.Columns = append(p.Columns, c)
 	}
 	if n > 1 {
-		p.PrevHref = at(n-1, sortBy, reverse)
+		p.PrevHref = at(n-1, dq.Sort, dq.Reverse)
 	}
 	if n*scopesPerPage < list.Count {
-		p.NextHref = at(n+1, sortBy, reverse)
+		p.NextHref = at(n+1, dq.Sort, dq.Reverse)
 	}
 	p.Rows = pg.rows(list.Divisions)
-	return p, nil
+	return p
 }
 
 // rows are the divisions as the allocation scopes list them.
@@ -198,7 +217,7 @@ func (pg poolPage) rows(ds []numbers.Division) []views.ScopeRow {
 			c := views.ScopeCell{Text: e.DisplayLabel}
 			if j < len(pg.pool.Scope) && pg.pool.Scope[j].Relationship {
 				if rel, ok := pg.main.Relationship(pg.pool.Kind, e.Path); ok {
-					c.Href = pg.objectHref(rel.Peer, e.Value)
+					c.Href = views.ObjectHref(rel.Peer, e.Value, pg.branch)
 				}
 			}
 			row.Cells = append(row.Cells, c)
@@ -208,35 +227,19 @@ func (pg poolPage) rows(ds []numbers.Division) []views.ScopeRow {
 	return out
 }
 
-// division is the view of the division of values (the scope's, in order;
-// nil for a pool without a scope), whose key is the division parameter.
-func (pg poolPage) division(values []string, key string) (*views.DivisionViewProps, error) {
+// division is the view of the division d that oq opened, whose key is the
+// division parameter ("" for a pool without a scope), with the divisions
+// to switch to.
+func (pg poolPage) division(oq numbers.OverviewQuery, d numbers.DivisionOverview, choices numbers.DivisionList, key string) (*views.DivisionViewProps, error) {
 	ctx := pg.r.Context()
 	actor, _ := actorFrom(ctx)
-	var in []numbers.EntryInput
-	for i, v := range values {
-		in = append(in, numbers.EntryInput{Path: pg.pool.Scope[i].Name, Value: v})
-	}
-	division, err := pg.s.numbers.Utilization(ctx, actor, pg.pool.ID, in)
-	if err != nil {
-		return nil, err
-	}
-	n := pageNumber(pg.r.URL.Query().Get("numbers"))
-	allocs, err := pg.s.numbers.Allocations(ctx, actor, pg.pool.ID, in, numbersPerPage, (n-1)*numbersPerPage)
-	if err != nil {
-		return nil, err
-	}
-	taken, err := pg.taken(in, allocs.Count)
-	if err != nil {
-		return nil, err
-	}
-	p := &views.DivisionViewProps{Usage: division, Allocations: allocs, Branch: pg.branch, Href: pg.href, Current: key,
-		HolderHref: func(h numbers.Holder) string { return pg.objectHref(h.Kind, h.ID) }}
+	p := &views.DivisionViewProps{DivisionOverview: d, Branch: pg.branch, Href: pg.href, Current: key,
+		HolderHref: func(h numbers.Holder) string { return views.ObjectHref(h.Kind, h.ID, pg.branch) }}
 	if pg.branch == branch.Main {
-		f := division.Figures
+		f := d.Usage.Figures
 		chart, err := usage.ChartOf(views.ChartSpan(pg.r.URL.Query().Get("span")), time.Now(), usage.Figures{Used: int(f.Used), Size: int(f.Size), Free: int(f.Size - f.Used)},
 			func(step string, since time.Time) ([]usage.Point, error) {
-				return pg.s.numbers.DivisionHistory(ctx, actor, pg.pool.ID, in, step, since)
+				return pg.s.numbers.DivisionHistory(ctx, actor, pg.pool.ID, oq.Division, step, since)
 			})
 		if err != nil {
 			return nil, err
@@ -247,9 +250,7 @@ func (pg poolPage) division(values []string, key string) (*views.DivisionViewPro
 		}
 		p.Chart = &views.UsageChartProps{Chart: chart, Href: pg.link(v)}
 	}
-	for _, r := range division.Ranges {
-		p.Strips = append(p.Strips, strip(r, taken))
-	}
+	n := oq.Offset/numbersPerPage + 1
 	at := func(page int) string {
 		v := url.Values{}
 		if key != "" {
@@ -263,84 +264,15 @@ func (pg poolPage) division(values []string, key string) (*views.DivisionViewPro
 	if n > 1 {
 		p.PrevHref = at(n - 1)
 	}
-	if n*numbersPerPage < allocs.Count {
+	if n*numbersPerPage < d.Allocations.Count {
 		p.NextHref = at(n + 1)
 	}
-	if values == nil {
+	if len(pg.pool.Scope) == 0 {
 		return p, nil
 	}
-	choices, err := pg.s.numbers.DivisionPage(ctx, actor, pg.pool.ID, numbers.DivisionQuery{Limit: switchChoices})
-	if err != nil {
-		return nil, err
-	}
 	p.Switch = pg.rows(choices.Divisions)
-	p.Label = divisionLabel(values, allocs, p.Switch, key)
 	if !slices.ContainsFunc(p.Switch, func(r views.ScopeRow) bool { return r.Key == key }) {
-		p.Switch = append([]views.ScopeRow{{Division: numbers.Division{DisplayLabel: p.Label}, Key: key}}, p.Switch...)
+		p.Switch = append([]views.ScopeRow{{Division: numbers.Division{DisplayLabel: d.Label}, Key: key}}, p.Switch...)
 	}
 	return p, nil
-}
-
-// divisionLabel is the display label of the division of key: as the
-// choices or the allocations show it, or its values when neither does
-// (a division that holds no number).
-func divisionLabel(values []string, allocs numbers.AllocationPage, choices []views.ScopeRow, key string) string {
-	for _, c := range choices {
-		if c.Key == key {
-			return c.Division.DisplayLabel
-		}
-	}
-	labels := slices.Clone(values)
-	if len(allocs.Allocations) > 0 {
-		for i, e := range allocs.Allocations[0].Division {
-			labels[i] = e.DisplayLabel
-		}
-	}
-	return strings.Join(labels, " / ")
-}
-
-// taken are the numbers held in the division, ascending: count of them,
-// read a page at a time.
-func (pg poolPage) taken(in []numbers.EntryInput, count int) ([]int64, error) {
-	actor, _ := actorFrom(pg.r.Context())
-	out := make([]int64, 0, count)
-	for offset := 0; offset < count; offset += branch.MaxPage {
-		page, err := pg.s.numbers.Allocations(pg.r.Context(), actor, pg.pool.ID, in, branch.MaxPage, offset)
-		if err != nil {
-			return nil, err
-		}
-		for _, a := range page.Allocations {
-			out = append(out, a.Value)
-		}
-	}
-	return out, nil
-}
-
-// strip draws the range r with the numbers taken (ascending): a cell per
-// number, or per block of them when the range has more than stripCells.
-func strip(r numbers.RangeUsage, taken []int64) views.RangeStrip {
-	size := r.End - r.Start + 1
-	block := max(1, (size+stripCells-1)/stripCells)
-	s := views.RangeStrip{Range: r}
-	for first := r.Start; first <= r.End; first += block {
-		last := min(first+block-1, r.End)
-		lo, _ := slices.BinarySearch(taken, first)
-		hi, _ := slices.BinarySearch(taken, last+1)
-		s.Cells = append(s.Cells, views.StripCell{First: first, Last: last, Taken: int64(distinct(taken[lo:hi]))})
-		if last == r.End {
-			break
-		}
-	}
-	return s
-}
-
-// distinct counts the different numbers of ns, ascending.
-func distinct(ns []int64) int {
-	n := 0
-	for i := range ns {
-		if i == 0 || ns[i] != ns[i-1] {
-			n++
-		}
-	}
-	return n
 }

@@ -48,15 +48,10 @@ func (s *Server) objectSave(w http.ResponseWriter, r *http.Request, id string) {
 	var o branch.Object
 	var err error
 	if len(errs) == 0 {
-		switch {
-		case id == "" && s.numbers != nil:
+		if id == "" {
 			o, err = s.numbers.CreateObject(r.Context(), actor, kp.branch, kind, in, from)
-		case id == "":
-			o, err = s.branches.CreateObject(r.Context(), actor, kp.branch, kind, in)
-		case s.numbers != nil:
+		} else {
 			o, err = s.numbers.UpdateObject(r.Context(), actor, kp.branch, id, in, from)
-		default:
-			o, err = s.branches.UpdateObject(r.Context(), actor, kp.branch, id, in)
 		}
 		if err == nil {
 			s.objectSaved(w, r, kp, o, id == "", from)
@@ -148,7 +143,7 @@ func (s *Server) objectSaved(w http.ResponseWriter, r *http.Request, kp kindPage
 		saved.Numbers = append(saved.Numbers, views.NumberGiven{Attribute: f.Attribute, Number: formatValue(o.Attributes[f.Attribute]),
 			Predicted: formValue(r, f.Attribute+"__predicted")})
 	}
-	href := objectHref(o.Kind, o.ID, kp.branch)
+	href := views.ObjectHref(o.Kind, o.ID, kp.branch)
 	if err := s.putFlash(r.Context(), href, saved); err != nil {
 		s.serverError(w, r, err)
 		return

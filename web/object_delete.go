@@ -32,8 +32,8 @@ func (s *Server) objectOf(w http.ResponseWriter, r *http.Request, kp kindPage) (
 // the branch of kp: what goes with it.
 func (s *Server) objectDeleteProps(r *http.Request, kp kindPage, o branch.Object) (views.ConfirmProps, error) {
 	kp.shell.Title = "Delete " + o.Kind + " " + o.DisplayLabel + "?"
-	p := views.ConfirmProps{Shell: kp.shell, Action: views.BranchHref("/objects/"+o.Kind+"/"+o.ID+"/delete", kp.branch), Fields: url.Values{},
-		Verb: "Delete", Object: o.Kind + " " + o.DisplayLabel, CancelHref: objectHref(o.Kind, o.ID, kp.branch), TestID: "confirm-delete-object"}
+	p := views.ConfirmProps{Shell: kp.shell, Action: views.ObjectDeleteHref(o.Kind, o.ID, kp.branch), Fields: url.Values{},
+		Verb: "Delete", Object: o.Kind + " " + o.DisplayLabel, CancelHref: views.ObjectHref(o.Kind, o.ID, kp.branch), TestID: "confirm-delete-object"}
 	what := fmt.Sprintf("Deleting %s %s removes it from branch %s", o.Kind, o.DisplayLabel, kp.branch)
 	if kp.branch != branch.Main {
 		what += " (main keeps it until the branch is merged)"
@@ -53,9 +53,6 @@ func (s *Server) objectDeleteProps(r *http.Request, kp kindPage, o branch.Object
 // numbersOf lists the numbers number pools allocate to o's attributes that
 // o holds: "vlan_id 100 (pool VLANs)".
 func (s *Server) numbersOf(r *http.Request, o branch.Object) ([]string, error) {
-	if s.numbers == nil {
-		return nil, nil
-	}
 	actor, _ := actorFrom(r.Context())
 	pools, err := s.numbers.Pools(r.Context(), actor, numbers.PoolFilter{}, 0, 0)
 	if err != nil {
@@ -116,6 +113,6 @@ func (s *Server) objectDelete(w http.ResponseWriter, r *http.Request) {
 		s.confirmRefused(w, r, err, p)
 		return
 	}
-	list := "/objects/" + o.Kind
+	list := views.ObjectsHref(o.Kind, "", 0, views.MainBranch)
 	s.done(w, r, views.BranchHref(list, kp.branch), list, fmt.Sprintf("Deleted %s %s on branch %s.", views.KindLabel(kp.kind), o.DisplayLabel, kp.branch))
 }

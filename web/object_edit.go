@@ -37,7 +37,7 @@ func (s *Server) objectEdit(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Shell.Title = "Edit " + p.KindLabel + " " + o.DisplayLabel
 	var saved views.ObjectSaved
-	if s.popFlash(r.Context(), objectHref(o.Kind, o.ID, kp.branch), &saved) {
+	if s.popFlash(r.Context(), views.ObjectHref(o.Kind, o.ID, kp.branch), &saved) {
 		p.Saved = &saved
 	}
 	s.render(w, r, http.StatusOK, views.ObjectFormPage(p))

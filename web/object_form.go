@@ -19,11 +19,6 @@ import (
 	"pivirt.hu/ipam/views"
 )
 
-// objectHref is the path of an object's form on the branch.
-func objectHref(kind, id, branchName string) string {
-	return views.BranchHref("/objects/"+kind+"/"+id+"/edit", branchName)
-}
-
 // kindPage is what a page of a kind's objects starts from: its frame, the
 // branch in use, its schema and the kind named by the path.
 type kindPage struct {
@@ -205,7 +200,7 @@ func predictionOrder(fields []views.ObjectField, pools map[string][]numbers.Pool
 // poolsOf returns the number pools of the kind (or of a generic it
 // inherits from) by the attribute they allocate.
 func (s *Server) poolsOf(ctx context.Context, actor auth.Actor, sc schema.Schema, k schema.Kind) (map[string][]numbers.Pool, error) {
-	if s.numbers == nil || k.Generic {
+	if k.Generic {
 		return nil, nil
 	}
 	all, err := s.numbers.Pools(ctx, actor, numbers.PoolFilter{}, 0, 0)

@@ -2,7 +2,6 @@ package web
 
 import (
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -53,7 +52,7 @@ func (s *Server) objectList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, o := range objs {
-		row := views.ObjectRow{ID: o.ID, Label: o.DisplayLabel, Href: objectHref(o.Kind, o.ID, kp.branch)}
+		row := views.ObjectRow{ID: o.ID, Label: o.DisplayLabel, Href: views.ObjectHref(o.Kind, o.ID, kp.branch)}
 		for _, a := range attrs {
 			row.Cells = append(row.Cells, views.ObjectCell{Text: formatValue(o.Attributes[a.Name])})
 		}
@@ -61,20 +60,20 @@ func (s *Server) objectList(w http.ResponseWriter, r *http.Request) {
 			var c views.ObjectCell
 			if peers := o.Relationships[rel.Name]; len(peers) > 0 {
 				c.Text = labels[peers[0]].DisplayLabel
-				c.Href = objectHref(labels[peers[0]].Kind, peers[0], kp.branch)
+				c.Href = views.ObjectHref(labels[peers[0]].Kind, peers[0], kp.branch)
 			}
 			row.Cells = append(row.Cells, c)
 		}
 		p.Rows = append(p.Rows, row)
 	}
 	if p.Offset > 0 {
-		p.PrevHref = objectsHref(kind, kp.branch, p.Query, max(p.Offset-objectsPerPage, 0))
+		p.PrevHref = views.ObjectsHref(kind, p.Query, max(p.Offset-objectsPerPage, 0), kp.branch)
 	}
 	if p.Offset+objectsPerPage < p.Count {
-		p.NextHref = objectsHref(kind, kp.branch, p.Query, p.Offset+objectsPerPage)
+		p.NextHref = views.ObjectsHref(kind, p.Query, p.Offset+objectsPerPage, kp.branch)
 	}
 	var f views.Flash
-	if s.popFlash(r.Context(), "/objects/"+kind, &f) {
+	if s.popFlash(r.Context(), views.ObjectsHref(kind, "", 0, views.MainBranch), &f) {
 		p.Flash = &f
 	}
 	s.renderPage(w, r, views.ObjectListPage(p), "objects")
@@ -143,20 +142,4 @@ func (s *Server) peerLabels(r *http.Request, actor auth.Actor, branchName string
 		}
 	}
 	return out, nil
-}
-
-// objectsHref is the path of a page of the kind's objects.
-func objectsHref(kind, branchName, query string, offset int) string {
-	v := url.Values{}
-	if query != "" {
-		v.Set("q", query)
-	}
-	if offset > 0 {
-		v.Set("offset", strconv.Itoa(offset))
-	}
-	href := "/objects/" + kind
-	if len(v) > 0 {
-		href += "?" + v.Encode()
-	}
-	return views.BranchHref(href, branchName)
 }

@@ -31,7 +31,7 @@ func newConsoleWithData(t *testing.T) console {
 	t.Helper()
 	db := pgtest.NewDB(t)
 	svc := testIPAM(t, db)
-	h, err := New(Config{Auth: auth.NewService(db), IPAM: svc, Branches: testBranches(t, db), Logger: quietLogger, Version: "test"})
+	h, err := New(Config{Auth: auth.NewService(db), IPAM: svc, Numbers: testNumbers(t, db), Logger: quietLogger, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,36 +250,39 @@ func TestVPCPageAndClaims(t *testing.T) {
 		t.Errorf("the page's claims carry %+v (%v), want web's taken 10.42.1.2-10.42.1.121", claims.Subnets, err)
 	}
 	tests := []struct {
+		name     string // the form's
 		form     url.Values
 		status   int
 		id, want string // the page shows id, holding want
 	}{
-		{url.Values{"action": {"attach-interface"}, "subnet": {"web"}, "hostname": {"new-1"}, "nic": {"0"}, "predicted": {"10.42.1.122"}}, 303, "claim-as-predicted", ""},
-		{url.Values{"action": {"attach-interface"}, "subnet": {"web"}, "hostname": {"new-2"}, "nic": {"0"}, "predicted": {"10.42.1.122"}}, 303, "claim-differs", "the page predicted 10.42.1.122, but someone else claimed it first"},
-		{url.Values{"action": {"attach-interface"}, "subnet": {"web"}, "hostname": {"bad host"}, "nic": {"0"}}, 422, "error-hostname", `Hostname "bad host" is not a valid hostname`},
-		{url.Values{"action": {"attach-interface"}, "subnet": {"web"}, "hostname": {"x"}, "nic": {"one"}}, 422, "error-nic", `NIC "one" is not a number`},
-		{url.Values{"action": {"claim-floating-ip"}, "name": {"www"}, "zone": {"zone-a"}, "predicted": {"203.0.113.3"}}, 303, "claimed-address", "203.0.113.3"},
-		{url.Values{"action": {"create-subnet"}, "name": {"db"}, "cidr": {"10.42.1.128/25"}}, 422, "error-cidr", "overlaps subnet web (10.42.1.0/24)"},
-		{url.Values{"action": {"create-subnet"}, "name": {"db"}, "cidr": {"10.42.2.0/26"}, "predicted": {"10.42.2.0/26"}}, 303, "claim-result", "10.42.2.0/26 with gateway 10.42.2.1"},
+		{"attach-interface", url.Values{"subnet": {"web"}, "hostname": {"new-1"}, "nic": {"0"}, "predicted": {"10.42.1.122"}}, 303, "claim-as-predicted", ""},
+		{"attach-interface", url.Values{"subnet": {"web"}, "hostname": {"new-2"}, "nic": {"0"}, "predicted": {"10.42.1.122"}}, 303, "claim-differs", "the page predicted 10.42.1.122, but someone else claimed it first"},
+		{"attach-interface", url.Values{"subnet": {"web"}, "hostname": {"bad host"}, "nic": {"0"}}, 422, "error-hostname", `Hostname "bad host" is not a valid hostname`},
+		{"attach-interface", url.Values{"subnet": {"web"}, "hostname": {"x"}, "nic": {"one"}}, 422, "error-nic", `NIC "one" is not a number`},
+		{"claim-floating-ip", url.Values{"name": {"www"}, "zone": {"zone-a"}, "predicted": {"203.0.113.3"}}, 303, "claimed-address", "203.0.113.3"},
+		{"create-subnet", url.Values{"name": {"db"}, "cidr": {"10.42.1.128/25"}}, 422, "error-cidr", "overlaps subnet web (10.42.1.0/24)"},
+		{"create-subnet", url.Values{"name": {"db"}, "cidr": {"10.42.2.0/26"}, "predicted": {"10.42.2.0/26"}}, 303, "claim-result", "10.42.2.0/26 with gateway 10.42.2.1"},
 	}
 	for _, tt := range tests {
-		status, _, page := c.postFollow(t, "/vpcs/acme/prod/main", tt.form, c.acme)
+		status, _, page := c.postFollow(t, "/vpcs/acme/prod/main/-/"+tt.name, tt.form, c.acme)
 		if status != tt.status || !page.has(tt.id) || !strings.Contains(page.text(tt.id), tt.want) {
-			t.Errorf("POST %v = %d with %s %q, want %d with %q; the result says %q", tt.form, status, tt.id, page.text(tt.id), tt.status, tt.want, page.text("claim-result"))
+			t.Errorf("POST %s %v = %d with %s %q, want %d with %q; the result says %q", tt.name, tt.form, status, tt.id, page.text(tt.id), tt.status, tt.want, page.text("claim-result"))
 		}
 	}
-	if status, _, body := c.post(t, "/vpcs/acme/prod/main", url.Values{"action": {"frobnicate"}}, c.acme); status != 400 || !strings.HasPrefix(body, "Unknown action") {
-		t.Errorf("POST of an unknown action = %d %q, want 400", status, body)
+	for _, target := range []string{"/vpcs/acme/prod/main/-/frobnicate", "/vpcs/acme/prod/main"} {
+		if status, _, body := c.post(t, target, url.Values{"name": {"db"}}, c.acme); status != 404 || !parseHTML(body).has("not-found") {
+			t.Errorf("POST %s, a form that does not exist = %d, want the 404 page", target, status)
+		}
 	}
 	// A refused form keeps what was typed.
-	_, _, body = c.post(t, "/vpcs/acme/prod/main", url.Values{"action": {"create-subnet"}, "name": {"dup"}, "cidr": {"10.42.1.0/30"}}, c.acme)
+	_, _, body = c.post(t, "/vpcs/acme/prod/main/-/create-subnet", url.Values{"name": {"dup"}, "cidr": {"10.42.1.0/30"}}, c.acme)
 	if input := parseHTML(body).byID("subnet-name"); input == nil || attrOf(input, "name") != "name" || attrOf(input, "value") != "dup" {
 		t.Error("a refused subnet form does not keep the name typed")
 	}
 	if status, _ := c.get(t, "/vpcs/acme/prod/main", c.gx); status != 404 {
 		t.Errorf("another tenant GET of the VPC = %d, want 404", status)
 	}
-	if status, _, _ := c.post(t, "/vpcs/acme/prod/main", url.Values{"action": {"claim-floating-ip"}, "name": {"x"}, "zone": {"zone-a"}}, c.gx); status != 404 {
+	if status, _, _ := c.post(t, "/vpcs/acme/prod/main/-/claim-floating-ip", url.Values{"name": {"x"}, "zone": {"zone-a"}}, c.gx); status != 404 {
 		t.Errorf("another tenant POST to the VPC = %d, want 404", status)
 	}
 	if status, body := c.get(t, "/vpcs", c.acme); status != 200 || !parseHTML(body).has("vpc-acme/prod/main") {

@@ -52,11 +52,11 @@ func (s *Server) poolCreate(w http.ResponseWriter, r *http.Request) {
 		Name: f.Name, CIDR: f.CIDR, Gateway: f.Gateway, Exclude: splitList(f.Exclude), Zone: f.Zone,
 	})
 	if err == nil {
-		if err := s.putFlash(r.Context(), poolHref(p), views.Flash{Message: "Created public pool " + p.Name + "."}); err != nil {
+		if err := s.putFlash(r.Context(), views.PoolHref(p), views.Flash{Message: "Created public pool " + p.Name + "."}); err != nil {
 			s.serverError(w, r, err)
 			return
 		}
-		http.Redirect(w, r, poolHref(p), http.StatusSeeOther)
+		http.Redirect(w, r, views.PoolHref(p), http.StatusSeeOther)
 		return
 	}
 	f.Errors = views.FieldErrors{}

@@ -9,15 +9,11 @@ import (
 	"pivirt.hu/ipam/views"
 )
 
-// poolsPath is the path of the pools, where a deleted pool leads.
-const poolsPath = "/pools"
-
 // poolDeleteProps is the confirmation of the delete of the public pool p,
 // saying what d says of it.
 func (s *Server) poolDeleteProps(r *http.Request, p ipam.Pool, d ipam.Deletion) views.ConfirmProps {
-	href := poolHref(p)
-	c := views.ConfirmProps{Shell: s.shell(r, "Delete public pool "+p.Name+"?"), Action: href + "/delete", Fields: url.Values{},
-		Verb: "Delete", Object: "public pool " + p.Name, CancelHref: href, TestID: "confirm-delete-pool"}
+	c := views.ConfirmProps{Shell: s.shell(r, "Delete public pool "+p.Name+"?"), Action: views.PoolDeleteHref(p), Fields: url.Values{},
+		Verb: "Delete", Object: "public pool " + p.Name, CancelHref: views.PoolHref(p), TestID: "confirm-delete-pool"}
 	where := p.CIDR.String()
 	if p.Zone != "" {
 		where += " in zone " + p.Zone
@@ -59,5 +55,5 @@ func (s *Server) poolDelete(w http.ResponseWriter, r *http.Request) {
 		s.confirmRefused(w, r, err, s.poolDeleteProps(r, p, ipam.Deletion{}))
 		return
 	}
-	s.done(w, r, poolsPath, poolsPath, "Deleted public pool "+p.Name+" ("+p.CIDR.String()+").")
+	s.done(w, r, views.PoolsPath, views.PoolsPath, "Deleted public pool "+p.Name+" ("+p.CIDR.String()+").")
 }

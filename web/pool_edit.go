@@ -23,8 +23,7 @@ func (s *Server) publicPoolOf(w http.ResponseWriter, r *http.Request) (ipam.Pool
 
 // poolEditProps is the edit form of the public pool p, holding f.
 func (s *Server) poolEditProps(r *http.Request, p ipam.Pool, f views.PoolForm) views.PoolEditPageProps {
-	href := poolHref(p)
-	return views.PoolEditPageProps{Shell: s.shell(r, "Edit public pool "+p.Name), Pool: p, Form: f, Action: href + "/edit", CancelHref: href}
+	return views.PoolEditPageProps{Shell: s.shell(r, "Edit public pool "+p.Name), Pool: p, Form: f, Action: views.PoolEditHref(p), CancelHref: views.PoolHref(p)}
 }
 
 // poolEdit answers GET /pools/<name>/edit: the form that changes the
@@ -63,7 +62,7 @@ func (s *Server) poolUpdate(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, http.StatusUnprocessableEntity, views.PoolEditPage(s.poolEditProps(r, p, f)))
 		return
 	}
-	s.done(w, r, poolHref(saved), poolHref(saved), "Saved public pool "+saved.Name+": "+specWords(saved)+".")
+	s.done(w, r, views.PoolHref(saved), views.PoolHref(saved), "Saved public pool "+saved.Name+": "+specWords(saved)+".")
 }
 
 // specWords says a public pool's gateway, excludes and zone.

@@ -4,14 +4,8 @@ import (
 	"net/http"
 	"strings"
 
-	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/views"
 )
-
-// poolHref is the console path of a pool: /pools/<name> for a public pool,
-// /pools/<namespace>/<name> for a private one (views.PoolHref, which the
-// pages' links use too).
-func poolHref(p ipam.Pool) string { return views.PoolHref(p) }
 
 // splitPath cuts "<namespace>/<name>" (the namespace itself may hold
 // slashes, or be empty) into its parts.
@@ -34,11 +28,11 @@ func (s *Server) poolList(w http.ResponseWriter, r *http.Request) {
 	}
 	rows := make([]views.PoolRow, len(sums))
 	for i, sum := range sums {
-		rows[i] = views.PoolRow{PoolSummary: sum, Href: poolHref(sum.Pool)}
+		rows[i] = views.PoolRow{PoolSummary: sum, Href: views.PoolHref(sum.Pool)}
 	}
 	p := views.PoolsPageProps{Shell: s.shell(r, "Pools"), Rows: rows, CanCreate: actor.IsOperator()}
 	var f views.Flash
-	if s.popFlash(r.Context(), poolsPath, &f) {
+	if s.popFlash(r.Context(), views.PoolsPath, &f) {
 		p.Flash = &f
 	}
 	s.render(w, r, http.StatusOK, views.PoolsPage(p))

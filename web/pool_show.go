@@ -34,11 +34,11 @@ func (s *Server) poolShow(w http.ResponseWriter, r *http.Request) {
 		s.failed(w, r, err)
 		return
 	}
-	p := views.PoolPageProps{Shell: s.shell(r, o.Pool.Name), Overview: o, Href: poolHref(o.Pool), SubnetHref: views.SubnetHref,
+	p := views.PoolPageProps{Shell: s.shell(r, o.Pool.Name), Overview: o, Href: views.PoolHref(o.Pool), SubnetHref: views.SubnetHref,
 		CanManage: actor.IsOperator() && o.Pool.Kind == ipam.Public}
 	p.Chart = views.UsageChartProps{Chart: chart, Href: p.Href}
 	if o.VPC.Name != "" {
-		p.VPCHref = vpcHref(o.VPC)
+		p.VPCHref = views.VPCHref(o.VPC)
 	}
 	table, status, err := s.allocationTable(r, p.Href, o.Pool, o.Pool.CIDR, true, func(tq ipam.TableQuery) (ipam.AllocationTable, error) {
 		return s.ipam.PoolTable(r.Context(), actor, o.Pool, tq)

@@ -46,7 +46,7 @@ func TestVPCPagePredictsWithoutJavaScript(t *testing.T) {
 
 	// A refused form keeps what was typed, and predicts from it: a /24
 	// below web, its gateway the first host.
-	status, _, refused := c.postFollow(t, "/vpcs/acme/prod/main", url.Values{"action": {"create-subnet"}, "name": {"Bad Name"}, "prefixLength": {"24"}}, c.acme)
+	status, _, refused := c.postFollow(t, "/vpcs/acme/prod/main/-/create-subnet", url.Values{"name": {"Bad Name"}, "prefixLength": {"24"}}, c.acme)
 	if status != http.StatusUnprocessableEntity {
 		t.Fatalf("creating a subnet named %q = %d, want 422", "Bad Name", status)
 	}
@@ -55,7 +55,7 @@ func TestVPCPagePredictsWithoutJavaScript(t *testing.T) {
 	}
 	// Without JavaScript, the prediction sent along is the server's: the
 	// claim says it got what was predicted.
-	status, _, done := c.postFollow(t, "/vpcs/acme/prod/main", url.Values{"action": {"attach-interface"}, "subnet": {"web"}, "hostname": {"vm-new"}, "nic": {"0"},
+	status, _, done := c.postFollow(t, "/vpcs/acme/prod/main/-/attach-interface", url.Values{"subnet": {"web"}, "hostname": {"vm-new"}, "nic": {"0"},
 		"predicted": {hiddenValue(page.in("form-attach-interface"), "predicted")}}, c.acme)
 	if got := done.text("claim-result"); status != http.StatusSeeOther || !strings.Contains(got, "10.42.1.122") || !done.has("claim-as-predicted") {
 		t.Errorf("attaching as the page predicted = %d %q", status, got)

@@ -10,9 +10,6 @@ import (
 	"pivirt.hu/ipam/views"
 )
 
-// quotasPath is the quotas page's path.
-const quotasPath = "/quotas"
-
 // quotaList answers GET /quotas: every quota with how the namespaces it
 // binds use it, and the form that sets one, filled with the quota of
 // ?edit=PATTERN when given (operators; tenants get the 404 page).
@@ -20,7 +17,7 @@ func (s *Server) quotaList(w http.ResponseWriter, r *http.Request) {
 	actor, _ := actorFrom(r.Context())
 	p := views.QuotasPageProps{}
 	var f views.Flash
-	if s.popFlash(r.Context(), quotasPath, &f) {
+	if s.popFlash(r.Context(), views.QuotasPath, &f) {
 		p.Flash = &f
 	}
 	if edit := r.URL.Query().Get("edit"); edit != "" {

@@ -43,11 +43,11 @@ func (s *Server) quotaSet(w http.ResponseWriter, r *http.Request) {
 	} else {
 		var q ipam.Quota
 		if q, err = s.ipam.SetQuota(r.Context(), actor, change); err == nil {
-			if err := s.putFlash(r.Context(), quotasPath, views.Flash{Message: "Set the quota of " + q.Pattern + ": each namespace it matches may hold " + q.Describe() + "."}); err != nil {
+			if err := s.putFlash(r.Context(), views.QuotasPath, views.Flash{Message: "Set the quota of " + q.Pattern + ": each namespace it matches may hold " + q.Describe() + "."}); err != nil {
 				s.serverError(w, r, err)
 				return
 			}
-			http.Redirect(w, r, quotasPath, http.StatusSeeOther)
+			http.Redirect(w, r, views.QuotasPath, http.StatusSeeOther)
 			return
 		}
 	}

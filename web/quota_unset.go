@@ -30,11 +30,11 @@ func (s *Server) quotaUnset(w http.ResponseWriter, r *http.Request) {
 	}
 	q, err := s.ipam.UnsetQuota(r.Context(), actor, formValue(r, "pattern"))
 	if err == nil {
-		if err := s.putFlash(r.Context(), quotasPath, views.Flash{Message: "Unset the quota of " + q.Pattern + ", which allowed " + q.Describe() + "."}); err != nil {
+		if err := s.putFlash(r.Context(), views.QuotasPath, views.Flash{Message: "Unset the quota of " + q.Pattern + ", which allowed " + q.Describe() + "."}); err != nil {
 			s.serverError(w, r, err)
 			return
 		}
-		http.Redirect(w, r, quotasPath, http.StatusSeeOther)
+		http.Redirect(w, r, views.QuotasPath, http.StatusSeeOther)
 		return
 	}
 	switch refused := refusal.Classify(err); refused.Code {

@@ -66,7 +66,7 @@ func TestQuotasPage(t *testing.T) {
 		t.Errorf("acme/prod's addresses read %q", got)
 	}
 
-	status, _, body = c.post(t, "/vpcs/acme/prod/main", url.Values{"action": {"claim-floating-ip"}, "name": {"api"}, "zone": {"zone-a"}}, c.acme)
+	status, _, body = c.post(t, "/vpcs/acme/prod/main/-/claim-floating-ip", url.Values{"name": {"api"}, "zone": {"zone-a"}}, c.acme)
 	if got := parseHTML(body).text("claim-error"); status != http.StatusUnprocessableEntity || got != "namespace acme/prod has reached its quota of 0 floating IPs (set for acme/*)" {
 		t.Errorf("a floating IP past the quota = %d %q", status, got)
 	}

@@ -26,11 +26,12 @@ func (s *Server) routes() http.Handler {
 		mux.Handle("POST "+path, s.withSession(s.graphql))
 	}
 
-	// The VPC page's forms, each named by its action field.
+	// The VPC page's forms, each posted to its own path
+	// (/vpcs/<namespace>/<name>/-/<form>: views.VPCFormHref).
 	vpcForms := s.vpcForms(map[string]vpcForm{
-		"attach-interface":  s.vpcInterfaceAttach,
-		"claim-floating-ip": s.vpcFloatingIPClaim,
-		"create-subnet":     s.vpcSubnetCreate,
+		views.FormAttachInterface: s.vpcInterfaceAttach,
+		views.FormClaimFloatingIP: s.vpcFloatingIPClaim,
+		views.FormCreateSubnet:    s.vpcSubnetCreate,
 		// The destructive actions, each confirmed first on the page
 		// that vpcPages draws for it.
 		views.ConfirmDetach:       s.vpcInterfaceDetach,

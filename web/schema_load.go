@@ -42,7 +42,7 @@ func (s *Server) schemaLoad(w http.ResponseWriter, r *http.Request) {
 	branchName := branchInUse(r)
 	changes, err := s.loadSchema(r, branchName, name, text)
 	if err == nil {
-		href := views.BranchHref(schemaPath, branchName)
+		href := views.BranchHref(views.SchemaPath, branchName)
 		if err := s.putFlash(r.Context(), href, views.Flash{Message: loadedMessage(branchName, changes)}); err != nil {
 			s.serverError(w, r, err)
 			return

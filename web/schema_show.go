@@ -7,16 +7,13 @@ import (
 	"pivirt.hu/ipam/views"
 )
 
-// schemaPath is the schema page's path.
-const schemaPath = "/schema"
-
 // schemaShow answers GET /schema?branch=: the branch's schema of kinds, each
 // with its attributes and relationships, and the form that loads a schema
 // file on it (operators; tenants get the 404 page).
 func (s *Server) schemaShow(w http.ResponseWriter, r *http.Request) {
 	p := views.SchemaPageProps{}
 	var f views.Flash
-	if s.popFlash(r.Context(), views.BranchHref(schemaPath, branchInUse(r)), &f) {
+	if s.popFlash(r.Context(), views.BranchHref(views.SchemaPath, branchInUse(r)), &f) {
 		p.Flash = &f
 	}
 	s.renderSchema(w, r, http.StatusOK, p)

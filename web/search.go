@@ -3,7 +3,6 @@ package web
 import (
 	"errors"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -50,11 +49,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		}
 		first = n
 	}
-	opts := ipam.SearchOptions{First: first, Branch: on}
-	if s.numbers != nil {
-		opts.Finder = s.numbers
-	}
-	res, err := s.ipam.Search(r.Context(), actor, query, opts)
+	res, err := s.ipam.Search(r.Context(), actor, query, ipam.SearchOptions{First: first, Branch: on, Finder: s.numbers})
 	if errors.Is(err, refusal.ErrInvalid) {
 		p.Error = refusal.Classify(err).Message
 		s.render(w, r, http.StatusUnprocessableEntity, views.SearchPage(p))
@@ -69,14 +64,12 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		p.Rows = append(p.Rows, searchRow(actor, h))
 	}
 	if res.More && res.First < ipam.MaxSearchHits {
-		p.MoreHref = views.BranchHref("/search?"+url.Values{"q": {query}, "first": {strconv.Itoa(ipam.MaxSearchHits)}}.Encode(), on)
+		p.MoreHref = views.SearchHref(query, ipam.MaxSearchHits, on)
 	}
 	s.render(w, r, http.StatusOK, views.SearchPage(p))
 }
 
 // searchHref is the search page of query.
-func searchHref(query string) string { return "/search?" + url.Values{"q": {query}}.Encode() }
-
 // searchRow links a hit: to its page (an address's, views.AddressHref,
 // for an allocation and for an address of a pool the user may open), and
 // to the pool, VPC and subnet it lies in. A tenant opens no public pool's
@@ -96,14 +89,14 @@ func searchRow(actor auth.Actor, h ipam.SearchHit) views.SearchRow {
 		// namespace.
 		namespace = h.OwnerNamespace
 	}
-	vpc := vpcHref(ipam.VPC{Namespace: namespace, Name: h.VPC})
+	vpc := views.VPCHref(ipam.VPC{Namespace: namespace, Name: h.VPC})
 	subnet := views.SubnetHref(ipam.Subnet{Namespace: namespace, VPC: h.VPC, Name: h.Subnet})
 	row := views.SearchRow{Hit: h}
 	if h.Pool != "" && h.Kind != search.HitPool {
 		if mayOpenPool {
-			row.In = append(row.In, views.SearchLink{Label: h.Pool, Href: poolHref(pool)})
+			row.In = append(row.In, views.SearchLink{Label: h.Pool, Href: views.PoolHref(pool)})
 		} else {
-			row.In = append(row.In, views.SearchLink{Label: h.Pool, Href: searchHref(h.Pool)})
+			row.In = append(row.In, views.SearchLink{Label: h.Pool, Href: views.SearchHref(h.Pool, 0, "")})
 		}
 	}
 	if h.VPC != "" && h.Kind != search.HitVPC {
@@ -114,9 +107,9 @@ func searchRow(actor auth.Actor, h ipam.SearchHit) views.SearchRow {
 	}
 	switch h.Kind {
 	case search.HitPool:
-		row.Href = searchHref(h.CIDR.String())
+		row.Href = views.SearchHref(h.CIDR.String(), 0, "")
 		if mayOpenPool {
-			row.Href = poolHref(pool)
+			row.Href = views.PoolHref(pool)
 		}
 	case search.HitVPC:
 		row.Href = vpc
@@ -130,9 +123,9 @@ func searchRow(actor auth.Actor, h ipam.SearchHit) views.SearchRow {
 		case mayOpenPool:
 			row.Href = views.AddressHref(pool, h.Address)
 		case h.Pool != "":
-			row.Href = searchHref(h.CIDR.String())
+			row.Href = views.SearchHref(h.CIDR.String(), 0, "")
 		default:
-			row.Href = "/pools"
+			row.Href = views.PoolsPath
 		}
 	}
 	return row
@@ -145,16 +138,16 @@ func searchRow(actor auth.Actor, h ipam.SearchHit) views.SearchRow {
 func kindsRow(h ipam.SearchHit) views.SearchRow {
 	row := views.SearchRow{Hit: h}
 	object := func(o search.ObjectRef) views.SearchLink {
-		return views.SearchLink{Label: o.Kind + " " + o.Label, Href: objectHref(o.Kind, o.ID, o.Branch)}
+		return views.SearchLink{Label: o.Kind + " " + o.Label, Href: views.ObjectHref(o.Kind, o.ID, o.Branch)}
 	}
 	switch h.Kind {
 	case search.HitNumberPool:
-		row.Href = numberPoolHref(h.NumberPool.ID)
+		row.Href = views.NumberPoolHref(h.NumberPool.ID)
 	case search.HitNumber:
-		pool := views.BranchHref(numberPoolHref(h.NumberPool.ID), h.Object.Branch)
+		pool := views.BranchHref(views.NumberPoolHref(h.NumberPool.ID), h.Object.Branch)
 		row.In = append(row.In, views.SearchLink{Label: h.NumberPool.Name, Href: pool})
 		if h.Division.Label != "" {
-			row.Href = views.BranchHref(numberPoolHref(h.NumberPool.ID)+"?"+url.Values{"division": {h.Division.Key}}.Encode(), h.Object.Branch)
+			row.Href = views.BranchHref(views.DivisionHref(h.NumberPool.ID, h.Division.Key), h.Object.Branch)
 			row.In = append(row.In, views.SearchLink{Label: h.Division.Label, Href: row.Href})
 		} else {
 			row.Href = pool
@@ -165,8 +158,8 @@ func kindsRow(h ipam.SearchHit) views.SearchRow {
 		holder := object(h.Object)
 		row.Holder = &holder
 	case search.HitObject:
-		row.Href = objectHref(h.Object.Kind, h.Object.ID, h.Object.Branch)
-		row.In = append(row.In, views.SearchLink{Label: h.Object.Kind, Href: views.BranchHref("/objects/"+h.Object.Kind, h.Object.Branch)})
+		row.Href = views.ObjectHref(h.Object.Kind, h.Object.ID, h.Object.Branch)
+		row.In = append(row.In, views.SearchLink{Label: h.Object.Kind, Href: views.ObjectsHref(h.Object.Kind, "", 0, h.Object.Branch)})
 	}
 	return row
 }

@@ -16,6 +16,7 @@ import (
 
 	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/branch"
+	"pivirt.hu/ipam/internal/dashboard"
 	"pivirt.hu/ipam/internal/graphql"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/numbers"
@@ -26,12 +27,9 @@ import (
 // Config is what the server needs.
 type Config struct {
 	IPAM *ipam.Service
-	// Branches holds the branches, the schema of kinds and the objects of
-	// kinds, which the API serves per branch (/graphql/<branch>); with
-	// Numbers, leave it nil: it is Numbers.Branches().
-	Branches *branch.Service
-	// Numbers, when set, holds the number pools, which the API serves to
-	// operators (CoreNumberPool, from_pool, the pools' usage).
+	// Numbers holds the number pools, and through Numbers.Branches() the
+	// branches, the schema of kinds and the objects of kinds, which the
+	// console and the API serve per branch (/graphql/<branch>).
 	Numbers *numbers.Service
 	// Auth tells who signs in, and keeps the console's sessions.
 	Auth    *auth.Service
@@ -56,7 +54,6 @@ type Server struct {
 	metrics  http.Handler
 	ipam     *ipam.Service
 	branches *branch.Service
-	// numbers holds the number pools; nil when Config.Numbers is.
 	numbers  *numbers.Service
 	auth     *auth.Service
 	log      *slog.Logger
@@ -66,6 +63,8 @@ type Server struct {
 	sessions *scs.SessionManager
 	// trustedProxies are Config.TrustedProxies.
 	trustedProxies []netip.Prefix
+	// dashboards reads the home page's dashboard from ipam and numbers.
+	dashboards *dashboard.Service
 }
 
 // New returns the server's handler with every route and middleware.
@@ -83,23 +82,16 @@ func newServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Numbers != nil && cfg.Branches == nil {
-		cfg.Branches = cfg.Numbers.Branches()
+	if cfg.IPAM == nil || cfg.Numbers == nil || cfg.Auth == nil {
+		return nil, errors.New("web: Config.IPAM, Config.Numbers and Config.Auth are required")
 	}
-	if cfg.IPAM == nil || cfg.Branches == nil || cfg.Auth == nil {
-		return nil, errors.New("web: Config.IPAM, Config.Branches (or Config.Numbers) and Config.Auth are required")
-	}
-	s := &Server{ipam: cfg.IPAM, branches: cfg.Branches, numbers: cfg.Numbers, auth: cfg.Auth, log: cfg.Logger, version: cfg.Version, assets: assets,
+	s := &Server{ipam: cfg.IPAM, branches: cfg.Numbers.Branches(), numbers: cfg.Numbers, dashboards: dashboard.New(cfg.IPAM, cfg.Numbers), auth: cfg.Auth, log: cfg.Logger, version: cfg.Version, assets: assets,
 		trustedProxies: cfg.TrustedProxies, metrics: cfg.Metrics}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
 	s.sessions = s.newSessions(cfg.SecureCookies)
-	opts := []graphql.Option{graphql.WithRequestID(requestID)}
-	if cfg.Numbers != nil {
-		opts = append(opts, graphql.WithNumbers(cfg.Numbers))
-	}
-	if s.graphql, err = graphql.NewHandler(s.ipam, s.branches, s.authenticate, s.log, opts...); err != nil {
+	if s.graphql, err = graphql.NewHandler(s.ipam, s.numbers, s.authenticate, s.log, graphql.WithRequestID(requestID)); err != nil {
 		return nil, err
 	}
 	if !assets.Has(previewWasm) {

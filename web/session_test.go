@@ -19,7 +19,7 @@ import (
 // newConsole returns the handler of web.New on db.
 func newConsole(t *testing.T, db *store.DB) http.Handler {
 	t.Helper()
-	h, err := New(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Branches: testBranches(t, db), Logger: quietLogger, Version: "test"})
+	h, err := New(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Numbers: testNumbers(t, db), Logger: quietLogger, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestSessionCookie(t *testing.T) {
 	t.Parallel()
 	for _, secure := range []bool{false, true} {
 		db := pgtest.NewDB(t)
-		h, err := New(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Branches: testBranches(t, db), Logger: quietLogger, SecureCookies: secure})
+		h, err := New(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Numbers: testNumbers(t, db), Logger: quietLogger, SecureCookies: secure})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -347,7 +347,7 @@ func TestSessionOfUserCreatedAgain(t *testing.T) {
 func TestActorFrom(t *testing.T) {
 	t.Parallel()
 	db := pgtest.NewDB(t)
-	s, err := newServer(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Branches: testBranches(t, db), Logger: quietLogger})
+	s, err := newServer(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Numbers: testNumbers(t, db), Logger: quietLogger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,7 +438,7 @@ func TestGraphQLBySessionOrToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(svc.Close)
-	h, err := New(Config{Auth: auth.NewService(db), IPAM: svc, Branches: testBranches(t, db), Logger: quietLogger})
+	h, err := New(Config{Auth: auth.NewService(db), IPAM: svc, Numbers: testNumbers(t, db), Logger: quietLogger})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,5 +50,5 @@ func (s *Server) subnetDelete(w http.ResponseWriter, r *http.Request, v ipam.VPC
 		s.confirmRefused(w, r, err, s.subnetDeleteProps(r, v, name, ipam.Deletion{Addresses: d.Addresses}))
 		return
 	}
-	s.done(w, r, vpcHref(v), vpcDoneKey(v), "Subnet "+name+" deleted; "+count(d.Addresses, "address", "addresses")+" released.")
+	s.done(w, r, views.VPCHref(v), vpcDoneKey(v), "Subnet "+name+" deleted; "+count(d.Addresses, "address", "addresses")+" released.")
 }

@@ -34,7 +34,7 @@ func (s *Server) subnetShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	href := views.SubnetHref(d.Subnet)
-	p := views.SubnetPageProps{Shell: s.shell(r, d.Subnet.Name), Detail: d, Href: href, VPCHref: vpcHref(d.VPC), PoolHref: poolHref(d.Pool),
+	p := views.SubnetPageProps{Shell: s.shell(r, d.Subnet.Name), Detail: d, Href: href, VPCHref: views.VPCHref(d.VPC), PoolHref: views.PoolHref(d.Pool),
 		Chart: views.UsageChartProps{Chart: chart, Href: href}}
 	table, status, err := s.allocationTable(r, href, d.Pool, d.Subnet.CIDR, false, func(tq ipam.TableQuery) (ipam.AllocationTable, error) {
 		return s.ipam.SubnetTable(r.Context(), actor, d.Subnet, tq)

@@ -72,7 +72,7 @@ func TestUnavailableDatabasePage(t *testing.T) {
 	}
 	t.Cleanup(func() { db.Close() })
 	logs := &logBuffer{}
-	h, err := New(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Branches: testBranches(t, db), Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	h, err := New(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Numbers: testNumbers(t, db), Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,9 +8,6 @@ import (
 	"pivirt.hu/ipam/views"
 )
 
-// vpcsPath is the path of the VPC list, where a deleted VPC leads.
-const vpcsPath = "/vpcs"
-
 // vpcDeletionWords says what goes with a VPC: its subnets ("3 subnets")
 // and what is released ("24 addresses and its router uplink
 // 203.0.113.5").
@@ -62,5 +59,5 @@ func (s *Server) vpcDelete(w http.ResponseWriter, r *http.Request, v ipam.VPC) {
 		return
 	}
 	subnets, released := vpcDeletionWords(d)
-	s.done(w, r, vpcsPath, vpcsPath, "VPC "+v.Namespace+"/"+v.Name+" deleted, with "+subnets+"; "+released+" released.")
+	s.done(w, r, views.VPCsPath, views.VPCsPath, "VPC "+v.Namespace+"/"+v.Name+" deleted, with "+subnets+"; "+released+" released.")
 }

@@ -2,7 +2,6 @@ package web
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
 
 	"pivirt.hu/ipam/internal/ipam"
@@ -13,15 +12,21 @@ import (
 // which the user may see; the form is read.
 type vpcForm func(w http.ResponseWriter, r *http.Request, v ipam.VPC)
 
-// vpcForms answers POST /vpcs/<namespace>/<name>: one of the VPC page's
-// forms, named by its action field, each answered by its own handler
-// (routes.go lists them). A VPC the user may not see is not found,
-// whatever the form.
+// vpcForms answers POST /vpcs/<namespace>/<name>/-/<form>: one of the VPC
+// page's forms, each at its own path (views.VPCFormHref) and answered by
+// its own handler (routes.go lists them). A VPC the user may not see, or
+// a form that does not exist, is not found.
 func (s *Server) vpcForms(forms map[string]vpcForm) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		path, name, ok := vpcFormOf(r)
+		form, known := forms[name]
+		if !ok || !known {
+			s.notFound(w, r)
+			return
+		}
 		actor, _ := actorFrom(r.Context())
-		namespace, name := splitPath(r.PathValue("path"))
-		v, err := s.ipam.VPC(r.Context(), actor, namespace, name)
+		namespace, vpc := splitPath(path)
+		v, err := s.ipam.VPC(r.Context(), actor, namespace, vpc)
 		if err != nil {
 			s.failed(w, r, err)
 			return
@@ -29,14 +34,14 @@ func (s *Server) vpcForms(forms map[string]vpcForm) http.HandlerFunc {
 		if !readForm(w, r) {
 			return
 		}
-		action := r.PostFormValue("action")
-		form, ok := forms[action]
-		if !ok {
-			http.Error(w, "Unknown action "+strconv.Quote(action)+".", http.StatusBadRequest)
-			return
-		}
 		form(w, r, v)
 	}
+}
+
+// vpcFormOf cuts the path of a VPC form's post into the VPC's path
+// (<namespace>/<name>) and the form's name; false when it names no form.
+func vpcFormOf(r *http.Request) (path, form string, ok bool) {
+	return strings.Cut(r.PathValue("path"), views.ActionSeparator)
 }
 
 // formValue returns the form's field key, trimmed.
@@ -49,11 +54,11 @@ func formValue(r *http.Request, key string) string {
 // to it.
 func (s *Server) claimDone(w http.ResponseWriter, r *http.Request, v ipam.VPC, result views.ClaimResult) {
 	result.Predicted = formValue(r, "predicted")
-	if err := s.putFlash(r.Context(), vpcHref(v), result); err != nil {
+	if err := s.putFlash(r.Context(), views.VPCHref(v), result); err != nil {
 		s.serverError(w, r, err)
 		return
 	}
-	http.Redirect(w, r, vpcHref(v), http.StatusSeeOther)
+	http.Redirect(w, r, views.VPCHref(v), http.StatusSeeOther)
 }
 
 // claimRefused answers a claim form that err refused: the VPC page again,
@@ -78,7 +83,8 @@ func (s *Server) claimRefused(w http.ResponseWriter, r *http.Request, v ipam.VPC
 		s.serverError(w, r, err)
 		return
 	}
-	result := &views.ClaimResult{Form: r.PostFormValue("action"), Error: errs[""]}
+	_, form, _ := vpcFormOf(r)
+	result := &views.ClaimResult{Form: form, Error: errs[""]}
 	if result.Error == "" {
 		result.Error = "Nothing was done: correct the fields marked in the form."
 	}

@@ -88,5 +88,5 @@ func (s *Server) vpcInterfaceDetach(w http.ResponseWriter, r *http.Request, v ip
 	if released {
 		message = "Detached " + object + " from subnet " + subnet + "; " + address + " is free again."
 	}
-	s.done(w, r, vpcHref(v), vpcDoneKey(v), message)
+	s.done(w, r, views.VPCHref(v), vpcDoneKey(v), message)
 }

@@ -143,8 +143,8 @@ func TestDetachFromVPCPage(t *testing.T) {
 	if status, _ := c.get(t, "/vpcs/acme/prod/main?confirm=detach&address=10.42.1.2", c.gx); status != http.StatusNotFound {
 		t.Errorf("another tenant's confirmation = %d, want 404", status)
 	}
-	_, _, fields := enclosingForm(t, button(t, confirm, "confirm"))
-	if status, _, _ := c.post(t, "/vpcs/acme/prod/main", fields, c.gx); status != http.StatusNotFound || c.allocations(t) != 122 {
+	_, action, fields := enclosingForm(t, button(t, confirm, "confirm"))
+	if status, _, _ := c.post(t, action, fields, c.gx); status != http.StatusNotFound || c.allocations(t) != 122 {
 		t.Errorf("another tenant's detach = %d, want 404 and nothing released", status)
 	}
 
@@ -159,7 +159,7 @@ func TestDetachFromVPCPage(t *testing.T) {
 		t.Error("the flash shows again on reload")
 	}
 	// Posted again (a second tab): nothing to release, and the page says so.
-	_, _, page = c.postFollow(t, "/vpcs/acme/prod/main", fields, c.acme)
+	_, _, page = c.postFollow(t, action, fields, c.acme)
 	if want := "vm-000/0 was not attached any more: nothing was released."; page.text("flash") != want {
 		t.Errorf("detaching again: flash %q, want %q", page.text("flash"), want)
 	}
@@ -235,7 +235,7 @@ func TestDeleteSubnetFromVPCPage(t *testing.T) {
 	if status != http.StatusOK || confirm.text("refusal") != want || confirm.has("confirm") {
 		t.Errorf("the confirmation of web = %d, refusal %q, button %v; want %q and no button", status, confirm.text("refusal"), confirm.has("confirm"), want)
 	}
-	status, _, body = c.post(t, "/vpcs/acme/prod/main", url.Values{"action": {"delete-subnet"}, "subnet": {"web"}}, c.acme)
+	status, _, body = c.post(t, "/vpcs/acme/prod/main/-/delete-subnet", url.Values{"subnet": {"web"}}, c.acme)
 	if got := parseHTML(body).text("refusal"); status != http.StatusUnprocessableEntity || got != want {
 		t.Errorf("deleting web anyway = %d %q, want 422 %q", status, got, want)
 	}
@@ -244,7 +244,7 @@ func TestDeleteSubnetFromVPCPage(t *testing.T) {
 	if status != http.StatusOK || confirm.text("consequence") != "Deleting subnet db releases 2 addresses." || textOf(button(t, confirm, "confirm")) != "Delete subnet db" {
 		t.Fatalf("the confirmation of db = %d %q", status, confirm.text("consequence"))
 	}
-	if status, _, _ := c.post(t, "/vpcs/acme/prod/main", url.Values{"action": {"delete-subnet"}, "subnet": {"db"}}, c.gx); status != http.StatusNotFound {
+	if status, _, _ := c.post(t, "/vpcs/acme/prod/main/-/delete-subnet", url.Values{"subnet": {"db"}}, c.gx); status != http.StatusNotFound {
 		t.Errorf("another tenant's delete = %d, want 404", status)
 	}
 	status, _, page = c.confirm(t, confirm, c.acme)

@@ -2,14 +2,9 @@ package web
 
 import (
 	"net/http"
-	"net/url"
 
-	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/views"
 )
-
-// vpcHref is the console path of a VPC: /vpcs/<namespace>/<name>.
-func vpcHref(v ipam.VPC) string { return "/vpcs/" + v.Namespace + "/" + url.PathEscape(v.Name) }
 
 // vpcList answers GET /vpcs: the VPCs the user may see, read in a constant
 // number of statements.
@@ -22,11 +17,11 @@ func (s *Server) vpcList(w http.ResponseWriter, r *http.Request) {
 	}
 	rows := make([]views.VPCRow, len(sums))
 	for i, sum := range sums {
-		rows[i] = views.VPCRow{VPCSummary: sum, Href: vpcHref(sum.VPC)}
+		rows[i] = views.VPCRow{VPCSummary: sum, Href: views.VPCHref(sum.VPC)}
 	}
 	p := views.VPCsPageProps{Shell: s.shell(r, "VPCs"), Rows: rows}
 	var f views.Flash
-	if s.popFlash(r.Context(), vpcsPath, &f) {
+	if s.popFlash(r.Context(), views.VPCsPath, &f) {
 		p.Flash = &f
 	}
 	s.render(w, r, http.StatusOK, views.VPCsPage(p))

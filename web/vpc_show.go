@@ -49,7 +49,7 @@ func (s *Server) vpcPage(r *http.Request, o ipam.VPCOverview) (views.VPCPageProp
 	if err != nil {
 		return views.VPCPageProps{}, err
 	}
-	p := views.VPCPageProps{Shell: s.shell(r, o.VPC.Name), Overview: o, Href: vpcHref(o.VPC), PoolHref: poolHref(o.Pool), Claims: string(claims), History: history}
+	p := views.VPCPageProps{Shell: s.shell(r, o.VPC.Name), Overview: o, Href: views.VPCHref(o.VPC), PoolHref: views.PoolHref(o.Pool), Claims: string(claims), History: history}
 	p.Addresses, err = s.vpcAddresses(r, o, p.Href)
 	return p, err
 }

@@ -41,8 +41,7 @@ func TestCreateSubnetBySize(t *testing.T) {
 
 	post := func(form url.Values) (int, htmlPage) {
 		t.Helper()
-		form.Set("action", "create-subnet")
-		status, _, page := c.postFollow(t, "/vpcs/acme/prod/main", form, c.acme)
+		status, _, page := c.postFollow(t, "/vpcs/acme/prod/main/-/create-subnet", form, c.acme)
 		return status, page
 	}
 	// As predicted: the lowest free /24 is below web's 10.42.1.0/24.
@@ -152,8 +151,8 @@ func TestClaimAnswersWithARedirect(t *testing.T) {
 	if _, err := c.svc.CreateVPC(t.Context(), auth.System, ipam.CreateVPCInput{Namespace: "acme/prod", Name: "other", CIDR: "10.43.0.0/16"}); err != nil {
 		t.Fatal(err)
 	}
-	form := url.Values{"action": {"attach-interface"}, "subnet": {"web"}, "hostname": {"new-1"}, "nic": {""}, "predicted": {"10.42.1.122"}}
-	status, header, body := c.post(t, "/vpcs/acme/prod/main", form, c.acme)
+	form := url.Values{"subnet": {"web"}, "hostname": {"new-1"}, "nic": {""}, "predicted": {"10.42.1.122"}}
+	status, header, body := c.post(t, "/vpcs/acme/prod/main/-/attach-interface", form, c.acme)
 	if status != 303 || header.Get("Location") != "/vpcs/acme/prod/main" || parseHTML(body).has("claim-result") {
 		t.Fatalf("POST attach-interface = %d to %q, want 303 to /vpcs/acme/prod/main and no page", status, header.Get("Location"))
 	}
@@ -190,8 +189,8 @@ func TestClaimByHTMX(t *testing.T) {
 		}
 		return h
 	}
-	form := url.Values{"action": {"claim-floating-ip"}, "name": {"www"}, "zone": {"zone-a"}, "predicted": {"203.0.113.3"}}
-	status, header, _ := c.post(t, "/vpcs/acme/prod/main", form, htmx(c.acme))
+	form := url.Values{"name": {"www"}, "zone": {"zone-a"}, "predicted": {"203.0.113.3"}}
+	status, header, _ := c.post(t, "/vpcs/acme/prod/main/-/claim-floating-ip", form, htmx(c.acme))
 	if status != 303 || header.Get("Location") != "/vpcs/acme/prod/main" {
 		t.Fatalf("htmx POST claim-floating-ip = %d to %q, want 303 to the VPC page", status, header.Get("Location"))
 	}
@@ -201,7 +200,7 @@ func TestClaimByHTMX(t *testing.T) {
 		t.Errorf("htmx GET after the claim = %d, claimed %q", res.StatusCode, page.text("claimed-address"))
 	}
 	// A refused form is answered at once, 422, with the form.
-	status, _, body := c.post(t, "/vpcs/acme/prod/main", url.Values{"action": {"claim-floating-ip"}, "name": {"Bad"}, "zone": {"zone-a"}}, htmx(c.acme))
+	status, _, body := c.post(t, "/vpcs/acme/prod/main/-/claim-floating-ip", url.Values{"name": {"Bad"}, "zone": {"zone-a"}}, htmx(c.acme))
 	if page := parseHTML(body); status != 422 || !strings.HasPrefix(page.in("form-claim-floating-ip").text("error-name"), `Name "Bad" is not a valid name`) {
 		t.Errorf("htmx POST of a refused form = %d %q", status, page.in("form-claim-floating-ip").text("error-name"))
 	}

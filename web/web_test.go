@@ -14,6 +14,7 @@ import (
 	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/graphql"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/store"
 	"pivirt.hu/ipam/static"
@@ -45,7 +46,7 @@ func realAssets(t *testing.T) *Assets {
 func newHandler(t *testing.T) http.Handler {
 	t.Helper()
 	db := pgtest.NewDB(t)
-	h, err := New(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Branches: testBranches(t, db), Logger: quietLogger, Version: "test"})
+	h, err := New(Config{Auth: auth.NewService(db), IPAM: testIPAM(t, db), Numbers: testNumbers(t, db), Logger: quietLogger, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,16 +68,16 @@ func testIPAM(t *testing.T, db *store.DB) *ipam.Service {
 	return svc
 }
 
-// testBranches returns a branch service on db, guarded as ipam serve's
-// is.
-func testBranches(tb testing.TB, db *store.DB) *branch.Service {
+// testNumbers returns a number service on db, its branches guarded as
+// ipam serve's are: what every server needs (Config.Numbers).
+func testNumbers(tb testing.TB, db *store.DB) *numbers.Service {
 	tb.Helper()
-	branches, err := branch.New(tb.Context(), branch.Config{DB: db, Logger: quietLogger, Guard: branch.SchemaGuard(graphql.CheckSchema)})
+	nums, err := numbers.New(tb.Context(), numbers.Config{DB: db, Logger: quietLogger, Branch: branch.Config{Guard: branch.SchemaGuard(graphql.CheckSchema)}})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(branches.Close)
-	return branches
+	tb.Cleanup(nums.Close)
+	return nums
 }
 
 // do serves one request through h and returns the recorded response.

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"pivirt.hu/ipam/internal/auth"
-	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/graphql"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/store"
 )
 
@@ -136,14 +136,14 @@ func postGraphQL(ctx context.Context, h http.Handler, query string, vars map[str
 // made as the bench's operator, and what closes it.
 func operatorAPI(ctx context.Context, db *store.DB, svc *ipam.Service) (http.Handler, func(), error) {
 	quiet := slog.New(slog.DiscardHandler)
-	branches, err := branch.New(ctx, branch.Config{DB: db, Logger: quiet})
+	pools, err := numbers.New(ctx, numbers.Config{DB: db, Logger: quiet})
 	if err != nil {
 		return nil, nil, err
 	}
-	h, err := graphql.NewHandler(svc, branches, func(*http.Request) (auth.Actor, error) { return operator, nil }, quiet)
+	h, err := graphql.NewHandler(svc, pools, func(*http.Request) (auth.Actor, error) { return operator, nil }, quiet)
 	if err != nil {
-		branches.Close()
+		pools.Close()
 		return nil, nil, err
 	}
-	return h, branches.Close, nil
+	return h, pools.Close, nil
 }

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"pivirt.hu/ipam/internal/auth"
-	"pivirt.hu/ipam/internal/branch"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/numbers"
 	"pivirt.hu/ipam/internal/store"
@@ -102,7 +101,7 @@ func page(ctx context.Context, cfg config, dsn string) (pageResult, error) {
 // sign-in form, which times the handler and returns the body's size, and
 // what closes the console. With nums the console has number pools (and
 // its search finds objects of kinds); without, it starts its own service
-// of branches.
+// of number pools.
 func signedInConsole(ctx context.Context, db *store.DB, svc *ipam.Service, nums *numbers.Service) (get func(path string) (time.Duration, int, error), closeConsole func(), err error) {
 	getBody, closeConsole, err := signedInConsoleBody(ctx, db, svc, nums)
 	if err != nil {
@@ -121,11 +120,11 @@ func signedInConsoleBody(ctx context.Context, db *store.DB, svc *ipam.Service, n
 	cfg := web.Config{IPAM: svc, Numbers: nums, Auth: users, Logger: quiet, Version: "ipambench"}
 	closeBranches := func() {}
 	if nums == nil {
-		branches, err := branch.New(ctx, branch.Config{DB: db, Logger: quiet})
+		own, err := numbers.New(ctx, numbers.Config{DB: db, Logger: quiet})
 		if err != nil {
 			return nil, nil, err
 		}
-		cfg.Branches, closeBranches = branches, branches.Close
+		cfg.Numbers, closeBranches = own, own.Close
 	}
 	h, err := web.New(cfg)
 	if err != nil {

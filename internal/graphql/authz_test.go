@@ -163,7 +163,7 @@ func newAuthzEnv(t *testing.T) *authzEnv {
 		t.Fatal(err)
 	}
 	users := auth.NewService(e.db)
-	h, err := NewHandler(e.svc, e.branches, tokenAuthenticate(users), e.logger, WithNumbers(e.pools))
+	h, err := NewHandler(e.svc, e.pools, tokenAuthenticate(users), e.logger)
 	if err != nil {
 		t.Fatal(err)
 	}

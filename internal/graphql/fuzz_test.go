@@ -166,7 +166,7 @@ func newFuzzEnv(tb testing.TB) *env {
 		tb.Fatal(err)
 	}
 	pools := newPools(tb, db, url, logger)
-	h, err := NewHandler(svc, pools.Branches(), testAuthenticate, logger, WithNumbers(pools))
+	h, err := NewHandler(svc, pools, testAuthenticate, logger)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -49,7 +49,8 @@ type handler struct {
 	log          *slog.Logger
 	timeout      time.Duration
 	requestID    func(context.Context) string
-	// pools serves the number pools; nil when the API has none.
+	// pools serves the number pools, and finds them and their numbers
+	// for the search.
 	pools *numbers.Service
 }
 
@@ -64,33 +65,29 @@ func WithRequestID(id func(context.Context) string) Option {
 	return func(h *handler) { h.requestID = id }
 }
 
-// WithNumbers serves the number pools of pools to operators: the kind
-// CoreNumberPool with its query and mutations, from_pool on the inputs of
-// Number attributes, and the queries of pools' usage
-// (InfrahubNumberPoolDivisions and the rest). The handler's branches must
-// be pools.Branches(), which keeps the pools' records of every change.
-// Without it, the API has no number pools.
-func WithNumbers(pools *numbers.Service) Option {
-	return func(h *handler) { h.pools = pools }
-}
-
 // NewHandler returns the handler of the GraphQL API over svc (the IPAM
-// part) and branches (the branches, the schema of kinds and the objects of
-// kinds). Mount it at /graphql and /graphql/{branch...}: it answers POST
-// requests with a JSON body {query, variables, operationName} on the branch
-// the path value "branch" names, main when there is none. An unknown
-// branch is answered 404 with the code NOT_FOUND, before the body is read.
-func NewHandler(svc *ipam.Service, branches *branch.Service, authenticate Authenticate, logger *slog.Logger, opts ...Option) (http.Handler, error) {
-	if svc == nil || branches == nil || authenticate == nil {
+// part) and pools: the number pools, served to operators (the kind
+// CoreNumberPool with its query and mutations, from_pool on the inputs of
+// Number attributes, the queries of pools' usage such as
+// InfrahubNumberPoolDivisions), and through pools.Branches(), which keeps
+// the pools' records of every change, the branches, the schema of kinds
+// and the objects of kinds. Mount it at /graphql and /graphql/{branch...}:
+// it answers POST requests with a JSON body {query, variables,
+// operationName} on the branch the path value "branch" names, main when
+// there is none. An unknown branch is answered 404 with the code
+// NOT_FOUND, before the body is read.
+func NewHandler(svc *ipam.Service, pools *numbers.Service, authenticate Authenticate, logger *slog.Logger, opts ...Option) (http.Handler, error) {
+	if svc == nil || pools == nil || authenticate == nil {
 		return nil, errors.New("graphql: the services and an authenticator are required")
 	}
 	if logger == nil {
 		logger = slog.Default()
 	}
-	h := &handler{authenticate: authenticate, log: logger, timeout: requestTimeout}
+	h := &handler{authenticate: authenticate, log: logger, timeout: requestTimeout, pools: pools}
 	for _, o := range opts {
 		o(h)
 	}
+	branches := pools.Branches()
 	ipamSchema, err := newIPAMSchema(svc)
 	if err != nil {
 		return nil, fmt.Errorf("graphql: unable to build the schema: %w", err)
@@ -113,7 +110,7 @@ type requestState struct {
 	// of the schema of kinds and of objects act.
 	branch string
 	// finder finds number pools, numbers and objects of kinds for the
-	// search; nil without number pools (WithNumbers).
+	// search.
 	finder  search.Finder
 	id      string
 	log     *slog.Logger
@@ -170,10 +167,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, e.status(), map[string]any{"errors": []responseError{{Message: e.message, Extensions: e.Extensions()}}})
 		return
 	}
-	st.actor = actor
-	if h.pools != nil {
-		st.finder = h.pools
-	}
+	st.actor, st.finder = actor, h.pools
 	if st.branch = r.PathValue("branch"); st.branch == "" {
 		st.branch = branch.Main
 	}

@@ -215,7 +215,7 @@ func TestHTTP(t *testing.T) {
 // another reason than credentials is answered as an internal error.
 func TestAuthenticatorFailure(t *testing.T) {
 	e := newEnv(t)
-	h, err := NewHandler(e.svc, e.branches, func(*http.Request) (auth.Actor, error) {
+	h, err := NewHandler(e.svc, e.pools, func(*http.Request) (auth.Actor, error) {
 		return auth.Actor{}, errors.New("pq: connection refused")
 	}, e.logger)
 	if err != nil {

@@ -63,9 +63,9 @@ func filterable(k schema.AttributeKind) bool {
 	return false
 }
 
-// kindsCommonTypes are the types every schema of kinds uses; with pools,
-// a Number attribute's inputs take from_pool.
-func kindsCommonTypes(pools bool) string {
+// kindsCommonTypes are the types every schema of kinds uses; a Number
+// attribute's inputs take from_pool.
+func kindsCommonTypes() string {
 	var b strings.Builder
 	b.WriteString(`
 "Any JSON value: the value of a List, JSON or Any attribute."
@@ -80,9 +80,7 @@ input RelatedNodeInput {
 input DeleteInput {
 	id: ID!
 }
-`)
-	if pools {
-		b.WriteString(`
+
 "The number pool a Number attribute takes its value from (from_pool): the pool's lowest free number in the object's division, as the write leaves the object."
 input GenericPoolInput {
 	"The pool's id."
@@ -91,11 +89,10 @@ input GenericPoolInput {
 	identifier: String
 }
 `)
-	}
 	for _, k := range attributeKindOrder {
 		t := attributeTypes[k]
 		fromPool := map[string]string{}
-		if pools && k == schema.Number {
+		if k == schema.Number {
 			fromPool["Create"] = "\t" + gqlString("A pool to take the value from, when value is not given.") + "\n\tfrom_pool: GenericPoolInput\n"
 			fromPool["Update"] = "\t" + gqlString("A pool to take the value from: an object that holds a number keeps it; with value: null, it is given the lowest free number of its division as the update leaves it, and its old number is freed.") + "\n\tfrom_pool: GenericPoolInput\n"
 		}
@@ -110,10 +107,10 @@ input GenericPoolInput {
 }
 
 // addKindsCommon adds the types every schema of kinds uses, with the
-// resolvers of the attributes' values; with pools, a Number attribute's
-// inputs take from_pool.
-func addKindsCommon(b *engine.Builder, pools bool) {
-	b.Types("kinds", kindsCommonTypes(pools))
+// resolvers of the attributes' values; a Number attribute's inputs take
+// from_pool.
+func addKindsCommon(b *engine.Builder) {
+	b.Types("kinds", kindsCommonTypes())
 	for _, t := range attributeTypes {
 		properties(b, t.name, map[string]func(attributeValue) any{"value": func(v attributeValue) any { return v.value }})
 	}
@@ -128,8 +125,7 @@ type attributeValue struct{ value any }
 type kindsPart struct {
 	b        *engine.Builder
 	branches *branch.Service
-	// pools fills the attributes given from_pool; nil when the API serves
-	// no number pools.
+	// pools fills the attributes given from_pool.
 	pools *numbers.Service
 	kinds schema.Schema
 	// implements lists, for each node, the generics it inherits from,

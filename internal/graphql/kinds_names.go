@@ -47,10 +47,8 @@ func kindNames(k schema.Kind) []apiName {
 }
 
 // ownNames returns the names the API takes whatever the schema of kinds:
-// the IPAM part's, the branches', the schema's, the number pools' (taken
-// even by a handler that serves no pools, so that a schema of kinds ipam
-// serve accepts is one every handler serves), GraphQL's own. Only the
-// names are read: no resolver runs, so no service is needed.
+// the IPAM part's, the branches', the schema's, the number pools',
+// GraphQL's own. Only the names are read: no resolver runs, so no service is needed.
 var ownNames = sync.OnceValues(func() (map[string]string, error) {
 	s, err := operatorBuilder(nil, nil, &numbers.Service{}, schema.Schema{}).Build()
 	if err != nil {

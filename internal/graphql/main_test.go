@@ -83,7 +83,7 @@ func newEnv(t *testing.T) *env {
 	}
 	t.Cleanup(svc.Close)
 	pools := newPools(t, db, url, logger)
-	h, err := NewHandler(svc, pools.Branches(), testAuthenticate, logger, WithNumbers(pools))
+	h, err := NewHandler(svc, pools, testAuthenticate, logger)
 	if err != nil {
 		t.Fatal(err)
 	}

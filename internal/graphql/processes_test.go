@@ -55,7 +55,7 @@ func (e *env) sibling() *env {
 	}
 	e.t.Cleanup(svc.Close)
 	pools := newPools(e.t, e.db, e.url, e.logger)
-	h, err := NewHandler(svc, pools.Branches(), testAuthenticate, e.logger, WithNumbers(pools))
+	h, err := NewHandler(svc, pools, testAuthenticate, e.logger)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func newIPAMSchema(svc *ipam.Service) (*engine.Schema, error) {
 
 // newOperatorSchema builds the schema operators are served on a branch
 // whose schema of kinds is kinds: the IPAM part, the branches, the schema
-// of kinds, the number pools when pools is not nil, and the types, queries
+// of kinds, the number pools, and the types, queries
 // and mutations generated from kinds, which act on the branch of the
 // request through branches (and pools, for from_pool). A schema of kinds
 // whose names collide with the API's (CheckSchema) does not build.
@@ -43,8 +43,7 @@ func newOperatorSchema(svc *ipam.Service, branches *branch.Service, pools *numbe
 	return operatorBuilder(svc, branches, pools, kinds).Build()
 }
 
-// operatorBuilder assembles the parts of the schema operators are served;
-// the number pools' when pools is not nil.
+// operatorBuilder assembles the parts of the schema operators are served.
 func operatorBuilder(svc *ipam.Service, branches *branch.Service, pools *numbers.Service, kinds schema.Schema) *engine.Builder {
 	b := engine.NewBuilder()
 	for _, add := range families {
@@ -52,10 +51,8 @@ func operatorBuilder(svc *ipam.Service, branches *branch.Service, pools *numbers
 	}
 	addBranches(b, branches)
 	addSchemaOfKinds(b, branches)
-	addKindsCommon(b, pools != nil)
-	if pools != nil {
-		addNumberPools(b, pools)
-	}
+	addKindsCommon(b)
+	addNumberPools(b, pools)
 	addKinds(b, branches, pools, kinds)
 	return b
 }

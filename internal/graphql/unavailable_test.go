@@ -46,7 +46,7 @@ func checkUnavailable(t *testing.T, res result) {
 // reach the database is answered 503 UNAVAILABLE, retryable.
 func TestUnavailableAuthenticator(t *testing.T) {
 	e := newEnv(t)
-	h, err := NewHandler(e.svc, e.branches, func(*http.Request) (auth.Actor, error) {
+	h, err := NewHandler(e.svc, e.pools, func(*http.Request) (auth.Actor, error) {
 		return auth.Actor{}, fmt.Errorf("store: unable to look up a token: %w", store.ErrUnavailable)
 	}, e.logger)
 	if err != nil {
@@ -80,7 +80,7 @@ func TestUnavailableDatabase(t *testing.T) {
 	}
 	t.Cleanup(svc.Close)
 	pools := newPools(t, db, "", e.logger)
-	h, err := NewHandler(svc, pools.Branches(), testAuthenticate, e.logger, WithNumbers(pools))
+	h, err := NewHandler(svc, pools, testAuthenticate, e.logger)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,8 @@ const MaxChangesCounted = 100_000
 // recentChanges is how many changes the dashboard lists.
 const recentChanges = 10
 
-// Dashboard returns the dashboard of the actor as of now: the pools and
+// Dashboard returns the IP half of the actor's dashboard as of now
+// (internal/dashboard composes it with the number pools'): the pools and
 // subnets of Usages (an operator's every one; a tenant's VPCs, as their
 // private pools, and subnets) with their forecasts (UsageTrends), ordered
 // by forecast.CompareUrgency, the first histories of them (all when

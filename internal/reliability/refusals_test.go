@@ -214,8 +214,8 @@ func TestStatementTimeout(t *testing.T) {
 	refused(t, client, base, token, "attachInterface behind a lock", attachInterface, map[string]any{"vm": "vm-1"})
 	refused(t, client, base, token, "claimFloatingIp behind a lock", claimFloatingIP, map[string]any{"name": "fip-1"})
 	must(t, client, base, token, readVPC, nil, "", nil)
-	consoleUnavailable(t, console, base, "/vpcs/acme/prod/main", url.Values{
-		"action": {"attach-interface"}, "subnet": {"web"}, "hostname": {"console-1"}, "nic": {"0"}})
+	consoleUnavailable(t, console, base, "/vpcs/acme/prod/main/-/attach-interface", url.Values{
+		"subnet": {"web"}, "hostname": {"console-1"}, "nic": {"0"}})
 	if err := lock.Rollback(); err != nil {
 		t.Fatal(err)
 	}
@@ -277,8 +277,8 @@ func TestDiskFull(t *testing.T) {
 	refused(t, client, base, token, "attachInterface on a full disk", attachInterface, map[string]any{"vm": "vm-1"})
 	refused(t, client, base, token, "claimFloatingIp on a full disk", claimFloatingIP, map[string]any{"name": "fip-1"})
 	refused(t, client, base, token, "createVpc with an uplink on a full disk", createVPC, map[string]any{"name": "edge", "cidr": "10.43.0.0/16", "zone": "zone-a"})
-	consoleUnavailable(t, console, base, "/vpcs/acme/prod/main", url.Values{
-		"action": {"attach-interface"}, "subnet": {"web"}, "hostname": {"console-1"}, "nic": {"0"}})
+	consoleUnavailable(t, console, base, "/vpcs/acme/prod/main/-/attach-interface", url.Values{
+		"subnet": {"web"}, "hostname": {"console-1"}, "nic": {"0"}})
 	checkUnchanged(t, admin, before)
 	checkLogged(t, p, "No space left on device")
 
