@@ -3,7 +3,6 @@ package numbers
 import (
 	"errors"
 	"pivirt.hu/ipam/internal/refusal"
-	"pivirt.hu/ipam/internal/usage"
 	"reflect"
 	"testing"
 
