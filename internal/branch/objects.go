@@ -632,18 +632,7 @@ func (n *nodeKind) missing(data map[string]json.RawMessage) []error {
 // branch point holds none of those it takes anew (on a branch other than
 // main). before is the version the branch showed (nil for a new object).
 func (s *Service) writeVersion(ctx context.Context, tx *store.Tx, st *branchState, n *nodeKind, before *store.ObjectRow, w store.VersionWrite) error {
-	var old []store.UniqueValue
-	if before != nil && before.BranchID == st.row.ID {
-		w.Prev = before.FromSeq
-		if !before.Deleted {
-			old = n.uniqueValues(before.Data)
-		}
-	}
-	var now []store.UniqueValue
-	if !w.Deleted {
-		now = n.uniqueValues(w.Data)
-	}
-	w.Drop, w.Add = uniqueChanges(old, now)
+	n.replaces(st, before, &w)
 	if !st.row.View().OnMain() && len(w.Add) > 0 {
 		if err := s.checkMainAtPoint(ctx, tx, st, n, w.ID, w.Data, w.Add); err != nil {
 			return err
@@ -666,6 +655,25 @@ func (s *Service) writeVersion(ctx context.Context, tx *store.Tx, st *branchStat
 		others = append(others, h.Object)
 	}
 	return uniqueConflict(n, refused[0].Constraint, others)
+}
+
+// replaces sets in w what it replaces of before, the version of the
+// object the branch showed (nil for a new object): the branch's own
+// version it follows (Prev), and the unique values it gives up and takes
+// anew (Drop, Add).
+func (n *nodeKind) replaces(st *branchState, before *store.ObjectRow, w *store.VersionWrite) {
+	var old []store.UniqueValue
+	if before != nil && before.BranchID == st.row.ID {
+		w.Prev = before.FromSeq
+		if !before.Deleted {
+			old = n.uniqueValues(before.Data)
+		}
+	}
+	var now []store.UniqueValue
+	if !w.Deleted {
+		now = n.uniqueValues(w.Data)
+	}
+	w.Drop, w.Add = uniqueChanges(old, now)
 }
 
 // uniqueChanges returns the constraints whose value old holds and now does

@@ -141,18 +141,7 @@ func (s *Service) storeInOneStatement(ctx context.Context, st *branchState, acto
 // before, nil for a new object), and makes it in one statement; the
 // process's views of number pools are told of the numbers it freed.
 func (s *Service) writeInOneStatement(ctx context.Context, st *branchState, n *nodeKind, before *store.ObjectRow, w store.ObjectWrite) error {
-	var old []store.UniqueValue
-	if before != nil && before.BranchID == st.row.ID {
-		w.Prev = before.FromSeq
-		if !before.Deleted {
-			old = n.uniqueValues(before.Data)
-		}
-	}
-	var now []store.UniqueValue
-	if !w.Deleted {
-		now = n.uniqueValues(w.Data)
-	}
-	w.Drop, w.Add = uniqueChanges(old, now)
+	n.replaces(st, before, &w.VersionWrite)
 	w.View, w.SchemaSeq, w.Kinds = st.row.View(), st.row.SchemaSeq, n.ancestry
 	if !w.View.OnMain() {
 		w.AtPoint = n.valueDocs(w.Data, w.Add)
