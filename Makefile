@@ -15,7 +15,7 @@ WASM := static/wasm/preview.wasm
 WASM_SOURCES := $(shell find internal/candidates wasm -name '*.go' ! -name '*_test.go')
 GO_DIRS := cmd internal web views wasm static e2e
 LISTEN ?= 127.0.0.1:8080
-TEST_TIMEOUT ?= 12m
+TEST_TIMEOUT ?= 20m
 FUZZTIME ?= 30s
 # SOAK: how long make soak runs the load test; SOAK_TIMEOUT bounds it.
 SOAK ?= 10m
