@@ -43,13 +43,13 @@ func TestStatementsPerClaim(t *testing.T) {
 	if _, err := svc.CreateObject(ctx, operator, branch.Main, "IpamVLAN", vlan("warm", nil), []FromPool{{Attribute: "vlan_id", Pool: p.ID}}); err != nil {
 		t.Fatal(err)
 	}
-	statements := func(what string, want int64, op func() error) {
+	statements := func(what string, want int64, op func() error, orAfterOneMoreRace ...bool) {
 		t.Helper()
 		before := proxy.Statements()
 		if err := op(); err != nil {
 			t.Fatal(err)
 		}
-		if got := proxy.Statements() - before; got != want {
+		if got := proxy.Statements() - before; got != want && (len(orAfterOneMoreRace) == 0 || got != want+2) {
 			t.Errorf("%s: %d statements, want %d", what, got, want)
 		}
 	}
@@ -73,11 +73,15 @@ func TestStatementsPerClaim(t *testing.T) {
 	})
 	// A number another process took: the statement claims it, finds it
 	// taken, and is made again with the next (the conflict read between).
+	// On a loaded machine the notification of the deletion above may
+	// reach svc's view after its first lost race and free that number in
+	// it again: one more race lost, two statements more (seen once in
+	// CI; the database decides every claim either way).
 	if _, err := e.svc.CreateObject(ctx, operator, branch.Main, "IpamVLAN", vlan("elsewhere", nil), []FromPool{{Attribute: "vlan_id", Pool: p.ID}}); err != nil {
 		t.Fatal(err)
 	}
 	statements("a VLAN from the pool, its first number taken elsewhere", 3, func() error {
 		_, err := svc.CreateObject(ctx, operator, branch.Main, "IpamVLAN", vlan("raced", nil), []FromPool{{Attribute: "vlan_id", Pool: p.ID}})
 		return err
-	})
+	}, true)
 }
