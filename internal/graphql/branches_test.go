@@ -193,6 +193,11 @@ func TestMergeConflicts(t *testing.T) {
 				t.Errorf("Branch%s refused %q, which does not say %q", op, refusal.Message, w)
 			}
 		}
+		// Not as it once read, by id alone and with neither value:
+		// "IpamVLAN 01a23463-8359-7000-ac1b-f33937723dc7: name changed on both sides".
+		if bare := "IpamVLAN " + v1 + ": name changed on both sides"; strings.Contains(refusal.Message, bare) {
+			t.Errorf("Branch%s refused %q, which names the VLAN by its id alone (%q)", op, refusal.Message, bare)
+		}
 	}
 	if got := e.names("IpamVLAN"); !slices.Equal(got, []string{"users-main", "voice"}) {
 		t.Errorf("after the refused merge, main shows %q", got)
