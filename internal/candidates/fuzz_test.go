@@ -261,6 +261,10 @@ func FuzzParsePool(f *testing.F) {
 	f.Add("2001:db8::/64", "::1", "", "")
 	f.Add("10.0.0.0/31", "10.0.0.1", "10.0.0.0 - 10.0.0.1", "10.0.0.0/32")
 	f.Add("0.0.0.0/0", "", "-", "/")
+	f.Add("fd12:3456:789a::/48", "fd12:3456:789a::1", "fd12:3456:789a::2-fd12:3456:789a::9,fd12:3456:789a:ffff:ffff:ffff:ffff:ffff", "fd12:3456:789a:1::/64")
+	f.Add("2001:DB8:0::/32", "2001:db8::0:1", "10.0.0.1,2001:db8::9-2001:db8::1", "2001:db8::/33")
+	f.Add("2001:db8::/127", "2001:db8::", "fe80::1%eth0", "2001:db8::1/128")
+	f.Add("::/8", "::", "::ffff:10.0.0.1", "::/0")
 	f.Fuzz(func(t *testing.T, cidr, gateway, exclude, within string) {
 		spec := PoolSpec{CIDR: cidr, Gateway: gateway}
 		if exclude != "" {
@@ -274,7 +278,7 @@ func FuzzParsePool(f *testing.F) {
 		if p.Prefix.String() != cidr || p.Prefix.Bits() < MinPoolBits {
 			t.Errorf("ParsePool accepted cidr %q as %s", cidr, p.Prefix)
 		}
-		if p.Gateway.IsValid() && (!p.Prefix.Contains(p.Gateway) || hostAddressProblem(p.Gateway, p.Prefix) != "") {
+		if p.Gateway.IsValid() && (p.Gateway.String() != gateway || !p.Prefix.Contains(p.Gateway) || hostAddressProblem(p.Gateway, p.Prefix) != "") {
 			t.Errorf("ParsePool accepted gateway %s for %s", p.Gateway, p.Prefix)
 		}
 		for _, r := range p.Exclude.Ranges() {
@@ -313,6 +317,9 @@ func FuzzParseRangeList(f *testing.F) {
 	f.Add("10.0.0.9-10.0.0.2,x")
 	f.Add(" 10.0.0.1 - 10.0.0.3 ,,")
 	f.Add("::1,1.2.3.4-1.2.3.4")
+	f.Add("2001:db8::5-2001:db8::9,10.0.0.1,2001:db8::a")
+	f.Add("2001:DB8::1, 2001:db8::2 - 2001:db8::3")
+	f.Add("fe80::1%eth0,::-10.0.0.1,ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff")
 	f.Fuzz(func(t *testing.T, list string) {
 		got, errGot := ParseRangeList("taken", list)
 		var entries []string
