@@ -191,11 +191,12 @@ func FuzzSpace(f *testing.F) {
 	})
 }
 
-// FuzzFreePrefixes checks FreePrefixes against a brute-force model: every
-// aligned block of a small parent is tested against every used prefix with
-// netip.Prefix.Overlaps, and the free ones, lowest first, must be the
-// answer. The used prefixes come in any order, overlap, keep their host
-// bits, stick out of the parent or cover it, and some are IPv6 or invalid.
+// FuzzFreePrefixes checks FreePrefixes and FreePrefixCount against a
+// brute-force model: every aligned block of a small parent is tested
+// against every used prefix with netip.Prefix.Overlaps, and the free ones,
+// lowest first, must be the answer, and their number the count. The used
+// prefixes come in any order, overlap, keep their host bits, stick out of
+// the parent or cover it, and some are IPv6 or invalid.
 func FuzzFreePrefixes(f *testing.F) {
 	f.Add(uint32(0x0a2a0000), uint8(4), uint8(10), uint8(4), []byte{0, 0, 16, 0x40, 0, 15, 0x20, 0x10, 17})
 	f.Add(uint32(0x0a2a0777), uint8(0), uint8(4), uint8(255), []byte{0x80, 0, 14, 0, 0, 9})
@@ -230,14 +231,21 @@ func FuzzFreePrefixes(f *testing.F) {
 		usedCopy := slices.Clone(used)
 
 		var model []netip.Prefix
+		free := 0
 		if bits >= pbits && bits <= 32 && count >= 1 {
 			model = []netip.Prefix{}
 			step := uint64(1) << (32 - bits)
-			for v := uint64(lo); v <= uint64(hi) && len(model) < count; v += step {
+			for v := uint64(lo); v <= uint64(hi); v += step {
 				block := netip.PrefixFrom(addr(ip4(v)), bits)
 				if !slices.ContainsFunc(used, block.Overlaps) {
-					model = append(model, block)
+					free++
+					if len(model) < count {
+						model = append(model, block)
+					}
 				}
+			}
+			if got := FreePrefixCount(parent, used, bits); got != CountOf(uint64(free)) {
+				t.Fatalf("FreePrefixCount(%s, %v, %d) = %s, want %d", parent, used, bits, got, free)
 			}
 		}
 

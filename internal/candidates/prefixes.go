@@ -122,9 +122,6 @@ func freePrefixes6(parent netip.Prefix, used []netip.Prefix, bits, count int) []
 	return out
 }
 
-// or returns the bits of v or w.
-func (v ip6) or(w ip6) ip6 { return ip6{v.hi | w.hi, v.lo | w.lo} }
-
 // FreePrefixCount returns how many prefixes of length bits inside parent
 // overlap none of used (as FreePrefixes takes them), exactly: what a
 // prefix that hands out prefixes of one length has left.
@@ -163,9 +160,6 @@ func as6(p netip.Prefix) netip.Prefix {
 	}
 	return p.Masked()
 }
-
-// andNot returns the bits of v not in w.
-func (v ip6) andNot(w ip6) ip6 { return ip6{v.hi &^ w.hi, v.lo &^ w.lo} }
 
 // shiftRight returns c shifted right by n bits.
 func (c Count) shiftRight(n int) Count { return Count(ip6(c).shiftRight(n)) }
