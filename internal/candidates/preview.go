@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strings"
 )
 
 // MaxPreviewNext bounds PreviewInput.Next.
@@ -34,17 +35,21 @@ type PreviewInput struct {
 	Map bool `json:"map,omitempty"`
 }
 
-// PreviewOutput answers a PreviewInput.
+// PreviewOutput answers a PreviewInput. Size and Free are exact for an
+// IPv4 pool and math.MaxInt when they are more (an IPv6 pool);
+// SizeCount and FreeCount are exact for both.
 type PreviewOutput struct {
-	Valid   bool          `json:"valid"`
-	Errors  Errors        `json:"errors,omitempty"`
-	Size    int           `json:"size"`
-	Free    int           `json:"free"`
-	First   *netip.Addr   `json:"first,omitempty"` // lowest free candidate
-	Last    *netip.Addr   `json:"last,omitempty"`  // highest free candidate
-	Next    []netip.Addr  `json:"next,omitempty"`
-	Explain []Explanation `json:"explain,omitempty"`
-	Map     *AddressMap   `json:"map,omitempty"`
+	Valid     bool          `json:"valid"`
+	Errors    Errors        `json:"errors,omitempty"`
+	Size      int           `json:"size"`
+	Free      int           `json:"free"`
+	SizeCount *Figure       `json:"sizeCount,omitempty"`
+	FreeCount *Figure       `json:"freeCount,omitempty"`
+	First     *netip.Addr   `json:"first,omitempty"` // lowest free candidate
+	Last      *netip.Addr   `json:"last,omitempty"`  // highest free candidate
+	Next      []netip.Addr  `json:"next,omitempty"`
+	Explain   []Explanation `json:"explain,omitempty"`
+	Map       *AddressMap   `json:"map,omitempty"`
 }
 
 // Preview answers in. Every mistake in it is reported in Errors, each naming
@@ -97,18 +102,20 @@ func previewPool(in PreviewInput, more Set) PreviewOutput {
 		if err != nil {
 			out.Errors = append(out.Errors, err.(Errors)...)
 		}
-		taken = taken.Union(listed)
+		taken = union(taken, listed)
 	}
-	if more.RangeCount() > 0 {
-		taken = taken.Union(more)
-	}
+	taken = union(taken, more)
 	var explain []netip.Addr
 	for i, s := range in.Explain {
 		a, err := netip.ParseAddr(s)
-		if err != nil || !a.Is4() {
+		if err != nil {
+			example := "an IPv4 address such as 10.0.0.1"
+			if strings.Contains(s, ":") {
+				example = "an IPv6 address such as 2001:db8::1"
+			}
 			out.Errors = append(out.Errors, &FieldError{
 				Field:   fmt.Sprintf("explain[%d]", i),
-				Message: fmt.Sprintf("explain[%d] %s is not an IPv4 address such as 10.0.0.1", i, quote(s)),
+				Message: fmt.Sprintf("explain[%d] %s is not %s", i, quote(s), example),
 			})
 			continue
 		}
@@ -129,8 +136,9 @@ func previewPool(in PreviewInput, more Set) PreviewOutput {
 	}
 	space := pool.Space(req)
 	out.Valid = true
-	out.Size = space.Size()
-	out.Free = space.Free(taken)
+	size, free := space.Count(), space.FreeCount(taken)
+	out.Size, out.Free = size.Int(), free.Int()
+	out.SizeCount, out.FreeCount = FigureOf(size), FigureOf(free)
 	if a, ok := space.First(taken); ok {
 		out.First = &a
 	}
@@ -146,6 +154,19 @@ func previewPool(in PreviewInput, more Set) PreviewOutput {
 		out.Map = &m
 	}
 	return out
+}
+
+// union returns the addresses in s or in t, without copying either when
+// the other is empty: a preview only reads them, and a page's taken set
+// comes whole in one of them.
+func union(s, t Set) Set {
+	switch {
+	case t.RangeCount() == 0:
+		return s
+	case s.RangeCount() == 0:
+		return t
+	}
+	return s.Union(t)
 }
 
 // MaxPreviewInput bounds the JSON PreviewJSON accepts: 4 MiB holds the

@@ -1,0 +1,212 @@
+package candidates
+
+import (
+	"math/bits"
+	"net/netip"
+	"sort"
+)
+
+// space6 is the candidates of a Space of an IPv6 pool: the addresses of
+// the scope less the subnet-router anycast addresses (RFC 4291 §2.6.1:
+// the first address of the pool's prefix and of the request's Within, in
+// a /126 or shorter), the gateway, the excludes and the reserved
+// addresses. IPv6 has no broadcast address; a /127 keeps both its
+// addresses and a /128 its one (RFC 6164).
+type space6 struct {
+	lo, hi  ip6
+	blocked []addr6Span // never a candidate; sorted, clipped to lo..hi
+}
+
+// maxAnycastBits is the longest IPv6 prefix whose first address is its
+// subnet-router anycast address, never handed out: a /127 or a /128 has
+// none (RFC 6164).
+const maxAnycastBits = 126
+
+func newSpace6(p Pool, r Request, scope netip.Prefix) *space6 {
+	s := &space6{}
+	s.lo, s.hi = prefixBounds6(scope)
+	var b spanBuilder[ip6]
+	for _, edge := range []netip.Prefix{p.Prefix, r.Within} {
+		if edge.IsValid() && edge.Bits() <= maxAnycastBits {
+			lo, _ := prefixBounds6(edge)
+			b.insert(addr6Span{lo, lo})
+		}
+	}
+	if p.Gateway.Is6() {
+		b.add(u128(p.Gateway))
+	}
+	for _, set := range []Set{p.Exclude, r.Reserved} {
+		for _, sp := range set.spans6 {
+			b.insert(sp)
+		}
+	}
+	s.blocked = within(b.spans, s.lo, s.hi)
+	return s
+}
+
+// count returns the number of candidates, taken or not.
+func (s *space6) count() Count {
+	n := size6(addr6Span{s.lo, s.hi})
+	for _, b := range s.blocked {
+		n = n.Sub(size6(b))
+	}
+	return n
+}
+
+// free returns the number of candidates not in taken: the candidates,
+// less the taken addresses in the scope, plus those of them that are not
+// candidates anyway. The taken ones are summed in one tight loop; the few
+// blocked ranges (anycast, gateway, excludes, reserved) each look up the
+// taken ones they overlap.
+func (s *space6) free(taken []addr6Span) Count {
+	i, _ := find(taken, s.lo)
+	n := sort.Search(len(taken)-i, func(n int) bool { return s.hi.less(taken[i+n].lo) })
+	in := taken[i : i+n]
+	if len(in) == 0 {
+		return s.count()
+	}
+	first, last := in[0], in[len(in)-1]
+	first.lo, last.hi = max6(first.lo, s.lo), min6(last.hi, s.hi)
+	sub := size6(addr6Span{first.lo, min6(first.hi, last.hi)})
+	if len(in) > 1 {
+		sub = sub.Add(sumSizes(in[1 : len(in)-1])).Add(size6(last))
+	}
+	var add Count
+	for _, b := range s.blocked {
+		j, _ := find(in, b.lo)
+		for ; j < len(in) && !b.hi.less(in[j].lo); j++ {
+			if lo, hi := max6(in[j].lo, b.lo), min6(in[j].hi, b.hi); !hi.less(lo) {
+				add = add.Add(size6(addr6Span{lo, hi}))
+			}
+		}
+	}
+	return s.count().Add(add).Sub(sub)
+}
+
+// sumSizes returns the count of addresses of spans, which are inside one
+// pool: at most 2^120, so the sum cannot overflow.
+func sumSizes(spans []addr6Span) Count {
+	var hi, lo, carry uint64
+	for _, t := range spans {
+		dlo, borrow := bits.Sub64(t.hi.lo, t.lo.lo, 0)
+		dhi := t.hi.hi - t.lo.hi - borrow
+		lo, carry = bits.Add64(lo, dlo, 1)
+		hi += dhi + carry
+	}
+	return Count{hi, lo}
+}
+
+// max6 and min6 are vmax and vmin of ip6, which the compiler inlines.
+func max6(a, b ip6) ip6 {
+	if a.less(b) {
+		return b
+	}
+	return a
+}
+
+func min6(a, b ip6) ip6 {
+	if b.less(a) {
+		return b
+	}
+	return a
+}
+
+// last returns the highest candidate not in taken.
+func (s *space6) last(taken []addr6Span) (netip.Addr, bool) {
+	v := s.hi
+	for !v.less(s.lo) {
+		var jump ip6
+		if i, ok := find(s.blocked, v); ok {
+			jump = s.blocked[i].lo
+		} else if i, ok := find(taken, v); ok {
+			jump = taken[i].lo
+		} else {
+			return addr6(v), true
+		}
+		if !s.lo.less(jump) {
+			break
+		}
+		v = jump.prev()
+	}
+	return netip.Addr{}, false
+}
+
+// iter returns a walk of the candidates not in taken, lowest first.
+func (s *space6) iter(taken []addr6Span) *iter6 {
+	return &iter6{blocked: s.blocked, taken: taken, hi: s.hi, cur: s.lo}
+}
+
+// set returns the candidates, taken or not, as spans.
+func (s *space6) set() []addr6Span {
+	out := make([]addr6Span, 0, len(s.blocked)+1)
+	next, done := s.lo, false
+	for _, b := range s.blocked {
+		if next.less(b.lo) {
+			out = append(out, addr6Span{next, b.lo.prev()})
+		}
+		next, done = b.hi.next(), b.hi == s.hi
+	}
+	if !done {
+		out = append(out, addr6Span{next, s.hi})
+	}
+	return out
+}
+
+// An iter6 is the walk of an Iterator over an IPv6 space. Unlike the IPv4
+// walk it cannot step past the last address of the space (which may be
+// the last of all), so it says when it is done.
+type iter6 struct {
+	blocked, taken []addr6Span
+	bi, ti         int // first blocked and taken span that may still hold cur
+	hi, cur        ip6 // last address of the scope, next address to look at
+	done           bool
+}
+
+func (it *iter6) next() (netip.Addr, bool) {
+	for !it.done {
+		v := it.cur
+		it.bi = skipTo6(it.blocked, it.bi, v)
+		if it.bi < len(it.blocked) && !v.less(it.blocked[it.bi].lo) {
+			it.skipPast(it.blocked[it.bi].hi)
+			continue
+		}
+		it.ti = skipTo6(it.taken, it.ti, v)
+		if it.ti < len(it.taken) && !v.less(it.taken[it.ti].lo) {
+			it.skipPast(it.taken[it.ti].hi)
+			continue
+		}
+		it.skipPast(v)
+		return addr6(v), true
+	}
+	return netip.Addr{}, false
+}
+
+// skipPast moves the walk to the address after v, done when v is the last.
+func (it *iter6) skipPast(v ip6) {
+	if !v.less(it.hi) {
+		it.done = true
+		return
+	}
+	it.cur = v.next()
+}
+
+// skipTo6 is skipTo for IPv6 spans.
+func skipTo6(spans []addr6Span, i int, v ip6) int {
+	if i >= len(spans) || !spans[i].hi.less(v) {
+		return i
+	}
+	i++
+	if i >= len(spans) || !spans[i].hi.less(v) {
+		return i
+	}
+	lo, hi := i+1, len(spans)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if spans[m].hi.less(v) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
