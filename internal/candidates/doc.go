@@ -19,7 +19,8 @@
 // 4291 §2.6.1, and the first of the request's subnet), the gateway and the
 // excludes; IPv6 has no broadcast address, and a /127 has two candidates
 // and a /128 one (RFC 6164). Counts of addresses and prefixes are exact at
-// 128 bits (Count).
+// 128 bits (Count). A subnet's interfaces may take stable opaque addresses
+// instead of the lowest free one (OpaqueAddress, Space.NextOpaque).
 //
 // Sets of addresses are kept as sorted ranges, each family apart, so that a
 // fragmented /16 costs kilobytes, and iterating candidates allocates
