@@ -515,9 +515,10 @@ func (s *Service) Release(ctx context.Context, actor auth.Actor, in ReleaseInput
 		return false, invalid("address", "address and owner name the allocation twice: give one")
 	case in.Address != "":
 		var err error
-		if address, err = parseAddr("address", in.Address); err != nil {
-			return false, err
+		if address, err = netip.ParseAddr(in.Address); err != nil || address.Zone() != "" {
+			return false, invalid("address", "address %s is not an IPv4 address such as 10.0.0.1", describe(in.Address))
 		}
+		address = address.Unmap()
 	case in.Owner != nil:
 		if err := checkOwner(*in.Owner); err != nil {
 			return false, err
@@ -529,6 +530,12 @@ func (s *Service) Release(ctx context.Context, actor auth.Actor, in ReleaseInput
 	cp, err := s.writablePool(ctx, actor, in.Namespace, in.Pool, "release")
 	if err != nil {
 		return false, err
+	}
+	switch {
+	case address.Is6() && cp.spec.Prefix.Addr().Is4():
+		return false, invalid("address", "address %s is not an IPv4 address such as 10.0.0.1", describe(in.Address))
+	case address.Is4() && cp.spec.Prefix.Addr().Is6():
+		return false, invalid("address", "address %s is not an IPv6 address such as 2001:db8::1: pool %s is an IPv6 pool", describe(in.Address), in.Pool)
 	}
 	var key store.OwnerKey
 	if owner != nil {

@@ -11,6 +11,7 @@ import (
 
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/refusal"
+	"pivirt.hu/ipam/internal/search"
 	"pivirt.hu/ipam/internal/store"
 	"pivirt.hu/ipam/internal/usage"
 )
@@ -75,6 +76,11 @@ func TestPublicIPv6Pools(t *testing.T) {
 	}
 	u, err = svc.PoolUsage(ctx, operator, p)
 	wantFigures(t, "a /64 holding 2", u, err, "18446744073709551615", "2", "")
+	if released, err := svc.Release(ctx, operator, ReleaseInput{Pool: "v6-uplinks", Address: "2001:DB8:0::2"}); err != nil || !released {
+		t.Errorf("releasing 2001:db8::2 written another way: %v, %v", released, err)
+	}
+	_, err = svc.Release(ctx, operator, ReleaseInput{Pool: "v6-uplinks", Address: "192.0.2.1"})
+	wantRefusal(t, "an IPv4 address released in an IPv6 pool", err, `address "192.0.2.1" is not an IPv6 address such as 2001:db8::1: pool v6-uplinks is an IPv6 pool`)
 
 	d, err := svc.CreatePublicPool(ctx, operator, CreatePublicPoolInput{Name: "v6-delegated", CIDR: "2001:db8:100::/48", Zone: "z1", DelegatedPrefixLength: 56})
 	if err != nil {
@@ -508,5 +514,49 @@ func TestDelegationExhausted(t *testing.T) {
 	wantRefusal(t, "a delegation from exhausted pools", err, "zone z1 has no free /56 in its delegation pools")
 	if !errors.Is(err, refusal.ErrPoolExhausted) {
 		t.Errorf("%v is not an exhausted pool", err)
+	}
+}
+
+// TestSearchIPv6: an IPv6 address is found in any spelling; a free one,
+// the subnet-router anycast address and the gateway are explained; a
+// prefix finds the VPC and the subnet.
+func TestSearchIPv6(t *testing.T) {
+	svc, _, _ := newService(t)
+	ctx := context.Background()
+	dualStack(t, svc, "fd12:3456:789a::/48", "")
+	if _, err := svc.CreateSubnet(ctx, acme, CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: "web", CIDR: "10.42.1.0/24"}); err != nil {
+		t.Fatal(err)
+	}
+	nic, err := svc.AttachNic(ctx, acme, AttachInterfaceInput{Namespace: "acme/prod", VPC: "main", Subnet: "web", VM: VMRef{UID: "vm-1", Hostname: "web-01"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"fd12:3456:789a::2", "FD12:3456:789A:0:0:0:0:2", "fd12:3456:789a:0000:0000:0000:0000:0002", "fd12:3456:789a::0.0.0.2", "fd12:3456:789a::2%eth0"} {
+		res, err := svc.Search(ctx, acme, q, SearchOptions{})
+		if err != nil || res.Form != SearchAddress || len(res.Hits) != 1 || res.Hits[0].Kind != search.HitAllocation || res.Hits[0].Address != nic.IPv6.Address {
+			t.Errorf("Search(%q) = %+v, %v; want the allocation of %s", q, res.Hits, err, nic.IPv6.Address)
+		}
+	}
+	for q, want := range map[string]string{
+		"fd12:3456:789a::3": "fd12:3456:789a::3 is free",
+		"fd12:3456:789a::":  "fd12:3456:789a:: is the subnet-router anycast address of fd12:3456:789a::/48",
+		"fd12:3456:789a::1": "fd12:3456:789a::1 is the gateway of subnet web",
+	} {
+		res, err := svc.Search(ctx, acme, q, SearchOptions{})
+		if err != nil || len(res.Hits) != 1 || res.Hits[0].Kind != search.HitAddress || res.Hits[0].Subnet != "web" || res.Hits[0].CIDR.String() != "fd12:3456:789a::/64" {
+			t.Errorf("Search(%q) = %+v, %v; want an explained address of subnet web", q, res.Hits, err)
+			continue
+		}
+		if res.Hits[0].Explain != want {
+			t.Errorf("Search(%q) explains %q, want %q", q, res.Hits[0].Explain, want)
+		}
+	}
+	res, err := svc.Search(ctx, acme, "fd12:3456:789a::/56", SearchOptions{})
+	var kinds []string
+	for _, h := range res.Hits {
+		kinds = append(kinds, string(h.Kind)+" "+h.VPC+" "+h.Subnet)
+	}
+	if err != nil || !slices.Contains(kinds, string(search.HitVPC)+" main ") || !slices.Contains(kinds, string(search.HitSubnet)+" main web") {
+		t.Errorf("Search(fd12:3456:789a::/56) = %v, %v; want VPC main and subnet web", kinds, err)
 	}
 }
