@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/netip"
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/refusal"
@@ -558,5 +560,30 @@ func TestSearchIPv6(t *testing.T) {
 	}
 	if err != nil || !slices.Contains(kinds, string(search.HitVPC)+" main ") || !slices.Contains(kinds, string(search.HitSubnet)+" main web") {
 		t.Errorf("Search(fd12:3456:789a::/56) = %v, %v; want VPC main and subnet web", kinds, err)
+	}
+}
+
+// TestIPv6UsageHistory: the history of an IPv6 pool keeps its figures
+// exact, past int64.
+func TestIPv6UsageHistory(t *testing.T) {
+	svc, _, _ := newService(t)
+	ctx := context.Background()
+	p, err := svc.CreatePublicPool(ctx, operator, CreatePublicPoolInput{Name: "v6", CIDR: "2001:db8::/63"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Allocate(ctx, operator, AllocateInput{Pool: "v6", Owner: Owner{Kind: OwnerNode, UID: "n1", Name: "eth0"}, OwnerNamespace: "infra"}); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	if err := svc.RecordUsage(ctx, now, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	points, err := svc.UsageHistory(ctx, operator, "", p.UID, usage.Hour, now.Add(-time.Hour))
+	if err != nil || len(points) != 1 {
+		t.Fatalf("the history: %+v, %v; want one point", points, err)
+	}
+	if got := points[0]; got.SizeCount.String() != "36893488147419103231" || got.UsedCount.String() != "1" || got.Size != math.MaxInt64 || got.Used != 1 {
+		t.Errorf("the point: %+v; want 1 of 36893488147419103231 exact", got)
 	}
 }

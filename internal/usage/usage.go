@@ -71,6 +71,10 @@ type Point struct {
 	At               time.Time
 	Used, Size       int64
 	Claims, Releases int64
+	// UsedCount and SizeCount are Used and Size exact, set where Size
+	// passes int64 (an IPv6 space's: Used and Size are math.MaxInt64
+	// then at most); zero otherwise.
+	UsedCount, SizeCount candidates.Count
 }
 
 // The steps of the usage history.
