@@ -624,3 +624,28 @@ func TestApplyDualStack(t *testing.T) {
 	}
 	wantRefusal(t, "another IPv6 prefix", err, "VPC acme/prod/main has IPv6 prefix fd12:3456:789a::/48; a VPC's IPv6 prefix never changes: create another VPC")
 }
+
+// TestDualStackOverview: a dual-stack VPC is listed once, with its IPv4
+// pool's figures; its page carries its IPv6 pool, usage and uplink, and
+// each subnet's IPv6 usage.
+func TestDualStackOverview(t *testing.T) {
+	svc, _, _ := newService(t)
+	ctx := context.Background()
+	dualStack(t, svc, "fd12:3456:789a::/48", "")
+	if _, err := svc.CreateSubnet(ctx, acme, CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: "web", CIDR: "10.42.1.0/24"}); err != nil {
+		t.Fatal(err)
+	}
+	sums, err := svc.VPCSummaries(ctx, acme, "acme/prod")
+	if err != nil || len(sums) != 1 || sums[0].Usage.Size != 65534 || sums[0].VPC.IPv6CIDR.String() != "fd12:3456:789a::/48" || len(sums[0].Subnets) != 1 {
+		t.Fatalf("VPCSummaries = %+v, %v; want VPC main once, its IPv4 pool's figures", sums, err)
+	}
+	o, err := svc.VPCOverview(ctx, acme, "acme/prod", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.IPv6Pool.Name != "vpc-main-v6" || o.IPv6Router.Uplink.String() != "2001:db8::1" || o.Router.Uplink.String() != "192.0.2.1" {
+		t.Errorf("the overview: pool %s, uplinks %s and %s", o.IPv6Pool.Name, o.Router.Uplink, o.IPv6Router.Uplink)
+	}
+	wantFigures(t, "the VPC's /64s", o.IPv6Usage, nil, "65536", "1", "/64s")
+	wantFigures(t, "subnet web's IPv6 side", o.Subnets[0].IPv6Usage, nil, "18446744073709551614", "0", "")
+}
