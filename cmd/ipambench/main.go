@@ -270,7 +270,8 @@ func bench(ctx context.Context, cfg config) (*report, error) {
 	ours := &oursResult{}
 	rep.ours = ours
 	if cfg.want("seq") {
-		if err := sequential(ctx, cfg, svc, db, ours); err != nil {
+		levels := fillLevelsIn(ctx, cfg, db, "bench/seq", "/16", func(ns string) (subnet, error) { return createSubnet(ctx, svc, ns) })
+		if err := sequential(ctx, cfg, svc, db, levels, ours); err != nil {
 			return nil, fmt.Errorf("sequential claims: %w", err)
 		}
 	}
@@ -390,7 +391,7 @@ func measurePreview(ctx context.Context, cfg config, wasm *wasmModule, rep *repo
 		return nil
 	}
 	progress("WASM preview in node: next 8 of a /16 with %d taken in fragments", cfg.previewTaken)
-	pr, err := preview(ctx, cfg, wasm)
+	pr, err := preview(ctx, cfg, wasm, v4PreviewPool(cfg))
 	if err != nil {
 		return fmt.Errorf("preview: %w", err)
 	}
