@@ -36,6 +36,7 @@ type subnet struct {
 	space     candidates.Space
 }
 
+// createSubnet makes the subnet of the namespace ns.
 func createSubnet(ctx context.Context, svc *ipam.Service, ns string) (subnet, error) {
 	if _, err := svc.CreateVPC(ctx, operator, ipam.CreateVPCInput{Namespace: ns, Name: "net", CIDR: benchCIDR}); err != nil {
 		return subnet{}, err
@@ -58,6 +59,11 @@ func createSubnet(ctx context.Context, svc *ipam.Service, ns string) (subnet, er
 	}
 	prefix := netip.MustParsePrefix(benchCIDR)
 	return subnet{ns: ns, poolUID: p.UID, subnetUID: sub.UID, base: prefix.Addr(), space: pool.Space(req)}, nil
+}
+
+// v4Subnets returns createSubnet, for a measurement that makes its own.
+func v4Subnets(ctx context.Context, svc *ipam.Service) func(ns string) (subnet, error) {
+	return func(ns string) (subnet, error) { return createSubnet(ctx, svc, ns) }
 }
 
 // floor returns the first address of the floor's inserts of the
@@ -191,8 +197,8 @@ func lowest(ctx context.Context, db *store.DB, s subnet, n int) (bool, error) {
 		return false, nil
 	}
 	for i, a := range want {
-		if got[i] != a.String() {
-			return false, nil
+		if g, err := netip.ParseAddr(got[i]); err != nil || g != a {
+			return false, err
 		}
 	}
 	return true, nil
@@ -343,9 +349,10 @@ func (o *oursResult) seqWorst() (worst float64, name string, ok bool) {
 	return worst, name, ok
 }
 
-// concurrent16 measures 16 clients' claims in one process (measure16).
-func concurrent16(ctx context.Context, cfg config, svc *ipam.Service, db *store.DB, out *oursResult) error {
-	m, err := measure16(ctx, cfg, svc, db, "c16")
+// concurrent16 measures 16 clients' claims in one process (measure16),
+// each run in a subnet made by create in the namespace bench/<name>-<run>.
+func concurrent16(ctx context.Context, cfg config, svc *ipam.Service, db *store.DB, name string, create func(ns string) (subnet, error), out *oursResult) error {
+	m, err := measure16(ctx, cfg, svc, db, name, create)
 	if err != nil {
 		return err
 	}
@@ -364,18 +371,18 @@ type measured16 struct {
 	duplicates   int
 }
 
-// measure16 runs cfg.runs times 16 clients' claims on a fresh subnet of
-// the namespace bench/<name>-<run>, in slices alternating with the
-// floor's inserts, and checks each subnet: the lowest candidates, no
-// address twice.
-func measure16(ctx context.Context, cfg config, svc *ipam.Service, db *store.DB, name string) (measured16, error) {
+// measure16 runs cfg.runs times 16 clients' claims on a fresh subnet
+// made by create in the namespace bench/<name>-<run>, in slices
+// alternating with the floor's inserts of its family, and checks each
+// subnet: the lowest candidates, no address twice.
+func measure16(ctx context.Context, cfg config, svc *ipam.Service, db *store.DB, name string, create func(ns string) (subnet, error)) (measured16, error) {
 	m := measured16{lowest: true}
-	fop, err := floorOp(ctx, db, floorV4)
-	if err != nil {
-		return m, err
-	}
 	for r := range cfg.runs {
-		s, err := createSubnet(ctx, svc, fmt.Sprintf("bench/%s-%d", name, r))
+		s, err := create(fmt.Sprintf("bench/%s-%d", name, r))
+		if err != nil {
+			return m, err
+		}
+		fop, err := floorOp(ctx, db, s.floor())
 		if err != nil {
 			return m, err
 		}

@@ -29,6 +29,7 @@ type report struct {
 	history               *historyResult
 	pgbouncer             *pgbouncerResult
 	numbers               *numbersResult
+	v6                    *v6Result
 }
 
 // machine describes the machine in a few words.
@@ -191,6 +192,9 @@ func (r *report) fromPoolRatio() (worst float64, worstPct int, ok bool) {
 }
 
 func (r *report) broken() bool {
+	if v := r.v6; v != nil && (v.duplicates() > 0 || v.misses() > 0) {
+		return true
+	}
 	if n := r.numbers; n != nil && (n.duplicates > 0 || n.misses > 0 || !n.lowest) {
 		return true
 	}
@@ -292,6 +296,9 @@ func (r *report) targets() []target {
 			target{"number pools: 0 numbers held twice in a division, in every measurement and by 2 processes × 8 clients in one division",
 				fmt.Sprintf("%d; every division exactly its lowest numbers: %s; from_pool creates not given the lowest free number: %d", n.duplicates, yes(n.lowest), n.misses),
 				n.duplicates == 0 && n.lowest && n.misses == 0})
+	}
+	if v := r.v6; v != nil {
+		ts = append(ts, v.targets()...)
 	}
 	return ts
 }
@@ -464,6 +471,9 @@ func (r *report) print(w io.Writer, cfg config) {
 			fmt.Sprintf("throughput **%.2f ×** 16 clients in 16 divisions' (alternating with them); p99 %.1f × p50; %d creates a run", n.oneRatio, ratio(n.oneDivision16.P99, n.oneDivision16.P50), n.oneDivision16.Ops))
 		row("numbers: 2 processes × 8 clients in one division", "16", n.twoProc, stm(n.twoProcStmts),
 			fmt.Sprintf("every division exactly its lowest numbers: %s; numbers held twice: %d; %d creates a run", yes(n.lowest), n.duplicates, n.twoProc.Ops))
+	}
+	if v := r.v6; v != nil {
+		v.rows(row)
 	}
 	if ts := r.targets(); len(ts) > 0 && !cfg.smoke {
 		held := 0
@@ -645,6 +655,7 @@ func (r *report) json() map[string]any {
 		}
 		m["numbers_two_process_statements"] = round(n.twoProcStmts)
 	}
+	r.v6JSON(m)
 	m["targets_hold"] = nil
 	if r.mode != "smoke" {
 		m["targets_hold"] = r.targetsHold()

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"net/netip"
+
+	"pivirt.hu/ipam/internal/candidates"
+)
+
+// v6Result is what the IPv6 measurements found (docs/benchmarks.md, "IPv6"):
+// the claims of ours in IPv6 subnets against the floor's inserts of IPv6
+// addresses, the view of a /64 holding 1 000 000 allocations, subnets by
+// size in a /48 and the browser's previews.
+type v6Result struct {
+	// ours holds the sequential claims (a /112 at each fill level, and
+	// the /64 of the view) and 16 clients in one /64.
+	ours oursResult
+
+	viewSize  int    // allocations of the /64 (1 000 000; config.v6ViewSize)
+	viewLoad  figure // a process's first use of the /64's pool
+	viewBytes [2]float64
+
+	subnets      int    // subnets of the /48 (10 000; config.v6Subnets)
+	bySize       figure // the next /64 of the /48
+	bySizeFloor  figure // the floor, alternating with it
+	bySizeRatio  float64
+	bySizeMisses int // subnets that did not get the lowest free /64
+	overlaps     int // pairs of the VPC's subnets whose IPv6 prefixes overlap
+
+	addresses     *previewResult // the WASM preview of the next addresses of a /64
+	subnetPreview *previewForm   // the WASM preview of the next /64 of the /48
+	prefixes      int            // subnets the preview's /48 holds
+}
+
+// duplicates counts the addresses and the prefixes handed out twice.
+func (v *v6Result) duplicates() int { return v.ours.duplicates + v.overlaps }
+
+// claimed says whether a measurement made claims, whose duplicates and
+// misses count.
+func (v *v6Result) claimed() bool {
+	return len(v.ours.seq) > 0 || v.ours.conc16.Runs > 0 || v.bySize.Runs > 0
+}
+
+// misses counts the claims that did not get the lowest free candidate or
+// prefix.
+func (v *v6Result) misses() int {
+	n := v.ours.seqMisses + v.bySizeMisses
+	if v.ours.conc16.Runs > 0 && !v.ours.conc16Lowest {
+		n++
+	}
+	return n
+}
+
+// previewP50 is the slower of the two WASM previews' p50, in the form the
+// page calls them.
+func (v *v6Result) previewP50() (float64, bool) {
+	if v.addresses == nil || v.subnetPreview == nil {
+		return 0, false
+	}
+	return max(v.addresses.page().f.P50, v.subnetPreview.f.P50), true
+}
+
+// viewBytesRatio is the memory of the /64's view per allocation over an
+// IPv4 view's of as many.
+func (v *v6Result) viewBytesRatio() float64 { return ratio(v.viewBytes[0], v.viewBytes[1]) }
+
+// benchV6 is the IPv6 prefix of the VPCs whose IPv6 claims the bench
+// measures: a ULA /48, its subnets carved from its first address.
+var benchV6 = netip.MustParsePrefix("fd00:42::/48")
+
+// v6View is the /64 of the IPv6 measurements.
+var v6View = netip.MustParsePrefix("fd00:42::/64")
+
+// measureV6 runs the IPv6 measurements; wasm, when built, times the
+// browser's previews too.
+func measureV6(ctx context.Context, cfg config, wasm *wasmModule) (*v6Result, error) {
+	out := &v6Result{viewSize: cfg.v6ViewSize, subnets: cfg.v6Subnets}
+	if wasm != nil {
+		progress("WASM preview in node: next 8 of a /64 with %d taken in fragments", cfg.v6PreviewTaken)
+		pr, err := preview(ctx, cfg, wasm, previewPool{cidr: v6View.String(), gateway: v6View.Addr().Next().String(), taken: cfg.v6PreviewTaken})
+		if err != nil {
+			return out, fmt.Errorf("preview: %w", err)
+		}
+		out.addresses = &pr
+		progress("WASM preview in node: the next /64 of a /48 with %d subnets", cfg.v6PreviewSubnets)
+		if out.subnetPreview, err = subnetPreview(ctx, cfg, wasm); err != nil {
+			return out, fmt.Errorf("subnet preview: %w", err)
+		}
+		out.prefixes = cfg.v6PreviewSubnets
+	}
+	return out, nil
+}
+
+// nthPrefix returns the n-th prefix of length bits of parent, from its
+// first address.
+func nthPrefix(parent netip.Prefix, bits, n int) netip.Prefix {
+	b := parent.Addr().AsSlice()
+	v := new(big.Int).SetBytes(b)
+	v.Add(v, new(big.Int).Lsh(big.NewInt(int64(n)), uint(parent.Addr().BitLen()-bits)))
+	a, _ := netip.AddrFromSlice(v.FillBytes(b))
+	return netip.PrefixFrom(a, bits)
+}
+
+// subnetPreview times, in node, the browser's preview of the next /64 of
+// a /48 whose lowest cfg.v6PreviewSubnets /64s are subnets
+// (ipamPreviewSubnet, the subnets in its JSON), against the Go package's
+// answer.
+func subnetPreview(ctx context.Context, cfg config, m *wasmModule) (*previewForm, error) {
+	var subnets []string
+	for i := range cfg.v6PreviewSubnets {
+		subnets = append(subnets, nthPrefix(benchV6, 64, i).String())
+	}
+	in := harnessInput{Name: "subnet", Function: "ipamPreviewSubnet",
+		Input: candidates.SubnetPreviewInput{VPC: "net", CIDR: benchV6.String(), Subnets: subnets, PrefixLength: 64}}
+	wantJSON, _ := json.Marshal(in.Input)
+	check, err := sameNext("subnet preview", candidates.SubnetPreviewJSON(wantJSON), 1)
+	if err != nil {
+		return nil, err
+	}
+	runs, firsts, err := inNode(ctx, cfg, m, []harnessInput{in}, check)
+	if err != nil {
+		return nil, err
+	}
+	return &previewForm{key: "subnet", name: "the subnets in the JSON", f: figureOf(runs[in.Name]), firstMs: median(firsts[in.Name]), bytes: in.bytes()}, nil
+}
+
+// targets are the IPv6 measurements' targets (docs/benchmarks.md).
+func (v *v6Result) targets() []target {
+	var ts []target
+	if w, level, ok := v.ours.seqWorst(); ok {
+		ts = append(ts, target{"IPv6: sequential claim p50 ≤ 1.3 × the floor's p50 (inserts of IPv6 addresses), in a /112 0 %, 50 %, 90 % and 99 % full and in a /64 holding 1 000 000 allocations",
+			fmt.Sprintf("%.2f × at worst (%s)", w, level), w <= 1.3})
+	}
+	if o := v.ours; o.conc16.Runs > 0 {
+		ts = append(ts, target{"IPv6: 16 clients in one /64, throughput ≥ 0.7 × the floor's with 16 clients", fmt.Sprintf("%.2f ×", o.conc16Ratio), o.conc16Ratio >= 0.7})
+	}
+	if v.viewLoad.Runs > 0 {
+		q := v.viewBytesRatio()
+		ts = append(ts,
+			target{fmt.Sprintf("IPv6: a process's first use of a /64 holding %d allocations (its view loaded) ≤ 500 ms", v.viewSize), msf(v.viewLoad.P50), v.viewLoad.P50 <= 500},
+			target{"IPv6: the memory of that view per allocation ≤ 2 × an IPv4 view's of as many",
+				fmt.Sprintf("%.2f × (%.1f and %.1f bytes an allocation)", q, v.viewBytes[0], v.viewBytes[1]), q <= 2})
+	}
+	if v.bySize.Runs > 0 {
+		ts = append(ts, target{fmt.Sprintf("IPv6: the next /64 of a /48 holding %d subnets, p50 ≤ 2 × the floor's p50", v.subnets),
+			fmt.Sprintf("%.2f ×", v.bySizeRatio), v.bySizeRatio <= 2})
+	}
+	if p, ok := v.previewP50(); ok {
+		ts = append(ts, target{fmt.Sprintf("IPv6: the WASM preview ≤ 5 ms per call at p50, the next address of a /64 with %d taken and the next /64 of a /48 with %d subnets", v.addresses.taken, v.prefixes),
+			fmt.Sprintf("%s at worst (%s and %s)", msf(p), msf(v.addresses.page().f.P50), msf(v.subnetPreview.f.P50)), p <= 5})
+	}
+	if v.claimed() {
+		ts = append(ts, target{"IPv6: 0 addresses or prefixes handed out twice, every claim the lowest free candidate or prefix",
+			fmt.Sprintf("%d; claims not given the lowest: %d", v.duplicates(), v.misses()), v.duplicates() == 0 && v.misses() == 0})
+	}
+	return ts
+}
+
+// rows writes the IPv6 measurements' rows of the report.
+func (v *v6Result) rows(row func(name, clients string, f figure, stmts, notes string)) {
+	if v.viewLoad.Runs > 0 {
+		row(fmt.Sprintf("IPv6: a process's first use of a /64 holding %d allocations (its view loaded)", v.viewSize), "1", v.viewLoad, "",
+			fmt.Sprintf("%.1f bytes of heap an allocation; an IPv4 view of as many, %.1f", v.viewBytes[0], v.viewBytes[1]))
+	}
+	v.ours.seqRows(func(name, clients string, f figure, stmts, notes string) {
+		row("IPv6: "+name, clients, f, stmts, notes)
+	})
+	if o := v.ours; o.conc16.Runs > 0 {
+		row("IPv6: ours: claims in one /64 in one process", "16", o.conc16, fmt.Sprintf("%.2f", o.conc16Stmts),
+			fmt.Sprintf("throughput **%.2f ×** the floor's (%s inserts/s, alternating with the claims); p99 %.1f × p50; lowest candidates: %s; %d claims a run",
+				o.conc16Ratio, rate(o.conc16Floor.PerSec), ratio(o.conc16.P99, o.conc16.P50), yes(o.conc16Lowest), o.conc16.Ops))
+	}
+	if v.bySize.Runs > 0 {
+		row(fmt.Sprintf("IPv6: ours: a subnet, the next /64 of a /48 holding %d subnets", v.subnets), "1", v.bySize, "",
+			fmt.Sprintf("p50 **%.2f ×** the floor's (%s, alternating); subnets not given the lowest free /64: %d; overlaps: %d", v.bySizeRatio, msf(v.bySizeFloor.P50), v.bySizeMisses, v.overlaps))
+	}
+	if p := v.addresses; p != nil {
+		for _, f := range p.forms {
+			row(fmt.Sprintf("IPv6: WASM preview in node, next 8 of a /64 with %d taken (%d ranges), %s", p.taken, p.rangeCount, f.name), "1", f.f, "",
+				fmt.Sprintf("per call; first call %s; input %d bytes", msf(f.firstMs), f.bytes))
+		}
+	}
+	if f := v.subnetPreview; f != nil {
+		row(fmt.Sprintf("IPv6: WASM preview in node, the next /64 of a /48 with %d subnets, %s", v.prefixes, f.name), "1", f.f, "",
+			fmt.Sprintf("per call; first call %s; input %d bytes", msf(f.firstMs), f.bytes))
+	}
+}
+
+// v6JSON puts the IPv6 measurements' keys in m: each key of a target,
+// null when not measured.
+func (r *report) v6JSON(m map[string]any) {
+	for _, k := range []string{"v6_seq_p50_ratio_to_floor_max", "v6_conc16_throughput_ratio_to_floor", "v6_view_load_ms_1m",
+		"v6_view_bytes_ratio_to_v4", "v6_subnet_by_size_p50_ratio_to_floor", "v6_preview_ms_p50", "v6_duplicates"} {
+		m[k] = nil
+	}
+	v := r.v6
+	if v == nil {
+		return
+	}
+	if w, _, ok := v.ours.seqWorst(); ok {
+		m["v6_seq_p50_ratio_to_floor_max"] = round(w)
+	}
+	v.ours.seqJSON(m, "v6_")
+	if o := v.ours; o.conc16.Runs > 0 {
+		m["v6_conc16_throughput_ratio_to_floor"], m["v6_conc16_per_s"], m["v6_conc16_floor_per_s"] = round(o.conc16Ratio), round(o.conc16.PerSec), round(o.conc16Floor.PerSec)
+		m["v6_conc16_p50_ms"], m["v6_conc16_p99_ms"], m["v6_conc16_lowest"] = round(o.conc16.P50), round(o.conc16.P99), o.conc16Lowest
+	}
+	if v.viewLoad.Runs > 0 {
+		m["v6_view_load_ms_1m"], m["v6_view_bytes_ratio_to_v4"] = round(v.viewLoad.P50), round(v.viewBytesRatio())
+		m["v6_view_bytes_per_allocation"], m["v6_view_v4_bytes_per_allocation"] = round(v.viewBytes[0]), round(v.viewBytes[1])
+	}
+	if v.bySize.Runs > 0 {
+		m["v6_subnet_by_size_p50_ratio_to_floor"], m["v6_subnet_by_size_p50_ms"], m["v6_subnet_by_size_floor_p50_ms"] = round(v.bySizeRatio), round(v.bySize.P50), round(v.bySizeFloor.P50)
+	}
+	if p, ok := v.previewP50(); ok {
+		m["v6_preview_ms_p50"] = round(p)
+		m["v6_preview_addresses_ms_p50"], m["v6_preview_subnet_ms_p50"] = round(v.addresses.page().f.P50), round(v.subnetPreview.f.P50)
+	}
+	if v.claimed() {
+		m["v6_duplicates"], m["v6_lowest_misses"] = v.duplicates(), v.misses()
+	}
+}
