@@ -125,6 +125,51 @@ func freePrefixes6(parent netip.Prefix, used []netip.Prefix, bits, count int) []
 // or returns the bits of v or w.
 func (v ip6) or(w ip6) ip6 { return ip6{v.hi | w.hi, v.lo | w.lo} }
 
+// FreePrefixCount returns how many prefixes of length bits inside parent
+// overlap none of used (as FreePrefixes takes them), exactly: what a
+// prefix that hands out prefixes of one length has left.
+func FreePrefixCount(parent netip.Prefix, used []netip.Prefix, bits int) Count {
+	total := PrefixCount(parent, bits)
+	if total.IsZero() {
+		return total
+	}
+	// The used blocks: each used range widened to the blocks it touches,
+	// merged, counted in blocks of 2^hostBits addresses. An IPv4 prefix
+	// is taken as its IPv4-mapped IPv6 one, so both families count alike.
+	six := parent.Addr().Is6()
+	hostBits := parent.Addr().BitLen() - bits
+	step := hostMask6(128 - hostBits)
+	lo, hi := prefixBounds6(as6(parent))
+	var spans []addr6Span
+	for _, p := range used {
+		if !p.IsValid() || p.Addr().Is6() != six {
+			continue
+		}
+		if ulo, uhi := prefixBounds6(as6(p)); !hi.less(ulo) && !uhi.less(lo) {
+			spans = append(spans, addr6Span{vmax(ulo, lo).andNot(step), vmin(uhi, hi).or(step)})
+		}
+	}
+	var usedBlocks Count
+	for _, sp := range normalize(spans) {
+		usedBlocks = usedBlocks.Add(size6(sp).shiftRight(hostBits))
+	}
+	return total.Sub(usedBlocks)
+}
+
+// as6 returns p as an IPv6 prefix: an IPv4 prefix as its IPv4-mapped one.
+func as6(p netip.Prefix) netip.Prefix {
+	if p.Addr().Is4() {
+		return netip.PrefixFrom(netip.AddrFrom16(p.Addr().As16()), p.Bits()+96).Masked()
+	}
+	return p.Masked()
+}
+
+// andNot returns the bits of v not in w.
+func (v ip6) andNot(w ip6) ip6 { return ip6{v.hi &^ w.hi, v.lo &^ w.lo} }
+
+// shiftRight returns c shifted right by n bits.
+func (c Count) shiftRight(n int) Count { return Count(ip6(c).shiftRight(n)) }
+
 // PrefixCount returns how many prefixes of length bits parent holds:
 // 2^(bits − parent's length), exactly; the largest Count for the 2^128
 // addresses of ::/0, one more than a Count holds; 0 when bits is shorter
@@ -158,10 +203,16 @@ type SubnetPreviewInput struct {
 // lowest first, or why there is none. Valid says whether the input was;
 // a valid input whose VPC has no free prefix of the length gets no Next
 // and one error saying so, as the server's refusal does.
+//
+// Size is how many prefixes of the length the VPC's prefix holds and Free
+// how many of them overlap none of its subnets: a prefix that hands out
+// prefixes counts its use in prefixes ("3 of 256 /64s").
 type SubnetPreviewOutput struct {
 	Valid  bool           `json:"valid"`
 	Errors Errors         `json:"errors,omitempty"`
 	Next   []netip.Prefix `json:"next,omitempty"`
+	Size   *Figure        `json:"size,omitempty"`
+	Free   *Figure        `json:"free,omitempty"`
 }
 
 // MaxSubnetBits is the longest prefix of a subnet: a /32 leaves no address
@@ -201,7 +252,8 @@ func SubnetPreview(in SubnetPreviewInput) SubnetPreviewOutput {
 	if len(errs.errs) > 0 {
 		return SubnetPreviewOutput{Errors: errs.errs}
 	}
-	out := SubnetPreviewOutput{Valid: true, Next: FreePrefixes(vpc, used, bits, count)}
+	out := SubnetPreviewOutput{Valid: true, Next: FreePrefixes(vpc, used, bits, count),
+		Size: FigureOf(PrefixCount(vpc, bits)), Free: FigureOf(FreePrefixCount(vpc, used, bits))}
 	if len(out.Next) == 0 {
 		out.Errors = Errors{{Field: "prefixLength", Message: NoFreePrefix(in.VPC, bits, vpc)}}
 	}
