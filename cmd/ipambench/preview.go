@@ -170,21 +170,24 @@ func v4PreviewPool(cfg config) previewPool {
 
 // A harnessInput is one call harness.js times: ipamPreview, or the
 // module's function named, with its input and the taken list passed
-// beside it.
+// beside it, or after the claims (ipamPredictClaim's).
 type harnessInput struct {
 	Name        string  `json:"name"`
 	Function    string  `json:"function,omitempty"`
 	Input       any     `json:"input"`
 	TakenRanges *string `json:"takenRanges,omitempty"`
+	Claims      *string `json:"claims,omitempty"`
 }
 
 // bytes is the size of what the page passes: the input's JSON and the
-// list beside it.
+// list beside it or the claims before it.
 func (in harnessInput) bytes() int {
 	b, _ := json.Marshal(in.Input)
 	n := len(b)
-	if in.TakenRanges != nil {
-		n += len(*in.TakenRanges)
+	for _, s := range []*string{in.TakenRanges, in.Claims} {
+		if s != nil {
+			n += len(*s)
+		}
 	}
 	return n
 }

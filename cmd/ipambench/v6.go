@@ -31,7 +31,7 @@ type v6Result struct {
 	overlaps     int // pairs of the VPC's subnets whose IPv6 prefixes overlap
 
 	addresses     *previewResult // the WASM preview of the next addresses of a /64
-	subnetPreview *previewForm   // the WASM preview of the next /64 of the /48
+	subnetPreview []previewForm  // the WASM previews of the next /64 of the /48, the page's last
 	prefixes      int            // subnets the preview's /48 holds
 }
 
@@ -60,8 +60,11 @@ func (v *v6Result) previewP50() (float64, bool) {
 	if v.addresses == nil || v.subnetPreview == nil {
 		return 0, false
 	}
-	return max(v.addresses.page().f.P50, v.subnetPreview.f.P50), true
+	return max(v.addresses.page().f.P50, v.subnetPage().f.P50), true
 }
+
+// subnetPage is the subnet preview in the form the page calls it.
+func (v *v6Result) subnetPage() previewForm { return v.subnetPreview[len(v.subnetPreview)-1] }
 
 // viewBytesRatio is the memory of the /64's view per allocation over an
 // IPv4 view's of as many.
@@ -104,27 +107,75 @@ func nthPrefix(parent netip.Prefix, bits, n int) netip.Prefix {
 	return netip.PrefixFrom(a, bits)
 }
 
-// subnetPreview times, in node, the browser's preview of the next /64 of
-// a /48 whose lowest cfg.v6PreviewSubnets /64s are subnets
-// (ipamPreviewSubnet, the subnets in its JSON), against the Go package's
-// answer.
-func subnetPreview(ctx context.Context, cfg config, m *wasmModule) (*previewForm, error) {
+// subnetPreview times, in node, the browser's preview of the next /64
+// of a /48 whose lowest cfg.v6PreviewSubnets /64s are subnets (each with a
+// /28 of 10.0.0.0/8): as the VPC's page asks for it
+// (ipamPredictClaim of an IPv6 subnet of length 64, the VPC's claims one
+// string that the module parses once), and with the subnets in the JSON
+// of ipamPreviewSubnet, read every call. Each answer is checked against
+// the Go package's, and must be the /64 after the subnets'. It returns the
+// page's form last.
+func subnetPreview(ctx context.Context, cfg config, m *wasmModule) ([]previewForm, error) {
+	v4 := netip.MustParsePrefix("10.0.0.0/8")
+	spec := candidates.ClaimsSpec{Namespace: "bench", VPC: "net",
+		Pool:   candidates.ClaimPool{Name: candidates.PrivatePoolName("net"), PoolSpec: candidates.PoolSpec{CIDR: v4.String()}},
+		PoolV6: &candidates.ClaimPool{Name: candidates.PrivatePoolNameV6("net"), PoolSpec: candidates.PoolSpec{CIDR: benchV6.String()}}}
 	var subnets []string
 	for i := range cfg.v6PreviewSubnets {
-		subnets = append(subnets, nthPrefix(benchV6, 64, i).String())
+		p4, p6 := nthPrefix(v4, 28, i), nthPrefix(benchV6, 64, i)
+		subnets = append(subnets, p6.String())
+		spec.Subnets = append(spec.Subnets, candidates.ClaimSubnet{Name: fmt.Sprintf("s-%d", i), CIDR: p4.String(), Gateway: p4.Addr().Next().String(),
+			IPv6CIDR: p6.String(), IPv6Gateway: p6.Addr().Next().String()})
 	}
-	in := harnessInput{Name: "subnet", Function: "ipamPreviewSubnet",
-		Input: candidates.SubnetPreviewInput{VPC: "net", CIDR: benchV6.String(), Subnets: subnets, PrefixLength: 64}}
-	wantJSON, _ := json.Marshal(in.Input)
-	check, err := sameNext("subnet preview", candidates.SubnetPreviewJSON(wantJSON), 1)
+	want := nthPrefix(benchV6, 64, cfg.v6PreviewSubnets).String()
+	claimsJSON, _ := json.Marshal(spec)
+	claims := string(claimsJSON)
+	request := map[string]any{"ipv6Subnet": map[string]any{"prefixLength": 64}}
+	inputs := []harnessInput{
+		{Name: "subnet json", Function: "ipamPreviewSubnet",
+			Input: candidates.SubnetPreviewInput{VPC: "net", CIDR: benchV6.String(), Subnets: subnets, PrefixLength: 64}},
+		{Name: "subnet claims", Function: "ipamPredictClaim", Input: request, Claims: &claims},
+	}
+	forms := []previewForm{
+		{key: "json", name: "`ipamPreviewSubnet`, the subnets in the JSON"},
+		{key: "claims", name: "`ipamPredictClaim` of an `ipv6Subnet`, the VPC's claims parsed once (the page's call)"},
+	}
+	// The Go package's answers, which the module's must equal.
+	inJSON, _ := json.Marshal(inputs[0].Input)
+	checkJSON, err := sameNext("subnet preview", candidates.SubnetPreviewJSON(inJSON), 1)
 	if err != nil {
 		return nil, err
 	}
-	runs, firsts, err := inNode(ctx, cfg, m, []harnessInput{in}, check)
+	c, err := candidates.ParseClaimsJSON(claimsJSON)
 	if err != nil {
 		return nil, err
 	}
-	return &previewForm{key: "subnet", name: "the subnets in the JSON", f: figureOf(runs[in.Name]), firstMs: median(firsts[in.Name]), bytes: in.bytes()}, nil
+	reqJSON, _ := json.Marshal(request)
+	var predicted struct {
+		IPv6CIDR string `json:"ipv6Cidr"`
+	}
+	if err := json.Unmarshal(c.PredictJSON(reqJSON), &predicted); err != nil || predicted.IPv6CIDR != want {
+		return nil, fmt.Errorf("the Go package predicts the IPv6 subnet %q (%v), want %s", predicted.IPv6CIDR, err, want)
+	}
+	runs, firsts, err := inNode(ctx, cfg, m, inputs, func(name string, answer json.RawMessage) error {
+		if name == inputs[0].Name {
+			return checkJSON(name, answer)
+		}
+		var got struct {
+			IPv6CIDR string `json:"ipv6Cidr"`
+		}
+		if err := json.Unmarshal(answer, &got); err != nil || got.IPv6CIDR != want {
+			return fmt.Errorf("the WASM prediction (%s) answered %.300s, want the IPv6 subnet %s", name, answer, want)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i := range forms {
+		forms[i].f, forms[i].firstMs, forms[i].bytes = figureOf(runs[inputs[i].Name]), median(firsts[inputs[i].Name]), inputs[i].bytes()
+	}
+	return forms, nil
 }
 
 // targets are the IPv6 measurements' targets (docs/benchmarks.md).
@@ -150,7 +201,7 @@ func (v *v6Result) targets() []target {
 	}
 	if p, ok := v.previewP50(); ok {
 		ts = append(ts, target{fmt.Sprintf("IPv6: the WASM preview ≤ 5 ms per call at p50, the next address of a /64 with %d taken and the next /64 of a /48 with %d subnets", v.addresses.taken, v.prefixes),
-			fmt.Sprintf("%s at worst (%s and %s)", msf(p), msf(v.addresses.page().f.P50), msf(v.subnetPreview.f.P50)), p <= 5})
+			fmt.Sprintf("%s at worst (%s and %s)", msf(p), msf(v.addresses.page().f.P50), msf(v.subnetPage().f.P50)), p <= 5})
 	}
 	if v.claimed() {
 		ts = append(ts, target{"IPv6: 0 addresses or prefixes handed out twice, every claim the lowest free candidate or prefix",
@@ -183,7 +234,7 @@ func (v *v6Result) rows(row func(name, clients string, f figure, stmts, notes st
 				fmt.Sprintf("per call; first call %s; input %d bytes", msf(f.firstMs), f.bytes))
 		}
 	}
-	if f := v.subnetPreview; f != nil {
+	for _, f := range v.subnetPreview {
 		row(fmt.Sprintf("IPv6: WASM preview in node, the next /64 of a /48 with %d subnets, %s", v.prefixes, f.name), "1", f.f, "",
 			fmt.Sprintf("per call; first call %s; input %d bytes", msf(f.firstMs), f.bytes))
 	}
@@ -217,7 +268,10 @@ func (r *report) v6JSON(m map[string]any) {
 	}
 	if p, ok := v.previewP50(); ok {
 		m["v6_preview_ms_p50"] = round(p)
-		m["v6_preview_addresses_ms_p50"], m["v6_preview_subnet_ms_p50"] = round(v.addresses.page().f.P50), round(v.subnetPreview.f.P50)
+		m["v6_preview_addresses_ms_p50"] = round(v.addresses.page().f.P50)
+		for _, f := range v.subnetPreview {
+			m["v6_preview_subnet_"+f.key+"_ms_p50"] = round(f.f.P50)
+		}
 	}
 	if v.claimed() {
 		m["v6_duplicates"], m["v6_lowest_misses"] = v.duplicates(), v.misses()
