@@ -28,8 +28,12 @@ const floorPoolUID = "00000000-0000-4000-8000-000000000001"
 // floorSeq numbers the floor's rows.
 var floorSeq atomic.Int64
 
-// The floor's rows take the addresses after floorV4, each the next one.
-var floorV4 = netip.MustParseAddr("10.0.0.0")
+// The floor's rows take the addresses after floorV4 (the IPv4 claims'
+// floor) or after floorV6 (the IPv6 claims'), each the next one.
+var (
+	floorV4 = netip.MustParseAddr("10.0.0.0")
+	floorV6 = netip.MustParseAddr("fd00:f100::")
+)
 
 // floorOp returns one insert of the floor, timed: the next address after
 // base, of its family.

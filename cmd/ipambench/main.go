@@ -362,7 +362,8 @@ func bench(ctx context.Context, cfg config) (*report, error) {
 		rep.numbers = nr
 	}
 	if cfg.want("v6") {
-		v6, err := measureV6(ctx, cfg, wasm)
+		warmPool(ctx, db, 1)
+		v6, err := measureV6(ctx, cfg, svc, db, wasm)
 		if err != nil {
 			return nil, fmt.Errorf("IPv6: %w", err)
 		}

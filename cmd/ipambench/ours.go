@@ -27,38 +27,24 @@ const benchCIDR = "10.42.0.0/16"
 
 // A subnet is a VPC "net" of a namespace with one subnet "all" covering
 // its whole /16: 65 533 candidates (less the network, the broadcast and
-// the subnet's gateway).
+// the subnet's gateway); or, in a dual-stack VPC, the subnet's IPv6
+// prefix, from the first address of the VPC's (benchV6), where the bench
+// claims IPv6 addresses: a /112 has 65 534 candidates (less the
+// subnet-router anycast address and the gateway).
 type subnet struct {
 	ns        string
+	pool      string // its name
 	poolUID   string
 	subnetUID string
-	base      netip.Addr // the /16's network address
+	prefix    netip.Prefix // where the bench claims
+	base      netip.Addr   // its first address, the pool's too
+	family    ipam.Family  // of the claims: zero (IPv4, as before the dual stack) or ipam.IPv6
 	space     candidates.Space
 }
 
-// createSubnet makes the subnet of the namespace ns.
+// createSubnet makes the IPv4 subnet of the namespace ns.
 func createSubnet(ctx context.Context, svc *ipam.Service, ns string) (subnet, error) {
-	if _, err := svc.CreateVPC(ctx, operator, ipam.CreateVPCInput{Namespace: ns, Name: "net", CIDR: benchCIDR}); err != nil {
-		return subnet{}, err
-	}
-	sub, err := svc.CreateSubnet(ctx, operator, ipam.CreateSubnetInput{Namespace: ns, VPC: "net", Name: "all", CIDR: benchCIDR})
-	if err != nil {
-		return subnet{}, err
-	}
-	p, err := svc.Pool(ctx, operator, ns, "vpc-net")
-	if err != nil {
-		return subnet{}, err
-	}
-	pool, err := candidates.ParsePool(candidates.PoolSpec{CIDR: benchCIDR})
-	if err != nil {
-		return subnet{}, err
-	}
-	req, err := pool.ParseRequest(candidates.RequestSpec{Within: benchCIDR, Reserved: []string{sub.Gateway.String()}})
-	if err != nil {
-		return subnet{}, err
-	}
-	prefix := netip.MustParsePrefix(benchCIDR)
-	return subnet{ns: ns, poolUID: p.UID, subnetUID: sub.UID, base: prefix.Addr(), space: pool.Space(req)}, nil
+	return createSubnetIn(ctx, svc, ns, netip.MustParsePrefix(benchCIDR), netip.Prefix{})
 }
 
 // v4Subnets returns createSubnet, for a measurement that makes its own.
@@ -66,9 +52,52 @@ func v4Subnets(ctx context.Context, svc *ipam.Service) func(ns string) (subnet, 
 	return func(ns string) (subnet, error) { return createSubnet(ctx, svc, ns) }
 }
 
+// createSubnetIn makes a VPC "net" of the namespace ns whose IPv4 prefix
+// is v4, with one subnet "all" covering it, and returns the subnet where
+// the bench claims: its IPv4 prefix; or, when v6 is valid, the VPC has the
+// /48 of v6 (benchV6) and the subnet v6 too, where the bench claims IPv6
+// addresses.
+func createSubnetIn(ctx context.Context, svc *ipam.Service, ns string, v4, v6 netip.Prefix) (subnet, error) {
+	vpcIn := ipam.CreateVPCInput{Namespace: ns, Name: "net", CIDR: v4.String()}
+	subIn := ipam.CreateSubnetInput{Namespace: ns, VPC: "net", Name: "all", CIDR: v4.String()}
+	if v6.IsValid() {
+		vpcIn.IPv6CIDR, subIn.IPv6CIDR = benchV6.String(), v6.String()
+	}
+	vpc, err := svc.CreateVPC(ctx, operator, vpcIn)
+	if err != nil {
+		return subnet{}, err
+	}
+	sub, err := svc.CreateSubnet(ctx, operator, subIn)
+	if err != nil {
+		return subnet{}, err
+	}
+	poolName, poolPrefix, prefix, gateway, family := vpc.PoolName(), vpc.CIDR, v4, sub.Gateway, ipam.Family("")
+	if v6.IsValid() {
+		poolName, poolPrefix, prefix, gateway, family = vpc.IPv6PoolName(), vpc.IPv6CIDR, v6, sub.IPv6Gateway, ipam.IPv6
+	}
+	p, err := svc.Pool(ctx, operator, ns, poolName)
+	if err != nil {
+		return subnet{}, err
+	}
+	pool, err := candidates.ParsePool(candidates.PoolSpec{CIDR: poolPrefix.String()})
+	if err != nil {
+		return subnet{}, err
+	}
+	req, err := pool.ParseRequest(candidates.RequestSpec{Within: prefix.String(), Reserved: []string{gateway.String()}})
+	if err != nil {
+		return subnet{}, err
+	}
+	return subnet{ns: ns, pool: poolName, poolUID: p.UID, subnetUID: sub.UID, prefix: prefix, base: prefix.Addr(), family: family, space: pool.Space(req)}, nil
+}
+
 // floor returns the first address of the floor's inserts of the
 // subnet's family.
-func (s subnet) floor() netip.Addr { return floorV4 }
+func (s subnet) floor() netip.Addr {
+	if s.base.Is6() {
+		return floorV6
+	}
+	return floorV4
+}
 
 // addr returns the address offset after the subnet's network address.
 func (s subnet) addr(offset int) netip.Addr { return offsetAddr(s.base, offset) }
@@ -120,7 +149,7 @@ func (s subnet) taken(offsets []int) candidates.Set {
 func (s subnet) attach(ctx context.Context, svc *ipam.Service, id string) (netip.Addr, time.Duration, error) {
 	start := time.Now()
 	a, err := svc.AttachInterface(ctx, operator, ipam.AttachInterfaceInput{
-		Namespace: s.ns, VPC: "net", Subnet: "all", VM: ipam.VMRef{UID: id, Hostname: id}, NIC: 0,
+		Namespace: s.ns, VPC: "net", Subnet: "all", VM: ipam.VMRef{UID: id, Hostname: id}, NIC: 0, Family: s.family,
 	})
 	return a.Address, time.Since(start), err
 }

@@ -6,8 +6,13 @@ import (
 	"fmt"
 	"math/big"
 	"net/netip"
+	"time"
+
+	"github.com/lib/pq"
 
 	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/store"
 )
 
 // v6Result is what the IPv6 measurements found (docs/benchmarks.md, "IPv6"):
@@ -74,13 +79,85 @@ func (v *v6Result) viewBytesRatio() float64 { return ratio(v.viewBytes[0], v.vie
 // measures: a ULA /48, its subnets carved from its first address.
 var benchV6 = netip.MustParsePrefix("fd00:42::/48")
 
-// v6View is the /64 of the IPv6 measurements.
-var v6View = netip.MustParsePrefix("fd00:42::/64")
+// The prefixes of the view's measurement: the /64 of the IPv6 view, and
+// the IPv4 VPC of the reference view, large enough for as many
+// allocations in fragments.
+var (
+	v6View   = netip.MustParsePrefix("fd00:42::/64")
+	v6Seq    = netip.MustParsePrefix("fd00:42::/112")
+	v4ViewOf = netip.MustParsePrefix("10.0.0.0/10")
+)
 
 // measureV6 runs the IPv6 measurements; wasm, when built, times the
 // browser's previews too.
-func measureV6(ctx context.Context, cfg config, wasm *wasmModule) (*v6Result, error) {
+func measureV6(ctx context.Context, cfg config, svc *ipam.Service, db *store.DB, wasm *wasmModule) (*v6Result, error) {
 	out := &v6Result{viewSize: cfg.v6ViewSize, subnets: cfg.v6Subnets}
+
+	// The /64 of the view, and the IPv4 subnet of as many allocations:
+	// the same fragments in both (runs of 1 to 21 taken between single
+	// free addresses), so that a view holds as many spans as it would
+	// after releases here and there.
+	offsets := fragmented(cfg.v6ViewSize)
+	progress("IPv6: a /64 holding %d allocations in fragments, and an IPv4 subnet of as many", len(offsets))
+	big, err := createSubnetIn(ctx, svc, "bench/v6-1m", netip.MustParsePrefix(benchCIDR), v6View)
+	if err != nil {
+		return out, err
+	}
+	ref, err := createSubnetIn(ctx, svc, "bench/v6-ref", v4ViewOf, netip.Prefix{})
+	if err != nil {
+		return out, err
+	}
+	for _, s := range []subnet{big, ref} {
+		if err := s.fill(ctx, db, offsets); err != nil {
+			return out, err
+		}
+	}
+	for i, s := range []subnet{big, ref} {
+		loads, err := viewLoads(ctx, cfg, db, func(fresh *ipam.Service) error {
+			// The subnet's usage in its family, as a VPC's read asks for it
+			// (view_load_ms_1m's use): one view loaded.
+			usage := fresh.SubnetUsage
+			if s.family == ipam.IPv6 {
+				usage = fresh.SubnetIPv6Usage
+			}
+			_, err := usage(ctx, operator, ipam.Subnet{Namespace: s.ns, VPC: "net", Name: "all"})
+			return err
+		})
+		if err != nil {
+			return out, err
+		}
+		out.viewBytes[i] = loads.heap / float64(len(offsets))
+		if i == 0 {
+			out.viewLoad = loads.f
+		}
+		progress("  a process's first use of the %s pool (its view loaded): %.1f ms, %.1f bytes of heap an allocation", s.base, loads.f.P50, out.viewBytes[i])
+	}
+
+	levels := fillLevelsIn(ctx, cfg, db, "bench/v6-seq", "/112", func(ns string) (subnet, error) {
+		return createSubnetIn(ctx, svc, ns, netip.MustParsePrefix(benchCIDR), v6Seq)
+	})
+	levels = append(levels, seqLevel{key: "1m", name: fmt.Sprintf("a /64 holding %d allocations", len(offsets)),
+		prepare: func() (subnet, []int, error) {
+			progress("ours, sequential in the /64 holding %d allocations", len(offsets))
+			return big, offsets, nil
+		}})
+	if err := sequential(ctx, cfg, svc, db, levels, &out.ours); err != nil {
+		return out, fmt.Errorf("sequential claims: %w", err)
+	}
+
+	progress("ours, 16 clients in one /64")
+	warmPool(ctx, db, 16)
+	err = concurrent16(ctx, cfg, svc, db, "v6-c16", func(ns string) (subnet, error) {
+		return createSubnetIn(ctx, svc, ns, netip.MustParsePrefix(benchCIDR), v6View)
+	}, &out.ours)
+	if err != nil {
+		return out, fmt.Errorf("16 clients: %w", err)
+	}
+
+	if err := subnetsBySize(ctx, cfg, svc, db, out); err != nil {
+		return out, fmt.Errorf("subnets by size: %w", err)
+	}
+
 	if wasm != nil {
 		progress("WASM preview in node: next 8 of a /64 with %d taken in fragments", cfg.v6PreviewTaken)
 		pr, err := preview(ctx, cfg, wasm, previewPool{cidr: v6View.String(), gateway: v6View.Addr().Next().String(), taken: cfg.v6PreviewTaken})
@@ -105,6 +182,73 @@ func nthPrefix(parent netip.Prefix, bits, n int) netip.Prefix {
 	v.Add(v, new(big.Int).Lsh(big.NewInt(int64(n)), uint(parent.Addr().BitLen()-bits)))
 	a, _ := netip.AddrFromSlice(v.FillBytes(b))
 	return netip.PrefixFrom(a, bits)
+}
+
+// fillSubnetsSQL inserts, in one statement, subnets fill-<i> of the VPC,
+// each with its IPv4 and IPv6 prefixes and their first host addresses as
+// gateways, as CreateSubnet makes them (without their audit entries).
+const fillSubnetsSQL = `INSERT INTO subnets (vpc_uid, name, cidr, gateway, ipv6_cidr, ipv6_gateway, created_by)
+	SELECT $1, 'fill-' || i, c, host(c)::inet + 1, c6, host(c6)::inet + 1, 'bench'
+	FROM unnest($2::cidr[], $3::cidr[]) WITH ORDINALITY AS x(c, c6, i)`
+
+// subnetsBySize times the next /64 of a dual-stack VPC's /48 holding
+// cfg.v6Subnets subnets (its lowest /64s), each create alternating with
+// the floor's insert of an IPv6 address, and checks that each subnet got
+// the lowest free /64 and that no two of the VPC's IPv6 prefixes
+// overlap. The IPv4 prefix of each subnet is given (a /28), so that the
+// create searches for its IPv6 prefix alone.
+func subnetsBySize(ctx context.Context, cfg config, svc *ipam.Service, db *store.DB, out *v6Result) error {
+	const ns = "bench/v6-subnets"
+	v4 := netip.MustParsePrefix("10.0.0.0/8")
+	vpc, err := svc.CreateVPC(ctx, operator, ipam.CreateVPCInput{Namespace: ns, Name: "net", CIDR: v4.String(), IPv6CIDR: benchV6.String()})
+	if err != nil {
+		return err
+	}
+	progress("ours, subnets by size: the next /64 of a /48 holding %d subnets", cfg.v6Subnets)
+	var cidrs, cidrs6 []string
+	for i := range cfg.v6Subnets {
+		cidrs, cidrs6 = append(cidrs, nthPrefix(v4, 28, i).String()), append(cidrs6, nthPrefix(benchV6, 64, i).String())
+	}
+	if _, err := db.ExecContext(ctx, fillSubnetsSQL, vpc.UID, pq.Array(cidrs), pq.Array(cidrs6)); err != nil {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, `VACUUM (ANALYZE) subnets`); err != nil {
+		return err
+	}
+	next := cfg.v6Subnets
+	create := func() (time.Duration, error) {
+		i := next
+		next++
+		start := time.Now()
+		sub, err := svc.CreateSubnet(ctx, operator, ipam.CreateSubnetInput{Namespace: ns, VPC: "net", Name: fmt.Sprintf("s-%d", i),
+			CIDR: nthPrefix(v4, 28, i).String(), IPv6PrefixLength: 64})
+		d := time.Since(start)
+		if err == nil && sub.IPv6CIDR != nthPrefix(benchV6, 64, i) {
+			out.bySizeMisses++
+		}
+		return d, err
+	}
+	if _, err := create(); err != nil { // as a serving process has the VPC's rows read once
+		return err
+	}
+	fop, err := floorOp(ctx, db, floorV6)
+	if err != nil {
+		return err
+	}
+	var runs, floors []run
+	var ratios []float64
+	for r := range cfg.runs {
+		fr, rr, err := alternate(cfg.seqN, 1, cfg.seqN, fop, create)
+		if err != nil {
+			return err
+		}
+		runs, floors = append(runs, rr), append(floors, fr)
+		ratios = append(ratios, ratio(rr.stats().p50, fr.stats().p50))
+		progress("  run %d: p50 %.3f ms, p99 %.3f ms; the floor, alternating: p50 %.3f ms; ratio %.2f", r+1, rr.stats().p50, rr.stats().p99, fr.stats().p50, ratios[r])
+	}
+	out.bySize, out.bySizeFloor, out.bySizeRatio = figureOf(runs), figureOf(floors), median(ratios)
+	return db.GetContext(ctx, &out.overlaps, `SELECT count(*) FROM subnets a JOIN subnets b
+		ON a.vpc_uid = b.vpc_uid AND a.uid < b.uid AND a.ipv6_cidr && b.ipv6_cidr WHERE a.vpc_uid = $1`, vpc.UID)
 }
 
 // subnetPreview times, in node, the browser's preview of the next /64
