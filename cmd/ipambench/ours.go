@@ -33,12 +33,10 @@ const benchCIDR = "10.42.0.0/16"
 // subnet-router anycast address and the gateway).
 type subnet struct {
 	ns        string
-	pool      string // its name
 	poolUID   string
 	subnetUID string
-	prefix    netip.Prefix // where the bench claims
-	base      netip.Addr   // its first address, the pool's too
-	family    ipam.Family  // of the claims: zero (IPv4, as before the dual stack) or ipam.IPv6
+	base      netip.Addr  // the first address of the prefix claimed in, the pool's too
+	family    ipam.Family // of the claims: zero (IPv4, as before the dual stack) or ipam.IPv6
 	space     candidates.Space
 }
 
@@ -87,7 +85,7 @@ func createSubnetIn(ctx context.Context, svc *ipam.Service, ns string, v4, v6 ne
 	if err != nil {
 		return subnet{}, err
 	}
-	return subnet{ns: ns, pool: poolName, poolUID: p.UID, subnetUID: sub.UID, prefix: prefix, base: prefix.Addr(), family: family, space: pool.Space(req)}, nil
+	return subnet{ns: ns, poolUID: p.UID, subnetUID: sub.UID, base: prefix.Addr(), family: family, space: pool.Space(req)}, nil
 }
 
 // floor returns the first address of the floor's inserts of the

@@ -24,9 +24,9 @@ type v6Result struct {
 	// the /64 of the view) and 16 clients in one /64.
 	ours oursResult
 
-	viewSize  int    // allocations of the /64 (1 000 000; config.v6ViewSize)
-	viewLoad  figure // a process's first use of the /64's pool
-	viewBytes [2]float64
+	viewSize  int        // allocations of the /64 (1 000 000; config.v6ViewSize)
+	viewLoad  figure     // a process's first use of the /64's pool
+	viewBytes [2]float64 // live heap per allocation of the view, then of the IPv4 view of as many
 
 	subnets      int    // subnets of the /48 (10 000; config.v6Subnets)
 	bySize       figure // the next /64 of the /48
@@ -79,9 +79,10 @@ func (v *v6Result) viewBytesRatio() float64 { return ratio(v.viewBytes[0], v.vie
 // measures: a ULA /48, its subnets carved from its first address.
 var benchV6 = netip.MustParsePrefix("fd00:42::/48")
 
-// The prefixes of the view's measurement: the /64 of the IPv6 view, and
-// the IPv4 VPC of the reference view, large enough for as many
-// allocations in fragments.
+// The prefixes the IPv6 measurements claim in: the /64 of the view (and
+// of the 16 clients), the /112 of the fill levels, and the IPv4 prefix of
+// the view of reference, large enough for as many allocations in
+// fragments.
 var (
 	v6View   = netip.MustParsePrefix("fd00:42::/64")
 	v6Seq    = netip.MustParsePrefix("fd00:42::/112")
