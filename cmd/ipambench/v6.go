@@ -32,8 +32,9 @@ type v6Result struct {
 	bySize       figure // the next /64 of the /48
 	bySizeFloor  figure // the floor, alternating with it
 	bySizeRatio  float64
-	bySizeMisses int // subnets that did not get the lowest free /64
-	overlaps     int // pairs of the VPC's subnets whose IPv6 prefixes overlap
+	bySizeStmts  float64 // statements per subnet
+	bySizeMisses int     // subnets that did not get the lowest free /64
+	overlaps     int     // pairs of the VPC's subnets whose IPv6 prefixes overlap
 
 	addresses     *previewResult // the WASM preview of the next addresses of a /64
 	subnetPreview []previewForm  // the WASM previews of the next /64 of the /48, the page's last
@@ -238,16 +239,20 @@ func subnetsBySize(ctx context.Context, cfg config, svc *ipam.Service, db *store
 	}
 	var runs, floors []run
 	var ratios []float64
+	var stmts int64
 	for r := range cfg.runs {
+		stmts0 := statements.Load()
 		fr, rr, err := alternate(cfg.seqN, 1, cfg.seqN, fop, create)
 		if err != nil {
 			return err
 		}
+		stmts += statements.Load() - stmts0 - int64(fr.ops) // one statement a floor insert
 		runs, floors = append(runs, rr), append(floors, fr)
 		ratios = append(ratios, ratio(rr.stats().p50, fr.stats().p50))
 		progress("  run %d: p50 %.3f ms, p99 %.3f ms; the floor, alternating: p50 %.3f ms; ratio %.2f", r+1, rr.stats().p50, rr.stats().p99, fr.stats().p50, ratios[r])
 	}
 	out.bySize, out.bySizeFloor, out.bySizeRatio = figureOf(runs), figureOf(floors), median(ratios)
+	out.bySizeStmts = float64(stmts) / float64(cfg.runs*cfg.seqN)
 	return db.GetContext(ctx, &out.overlaps, `SELECT count(*) FROM subnets a JOIN subnets b
 		ON a.vpc_uid = b.vpc_uid AND a.uid < b.uid AND a.ipv6_cidr && b.ipv6_cidr WHERE a.vpc_uid = $1`, vpc.UID)
 }
@@ -370,7 +375,7 @@ func (v *v6Result) rows(row func(name, clients string, f figure, stmts, notes st
 				o.conc16Ratio, rate(o.conc16Floor.PerSec), ratio(o.conc16.P99, o.conc16.P50), yes(o.conc16Lowest), o.conc16.Ops))
 	}
 	if v.bySize.Runs > 0 {
-		row(fmt.Sprintf("IPv6: ours: a subnet, the next /64 of a /48 holding %d subnets", v.subnets), "1", v.bySize, "",
+		row(fmt.Sprintf("IPv6: ours: a subnet, the next /64 of a /48 holding %d subnets", v.subnets), "1", v.bySize, fmt.Sprintf("%.2f", v.bySizeStmts),
 			fmt.Sprintf("p50 **%.2f ×** the floor's (%s, alternating); subnets not given the lowest free /64: %d; overlaps: %d", v.bySizeRatio, msf(v.bySizeFloor.P50), v.bySizeMisses, v.overlaps))
 	}
 	if p := v.addresses; p != nil {
@@ -410,6 +415,7 @@ func (r *report) v6JSON(m map[string]any) {
 	}
 	if v.bySize.Runs > 0 {
 		m["v6_subnet_by_size_p50_ratio_to_floor"], m["v6_subnet_by_size_p50_ms"], m["v6_subnet_by_size_floor_p50_ms"] = round(v.bySizeRatio), round(v.bySize.P50), round(v.bySizeFloor.P50)
+		m["v6_subnet_by_size_statements"] = round(v.bySizeStmts)
 	}
 	if p, ok := v.previewP50(); ok {
 		m["v6_preview_ms_p50"] = round(p)
