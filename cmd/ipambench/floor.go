@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"net/netip"
 	"sync"
 	"sync/atomic"
@@ -26,15 +28,22 @@ const floorPoolUID = "00000000-0000-4000-8000-000000000001"
 // floorSeq numbers the floor's rows.
 var floorSeq atomic.Int64
 
-// floorOp returns one insert of the floor, timed.
-func floorOp(ctx context.Context, db *store.DB) (func() (time.Duration, error), error) {
+// The floor's rows take the addresses after floorV4 (the IPv4 claims'
+// floor) or after floorV6 (the IPv6 claims'), each the next one.
+var (
+	floorV4 = netip.MustParseAddr("10.0.0.0")
+	floorV6 = netip.MustParseAddr("fd00:f100::")
+)
+
+// floorOp returns one insert of the floor, timed: the next address after
+// base, of its family.
+func floorOp(ctx context.Context, db *store.DB, base netip.Addr) (func() (time.Duration, error), error) {
 	if _, err := db.ExecContext(ctx, floorTable); err != nil {
 		return nil, err
 	}
 	return func() (time.Duration, error) {
 		i := floorSeq.Add(1)
-		v := uint32(10)<<24 | uint32(i)
-		a := netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
+		a := offsetAddr(base, int(i))
 		name := fmt.Sprintf("floor-%d", i)
 		start := time.Now()
 		_, err := db.ExecContext(ctx, floorInsert, "bench/floor", name, floorPoolUID, a.String(),
@@ -43,9 +52,25 @@ func floorOp(ctx context.Context, db *store.DB) (func() (time.Duration, error), 
 	}, nil
 }
 
-// floor measures n inserts by clients concurrent clients.
+// offsetAddr returns the address offset after base, of base's family.
+func offsetAddr(base netip.Addr, offset int) netip.Addr {
+	if base.Is4() {
+		b := base.As4()
+		v := binary.BigEndian.Uint32(b[:]) + uint32(offset)
+		binary.BigEndian.PutUint32(b[:], v)
+		return netip.AddrFrom4(b)
+	}
+	b := base.As16()
+	lo, carry := bits.Add64(binary.BigEndian.Uint64(b[8:]), uint64(offset), 0)
+	binary.BigEndian.PutUint64(b[:8], binary.BigEndian.Uint64(b[:8])+carry)
+	binary.BigEndian.PutUint64(b[8:], lo)
+	return netip.AddrFrom16(b)
+}
+
+// floor measures n inserts of IPv4 addresses by clients concurrent
+// clients.
 func floor(ctx context.Context, db *store.DB, n, clients int) (run, error) {
-	op, err := floorOp(ctx, db)
+	op, err := floorOp(ctx, db, floorV4)
 	if err != nil {
 		return run{}, err
 	}

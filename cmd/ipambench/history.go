@@ -65,7 +65,7 @@ func historyUnderClaims(ctx context.Context, cfg config, svc *ipam.Service, db *
 			}
 		}
 	}()
-	m, err := measure16(ctx, cfg, svc, db, "history")
+	m, err := measure16(ctx, cfg, svc, db, "history", v4Subnets(ctx, svc))
 	stop()
 	if err := <-werr; err != nil {
 		return res, fmt.Errorf("writing the history: %w", err)

@@ -73,9 +73,15 @@ type config struct {
 	goipamTaken   int    // addresses taken in go-ipam's /16 of its second sequential measurement
 	previewTaken  int    // addresses taken, in fragments, in the /16 of the WASM preview
 	numbersTaken  int    // numbers taken, in runs, in the division 1-4094 of the WASM next number
+
+	// The IPv6 measurements' (v6.go).
+	v6ViewSize       int // allocations, in fragments, of the /64 whose view is loaded and claimed in
+	v6Subnets        int // subnets of the /48 where the next /64 is claimed
+	v6PreviewTaken   int // addresses taken, in fragments, in the /64 of the WASM preview
+	v6PreviewSubnets int // subnets of the /48 of the WASM subnet preview
 }
 
-var scenarios = []string{"floor", "seq", "conc16", "history", "twoproc", "churn", "pgbouncer", "page", "graphql", "vpcread", "search", "numbers", "goipam", "preview"}
+var scenarios = []string{"floor", "seq", "conc16", "history", "twoproc", "churn", "pgbouncer", "page", "graphql", "vpcread", "search", "numbers", "v6", "goipam", "preview"}
 
 func (c config) want(s string) bool { return c.only == nil || c.only[s] }
 
@@ -114,6 +120,7 @@ func parseFlags(args []string) (config, error) {
 	}
 	c.seqSpan, c.pageTaken, c.vpcReadSizes, c.searchSize, c.goipamTaken = 65535, [2]int{100, 60_000}, [2]int{1_000, 1_000_000}, 1_000_000, 20_000
 	c.previewTaken, c.numbersTaken, c.searchObjects = 60_000, 4_000, 100_000
+	c.v6ViewSize, c.v6Subnets, c.v6PreviewTaken, c.v6PreviewSubnets = 1_000_000, 10_000, 100_000, 10_000
 	switch {
 	case c.smoke:
 		c.runs = cmp(c.runs, 1)
@@ -125,6 +132,7 @@ func parseFlags(args []string) (config, error) {
 		// both), as in a full run.
 		c.seqSpan, c.pageTaken, c.vpcReadSizes, c.searchSize, c.goipamTaken = 2000, [2]int{100, 2000}, [2]int{100, 2000}, 3000, 1000
 		c.previewTaken, c.numbersTaken, c.searchObjects = 2000, 400, 1000
+		c.v6ViewSize, c.v6Subnets, c.v6PreviewTaken, c.v6PreviewSubnets = 2000, 100, 2000, 100
 	case c.quick:
 		c.runs = cmp(c.runs, 3)
 		c.floorN, c.floor16N, c.seqN, c.concN, c.twoProcN, c.churnN = 300, 1600, 100, 1600, 1600, 300
@@ -217,7 +225,7 @@ func bench(ctx context.Context, cfg config) (*report, error) {
 	slog.SetDefault(quiet)
 
 	var wasm *wasmModule
-	if cfg.want("preview") {
+	if cfg.want("preview") || cfg.want("v6") {
 		root, err := repoRoot()
 		if err != nil {
 			return nil, err
@@ -270,14 +278,15 @@ func bench(ctx context.Context, cfg config) (*report, error) {
 	ours := &oursResult{}
 	rep.ours = ours
 	if cfg.want("seq") {
-		if err := sequential(ctx, cfg, svc, db, ours); err != nil {
+		levels := fillLevelsIn(ctx, cfg, db, "bench/seq", "/16", v4Subnets(ctx, svc))
+		if err := sequential(ctx, cfg, svc, db, levels, ours); err != nil {
 			return nil, fmt.Errorf("sequential claims: %w", err)
 		}
 	}
 	if cfg.want("conc16") {
 		progress("ours, 16 clients in one process")
 		warmPool(ctx, db, 16)
-		if err := concurrent16(ctx, cfg, svc, db, ours); err != nil {
+		if err := concurrent16(ctx, cfg, svc, db, "c16", v4Subnets(ctx, svc), ours); err != nil {
 			return nil, fmt.Errorf("16 clients: %w", err)
 		}
 	}
@@ -352,6 +361,14 @@ func bench(ctx context.Context, cfg config) (*report, error) {
 		}
 		rep.numbers = nr
 	}
+	if cfg.want("v6") {
+		warmPool(ctx, db, 1)
+		v6, err := measureV6(ctx, cfg, svc, db, wasm)
+		if err != nil {
+			return nil, fmt.Errorf("IPv6: %w", err)
+		}
+		rep.v6 = v6
+	}
 	var gi *goipamResult
 	if cfg.want("goipam") {
 		gi = &goipamResult{}
@@ -386,11 +403,11 @@ func bench(ctx context.Context, cfg config) (*report, error) {
 }
 
 func measurePreview(ctx context.Context, cfg config, wasm *wasmModule, rep *report) error {
-	if wasm == nil {
+	if wasm == nil || !cfg.want("preview") {
 		return nil
 	}
 	progress("WASM preview in node: next 8 of a /16 with %d taken in fragments", cfg.previewTaken)
-	pr, err := preview(ctx, cfg, wasm)
+	pr, err := preview(ctx, cfg, wasm, v4PreviewPool(cfg))
 	if err != nil {
 		return fmt.Errorf("preview: %w", err)
 	}

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"slices"
 	"strings"
-	"time"
 
 	"pivirt.hu/ipam/internal/candidates"
 )
@@ -63,13 +60,7 @@ func numbersPreview(ctx context.Context, cfg config, m *wasmModule) (numbersPrev
 	list := b.Set().String()
 	out := numbersPreviewResult{taken: len(taken), runCount: strings.Count(list, ",") + 1}
 	ranges := []map[string]int64{{"start": 1, "end": size}}
-	type namedInput struct {
-		Name        string         `json:"name"`
-		Function    string         `json:"function"`
-		Input       map[string]any `json:"input"`
-		TakenRanges *string        `json:"takenRanges,omitempty"`
-	}
-	inputs := []namedInput{
+	inputs := []harnessInput{
 		{Name: "list", Function: "ipamNextNumber", Input: map[string]any{"ranges": ranges, "taken": taken}},
 		{Name: "field", Function: "ipamNextNumber", Input: map[string]any{"ranges": ranges, "takenRanges": list}},
 		{Name: "apart", Function: "ipamNextNumber", Input: map[string]any{"ranges": ranges}, TakenRanges: &list},
@@ -80,11 +71,7 @@ func numbersPreview(ctx context.Context, cfg config, m *wasmModule) (numbersPrev
 		{key: "apart", name: "`takenRanges` passed beside the JSON, parsed once"},
 	}
 	for i, in := range inputs {
-		j, _ := json.Marshal(in.Input)
-		out.forms[i].bytes = len(j)
-		if in.TakenRanges != nil {
-			out.forms[i].bytes += len(*in.TakenRanges)
-		}
+		out.forms[i].bytes = in.bytes()
 	}
 	// The Go package's answer, which the module's must equal.
 	wantJSON, _ := json.Marshal(inputs[0].Input)
@@ -92,39 +79,15 @@ func numbersPreview(ctx context.Context, cfg config, m *wasmModule) (numbersPrev
 	if err := json.Unmarshal(candidates.NumberPreviewJSON(wantJSON), &want); err != nil || want.First == nil {
 		return out, fmt.Errorf("the Go package found no next number (%v)", err)
 	}
-	task, _ := json.Marshal(map[string]any{"inputs": inputs, "warmup": 3, "calls": cfg.previewCalls})
-	runs := map[string][]run{}
-	firsts := map[string][]float64{}
-	for r := range cfg.runs {
-		cmd := exec.CommandContext(ctx, m.node, m.harness, m.execJS, m.wasm)
-		cmd.Stdin = bytes.NewReader(task)
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		b, err := cmd.Output()
-		if err != nil {
-			return out, fmt.Errorf("node %s: %v\n%s", m.harness, err, stderr.String())
+	runs, firsts, err := inNode(ctx, cfg, m, inputs, func(name string, answer json.RawMessage) error {
+		var a candidates.NumberPreviewOutput
+		if err := json.Unmarshal(answer, &a); err != nil || !a.Valid || a.First == nil || *a.First != *want.First || a.Free != want.Free {
+			return fmt.Errorf("the WASM module (%s) answered %.300s, want the next number %d of %d free", name, answer, *want.First, want.Free)
 		}
-		var answers map[string]struct {
-			First  float64                        `json:"first"`
-			Ms     []float64                      `json:"ms"`
-			Answer candidates.NumberPreviewOutput `json:"answer"`
-		}
-		if err := json.Unmarshal(b, &answers); err != nil {
-			return out, fmt.Errorf("reading node's answer: %v: %.300s", err, b)
-		}
-		for _, in := range inputs {
-			a := answers[in.Name]
-			if !a.Answer.Valid || a.Answer.First == nil || *a.Answer.First != *want.First || a.Answer.Free != want.Free {
-				return out, fmt.Errorf("the WASM module (%s) answered %+v, want the next number %d of %d free", in.Name, a.Answer, *want.First, want.Free)
-			}
-			rr := run{ops: len(a.Ms)}
-			for _, v := range a.Ms {
-				rr.lat = append(rr.lat, time.Duration(v*float64(time.Millisecond)))
-			}
-			runs[in.Name] = append(runs[in.Name], rr)
-			firsts[in.Name] = append(firsts[in.Name], a.First)
-			progress("  run %d, %s: p50 %.3f ms, p99 %.3f ms per call (first call %.2f ms)", r+1, in.Name, rr.stats().p50, rr.stats().p99, a.First)
-		}
+		return nil
+	})
+	if err != nil {
+		return out, err
 	}
 	for i := range out.forms {
 		k := out.forms[i].key

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,51 +27,86 @@ const benchCIDR = "10.42.0.0/16"
 
 // A subnet is a VPC "net" of a namespace with one subnet "all" covering
 // its whole /16: 65 533 candidates (less the network, the broadcast and
-// the subnet's gateway).
+// the subnet's gateway); or, in a dual-stack VPC, the subnet's IPv6
+// prefix, from the first address of the VPC's (benchV6), where the bench
+// claims IPv6 addresses: a /112 has 65 534 candidates (less the
+// subnet-router anycast address and the gateway).
 type subnet struct {
 	ns        string
 	poolUID   string
 	subnetUID string
-	base      netip.Addr // the /16's network address
+	base      netip.Addr  // the first address of the prefix claimed in, the pool's too
+	family    ipam.Family // of the claims: zero (IPv4, as before the dual stack) or ipam.IPv6
 	space     candidates.Space
 }
 
+// createSubnet makes the IPv4 subnet of the namespace ns.
 func createSubnet(ctx context.Context, svc *ipam.Service, ns string) (subnet, error) {
-	if _, err := svc.CreateVPC(ctx, operator, ipam.CreateVPCInput{Namespace: ns, Name: "net", CIDR: benchCIDR}); err != nil {
-		return subnet{}, err
+	return createSubnetIn(ctx, svc, ns, netip.MustParsePrefix(benchCIDR), netip.Prefix{})
+}
+
+// v4Subnets returns createSubnet, for a measurement that makes its own.
+func v4Subnets(ctx context.Context, svc *ipam.Service) func(ns string) (subnet, error) {
+	return func(ns string) (subnet, error) { return createSubnet(ctx, svc, ns) }
+}
+
+// createSubnetIn makes a VPC "net" of the namespace ns whose IPv4 prefix
+// is v4, with one subnet "all" covering it, and returns the subnet where
+// the bench claims: its IPv4 prefix; or, when v6 is valid, the VPC has the
+// /48 of v6 (benchV6) and the subnet v6 too, where the bench claims IPv6
+// addresses.
+func createSubnetIn(ctx context.Context, svc *ipam.Service, ns string, v4, v6 netip.Prefix) (subnet, error) {
+	vpcIn := ipam.CreateVPCInput{Namespace: ns, Name: "net", CIDR: v4.String()}
+	subIn := ipam.CreateSubnetInput{Namespace: ns, VPC: "net", Name: "all", CIDR: v4.String()}
+	if v6.IsValid() {
+		vpcIn.IPv6CIDR, subIn.IPv6CIDR = benchV6.String(), v6.String()
 	}
-	sub, err := svc.CreateSubnet(ctx, operator, ipam.CreateSubnetInput{Namespace: ns, VPC: "net", Name: "all", CIDR: benchCIDR})
+	vpc, err := svc.CreateVPC(ctx, operator, vpcIn)
 	if err != nil {
 		return subnet{}, err
 	}
-	p, err := svc.Pool(ctx, operator, ns, "vpc-net")
+	sub, err := svc.CreateSubnet(ctx, operator, subIn)
 	if err != nil {
 		return subnet{}, err
 	}
-	pool, err := candidates.ParsePool(candidates.PoolSpec{CIDR: benchCIDR})
+	poolName, poolPrefix, prefix, gateway, family := vpc.PoolName(), vpc.CIDR, v4, sub.Gateway, ipam.Family("")
+	if v6.IsValid() {
+		poolName, poolPrefix, prefix, gateway, family = vpc.IPv6PoolName(), vpc.IPv6CIDR, v6, sub.IPv6Gateway, ipam.IPv6
+	}
+	p, err := svc.Pool(ctx, operator, ns, poolName)
 	if err != nil {
 		return subnet{}, err
 	}
-	req, err := pool.ParseRequest(candidates.RequestSpec{Within: benchCIDR, Reserved: []string{sub.Gateway.String()}})
+	pool, err := candidates.ParsePool(candidates.PoolSpec{CIDR: poolPrefix.String()})
 	if err != nil {
 		return subnet{}, err
 	}
-	prefix := netip.MustParsePrefix(benchCIDR)
-	return subnet{ns: ns, poolUID: p.UID, subnetUID: sub.UID, base: prefix.Addr(), space: pool.Space(req)}, nil
+	req, err := pool.ParseRequest(candidates.RequestSpec{Within: prefix.String(), Reserved: []string{gateway.String()}})
+	if err != nil {
+		return subnet{}, err
+	}
+	return subnet{ns: ns, poolUID: p.UID, subnetUID: sub.UID, base: prefix.Addr(), family: family, space: pool.Space(req)}, nil
+}
+
+// floor returns the first address of the floor's inserts of the
+// subnet's family.
+func (s subnet) floor() netip.Addr {
+	if s.base.Is6() {
+		return floorV6
+	}
+	return floorV4
 }
 
 // addr returns the address offset after the subnet's network address.
-func (s subnet) addr(offset int) netip.Addr {
-	b := s.base.As4()
-	v := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]) + uint32(offset)
-	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
-}
+func (s subnet) addr(offset int) netip.Addr { return offsetAddr(s.base, offset) }
 
 // fillSQL inserts, in one statement, an allocation for each offset of the
 // pool's prefix, held by owners fill-<offset> that are not the bench's
-// clients.
+// clients, named as the product names them (candidates.AllocationName:
+// the pool, then the address with its dots or colons written "-";
+// PostgreSQL writes an IPv6 address in RFC 5952 form, as netip does).
 const fillSQL = `INSERT INTO allocations (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, subnet_uid, created_by)
-	SELECT p.namespace, p.name || '-' || replace(host(a), '.', '-'), p.uid, a, $3, 'fill-' || i, 'fill-' || i || $4, $5, $6::uuid, 'bench'
+	SELECT p.namespace, p.name || '-' || translate(host(a), '.:', '--'), p.uid, a, $3, 'fill-' || i, 'fill-' || i || $4, $5, $6::uuid, 'bench'
 	FROM pools p, unnest($2::int[]) i, LATERAL (SELECT host(p.cidr)::inet + i AS a) x
 	WHERE p.uid = $1`
 
@@ -111,7 +147,7 @@ func (s subnet) taken(offsets []int) candidates.Set {
 func (s subnet) attach(ctx context.Context, svc *ipam.Service, id string) (netip.Addr, time.Duration, error) {
 	start := time.Now()
 	a, err := svc.AttachInterface(ctx, operator, ipam.AttachInterfaceInput{
-		Namespace: s.ns, VPC: "net", Subnet: "all", VM: ipam.VMRef{UID: id, Hostname: id}, NIC: 0,
+		Namespace: s.ns, VPC: "net", Subnet: "all", VM: ipam.VMRef{UID: id, Hostname: id}, NIC: 0, Family: s.family,
 	})
 	return a.Address, time.Since(start), err
 }
@@ -154,9 +190,13 @@ func (l *ledger) duplicates(ctx context.Context, db *store.DB, s subnet) (int, e
 	if err := db.SelectContext(ctx, &rows, `SELECT owner_uid, host(address) AS address FROM allocations WHERE subnet_uid = $1`, s.subnetUID); err != nil {
 		return 0, err
 	}
-	held := make(map[string]string, len(rows))
+	held := make(map[string]netip.Addr, len(rows))
 	for _, r := range rows {
-		held[r.Owner] = r.Address
+		a, err := netip.ParseAddr(r.Address)
+		if err != nil {
+			return 0, err
+		}
+		held[r.Owner] = a
 	}
 	dup := 0
 	seen := map[netip.Addr]bool{}
@@ -165,7 +205,7 @@ func (l *ledger) duplicates(ctx context.Context, db *store.DB, s subnet) (int, e
 			dup++
 		}
 		seen[a] = true
-		if held[owner] != a.String() {
+		if held[owner] != a {
 			dup++
 		}
 	}
@@ -184,8 +224,8 @@ func lowest(ctx context.Context, db *store.DB, s subnet, n int) (bool, error) {
 		return false, nil
 	}
 	for i, a := range want {
-		if got[i] != a.String() {
-			return false, nil
+		if g, err := netip.ParseAddr(got[i]); err != nil || g != a {
+			return false, err
 		}
 	}
 	return true, nil
@@ -193,11 +233,8 @@ func lowest(ctx context.Context, db *store.DB, s subnet, n int) (bool, error) {
 
 // oursResult is what the product's measurements found.
 type oursResult struct {
-	seq       map[int]figure  // by fill level in percent
-	seqFloor  map[int]figure  // the floor, alternating with the claims
-	seqRatio  map[int]float64 // p50 over the floor's p50: the median of the runs' ratios
-	seqStmts  map[int]float64
-	seqMisses int // claims that did not get the lowest free candidate
+	seq       []seqResult // by level, in their order
+	seqMisses int         // claims that did not get the lowest free candidate
 
 	conc16       figure
 	conc16Floor  figure  // the floor with 16 clients, alternating with the claims
@@ -216,28 +253,63 @@ type oursResult struct {
 	duplicates int
 }
 
+// A seqLevel is a subnet the sequential claims are measured in.
+type seqLevel struct {
+	key  string // of the JSON keys: seq_<key>_p50_ms
+	name string // of the report's rows: "a /16 50 % full"
+	// prepare creates the subnet and fills it, and returns it with the
+	// offsets it took.
+	prepare func() (subnet, []int, error)
+}
+
+// seqResult is what the sequential claims at one level found.
+type seqResult struct {
+	key, name string
+	f, floor  figure // the claims, and the floor alternating with them
+	ratio     float64
+	stmts     float64 // per claim
+}
+
 // fillLevels are the sequential measurements' fill levels, and for each
 // the modulus m: offsets divisible by m stay free, spread across the /16.
 var fillLevels = []struct{ pct, m int }{{0, 0}, {50, 2}, {90, 10}, {99, 100}}
 
-// sequential measures claims by one client at each fill level.
-func sequential(ctx context.Context, cfg config, svc *ipam.Service, db *store.DB, out *oursResult) error {
-	out.seq, out.seqFloor, out.seqRatio, out.seqStmts = map[int]figure{}, map[int]figure{}, map[int]float64{}, map[int]float64{}
+// fillLevelsIn returns the levels of fillLevels, each a subnet made by
+// create in the namespace <ns>-<percent>, filled at offsets 2 to
+// cfg.seqSpan-1 but the free ones.
+func fillLevelsIn(ctx context.Context, cfg config, db *store.DB, ns, prefix string, create func(ns string) (subnet, error)) []seqLevel {
+	var levels []seqLevel
 	for _, lvl := range fillLevels {
-		s, err := createSubnet(ctx, svc, fmt.Sprintf("bench/seq-%d", lvl.pct))
-		if err != nil {
-			return err
-		}
-		var offsets []int
-		if lvl.m > 0 {
-			for o := 2; o < cfg.seqSpan; o++ {
-				if o%lvl.m != 0 {
-					offsets = append(offsets, o)
+		levels = append(levels, seqLevel{
+			key:  strconv.Itoa(lvl.pct),
+			name: fmt.Sprintf("a %s %d %% full", prefix, lvl.pct),
+			prepare: func() (subnet, []int, error) {
+				s, err := create(fmt.Sprintf("%s-%d", ns, lvl.pct))
+				if err != nil {
+					return s, nil, err
 				}
-			}
-		}
-		progress("ours, sequential at %d %% full (%d taken, free addresses spread across offsets 2 to %d of the /16)", lvl.pct, len(offsets), cfg.seqSpan-1)
-		if err := s.fill(ctx, db, offsets); err != nil {
+				var offsets []int
+				if lvl.m > 0 {
+					for o := 2; o < cfg.seqSpan; o++ {
+						if o%lvl.m != 0 {
+							offsets = append(offsets, o)
+						}
+					}
+				}
+				progress("ours, sequential at %d %% full (%d taken, free addresses spread across offsets 2 to %d of the %s)", lvl.pct, len(offsets), cfg.seqSpan-1, prefix)
+				return s, offsets, s.fill(ctx, db, offsets)
+			},
+		})
+	}
+	return levels
+}
+
+// sequential measures claims by one client at each level, alternating
+// one by one with the floor's inserts of the subnet's family.
+func sequential(ctx context.Context, cfg config, svc *ipam.Service, db *store.DB, levels []seqLevel, out *oursResult) error {
+	for _, lvl := range levels {
+		s, offsets, err := lvl.prepare()
+		if err != nil {
 			return err
 		}
 		l := newLedger()
@@ -261,7 +333,7 @@ func sequential(ctx context.Context, cfg config, svc *ipam.Service, db *store.DB
 		var ratios []float64
 		var stmts int64
 		var k atomic.Int64
-		fop, err := floorOp(ctx, db)
+		fop, err := floorOp(ctx, db, s.floor())
 		if err != nil {
 			return err
 		}
@@ -278,9 +350,8 @@ func sequential(ctx context.Context, cfg config, svc *ipam.Service, db *store.DB
 			ratios = append(ratios, ratio(rr.stats().p50, fr.stats().p50))
 			progress("  run %d: p50 %.3f ms, p99 %.3f ms; the floor, alternating: p50 %.3f ms; ratio %.2f", r+1, rr.stats().p50, rr.stats().p99, fr.stats().p50, ratios[r])
 		}
-		out.seqRatio[lvl.pct] = median(ratios)
-		out.seqStmts[lvl.pct] = float64(stmts) / float64(cfg.runs*cfg.seqN)
-		out.seq[lvl.pct], out.seqFloor[lvl.pct] = figureOf(runs), figureOf(floors)
+		out.seq = append(out.seq, seqResult{key: lvl.key, name: lvl.name, f: figureOf(runs), floor: figureOf(floors),
+			ratio: median(ratios), stmts: float64(stmts) / float64(cfg.runs*cfg.seqN)})
 		for i := range min(len(got), len(want)) {
 			if got[i] != want[i] {
 				out.seqMisses++
@@ -295,9 +366,20 @@ func sequential(ctx context.Context, cfg config, svc *ipam.Service, db *store.DB
 	return nil
 }
 
-// concurrent16 measures 16 clients' claims in one process (measure16).
-func concurrent16(ctx context.Context, cfg config, svc *ipam.Service, db *store.DB, out *oursResult) error {
-	m, err := measure16(ctx, cfg, svc, db, "c16")
+// seqWorst is the worst of the levels' ratios and its level.
+func (o *oursResult) seqWorst() (worst float64, name string, ok bool) {
+	for _, q := range o.seq {
+		if q.ratio >= worst {
+			worst, name, ok = q.ratio, q.name, true
+		}
+	}
+	return worst, name, ok
+}
+
+// concurrent16 measures 16 clients' claims in one process (measure16),
+// each run in a subnet made by create in the namespace bench/<name>-<run>.
+func concurrent16(ctx context.Context, cfg config, svc *ipam.Service, db *store.DB, name string, create func(ns string) (subnet, error), out *oursResult) error {
+	m, err := measure16(ctx, cfg, svc, db, name, create)
 	if err != nil {
 		return err
 	}
@@ -316,18 +398,18 @@ type measured16 struct {
 	duplicates   int
 }
 
-// measure16 runs cfg.runs times 16 clients' claims on a fresh subnet of
-// the namespace bench/<name>-<run>, in slices alternating with the
-// floor's inserts, and checks each subnet: the lowest candidates, no
-// address twice.
-func measure16(ctx context.Context, cfg config, svc *ipam.Service, db *store.DB, name string) (measured16, error) {
+// measure16 runs cfg.runs times 16 clients' claims on a fresh subnet
+// made by create in the namespace bench/<name>-<run>, in slices
+// alternating with the floor's inserts of its family, and checks each
+// subnet: the lowest candidates, no address twice.
+func measure16(ctx context.Context, cfg config, svc *ipam.Service, db *store.DB, name string, create func(ns string) (subnet, error)) (measured16, error) {
 	m := measured16{lowest: true}
-	fop, err := floorOp(ctx, db)
-	if err != nil {
-		return m, err
-	}
 	for r := range cfg.runs {
-		s, err := createSubnet(ctx, svc, fmt.Sprintf("bench/%s-%d", name, r))
+		s, err := create(fmt.Sprintf("bench/%s-%d", name, r))
+		if err != nil {
+			return m, err
+		}
+		fop, err := floorOp(ctx, db, s.floor())
 		if err != nil {
 			return m, err
 		}

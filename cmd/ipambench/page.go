@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"strings"
 	"time"
 
@@ -51,13 +52,14 @@ func page(ctx context.Context, cfg config, dsn string) (pageResult, error) {
 	}
 	// What a process pays to (re)load a view: after its start, a
 	// reconnection of its listener, or a statement releasing more than 64.
-	out.viewLoad, err = viewLoads(ctx, cfg, db, func(fresh *ipam.Service) error {
+	loads, err := viewLoads(ctx, cfg, db, func(fresh *ipam.Service) error {
 		_, err := fresh.Preview(ctx, auth.System, "", "page-large", "", nil, 1)
 		return err
 	})
 	if err != nil {
 		return out, err
 	}
+	out.viewLoad = loads.f
 	progress("  loading the view of a /16 with %d taken: %.1f ms", out.taken[1], out.viewLoad.P50)
 	get, closeConsole, err := signedInConsole(ctx, db, svc, nil)
 	if err != nil {
@@ -181,23 +183,40 @@ func openService(ctx context.Context, dsn string) (*store.DB, *ipam.Service, fun
 	}, nil
 }
 
+// A viewLoad is what a process's first use of a pool cost: the time, and
+// the heap it keeps afterwards (bytes; the median of the runs').
+type viewLoad struct {
+	f    figure
+	heap float64
+}
+
 // viewLoads times, in cfg.runs fresh services on db, the first use of a
-// pool (use): its view read from the database.
-func viewLoads(ctx context.Context, cfg config, db *store.DB, use func(*ipam.Service) error) (figure, error) {
+// pool (use): its view read from the database. It measures the live heap
+// after a collection before the use and after it, the fresh service still
+// held: what the view, and what else the use keeps, takes.
+func viewLoads(ctx context.Context, cfg config, db *store.DB, use func(*ipam.Service) error) (viewLoad, error) {
 	var loads []run
+	var heaps []float64
 	for range cfg.runs {
 		fresh, err := ipam.New(ctx, ipam.Config{DB: db, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
-			return figure{}, err
+			return viewLoad{}, err
 		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
 		start := time.Now()
 		err = use(fresh)
 		d := time.Since(start)
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(fresh)
 		fresh.Close()
 		if err != nil {
-			return figure{}, err
+			return viewLoad{}, err
 		}
 		loads = append(loads, run{lat: []time.Duration{d}, ops: 1})
+		heaps = append(heaps, float64(after.HeapAlloc)-float64(before.HeapAlloc))
 	}
-	return figureOf(loads), nil
+	return viewLoad{f: figureOf(loads), heap: median(heaps)}, nil
 }

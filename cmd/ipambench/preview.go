@@ -112,9 +112,8 @@ func fragmented(n int) []int {
 // rangesOf writes the offsets after base as a-b ranges.
 func rangesOf(base netip.Addr, offsets []int) []string {
 	var b candidates.SetBuilder
-	s := subnet{base: base}
 	for _, o := range offsets {
-		b.Add(s.addr(o))
+		b.Add(offsetAddr(base, o))
 	}
 	var out []string
 	for _, r := range b.Set().Ranges() {
@@ -138,7 +137,7 @@ func takenRangesField() (string, bool) {
 }
 
 type previewResult struct {
-	taken      int // addresses taken in the /16 (60 000; config.previewTaken)
+	taken      int // addresses taken in the pool (60 000 of a /16; config.previewTaken)
 	forms      []previewForm
 	rangeCount int
 	wasmBytes  int64
@@ -155,48 +154,48 @@ type previewForm struct {
 // page returns the form the page uses: the last measured.
 func (p previewResult) page() previewForm { return p.forms[len(p.forms)-1] }
 
-// preview times, in node, the next 8 candidates of a /16 with 60 000
-// (config.previewTaken) taken in fragments, as the page asks for them, in each form this tree
-// offers: the taken ranges as a JSON list (the page's first form), as one takenRanges string in the JSON, and as the page passes them
-// now, one string beside the JSON that the module parses once and keeps.
-func preview(ctx context.Context, cfg config, m *wasmModule) (previewResult, error) {
-	out := previewResult{taken: cfg.previewTaken, wasmBytes: m.size}
-	base := netip.MustParseAddr("10.0.0.0")
-	ranges := rangesOf(base, fragmented(out.taken))
-	out.rangeCount = len(ranges)
-	list := strings.Join(ranges, ",")
-	pool := map[string]any{"cidr": "10.0.0.0/16", "gateway": "10.0.0.1"}
-	type namedInput struct {
-		Name        string         `json:"name"`
-		Input       map[string]any `json:"input"`
-		TakenRanges *string        `json:"takenRanges,omitempty"`
-	}
-	inputs := []namedInput{{Name: "list", Input: map[string]any{"pool": pool, "taken": ranges, "next": 8}}}
-	out.forms = append(out.forms, previewForm{key: "list", name: "`taken` as a JSON list of ranges"})
-	if field, ok := takenRangesField(); ok {
-		inputs = append(inputs,
-			namedInput{Name: "field", Input: map[string]any{"pool": pool, field: list, "next": 8}},
-			namedInput{Name: "apart", Input: map[string]any{"pool": pool, "next": 8}, TakenRanges: &list})
-		out.forms = append(out.forms,
-			previewForm{key: "field", name: "`takenRanges`, one string in the JSON"},
-			previewForm{key: "apart", name: "`takenRanges` passed beside the JSON, parsed once (the page's call)"})
-	}
-	for i, in := range inputs {
-		b, _ := json.Marshal(in.Input)
-		out.forms[i].bytes = len(b)
-		if in.TakenRanges != nil {
-			out.forms[i].bytes += len(*in.TakenRanges)
+// A previewPool is the pool whose next candidates the preview is asked
+// for, and how many of its addresses are taken, in fragments from its
+// first address.
+type previewPool struct {
+	cidr, gateway string
+	taken         int
+}
+
+// v4PreviewPool is preview_ms_p50's pool: a /16 with 60 000 taken
+// (config.previewTaken).
+func v4PreviewPool(cfg config) previewPool {
+	return previewPool{cidr: "10.0.0.0/16", gateway: "10.0.0.1", taken: cfg.previewTaken}
+}
+
+// A harnessInput is one call harness.js times: ipamPreview, or the
+// module's function named, with its input and the taken list passed
+// beside it, or after the claims (ipamPredictClaim's).
+type harnessInput struct {
+	Name        string  `json:"name"`
+	Function    string  `json:"function,omitempty"`
+	Input       any     `json:"input"`
+	TakenRanges *string `json:"takenRanges,omitempty"`
+	Claims      *string `json:"claims,omitempty"`
+}
+
+// bytes is the size of what the page passes: the input's JSON and the
+// list beside it or the claims before it.
+func (in harnessInput) bytes() int {
+	b, _ := json.Marshal(in.Input)
+	n := len(b)
+	for _, s := range []*string{in.TakenRanges, in.Claims} {
+		if s != nil {
+			n += len(*s)
 		}
 	}
-	// The Go package's answer, which the module's must equal.
-	wantJSON, _ := json.Marshal(inputs[0].Input)
-	var want struct {
-		Next []string `json:"next"`
-	}
-	json.Unmarshal(candidates.PreviewJSON(wantJSON), &want)
-	if len(want.Next) != 8 {
-		return out, fmt.Errorf("the Go preview found %d candidates, want 8", len(want.Next))
-	}
+	return n
+}
+
+// inNode times the inputs' calls in node, cfg.runs times (a fresh node
+// each run), checking every answer with check (the input's name, the last
+// answer's JSON), and returns each input's runs and first calls by name.
+func inNode(ctx context.Context, cfg config, m *wasmModule, inputs []harnessInput, check func(name string, answer json.RawMessage) error) (map[string][]run, map[string][]float64, error) {
 	task, _ := json.Marshal(map[string]any{"inputs": inputs, "warmup": 3, "calls": cfg.previewCalls})
 	runs := map[string][]run{}
 	firsts := map[string][]float64{}
@@ -207,26 +206,20 @@ func preview(ctx context.Context, cfg config, m *wasmModule) (previewResult, err
 		cmd.Stderr = &stderr
 		b, err := cmd.Output()
 		if err != nil {
-			return out, fmt.Errorf("node %s: %v\n%s", m.harness, err, stderr.String())
+			return nil, nil, fmt.Errorf("node %s: %v\n%s", m.harness, err, stderr.String())
 		}
 		var answers map[string]struct {
-			First  float64   `json:"first"`
-			Ms     []float64 `json:"ms"`
-			Answer struct {
-				Valid  bool     `json:"valid"`
-				Next   []string `json:"next"`
-				Errors []struct {
-					Message string `json:"message"`
-				} `json:"errors"`
-			} `json:"answer"`
+			First  float64         `json:"first"`
+			Ms     []float64       `json:"ms"`
+			Answer json.RawMessage `json:"answer"`
 		}
 		if err := json.Unmarshal(b, &answers); err != nil {
-			return out, fmt.Errorf("reading node's answer: %v: %.300s", err, b)
+			return nil, nil, fmt.Errorf("reading node's answer: %v: %.300s", err, b)
 		}
 		for _, in := range inputs {
 			a := answers[in.Name]
-			if !a.Answer.Valid || !slices.Equal(a.Answer.Next, want.Next) {
-				return out, fmt.Errorf("the WASM preview (%s) answered %+v, want next %v", in.Name, a.Answer, want.Next)
+			if err := check(in.Name, a.Answer); err != nil {
+				return nil, nil, err
 			}
 			rr := run{ops: len(a.Ms)}
 			for _, v := range a.Ms {
@@ -234,12 +227,78 @@ func preview(ctx context.Context, cfg config, m *wasmModule) (previewResult, err
 			}
 			runs[in.Name] = append(runs[in.Name], rr)
 			firsts[in.Name] = append(firsts[in.Name], a.First)
-			progress("  run %d, %s: p50 %.2f ms, p99 %.2f ms per call (first call %.2f ms)", r+1, in.Name, rr.stats().p50, rr.stats().p99, a.First)
+			progress("  run %d, %s: p50 %.3f ms, p99 %.3f ms per call (first call %.2f ms)", r+1, in.Name, rr.stats().p50, rr.stats().p99, a.First)
 		}
 	}
+	return runs, firsts, nil
+}
+
+// nextAnswer is what the address and subnet previews answer that the
+// bench checks: the next candidates or prefixes.
+type nextAnswer struct {
+	Valid  bool     `json:"valid"`
+	Next   []string `json:"next"`
+	Errors []struct {
+		Message string `json:"message"`
+	} `json:"errors"`
+}
+
+// sameNext returns a check of inNode: every answer valid, its next
+// candidates those of want (the Go package's answer as JSON), which must
+// hold n.
+func sameNext(what string, want []byte, n int) (func(string, json.RawMessage) error, error) {
+	var w nextAnswer
+	if err := json.Unmarshal(want, &w); err != nil || !w.Valid || len(w.Next) != n {
+		return nil, fmt.Errorf("the Go package's %s found not %d: %.300s", what, n, want)
+	}
+	return func(name string, answer json.RawMessage) error {
+		var a nextAnswer
+		if err := json.Unmarshal(answer, &a); err != nil || !a.Valid || !slices.Equal(a.Next, w.Next) {
+			return fmt.Errorf("the WASM %s (%s) answered %.300s, want next %v", what, name, answer, w.Next)
+		}
+		return nil
+	}, nil
+}
+
+// preview times, in node, the next 8 candidates of the pool with its
+// addresses taken in fragments, as the page asks for them, in each form
+// this tree offers: the taken ranges as a JSON list (the page's first
+// form), as one takenRanges string in the JSON, and as the page passes
+// them now, one string beside the JSON that the module parses once and
+// keeps.
+func preview(ctx context.Context, cfg config, m *wasmModule, p previewPool) (previewResult, error) {
+	out := previewResult{taken: p.taken, wasmBytes: m.size}
+	prefix := netip.MustParsePrefix(p.cidr)
+	ranges := rangesOf(prefix.Addr(), fragmented(out.taken))
+	out.rangeCount = len(ranges)
+	list := strings.Join(ranges, ",")
+	pool := map[string]any{"cidr": p.cidr, "gateway": p.gateway}
+	name := func(form string) string { return p.cidr + " " + form }
+	inputs := []harnessInput{{Name: name("list"), Input: map[string]any{"pool": pool, "taken": ranges, "next": 8}}}
+	out.forms = append(out.forms, previewForm{key: "list", name: "`taken` as a JSON list of ranges"})
+	if field, ok := takenRangesField(); ok {
+		inputs = append(inputs,
+			harnessInput{Name: name("field"), Input: map[string]any{"pool": pool, field: list, "next": 8}},
+			harnessInput{Name: name("apart"), Input: map[string]any{"pool": pool, "next": 8}, TakenRanges: &list})
+		out.forms = append(out.forms,
+			previewForm{key: "field", name: "`takenRanges`, one string in the JSON"},
+			previewForm{key: "apart", name: "`takenRanges` passed beside the JSON, parsed once (the page's call)"})
+	}
+	for i, in := range inputs {
+		out.forms[i].bytes = in.bytes()
+	}
+	// The Go package's answer, which the module's must equal.
+	wantJSON, _ := json.Marshal(inputs[0].Input)
+	check, err := sameNext("preview", candidates.PreviewJSON(wantJSON), 8)
+	if err != nil {
+		return out, err
+	}
+	runs, firsts, err := inNode(ctx, cfg, m, inputs, check)
+	if err != nil {
+		return out, err
+	}
 	for i := range out.forms {
-		k := out.forms[i].key
-		out.forms[i].f, out.forms[i].firstMs = figureOf(runs[k]), median(firsts[k])
+		out.forms[i].f, out.forms[i].firstMs = figureOf(runs[inputs[i].Name]), median(firsts[inputs[i].Name])
 	}
 	return out, nil
 }

@@ -29,6 +29,7 @@ type report struct {
 	history               *historyResult
 	pgbouncer             *pgbouncerResult
 	numbers               *numbersResult
+	v6                    *v6Result
 }
 
 // machine describes the machine in a few words.
@@ -102,26 +103,14 @@ type target struct {
 	holds          bool
 }
 
-// seqRatio is the product's sequential p50 at fill level pct over the
-// floor's, measured alternating with it: the median of the runs' ratios.
-func (r *report) seqRatio(pct int) (float64, bool) {
+// seqRatios is the worst, over the fill levels, of the product's
+// sequential p50 over the floor's, measured alternating with it (the
+// median of the runs' ratios), and its level.
+func (r *report) seqRatios() (worst float64, level string, ok bool) {
 	if r.ours == nil {
-		return 0, false
+		return 0, "", false
 	}
-	q, ok := r.ours.seqRatio[pct]
-	return q, ok
-}
-
-func (r *report) seqRatios() (worst float64, worstPct int, ok bool) {
-	for _, lvl := range fillLevels {
-		if q, found := r.seqRatio(lvl.pct); found {
-			ok = true
-			if q >= worst {
-				worst, worstPct = q, lvl.pct
-			}
-		}
-	}
-	return worst, worstPct, ok
+	return r.ours.seqWorst()
 }
 
 // conc16Ratio is the product's throughput with 16 clients over the
@@ -140,9 +129,9 @@ func (r *report) slowestSeq() (float64, bool) {
 		return 0, false
 	}
 	slowest := 0.0
-	for _, f := range r.ours.seq {
-		if slowest == 0 || f.PerSec < slowest {
-			slowest = f.PerSec
+	for _, q := range r.ours.seq {
+		if slowest == 0 || q.f.PerSec < slowest {
+			slowest = q.f.PerSec
 		}
 	}
 	return slowest, true
@@ -203,6 +192,9 @@ func (r *report) fromPoolRatio() (worst float64, worstPct int, ok bool) {
 }
 
 func (r *report) broken() bool {
+	if v := r.v6; v != nil && (v.duplicates() > 0 || v.misses() > 0) {
+		return true
+	}
 	if n := r.numbers; n != nil && (n.duplicates > 0 || n.misses > 0 || !n.lowest) {
 		return true
 	}
@@ -222,9 +214,9 @@ func (r *report) broken() bool {
 
 func (r *report) targets() []target {
 	var ts []target
-	if w, pct, ok := r.seqRatios(); ok {
+	if w, level, ok := r.seqRatios(); ok {
 		ts = append(ts, target{"sequential claim p50 ≤ 1.3 × the floor's p50, at 0 %, 50 %, 90 % and 99 % full",
-			fmt.Sprintf("%.2f × at worst (%d %% full)", w, pct), w <= 1.3})
+			fmt.Sprintf("%.2f × at worst (%s)", w, level), w <= 1.3})
 	}
 	if q, ok := r.conc16Ratio(); ok {
 		ts = append(ts, target{"16 clients: throughput ≥ 0.7 × the floor's with 16 clients", fmt.Sprintf("%.2f ×", q), q >= 0.7})
@@ -305,6 +297,9 @@ func (r *report) targets() []target {
 				fmt.Sprintf("%d; every division exactly its lowest numbers: %s; from_pool creates not given the lowest free number: %d", n.duplicates, yes(n.lowest), n.misses),
 				n.duplicates == 0 && n.lowest && n.misses == 0})
 	}
+	if v := r.v6; v != nil {
+		ts = append(ts, v.targets()...)
+	}
 	return ts
 }
 
@@ -349,15 +344,7 @@ func (r *report) print(w io.Writer, cfg config) {
 		row("floor", "16", *r.floor16, "1", fmt.Sprintf("%d inserts a run", r.floor16.Ops))
 	}
 	if o := r.ours; o != nil {
-		for _, lvl := range fillLevels {
-			f, ok := o.seq[lvl.pct]
-			if !ok {
-				continue
-			}
-			q, _ := r.seqRatio(lvl.pct)
-			note := fmt.Sprintf("p50 **%.2f ×** the floor's (%s, alternating with the claims); %d claims a run", q, msf(o.seqFloor[lvl.pct].P50), f.Ops)
-			row(fmt.Sprintf("ours: claim on a /16 %d %% full", lvl.pct), "1", f, stm(o.seqStmts[lvl.pct]), note)
-		}
+		o.seqRows(row)
 		if o.conc16.Runs > 0 {
 			note := fmt.Sprintf("p99 %.1f × p50; lowest candidates: %s; %d claims a run", ratio(o.conc16.P99, o.conc16.P50), yes(o.conc16Lowest), o.conc16.Ops)
 			if q, ok := r.conc16Ratio(); ok {
@@ -485,6 +472,9 @@ func (r *report) print(w io.Writer, cfg config) {
 		row("numbers: 2 processes × 8 clients in one division", "16", n.twoProc, stm(n.twoProcStmts),
 			fmt.Sprintf("every division exactly its lowest numbers: %s; numbers held twice: %d; %d creates a run", yes(n.lowest), n.duplicates, n.twoProc.Ops))
 	}
+	if v := r.v6; v != nil {
+		v.rows(row)
+	}
 	if ts := r.targets(); len(ts) > 0 && !cfg.smoke {
 		held := 0
 		fmt.Fprintln(w, "\n| target | measured | holds |")
@@ -500,6 +490,26 @@ func (r *report) print(w io.Writer, cfg config) {
 	if cfg.json {
 		b, _ := json.Marshal(r.json())
 		fmt.Fprintf(w, "%s\n", b)
+	}
+}
+
+// seqRows writes a row of the report for each level of the sequential
+// claims.
+func (o *oursResult) seqRows(row func(name, clients string, f figure, stmts, notes string)) {
+	for _, q := range o.seq {
+		note := fmt.Sprintf("p50 **%.2f ×** the floor's (%s, alternating with the claims); %d claims a run", q.ratio, msf(q.floor.P50), q.f.Ops)
+		row("ours: claim on "+q.name, "1", q.f, fmt.Sprintf("%.2f", q.stmts), note)
+	}
+}
+
+// seqJSON puts the figures of each level of the sequential claims in m,
+// their keys starting with prefix.
+func (o *oursResult) seqJSON(m map[string]any, prefix string) {
+	for _, q := range o.seq {
+		k := prefix + "seq_" + q.key + "_"
+		m[k+"p50_ms"], m[k+"p99_ms"], m[k+"per_s"] = round(q.f.P50), round(q.f.P99), round(q.f.PerSec)
+		m[k+"statements_per_claim"] = round(q.stmts)
+		m[k+"p50_ratio_to_floor"], m[k+"floor_p50_ms"] = round(q.ratio), round(q.floor.P50)
 	}
 }
 
@@ -536,12 +546,7 @@ func (r *report) json() map[string]any {
 	}
 	if o := r.ours; o != nil {
 		m["duplicates"] = o.duplicates
-		for pct, f := range o.seq {
-			m[fmt.Sprintf("seq_%d_p50_ms", pct)], m[fmt.Sprintf("seq_%d_p99_ms", pct)], m[fmt.Sprintf("seq_%d_per_s", pct)] = round(f.P50), round(f.P99), round(f.PerSec)
-			m[fmt.Sprintf("seq_%d_statements_per_claim", pct)] = round(o.seqStmts[pct])
-			q, _ := r.seqRatio(pct)
-			m[fmt.Sprintf("seq_%d_p50_ratio_to_floor", pct)], m[fmt.Sprintf("seq_%d_floor_p50_ms", pct)] = round(q), round(o.seqFloor[pct].P50)
-		}
+		o.seqJSON(m, "")
 		if len(o.seq) > 0 {
 			m["seq_lowest_misses"] = o.seqMisses
 		}
@@ -650,6 +655,7 @@ func (r *report) json() map[string]any {
 		}
 		m["numbers_two_process_statements"] = round(n.twoProcStmts)
 	}
+	r.v6JSON(m)
 	m["targets_hold"] = nil
 	if r.mode != "smoke" {
 		m["targets_hold"] = r.targetsHold()

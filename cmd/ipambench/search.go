@@ -210,19 +210,19 @@ func measureSearch(ctx context.Context, cfg config, dsn string) (searchResult, e
 	next := map[string]func() searchQuery{
 		"address held": func() searchQuery {
 			i := held()
-			a := offsetAddr(i)
+			a := offsetAddr(searchBase, i)
 			return searchQuery{q: a.String(), first: ipam.MaxSearchHits, check: atAddress(ns, a, func(h ipam.SearchHit) bool {
 				return h.Kind == search.HitAllocation && h.Owner.UID == fmt.Sprint("uid-", i)
 			})}
 		},
 		"address free": func() searchQuery {
-			a := offsetAddr(searchSize + 2 + rng.IntN(1<<22-searchSize-3))
+			a := offsetAddr(searchBase, searchSize+2+rng.IntN(1<<22-searchSize-3))
 			return searchQuery{q: a.String(), first: ipam.MaxSearchHits, check: atAddress(ns, a, func(h ipam.SearchHit) bool {
 				return h.Kind == search.HitAddress && h.Explain == a.String()+" is free"
 			})}
 		},
 		"prefix": func() searchQuery {
-			b := offsetAddr(256 * (1 + rng.IntN(searchSize/256-2)))
+			b := offsetAddr(searchBase, 256*(1+rng.IntN(searchSize/256-2)))
 			return searchQuery{q: b.String() + "/24", check: more(func(h ipam.SearchHit) bool {
 				return h.Kind == search.HitAllocation && netip.PrefixFrom(b, 24).Contains(h.Address) || h.Kind != search.HitAllocation
 			})}
@@ -242,7 +242,7 @@ func measureSearch(ctx context.Context, cfg config, dsn string) (searchResult, e
 		},
 		// 10.0.<k>. is 10.0.<k>.0/24, inside the filled range.
 		"start of an address": func() searchQuery {
-			b := offsetAddr(256 * (1 + rng.IntN(searchSize/256-2))).As4()
+			b := offsetAddr(searchBase, 256*(1+rng.IntN(searchSize/256-2))).As4()
 			p := netip.PrefixFrom(netip.AddrFrom4(b), 24)
 			return searchQuery{q: fmt.Sprintf("%d.%d.%d.", b[0], b[1], b[2]), check: more(func(h ipam.SearchHit) bool {
 				return h.Kind == search.HitAllocation && p.Contains(h.Address) || h.Kind != search.HitAllocation
@@ -403,11 +403,8 @@ func measureSearch(ctx context.Context, cfg config, dsn string) (searchResult, e
 	return out, nil
 }
 
-// offsetAddr is the address offset after 10.0.0.0.
-func offsetAddr(offset int) netip.Addr {
-	v := 10<<24 + uint32(offset)
-	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
-}
+// searchBase is the first address of the VPC the search runs on.
+var searchBase = netip.MustParseAddr("10.0.0.0")
 
 // atAddress checks the answer of a search for the address a: one hit in
 // the namespace ns, as ok says, and every other hit an answer for a in

@@ -69,13 +69,14 @@ func vpcRead(ctx context.Context, cfg config, dsn string) (vpcReadResult, error)
 		}
 	}
 
-	out.viewLoad, err = viewLoads(ctx, cfg, db, func(fresh *ipam.Service) error {
+	loads, err := viewLoads(ctx, cfg, db, func(fresh *ipam.Service) error {
 		_, err := fresh.SubnetUsage(ctx, operator, ipam.Subnet{Namespace: namespaces[1], VPC: "net", Name: "big"})
 		return err
 	})
 	if err != nil {
 		return out, err
 	}
+	out.viewLoad = loads.f
 	progress("  a process's first read of the VPC of %d allocations (its view loaded): %.1f ms", out.sizes[1], out.viewLoad.P50)
 
 	h, closeHandler, err := operatorAPI(ctx, db, svc)
