@@ -325,7 +325,7 @@ func PoolNewPage(p PoolNewPageProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = field(fieldProps{Name: "cidr", Label: "CIDR", Value: p.Form.CIDR, Error: p.Form.Errors["cidr"], Hint: "An IPv4 prefix such as 203.0.113.0/24."}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = field(fieldProps{Name: "cidr", Label: "CIDR", Value: p.Form.CIDR, Error: p.Form.Errors["cidr"], Hint: "An IPv4 or IPv6 prefix such as 203.0.113.0/24 or 2001:db8::/48."}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

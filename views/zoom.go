@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+
+	"pivirt.hu/ipam/internal/candidates"
 )
 
 // zoomStep is how many bits a zoom grid goes down: a /48 is drawn as 256
@@ -239,5 +241,5 @@ func (g ZoomGrid) Title(c ZoomCell) string {
 	if g.Child == g.Unit {
 		return c.Prefix.String() + ": free"
 	}
-	return fmt.Sprintf("%s: %s of %s /%ds in use", c.Prefix, Figure(c.Used), Figure(c.Size), g.Unit)
+	return fmt.Sprintf("%s: %s of %s /%ds in use", c.Prefix, CountText(candidates.CountOf(c.Used)), CountText(candidates.CountOf(c.Size)), g.Unit)
 }

@@ -135,6 +135,10 @@ func TestZoomGridCountsWithoutOverflow(t *testing.T) {
 	if c := w.Cells[255]; c.Used != 1<<56 || c.Size != 1<<56 || c.Class() != "u5" || c.Prefix.String() != "ff00::/8" {
 		t.Errorf("a /0: last cell %s %d of %d %s", c.Prefix, c.Used, c.Size, c.Class())
 	}
+	w.Cells[0].Holder = ""
+	if got := w.Title(w.Cells[0]); got != "::/8: 2^56 (72.1 quadrillion) of 2^56 (72.1 quadrillion) /64s in use" {
+		t.Errorf("a /0: first cell %q", got)
+	}
 	for _, c := range []struct {
 		used, size uint64
 		want       string

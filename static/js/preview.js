@@ -11,24 +11,101 @@
 	}
 	const form = root.querySelector("form");
 	const out = (id) => root.querySelector(`[data-testid="${id}"]`);
-	const stateNames = { ".": "free", t: "taken", n: "network", b: "broadcast", g: "gateway", x: "excluded", r: "reserved", o: "outside", O: "outside the pool" };
+	const stateNames = { ".": "free", t: "taken", n: "network", b: "broadcast", a: "subnet-router anycast", g: "gateway", x: "excluded", r: "reserved", o: "outside", O: "outside the pool" };
 
 	// numberOf turns "a.b.c.d" into a number, for naming map cells.
 	const numberOf = (a) => a.split(".").reduce((n, part) => n * 256 + Number(part), 0);
 	const addressOf = (n) => [24, 16, 8, 0].map((s) => Math.floor(n / 2 ** s) % 256).join(".");
+	// The i-th address of an IPv6 map (a /120 or longer: its last group
+	// varies), in RFC 5952 form as the server writes it.
+	const groupsOf = (a) => {
+		const [head, tail] = a.includes("::") ? a.split("::") : [a, null];
+		const h = head ? head.split(":") : [];
+		const t = tail ? tail.split(":") : [];
+		const zeros = tail === null ? [] : Array(8 - h.length - t.length).fill("0");
+		return [...h, ...zeros, ...t].map((g) => parseInt(g, 16));
+	};
+	const rfc5952 = (groups) => {
+		let best = -1;
+		let length = 1;
+		for (let i = 0; i < 8; i++) {
+			let j = i;
+			while (j < 8 && groups[j] === 0) {
+				j++;
+			}
+			if (j - i > length) {
+				best = i;
+				length = j - i;
+			}
+			i = j > i ? j - 1 : i;
+		}
+		const hex = groups.map((g) => g.toString(16));
+		if (best < 0) {
+			return hex.join(":");
+		}
+		return `${hex.slice(0, best).join(":")}::${hex.slice(best + length).join(":")}`;
+	};
+	const address6Of = (scope, i) => {
+		const groups = groupsOf(scope.split("/")[0]);
+		groups[7] += i;
+		return rfc5952(groups);
+	};
+
+	// countText writes a count (a number, or a decimal string) as
+	// views.CountText does: in full below 2^32, otherwise as the power of
+	// two it is near with its size in words ("2^64 − 1 (18.4
+	// quintillion)"), or in words alone.
+	const scaleNames = ["million", "billion", "trillion", "quadrillion", "quintillion", "sextillion", "septillion", "octillion", "nonillion", "decillion", "undecillion"];
+	const readable = (s) => {
+		const group = Math.floor((s.length - 1) / 3);
+		let whole = s.length - 3 * group;
+		let lead = Number(s.slice(0, 3)) + (s[3] >= "5" ? 1 : 0);
+		let names = group;
+		if (lead === 1000) {
+			lead = 100;
+			whole += 1;
+			if (whole > 3) {
+				names += 1;
+				whole = 1;
+			}
+		}
+		const digits = String(lead);
+		const frac = digits.slice(whole).replace(/0+$/, "");
+		return `${digits.slice(0, whole)}${frac ? `.${frac}` : ""} ${scaleNames[names - 2]}`;
+	};
+	const power = (n) => {
+		const bits = n.toString(2).length;
+		for (const [k, sign] of [[bits - 1, "+"], [bits, "−"]]) {
+			const d = sign === "+" ? n - 2n ** BigInt(k) : 2n ** BigInt(k) - n;
+			if (k >= 16 && d >= 0n && d <= 256n) {
+				return d === 0n ? `2^${k}` : `2^${k} ${sign} ${d}`;
+			}
+		}
+		return "";
+	};
+	const countText = (count) => {
+		const n = BigInt(count);
+		if (n < 2n ** 32n) {
+			return Number(n).toLocaleString("en");
+		}
+		const p = power(n);
+		const words = readable(n.toString());
+		return p ? `${p} (${words})` : words;
+	};
 
 	function drawMap(box, map) {
 		box.replaceChildren();
-		if (!map) {
+		if (!map || (!map.cells && !map.blocks)) {
 			return;
 		}
-		const base = numberOf(map.scope.split("/")[0]);
+		const v6 = map.scope.includes(":");
+		const base = v6 ? 0 : numberOf(map.scope.split("/")[0]);
 		if (map.cells) {
 			box.className = "addrmap cells";
 			[...map.cells].forEach((code, i) => {
 				const cell = document.createElement("span");
 				cell.className = code === "." ? "s-f" : `s-${code}`;
-				cell.title = `${addressOf(base + i)}: ${stateNames[code] || code}`;
+				cell.title = `${v6 ? address6Of(map.scope, i) : addressOf(base + i)}: ${stateNames[code] || code}`;
 				box.append(cell);
 			});
 			return;
@@ -64,7 +141,7 @@
 		// preview's too.
 		out("preview-error").textContent = "";
 		check(answer.errors);
-		out("preview-count").textContent = answer.valid ? answer.size.toLocaleString("en") : "";
+		out("preview-count").textContent = answer.valid ? countText(answer.size) : "";
 		out("preview-first").textContent = answer.first || "";
 		out("preview-last").textContent = answer.last || "";
 		drawMap(out("address-map"), answer.map);
