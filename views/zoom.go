@@ -238,6 +238,9 @@ func (g ZoomGrid) Title(c ZoomCell) string {
 	if c.Holder != "" {
 		return c.Prefix.String() + ": " + c.Holder
 	}
+	if g.Child == g.Unit && c.Used > 0 {
+		return c.Prefix.String() + ": in use"
+	}
 	if g.Child == g.Unit {
 		return c.Prefix.String() + ": free"
 	}

@@ -131,6 +131,10 @@ func TestZoomGridCountsWithoutOverflow(t *testing.T) {
 	if g.Unit != 64 || g.Cells[0].Used != 1 || g.Cells[0].Size != 256 {
 		t.Errorf("a /48 of addresses: unit /%d, first cell %d of %d", g.Unit, g.Cells[0].Used, g.Cells[0].Size)
 	}
+	d := NewZoomGrid(netip.MustParsePrefix("2001:db8::/56"), 128, []ZoomHeld{{Prefix: netip.MustParsePrefix("2001:db8::7/128"), Href: "?prefix=2001:db8::/64"}}, zoomLinks)
+	if c := d.Cells[0]; d.Title(c) != "2001:db8::/64: in use" || c.Href != "?prefix=2001:db8::/64" || c.Class() != "u5" {
+		t.Errorf("a /64 of addresses in use: %q %s %s", d.Title(c), c.Href, c.Class())
+	}
 	w := NewZoomGrid(netip.MustParsePrefix("::/0"), 64, []ZoomHeld{{Prefix: netip.MustParsePrefix("::/0"), Holder: "all"}}, zoomLinks)
 	if c := w.Cells[255]; c.Used != 1<<56 || c.Size != 1<<56 || c.Class() != "u5" || c.Prefix.String() != "ff00::/8" {
 		t.Errorf("a /0: last cell %s %d of %d %s", c.Prefix, c.Used, c.Size, c.Class())

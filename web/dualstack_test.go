@@ -27,4 +27,18 @@ func TestPoolCreateFormIPv6(t *testing.T) {
 			t.Errorf("POST /pools %v = %d with %q, preview %q %q; want 422 with %q", tt.form, status, page.text("error-cidr"), page.text("preview-error"), page.text("preview-count"), tt.cidrError)
 		}
 	}
+	// A valid prefix with another mistake: the preview counts its
+	// addresses exactly, and readably.
+	for cidr, want := range map[string][3]string{
+		"2001:db8::/64":  {"2^64 − 1 (18.4 quintillion)", "2001:db8::1", "2001:db8::ffff:ffff:ffff:ffff"},
+		"2001:db8::/48":  {"2^80 − 1 (1.21 septillion)", "2001:db8::1", "2001:db8:0:ffff:ffff:ffff:ffff:ffff"},
+		"2001:db8::/120": {"255", "2001:db8::1", "2001:db8::ff"},
+		"2001:db8::/127": {"2", "2001:db8::", "2001:db8::1"},
+	} {
+		status, _, body := c.post(t, "/pools", form("B!", cidr), c.op)
+		page := parseHTML(body)
+		if got := [3]string{page.text("preview-count"), page.text("preview-first"), page.text("preview-last")}; status != 422 || got != want {
+			t.Errorf("the preview of %s = %d %q, want 422 %q", cidr, status, got, want)
+		}
+	}
 }

@@ -51,46 +51,15 @@
 		return rfc5952(groups);
 	};
 
-	// countText writes a count (a number, or a decimal string) as
-	// views.CountText does: in full below 2^32, otherwise as the power of
-	// two it is near with its size in words ("2^64 − 1 (18.4
-	// quintillion)"), or in words alone.
-	const scaleNames = ["million", "billion", "trillion", "quadrillion", "quintillion", "sextillion", "septillion", "octillion", "nonillion", "decillion", "undecillion"];
-	const readable = (s) => {
-		const group = Math.floor((s.length - 1) / 3);
-		let whole = s.length - 3 * group;
-		let lead = Number(s.slice(0, 3)) + (s[3] >= "5" ? 1 : 0);
-		let names = group;
-		if (lead === 1000) {
-			lead = 100;
-			whole += 1;
-			if (whole > 3) {
-				names += 1;
-				whole = 1;
-			}
+	// countText writes the enumerator's exact figure (count, readable and
+	// power forms) as views.CountText does: in full below 2^32, otherwise
+	// as the power of two it is near with its size in words ("2^64 − 1
+	// (18.4 quintillion)"), or in words alone.
+	const countText = (figure) => {
+		if (BigInt(figure.count) < 2n ** 32n) {
+			return Number(figure.count).toLocaleString("en");
 		}
-		const digits = String(lead);
-		const frac = digits.slice(whole).replace(/0+$/, "");
-		return `${digits.slice(0, whole)}${frac ? `.${frac}` : ""} ${scaleNames[names - 2]}`;
-	};
-	const power = (n) => {
-		const bits = n.toString(2).length;
-		for (const [k, sign] of [[bits - 1, "+"], [bits, "−"]]) {
-			const d = sign === "+" ? n - 2n ** BigInt(k) : 2n ** BigInt(k) - n;
-			if (k >= 16 && d >= 0n && d <= 256n) {
-				return d === 0n ? `2^${k}` : `2^${k} ${sign} ${d}`;
-			}
-		}
-		return "";
-	};
-	const countText = (count) => {
-		const n = BigInt(count);
-		if (n < 2n ** 32n) {
-			return Number(n).toLocaleString("en");
-		}
-		const p = power(n);
-		const words = readable(n.toString());
-		return p ? `${p} (${words})` : words;
+		return figure.power ? `${figure.power} (${figure.readable})` : figure.readable;
 	};
 
 	function drawMap(box, map) {
@@ -141,7 +110,7 @@
 		// preview's too.
 		out("preview-error").textContent = "";
 		check(answer.errors);
-		out("preview-count").textContent = answer.valid ? countText(answer.size) : "";
+		out("preview-count").textContent = answer.valid ? countText(answer.sizeCount) : "";
 		out("preview-first").textContent = answer.first || "";
 		out("preview-last").textContent = answer.last || "";
 		drawMap(out("address-map"), answer.map);
