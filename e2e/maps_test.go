@@ -469,8 +469,8 @@ func deltaE(a, b [3]float64) float64 {
 
 // TestAddressPagesFit opens the address pages and the pages with maps at
 // 1280 × 800 and 390 × 844, in light and in dark: the address pages are
-// no wider than the screen, every map fits in it, and axe-core finds no
-// violation of impact serious or critical.
+// no wider than the screen, every map fits in it, no address is cut off,
+// and axe-core finds no violation of impact serious or critical.
 func TestAddressPagesFit(t *testing.T) {
 	srv := startServer(t)
 	seed(t, srv)
@@ -501,6 +501,7 @@ func TestAddressPagesFit(t *testing.T) {
 				if mapRight > float64(size.Width) {
 					t.Errorf("%s: the map of %s reaches %.0f px, past the screen's %d", name, path, mapRight, size.Width)
 				}
+				checkAddressesFit(t, page, name)
 			}
 		}
 	}

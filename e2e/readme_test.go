@@ -16,8 +16,9 @@ import (
 // change of the console): the operator's dashboard with the subnet gpu
 // filling first, a tenant's VPC with what its forms will get, the number
 // pool scoped by site at its division site-a, the branch add-guest-vlans
-// with what it changed, the audit log in dark mode, and a tenant's VPC on
-// a phone.
+// with what it changed, the audit log in dark mode, a tenant's VPC on a
+// phone, and a dual-stack VPC with what its attach form will get of each
+// family.
 func TestReadmeTour(t *testing.T) {
 	srv := startServerArgs(t, pgtest.NewURL(t), "--demo")
 	base := srv.URL
@@ -66,6 +67,17 @@ func TestReadmeTour(t *testing.T) {
 		t.Errorf("the VPC page is %v px wide on a phone (%v), want at most 390", width, err)
 	}
 	readmeShot(t, phone, "phone")
+
+	// A dual-stack VPC: both prefixes, each subnet's two, its IPv6 map,
+	// and the attach form predicting both addresses.
+	seedDualStack(t, srv)
+	goTo(t, tenant, base, "/vpcs/acme/prod/edge")
+	attach := tenant.Locator("[data-testid=form-attach-interface][data-ready=true]")
+	if err := attach.WaitFor(); err != nil {
+		t.Fatalf("the dual-stack VPC page's script did not start: %v", err)
+	}
+	waitForTextIn(t, attach, "predicted-address-ipv6", "fd12:3456:789a::4")
+	readmeShot(t, tenant, "dual-stack")
 }
 
 // readmeShot saves what the page's screen shows (not the whole page: the

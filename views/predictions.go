@@ -56,10 +56,10 @@ func previewErrors(o *candidates.PreviewOutput) string {
 
 // previewCount is the number of usable addresses a pool's preview counts.
 func previewCount(o *candidates.PreviewOutput) string {
-	if o == nil || !o.Valid {
+	if o == nil || !o.Valid || o.SizeCount == nil {
 		return ""
 	}
-	return Figure(o.Size)
+	return CountText(o.SizeCount.Count)
 }
 
 // previewFirst is the lowest free address of a pool's preview.

@@ -26,6 +26,7 @@ func predictClaims(p *views.VPCPageProps) {
 		subnet = p.Overview.Subnets[0].Subnet.Name
 	}
 	p.Predictions.Attach = claims.Predict(candidates.ClaimRequest{Interface: &candidates.InterfaceClaim{Subnet: subnet}})
+	predictIPv6(p)
 	zone := p.FloatingIP.Zone
 	if zone == "" {
 		zone = p.Overview.VPC.Zone

@@ -1,13 +1,16 @@
 package web
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/ipam"
+	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/views"
 )
 
@@ -46,11 +49,17 @@ func (s *Server) poolCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	f := views.PoolForm{
 		Name: formValue(r, "name"), CIDR: formValue(r, "cidr"), Gateway: formValue(r, "gateway"),
-		Exclude: r.PostFormValue("exclude"), Zone: formValue(r, "zone"),
+		Exclude: r.PostFormValue("exclude"), Zone: formValue(r, "zone"), DelegatedPrefixLength: formValue(r, "delegatedPrefixLength"),
 	}
-	p, err := s.ipam.CreatePublicPool(r.Context(), actor, ipam.CreatePublicPoolInput{
-		Name: f.Name, CIDR: f.CIDR, Gateway: f.Gateway, Exclude: splitList(f.Exclude), Zone: f.Zone,
-	})
+	in := ipam.CreatePublicPoolInput{Name: f.Name, CIDR: f.CIDR, Gateway: f.Gateway, Exclude: splitList(f.Exclude), Zone: f.Zone}
+	var p ipam.Pool
+	delegated, err := strconv.Atoi(strings.TrimPrefix(cmp.Or(f.DelegatedPrefixLength, "0"), "/"))
+	if err != nil {
+		err = &refusal.InvalidError{Field: "delegatedPrefixLength", Message: "delegatedPrefixLength " + strconv.Quote(f.DelegatedPrefixLength) + " is not a prefix length such as 56"}
+	} else {
+		in.DelegatedPrefixLength = delegated
+		p, err = s.ipam.CreatePublicPool(r.Context(), actor, in)
+	}
 	if err == nil {
 		if err := s.putFlash(r.Context(), views.PoolHref(p), views.Flash{Message: "Created public pool " + p.Name + "."}); err != nil {
 			s.serverError(w, r, err)
@@ -60,7 +69,7 @@ func (s *Server) poolCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.Errors = views.FieldErrors{}
-	if !fieldErrorsOf(f.Errors, err, "name", "cidr", "gateway", "exclude", "zone") {
+	if !fieldErrorsOf(f.Errors, err, "name", "cidr", "gateway", "exclude", "zone", "delegatedPrefixLength") {
 		s.serverError(w, r, err)
 		return
 	}

@@ -15,7 +15,8 @@ import (
 
 // poolShow answers GET /pools/<name> and /pools/<namespace>/<name>: the
 // pool's figures, its address map (?block=<a /24> for one block of a large
-// pool), its usage over time (?span=7d|30d|1y) with the forecast, a private
+// pool; an IPv6 pool larger than what it hands out is a zoom map, ?block=
+// one level down: poolZoom), its usage over time (?span=7d|30d|1y) with the forecast, a private
 // pool's VPC and subnets, and its allocation table (?q= to search,
 // ?prefix= to keep a prefix, ?page= by number: allocationTable).
 // Tenants see the private pools of their namespaces only; anything else
@@ -39,6 +40,10 @@ func (s *Server) poolShow(w http.ResponseWriter, r *http.Request) {
 	p.Chart = views.UsageChartProps{Chart: chart, Href: p.Href}
 	if o.VPC.Name != "" {
 		p.VPCHref = views.VPCHref(o.VPC)
+	}
+	if p.Zoom, err = s.poolZoom(r, o, p.Href); err != nil {
+		s.failed(w, r, err)
+		return
 	}
 	table, status, err := s.allocationTable(r, p.Href, o.Pool, o.Pool.CIDR, true, func(tq ipam.TableQuery) (ipam.AllocationTable, error) {
 		return s.ipam.PoolTable(r.Context(), actor, o.Pool, tq)

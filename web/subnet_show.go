@@ -36,6 +36,9 @@ func (s *Server) subnetShow(w http.ResponseWriter, r *http.Request) {
 	href := views.SubnetHref(d.Subnet)
 	p := views.SubnetPageProps{Shell: s.shell(r, d.Subnet.Name), Detail: d, Href: href, VPCHref: views.VPCHref(d.VPC), PoolHref: views.PoolHref(d.Pool),
 		Chart: views.UsageChartProps{Chart: chart, Href: href}}
+	if d.Subnet.IPv6CIDR.IsValid() {
+		p.IPv6Href = poolTableHref(views.PoolHref(ipam.Pool{Namespace: d.VPC.Namespace, Name: d.VPC.IPv6PoolName()}), d.Subnet.IPv6CIDR)
+	}
 	table, status, err := s.allocationTable(r, href, d.Pool, d.Subnet.CIDR, false, func(tq ipam.TableQuery) (ipam.AllocationTable, error) {
 		return s.ipam.SubnetTable(r.Context(), actor, d.Subnet, tq)
 	})

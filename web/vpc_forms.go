@@ -54,6 +54,9 @@ func formValue(r *http.Request, key string) string {
 // to it.
 func (s *Server) claimDone(w http.ResponseWriter, r *http.Request, v ipam.VPC, result views.ClaimResult) {
 	result.Predicted = formValue(r, "predicted")
+	if result.Address6 != "" {
+		result.Predicted6 = formValue(r, "predicted6")
+	}
 	if err := s.putFlash(r.Context(), views.VPCHref(v), result); err != nil {
 		s.serverError(w, r, err)
 		return

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/netip"
 	"net/url"
 
 	"pivirt.hu/ipam/internal/audit"
@@ -50,8 +51,56 @@ func (s *Server) vpcPage(r *http.Request, o ipam.VPCOverview) (views.VPCPageProp
 		return views.VPCPageProps{}, err
 	}
 	p := views.VPCPageProps{Shell: s.shell(r, o.VPC.Name), Overview: o, Href: views.VPCHref(o.VPC), PoolHref: views.PoolHref(o.Pool), Claims: string(claims), History: history}
+	if p.IPv6, err = s.vpcIPv6(r, o); err != nil {
+		return p, err
+	}
+	if p.IPv6 != nil {
+		claims, err := s.ipv6Claims(r, o, p.IPv6.Pool)
+		if err != nil {
+			return p, err
+		}
+		b, err := json.Marshal(claims)
+		if err != nil {
+			return p, err
+		}
+		p.IPv6Claims = string(b)
+	}
 	p.Addresses, err = s.vpcAddresses(r, o, p.Href)
 	return p, err
+}
+
+// vpcIPv6 is the IPv6 side of the VPC of o as its page shows it: its IPv6
+// pool and how many /64s its subnets use, and its prefix drawn as its
+// children, each leading one level down on the pool's page (poolZoom); nil
+// for a VPC of IPv4 only.
+func (s *Server) vpcIPv6(r *http.Request, o ipam.VPCOverview) (*views.VPCIPv6, error) {
+	v := o.VPC
+	if !v.IPv6CIDR.IsValid() {
+		return nil, nil
+	}
+	actor, _ := actorFrom(r.Context())
+	pool, err := s.ipam.Pool(r.Context(), actor, v.Namespace, v.IPv6PoolName())
+	if err != nil {
+		return nil, err
+	}
+	out := &views.VPCIPv6{Pool: pool, PoolHref: views.PoolHref(pool)}
+	if out.Usage, err = s.ipam.VPCIPv6Usage(r.Context(), actor, v, 0); err != nil {
+		return nil, err
+	}
+	if unit := zoomUnit(pool); views.Zooms(v.IPv6CIDR, unit) {
+		var held []views.ZoomHeld
+		for _, sv := range o.Subnets {
+			if sv.Subnet.IPv6CIDR.IsValid() {
+				held = append(held, views.ZoomHeld{Prefix: sv.Subnet.IPv6CIDR, Holder: "subnet " + sv.Subnet.Name, Href: views.SubnetHref(sv.Subnet)})
+			}
+		}
+		g := views.NewZoomGrid(v.IPv6CIDR, unit, held, views.ZoomLinks{
+			Down: func(b netip.Prefix) string { return views.BlockHref(pool, b) },
+			Free: func(b netip.Prefix) string { return poolTableHref(out.PoolHref, b) },
+		})
+		out.Zoom = &g
+	}
+	return out, nil
 }
 
 // vpcAddressesPerPage is the length of a page of the VPC page's addresses.
@@ -72,6 +121,11 @@ func (s *Server) vpcAddresses(r *http.Request, o ipam.VPCOverview, href string) 
 		return views.VPCAddresses{}, err
 	}
 	a := views.VPCAddresses{Page: page, Subnets: map[string]string{}}
+	if o.VPC.IPv6CIDR.IsValid() {
+		if a.IPv6, err = s.ipv6Addresses(r, o.VPC, page); err != nil {
+			return views.VPCAddresses{}, err
+		}
+	}
 	for _, sv := range o.Subnets {
 		a.Subnets[sv.Subnet.UID] = sv.Subnet.Name
 	}
@@ -82,4 +136,28 @@ func (s *Server) vpcAddresses(r *http.Request, o ipam.VPCOverview, href string) 
 		a.FirstHref = href + "#addresses"
 	}
 	return a, nil
+}
+
+// ipv6Addresses are the IPv6 addresses that the owners of page hold in the
+// VPC v's IPv6 pool, by views.OwnerKey: what the page lists beside each
+// NIC's IPv4 address.
+func (s *Server) ipv6Addresses(r *http.Request, v ipam.VPC, page ipam.AllocationPage) (map[string]ipam.Allocation, error) {
+	actor, _ := actorFrom(r.Context())
+	pool, err := s.ipam.Pool(r.Context(), actor, v.Namespace, v.IPv6PoolName())
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]ipam.Allocation{}
+	for _, a := range page.Allocations {
+		six, err := s.ipam.PoolAllocations(r.Context(), actor, pool, ipam.Page{First: 20, Search: a.Owner.Name})
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range six.Allocations {
+			if views.OwnerKey(b) == views.OwnerKey(a) {
+				out[views.OwnerKey(a)] = b
+			}
+		}
+	}
+	return out, nil
 }

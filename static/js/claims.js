@@ -18,6 +18,21 @@
 	// The same string on every call: the module parses it once.
 	const claims = dataElement.dataset.claims;
 	const predict = (request) => JSON.parse(globalThis.ipamPredictClaim(claims, JSON.stringify(request)));
+	// A dual-stack VPC's subnets with an IPv6 prefix: the preview of each
+	// in the VPC's IPv6 pool and its taken addresses (web/claim_predict6.go).
+	const ipv6 = dataElement.dataset.ipv6 ? JSON.parse(dataElement.dataset.ipv6) : {};
+	const predict6 = (subnet) => {
+		const claim = ipv6[subnet];
+		if (!claim) {
+			return { address: "", why: "" };
+		}
+		const answer = JSON.parse(globalThis.ipamPreview(JSON.stringify(claim.input), claim.taken));
+		if (answer.first) {
+			return { address: answer.first, why: "" };
+		}
+		const errors = (answer.errors || []).map((e) => e.plain || e.message).join("; ");
+		return { address: "", why: errors || `no free IPv6 address in subnet ${subnet}` };
+	};
 
 	// The name typed, checked as the server checks it once there is one.
 	const nameOf = (form) => form.elements.name.value.trim() || undefined;
@@ -56,6 +71,13 @@
 		form.querySelector("[data-testid=prediction-error]").textContent = why;
 		form.querySelector("button[type=submit]").disabled = why !== "";
 		form.elements.predicted.value = got;
+		const out6 = form.querySelector("[data-prediction6]");
+		if (out6) {
+			const six = predict6(form.elements.subnet.value);
+			out6.textContent = six.address;
+			form.querySelector("[data-testid=prediction-ipv6-error]").textContent = six.why;
+			form.elements.predicted6.value = six.address;
+		}
 		check(answer.errors);
 	};
 
