@@ -35,9 +35,18 @@ type IPAMPool {
 
 "How full a pool or a subnet is. size is the number of candidates; utilization is used in percent of size."
 type Usage {
+	"The number of candidates, when it fits GraphQL's Int (up to 2^31 − 1, as every IPv4 figure does). Past it (an IPv6 prefix's) size is never a wrong number but a field error INVALID_ARGUMENT that gives the figure and names sizeExact; as GraphQL has it, the nearest nullable field above is then null."
 	size: Int!
+	"size, exact at any size (0 to 2^128 − 1): a BigInt, a decimal string."
+	sizeExact: BigInt!
+	"The candidates held, when it fits GraphQL's Int; past it an error, as for size: usedExact answers it."
 	used: Int!
+	"used, exact at any size: a BigInt, a decimal string."
+	usedExact: BigInt!
+	"The candidates free, when it fits GraphQL's Int; past it an error, as for size: freeExact answers it."
 	free: Int!
+	"free, exact at any size: a BigInt, a decimal string."
+	freeExact: BigInt!
 	utilization: Float!
 	"The usage over time, oldest first, since an RFC 3339 time (by default the last 7 days; with DAY, from the start of the day 7 days ago): a point an hour (HOUR, kept 35 days) or a day (DAY, kept 400 days), the last figures of each."
 	history(since: String, step: UsageStep = HOUR): [UsagePoint!]!
@@ -51,8 +60,14 @@ enum UsageStep { HOUR DAY }
 "The usage in an hour or a day (at: its start, RFC 3339, UTC): the last figures written in it, and the claims and releases made in it (for a division of a number pool, the numbers allocated from the pool and released)."
 type UsagePoint {
 	at: String!
+	"As Usage.used: an error past GraphQL's Int, where usedExact answers."
 	used: Int!
+	"used, exact at any size: a BigInt, a decimal string."
+	usedExact: BigInt!
+	"As Usage.size: an error past GraphQL's Int, where sizeExact answers."
 	size: Int!
+	"size, exact at any size: a BigInt, a decimal string."
+	sizeExact: BigInt!
 	claims: Int!
 	releases: Int!
 }
@@ -162,10 +177,12 @@ func addPoolFields(b *engine.Builder, svc *ipam.Service) {
 		}
 		return svc.PoolAllocations(ctx, st.actor, p.Source.(ipam.Pool), page)
 	}))
+	figureFields(b, "Usage", map[string]func(usageOf) int{
+		"size": func(u usageOf) int { return u.Size },
+		"used": func(u usageOf) int { return u.Used },
+		"free": func(u usageOf) int { return u.Free },
+	})
 	properties(b, "Usage", map[string]func(usageOf) any{
-		"size":        func(u usageOf) any { return u.Size },
-		"used":        func(u usageOf) any { return u.Used },
-		"free":        func(u usageOf) any { return u.Free },
 		"utilization": func(u usageOf) any { return u.Utilization() },
 	})
 	b.Resolve("Usage", "history", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
@@ -176,10 +193,12 @@ func addPoolFields(b *engine.Builder, svc *ipam.Service) {
 		u := p.Source.(usageOf)
 		return svc.UsageHistory(ctx, st.actor, u.namespace, u.uid, step, since)
 	}))
+	figureFields(b, "UsagePoint", map[string]func(usage.Point) int64{
+		"used": func(u usage.Point) int64 { return u.Used },
+		"size": func(u usage.Point) int64 { return u.Size },
+	})
 	properties(b, "UsagePoint", map[string]func(usage.Point) any{
 		"at":       func(u usage.Point) any { return u.At.UTC().Format(time.RFC3339) },
-		"used":     func(u usage.Point) any { return u.Used },
-		"size":     func(u usage.Point) any { return u.Size },
 		"claims":   func(u usage.Point) any { return u.Claims },
 		"releases": func(u usage.Point) any { return u.Releases },
 	})

@@ -13,7 +13,7 @@ import (
 // The global search: who holds an address, and what a query names. Every
 // schema has it, so it declares BigInt, which the schemas of kinds use too.
 const searchTypes = `
-"A whole number of 64 bits, signed: the value of a Number attribute, a number of a number pool. Written as a JSON number, which JavaScript reads exactly up to 2^53."
+"A whole number of 64 bits, signed: the value of a Number attribute, a number of a number pool. Written as a JSON number, which JavaScript reads exactly up to 2^53. An exact figure of a usage (sizeExact, usedExact, freeExact: a count of addresses or prefixes, 0 to 2^128 − 1) is a BigInt too, written as a decimal string, which every client reads exactly; the values of number pools stay JSON numbers."
 scalar BigInt
 
 "What search found for a query: at most first hits, an address's first, then pools, VPCs, subnets and allocations, then number pools, numbers and objects of kinds; more is true when more matched. prefix is what an ADDRESS or a PREFIX was read as (10.42.1. is 10.42.1.0/24)."
