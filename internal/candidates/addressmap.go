@@ -6,7 +6,10 @@ import "net/netip"
 const CellLimit = 256
 
 // An AddressMap is a picture of a Space: address by address for a /24 or
-// smaller, otherwise block by block.
+// smaller, otherwise block by block. An IPv6 space is drawn address by
+// address when it is a /120 or smaller, and not at all otherwise (the map
+// holds only its scope): a larger IPv6 prefix is drawn as the prefixes it
+// hands out.
 type AddressMap struct {
 	Scope netip.Prefix `json:"scope"`
 	// Cells holds one State code per address of Scope, when it is a /24 or
@@ -28,6 +31,20 @@ type Block struct {
 // Map draws s with taken.
 func (s Space) Map(taken Set) AddressMap {
 	m := AddressMap{Scope: s.scope}
+	if s.six != nil {
+		if s.scope.Bits() < 128-8 {
+			return m
+		}
+		cells := make([]byte, 0, CellLimit)
+		for v := s.six.lo; ; v = v.next() {
+			cells = append(cells, s.State(addr6(v), taken).Code())
+			if v == s.six.hi {
+				break
+			}
+		}
+		m.Cells = string(cells)
+		return m
+	}
 	count := uint64(s.hi) - uint64(s.lo) + 1
 	if count <= CellLimit {
 		cells := make([]byte, 0, count)

@@ -19,12 +19,13 @@ const (
 	Reserved                 // reserved by the request
 	Outside                  // in the pool but outside the request's Within
 	OutsidePool              // not in the pool at all
+	Anycast                  // the subnet-router anycast address of an IPv6 pool or of Within
 )
 
-var stateNames = [...]string{"free", "taken", "network", "broadcast", "gateway", "excluded", "reserved", "outside", "outside-pool"}
+var stateNames = [...]string{"free", "taken", "network", "broadcast", "gateway", "excluded", "reserved", "outside", "outside-pool", "anycast"}
 
 // stateCodes are the one-letter forms used in AddressMap.Cells.
-const stateCodes = ".tnbgxroO"
+const stateCodes = ".tnbgxroOa"
 
 func (s State) String() string {
 	if int(s) < len(stateNames) {
@@ -61,13 +62,19 @@ func (s Space) Explain(a netip.Addr, taken Set) Explanation {
 func (s Space) explain(a netip.Addr, taken Set) (State, string) {
 	p := s.pool.Prefix
 	switch {
-	case !a.Is4() || !p.Contains(a):
+	case !p.Contains(a):
 		return OutsidePool, fmt.Sprintf("%s is not in the pool's %s", a, p)
 	case !s.scope.Contains(a):
 		return Outside, fmt.Sprintf("%s is outside %s", a, s.scope)
+	case s.six != nil:
+		for _, edge := range []netip.Prefix{p, s.req.Within} {
+			if edge.IsValid() && edge.Bits() <= maxAnycastBits && a == edge.Addr() {
+				return Anycast, fmt.Sprintf("%s is the subnet-router anycast address of %s", a, edge)
+			}
+		}
 	}
 	for _, edge := range []netip.Prefix{p, s.req.Within} {
-		if !edge.IsValid() || edge.Bits() > 30 {
+		if !edge.IsValid() || edge.Bits() > 30 || s.six != nil {
 			continue
 		}
 		lo, hi := prefixBounds(edge)

@@ -13,8 +13,22 @@ type Row struct {
 	Free     bool
 }
 
-// Count returns the number of addresses of the row: 1 for a taken address.
-func (r Row) Count() int { return int(uint64(u32(r.To)) - uint64(u32(r.From)) + 1) }
+// Count returns the number of addresses of the row: 1 for a taken address;
+// math.MaxInt for an IPv6 run of more (Size is exact).
+func (r Row) Count() int {
+	if r.From.Is6() {
+		return r.Size().Int()
+	}
+	return int(uint64(u32(r.To)) - uint64(u32(r.From)) + 1)
+}
+
+// Size returns the number of addresses of the row, exactly.
+func (r Row) Size() Count {
+	if r.From.Is6() {
+		return size6(addr6Span{u128(r.From), u128(r.To)})
+	}
+	return CountOf(uint64(r.Count()))
+}
 
 // A Listing is the rows of a table of addresses between two bounds, in
 // address order: every taken address, a row of its own, and every run of
@@ -29,12 +43,18 @@ func (r Row) Count() int { return int(uint64(u32(r.To)) - uint64(u32(r.From)) + 
 type Listing struct {
 	cand, taken []addrSpan
 	lo, hi      ip4
+	six         *listing6 // the listing of IPv6 bounds; nil for IPv4
 }
 
 // NewListing returns the rows of the addresses from within.From to
 // within.To: those of taken, and the runs of cand's addresses not in taken.
+// Both bounds are of one family, the listing's.
 func NewListing(cand, taken Set, within Range) Listing {
 	l := Listing{cand: cand.spans, taken: taken.spans}
+	if within.From.Is6() && within.To.Is6() {
+		l.six = &listing6{cand: cand.spans6, taken: taken.spans6, lo: u128(within.From), hi: u128(within.To)}
+		return l
+	}
 	if !within.From.Is4() || !within.To.Is4() {
 		l.lo, l.hi = 1, 0
 		return l
@@ -44,14 +64,19 @@ func NewListing(cand, taken Set, within Range) Listing {
 }
 
 // A ListingCount is what a listing holds: its rows, its taken addresses
-// and its free candidates.
+// and its free candidates, as ints (math.MaxInt when they are more) and
+// the free candidates exactly (FreeCount).
 type ListingCount struct {
 	Rows, Taken, Free int
+	FreeCount         Count
 }
 
 // Page returns at most n rows from the offset-th (counting from 0), and
 // what the whole listing holds, in one walk.
 func (l Listing) Page(offset, n int) (rows []Row, count ListingCount) {
+	if l.six != nil {
+		return l.six.page(offset, n)
+	}
 	rows = make([]Row, 0, min(max(n, 0), 1024))
 	if l.lo > l.hi {
 		return rows, count
@@ -87,6 +112,7 @@ func (l Listing) Page(offset, n int) (rows []Row, count ListingCount) {
 		count.Free += int(size(f))
 		f, fok = it.nextFree()
 	}
+	count.FreeCount = CountOf(uint64(count.Free))
 	return rows, count
 }
 
@@ -141,6 +167,9 @@ func (it *listingIter) nextFree() (addrSpan, bool) {
 
 // Set returns the candidates of s, taken or not, as a set.
 func (s Space) Set() Set {
+	if s.six != nil {
+		return Set{spans6: s.six.set()}
+	}
 	out := make([]addrSpan, 0, len(s.blocked)+1)
 	next := uint64(s.lo)
 	for _, b := range s.blocked {
@@ -152,5 +181,5 @@ func (s Space) Set() Set {
 	if next <= uint64(s.hi) {
 		out = append(out, addrSpan{ip4(next), s.hi})
 	}
-	return Set{out}
+	return Set{spans: out}
 }

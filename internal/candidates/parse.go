@@ -8,7 +8,8 @@ import (
 	"unicode/utf8"
 )
 
-// MinPoolBits is the shortest prefix a pool may have: a pool is at most a /8.
+// MinPoolBits is the shortest prefix a pool may have, of either family: a
+// pool is at most a /8.
 const MinPoolBits = 8
 
 // MaxExcludes bounds the entries of a pool's exclude list; ranges make
@@ -25,8 +26,9 @@ type PoolSpec struct {
 	Exclude []string `json:"exclude,omitempty"`
 }
 
-// A Pool is a validated pool: an IPv4 prefix, an optional gateway inside it
-// and the addresses it never hands out.
+// A Pool is a validated pool: an IPv4 or IPv6 prefix, an optional gateway
+// inside it and the addresses it never hands out, all of the prefix's
+// family.
 type Pool struct {
 	Prefix  netip.Prefix
 	Gateway netip.Addr // the zero Addr when the pool has none
@@ -47,7 +49,9 @@ type Request struct {
 }
 
 // ParsePool validates spec. The error, if any, is an Errors listing every
-// mistake, each naming its field.
+// mistake, each naming its field. An IPv6 prefix or address is accepted in
+// its canonical form only (RFC 5952, as netip writes it); any other
+// spelling of a valid one is refused with the canonical form.
 func ParsePool(spec PoolSpec) (Pool, error) {
 	var errs errorList
 	if len(spec.Exclude) > MaxExcludes {
@@ -85,6 +89,10 @@ func ParsePool(spec PoolSpec) (Pool, error) {
 		field := fmt.Sprintf("exclude[%d]", i)
 		r, ok := parseRange(&errs, field, e)
 		if !ok {
+			continue
+		}
+		if msg := familyProblem(r.From, prefix); msg != "" {
+			errs.add(field, fmt.Sprintf("%s %s %s", field, r, msg))
 			continue
 		}
 		if !prefix.Contains(r.From) || !prefix.Contains(r.To) {
@@ -143,16 +151,16 @@ func (p Pool) ParseRequest(spec RequestSpec) (Request, error) {
 // carries, into a Set. field names the list in messages ("taken").
 func ParseRanges(field string, list []string) (Set, error) {
 	var errs errorList
-	spans := make([]addrSpan, 0, len(list))
+	ranges := make([]Range, 0, len(list))
 	for i, s := range list {
 		if r, ok := parseRange(&errs, fmt.Sprintf("%s[%d]", field, i), s); ok {
-			spans = append(spans, addrSpan{u32(r.From), u32(r.To)})
+			ranges = append(ranges, r)
 		}
 	}
 	if err := errs.err(); err != nil {
 		return Set{}, err
 	}
-	return Set{normalize(spans)}, nil
+	return SetOfRanges(ranges...), nil
 }
 
 // ParseRangeList parses addresses and a-b ranges separated by commas, the
@@ -161,6 +169,7 @@ func ParseRanges(field string, list []string) (Set, error) {
 func ParseRangeList(field, list string) (Set, error) {
 	var errs errorList
 	spans := make([]addrSpan, 0, strings.Count(list, ",")+1)
+	var spans6 []addr6Span
 	for i, more := 0, list != ""; more; i++ {
 		var entry string
 		entry, list, more = strings.Cut(list, ",")
@@ -171,7 +180,7 @@ func ParseRangeList(field, list string) (Set, error) {
 		if isRange {
 			z, errZ = netip.ParseAddr(strings.TrimSpace(to))
 		}
-		if errA != nil || errZ != nil || !a.Is4() || !z.Is4() || z.Less(a) {
+		if errA != nil || errZ != nil || !sameFamily(a, z) || z.Less(a) || a.Is6() && (!canonical6(a, from) || isRange && !canonical6(z, to)) {
 			// The slow path words the message.
 			field := fmt.Sprintf("%s[%d]", field, i)
 			if _, ok := parseRange(&errs, field, entry); ok {
@@ -182,18 +191,53 @@ func ParseRangeList(field, list string) (Set, error) {
 			}
 			continue
 		}
+		if a.Is6() {
+			spans6 = append(spans6, addr6Span{u128(a), u128(z)})
+			continue
+		}
 		spans = append(spans, addrSpan{u32(a), u32(z)})
 	}
 	if err := errs.err(); err != nil {
 		return Set{}, err
 	}
-	return Set{normalize(spans)}, nil
+	return Set{normalize(spans), normalize(spans6)}, nil
+}
+
+// sameFamily reports whether a and z are both IPv4 or both IPv6.
+func sameFamily(a, z netip.Addr) bool { return a.Is4() && z.Is4() || a.Is6() && z.Is6() }
+
+// canonical6 reports whether s, with spaces around it, is the canonical
+// form of the IPv6 address a (RFC 5952, as netip writes it, without a
+// zone). It allocates nothing.
+func canonical6(a netip.Addr, s string) bool {
+	var buf [64]byte
+	return a.Zone() == "" && string(a.AppendTo(buf[:0])) == strings.TrimSpace(s)
+}
+
+// familyProblem says why a cannot be an address of p's family, or "".
+func familyProblem(a netip.Addr, p netip.Prefix) string {
+	switch {
+	case a.Is4() && p.Addr().Is6():
+		return "is IPv4 but cidr " + p.String() + " is IPv6; a pool holds addresses of one family"
+	case a.Is6() && p.Addr().Is4():
+		return "is IPv6 but cidr " + p.String() + " is IPv4; a pool holds addresses of one family"
+	}
+	return ""
 }
 
 // hostAddressProblem says why a cannot be a host address of p, or "".
 func hostAddressProblem(a netip.Addr, p netip.Prefix) string {
+	if msg := familyProblem(a, p); msg != "" {
+		return msg
+	}
 	if !p.Contains(a) {
 		return "is outside cidr " + p.String()
+	}
+	if p.Addr().Is6() {
+		if p.Bits() <= maxAnycastBits && a == p.Addr() {
+			return "is the subnet-router anycast address of " + p.String()
+		}
+		return ""
 	}
 	if p.Bits() >= 31 {
 		return ""
@@ -215,19 +259,24 @@ func parsePrefix(errs *errorList, field, s string) (netip.Prefix, bool) {
 	}
 	p, err := netip.ParsePrefix(s)
 	if err != nil {
-		if _, addrErr := netip.ParseAddr(s); addrErr == nil {
+		switch a, addrErr := netip.ParseAddr(s); {
+		case addrErr == nil && a.Is6():
+			errs.add(field, fmt.Sprintf("%s %s has no prefix length; write it as %s/64 or similar", field, quote(s), a.WithZone("")))
+		case addrErr == nil:
 			errs.add(field, fmt.Sprintf("%s %s has no prefix length; write it as %s/24 or similar", field, quote(s), s))
-		} else {
+		case strings.Contains(s, ":"):
+			errs.add(field, fmt.Sprintf("%s %s is not an IPv6 prefix such as 2001:db8::/32", field, quote(s)))
+		default:
 			errs.add(field, fmt.Sprintf("%s %s is not an IPv4 prefix such as 10.0.0.0/24", field, quote(s)))
 		}
 		return netip.Prefix{}, false
 	}
-	if !p.Addr().Is4() {
-		errs.add(field, fmt.Sprintf("%s %s is not IPv4; pools hold IPv4 prefixes only", field, s))
-		return netip.Prefix{}, false
-	}
 	if m := p.Masked(); m != p {
 		errs.add(field, fmt.Sprintf("%s %s has host bits set; did you mean %s?", field, s, m))
+		return netip.Prefix{}, false
+	}
+	if c := p.String(); c != s {
+		errs.add(field, fmt.Sprintf("%s %s is not in canonical form; did you mean %s?", field, s, c))
 		return netip.Prefix{}, false
 	}
 	return p, true
@@ -238,10 +287,14 @@ func parseAddr(errs *errorList, field, s string) (netip.Addr, bool) {
 	switch {
 	case s == "":
 		errs.add(field, field+" is empty; write an IPv4 address such as 10.0.0.1")
+	case err != nil && strings.Contains(s, ":"):
+		errs.add(field, fmt.Sprintf("%s %s is not an IPv6 address such as 2001:db8::1", field, quote(s)))
 	case err != nil:
 		errs.add(field, fmt.Sprintf("%s %s is not an IPv4 address such as 10.0.0.1", field, quote(s)))
-	case !a.Is4():
-		errs.add(field, fmt.Sprintf("%s %s is not IPv4; pools hold IPv4 addresses only", field, s))
+	case a.Is6() && a.Zone() != "":
+		errs.add(field, fmt.Sprintf("%s %s has a zone; did you mean %s?", field, quote(s), a.WithZone("")))
+	case a.Is6() && !canonical6(a, s):
+		errs.add(field, fmt.Sprintf("%s %s is not in canonical form; did you mean %s?", field, s, a))
 	default:
 		return a, true
 	}
@@ -262,6 +315,10 @@ func parseRange(errs *errorList, field, s string) (Range, bool) {
 	}
 	b, okB := parseAddr(errs, field, strings.TrimSpace(to))
 	if !okB {
+		return Range{}, false
+	}
+	if !sameFamily(a, b) {
+		errs.add(field, fmt.Sprintf("%s %s mixes IPv4 and IPv6; a range is of one family", field, quote(s)))
 		return Range{}, false
 	}
 	if b.Less(a) {

@@ -23,19 +23,46 @@ func TestParsePool(t *testing.T) {
 		{PoolSpec{CIDR: "10.0.0.0"}, `cidr "10.0.0.0" has no prefix length; write it as 10.0.0.0/24 or similar`},
 		{PoolSpec{CIDR: "banana"}, `cidr "banana" is not an IPv4 prefix such as 10.0.0.0/24`},
 		{PoolSpec{CIDR: "10.0.0.0/33"}, `cidr "10.0.0.0/33" is not an IPv4 prefix such as 10.0.0.0/24`},
-		{PoolSpec{CIDR: "2001:db8::/64"}, "cidr 2001:db8::/64 is not IPv4; pools hold IPv4 prefixes only"},
 		{PoolSpec{CIDR: "0.0.0.0/0"}, "cidr 0.0.0.0/0 is too large; a pool is at most a /8"},
 		{PoolSpec{CIDR: "10.0.0.0/24", Gateway: "10.0.1.1"}, "gateway 10.0.1.1 is outside cidr 10.0.0.0/24"},
 		{PoolSpec{CIDR: "10.0.0.0/24", Gateway: "10.0.0.0"}, "gateway 10.0.0.0 is the network address of 10.0.0.0/24"},
 		{PoolSpec{CIDR: "10.0.0.0/24", Gateway: "10.0.0.255"}, "gateway 10.0.0.255 is the broadcast address of 10.0.0.0/24"},
 		{PoolSpec{CIDR: "10.0.0.0/24", Gateway: "10.0.0.1/24"}, `gateway "10.0.0.1/24" is not an IPv4 address such as 10.0.0.1`},
-		{PoolSpec{CIDR: "10.0.0.0/24", Gateway: "::1"}, "gateway ::1 is not IPv4; pools hold IPv4 addresses only"},
+		{PoolSpec{CIDR: "10.0.0.0/24", Gateway: "::1"}, "gateway ::1 is IPv6 but cidr 10.0.0.0/24 is IPv4; a pool holds addresses of one family"},
 		{PoolSpec{CIDR: "10.0.0.0/24", Exclude: []string{"10.0.0.9-10.0.0.3"}}, `exclude[0] "10.0.0.9-10.0.0.3" is a descending range; write 10.0.0.3-10.0.0.9`},
 		{PoolSpec{CIDR: "10.0.0.0/24", Exclude: []string{"10.0.0.2", "10.0.0.250-10.0.1.4"}}, "exclude[1] 10.0.0.250-10.0.1.4 is outside cidr 10.0.0.0/24"},
 		{PoolSpec{CIDR: "10.0.0.0/24", Exclude: []string{""}}, "exclude[0] is empty; write an IPv4 address such as 10.0.0.1"},
 		{PoolSpec{CIDR: "10.0.0.0/24", Exclude: []string{"10.0.0.01"}}, `exclude[0] "10.0.0.01" is not an IPv4 address such as 10.0.0.1`},
 		{PoolSpec{CIDR: "10.0.0.5/24", Gateway: "x", Exclude: []string{"y"}},
 			`cidr 10.0.0.5/24 has host bits set; did you mean 10.0.0.0/24?; gateway "x" is not an IPv4 address such as 10.0.0.1; exclude[0] "y" is not an IPv4 address such as 10.0.0.1`},
+
+		// IPv6: RFC 5952 form only, one family per pool.
+		{PoolSpec{CIDR: "2001:db8::/64"}, ""},
+		{PoolSpec{CIDR: "2001:db8::/32", Gateway: "2001:db8::1", Exclude: []string{"2001:db8::2-2001:db8::ff", "2001:db8:ffff:ffff:ffff:ffff:ffff:ffff"}}, ""},
+		{PoolSpec{CIDR: "2001:db8::/127", Gateway: "2001:db8::"}, ""},
+		{PoolSpec{CIDR: "2001:db8::7/128"}, ""},
+		{PoolSpec{CIDR: "fd12:3456:789a::/48"}, ""},
+		{PoolSpec{CIDR: "2001:DB8:0::/32"}, "cidr 2001:DB8:0::/32 is not in canonical form; did you mean 2001:db8::/32?"},
+		{PoolSpec{CIDR: "2001:db8:0:0::/64"}, "cidr 2001:db8:0:0::/64 is not in canonical form; did you mean 2001:db8::/64?"},
+		{PoolSpec{CIDR: "2001:0db8::/32"}, "cidr 2001:0db8::/32 is not in canonical form; did you mean 2001:db8::/32?"},
+		{PoolSpec{CIDR: "2001:db8::1/32"}, "cidr 2001:db8::1/32 has host bits set; did you mean 2001:db8::/32?"},
+		{PoolSpec{CIDR: "2001:DB8::1/32"}, "cidr 2001:DB8::1/32 has host bits set; did you mean 2001:db8::/32?"},
+		{PoolSpec{CIDR: "2001:db8::"}, `cidr "2001:db8::" has no prefix length; write it as 2001:db8::/64 or similar`},
+		{PoolSpec{CIDR: "2001:db8::/129"}, `cidr "2001:db8::/129" is not an IPv6 prefix such as 2001:db8::/32`},
+		{PoolSpec{CIDR: "2001:db8::/64%eth0"}, `cidr "2001:db8::/64%eth0" is not an IPv6 prefix such as 2001:db8::/32`},
+		{PoolSpec{CIDR: "::/0"}, "cidr ::/0 is too large; a pool is at most a /8"},
+		{PoolSpec{CIDR: "2001:db8::/64", Gateway: "2001:DB8::1"}, "gateway 2001:DB8::1 is not in canonical form; did you mean 2001:db8::1?"},
+		{PoolSpec{CIDR: "2001:db8::/64", Gateway: "fe80::1%eth0"}, `gateway "fe80::1%eth0" has a zone; did you mean fe80::1?`},
+		{PoolSpec{CIDR: "2001:db8::/64", Gateway: "2001:db8::"}, "gateway 2001:db8:: is the subnet-router anycast address of 2001:db8::/64"},
+		{PoolSpec{CIDR: "2001:db8::/64", Gateway: "2001:db8:0:1::1"}, "gateway 2001:db8:0:1::1 is outside cidr 2001:db8::/64"},
+		{PoolSpec{CIDR: "2001:db8::/64", Gateway: "10.0.0.1"}, "gateway 10.0.0.1 is IPv4 but cidr 2001:db8::/64 is IPv6; a pool holds addresses of one family"},
+		{PoolSpec{CIDR: "2001:db8::/64", Gateway: "2001:db8::g"}, `gateway "2001:db8::g" is not an IPv6 address such as 2001:db8::1`},
+		{PoolSpec{CIDR: "2001:db8::/64", Exclude: []string{"2001:db8::0:5"}}, "exclude[0] 2001:db8::0:5 is not in canonical form; did you mean 2001:db8::5?"},
+		{PoolSpec{CIDR: "2001:db8::/64", Exclude: []string{"2001:db8::9-2001:db8::3"}}, `exclude[0] "2001:db8::9-2001:db8::3" is a descending range; write 2001:db8::3-2001:db8::9`},
+		{PoolSpec{CIDR: "2001:db8::/64", Exclude: []string{"10.0.0.1-2001:db8::3"}}, `exclude[0] "10.0.0.1-2001:db8::3" mixes IPv4 and IPv6; a range is of one family`},
+		{PoolSpec{CIDR: "2001:db8::/64", Exclude: []string{"10.0.0.1"}}, "exclude[0] 10.0.0.1 is IPv4 but cidr 2001:db8::/64 is IPv6; a pool holds addresses of one family"},
+		{PoolSpec{CIDR: "10.0.0.0/24", Exclude: []string{"::1"}}, "exclude[0] ::1 is IPv6 but cidr 10.0.0.0/24 is IPv4; a pool holds addresses of one family"},
+		{PoolSpec{CIDR: "2001:db8::/64", Exclude: []string{"2001:db8::ffff-2001:db8:0:1::"}}, "exclude[0] 2001:db8::ffff-2001:db8:0:1:: is outside cidr 2001:db8::/64"},
 	}
 	for _, tt := range tests {
 		_, err := ParsePool(tt.spec)
@@ -88,6 +115,7 @@ func TestParseRequest(t *testing.T) {
 		{RequestSpec{Within: "10.0.0.0/8"}, "within 10.0.0.0/8 is outside cidr 10.42.0.0/16"},
 		{RequestSpec{Within: "10.42.1.0/24", Reserved: []string{"10.42.2.1"}}, "reserved[0] 10.42.2.1 is outside 10.42.1.0/24"},
 		{RequestSpec{Reserved: []string{"10.42.2.1", "nope"}}, `reserved[1] "nope" is not an IPv4 address such as 10.0.0.1`},
+		{RequestSpec{Within: "2001:db8::/64"}, "within 2001:db8::/64 is outside cidr 10.42.0.0/16"},
 	}
 	for _, tt := range tests {
 		_, err := pool.ParseRequest(tt.spec)
@@ -98,6 +126,53 @@ func TestParseRequest(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("ParseRequest(%+v) error = %q, want %q", tt.spec, got, tt.want)
 		}
+	}
+}
+
+func TestParseRequestIPv6(t *testing.T) {
+	pool, err := ParsePool(PoolSpec{CIDR: "fd12:3456:789a::/48"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		spec RequestSpec
+		want string
+	}{
+		{RequestSpec{Within: "fd12:3456:789a:1::/64", Reserved: []string{"fd12:3456:789a:1::1"}}, ""},
+		{RequestSpec{Within: "fd12:3456:789a:01::/64"}, "within fd12:3456:789a:01::/64 is not in canonical form; did you mean fd12:3456:789a:1::/64?"},
+		{RequestSpec{Within: "fd12:3456:789b::/64"}, "within fd12:3456:789b::/64 is outside cidr fd12:3456:789a::/48"},
+		{RequestSpec{Within: "10.0.0.0/24"}, "within 10.0.0.0/24 is outside cidr fd12:3456:789a::/48"},
+		{RequestSpec{Within: "fd12:3456:789a:1::/64", Reserved: []string{"fd12:3456:789a:2::1"}}, "reserved[0] fd12:3456:789a:2::1 is outside fd12:3456:789a:1::/64"},
+	}
+	for _, tt := range tests {
+		_, err := pool.ParseRequest(tt.spec)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("ParseRequest(%+v) error = %q, want %q", tt.spec, got, tt.want)
+		}
+	}
+}
+
+// TestParseRangesIPv6: a taken list may hold both families, apart.
+func TestParseRangesIPv6(t *testing.T) {
+	list := "2001:db8::5-2001:db8::9,10.0.0.1,2001:db8::a,::"
+	s, err := ParseRangeList("taken", list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprint(s.Ranges()), "[10.0.0.1 :: 2001:db8::5-2001:db8::a]"; got != want {
+		t.Errorf("ParseRangeList(%q) = %s, want %s", list, got, want)
+	}
+	if got, want := s.Count().String(), "8"; got != want {
+		t.Errorf("the set counts %s, want %s", got, want)
+	}
+	_, err = ParseRangeList("taken", "2001:db8::5-10.0.0.1,2001:DB8::1")
+	want := `taken[0] "2001:db8::5-10.0.0.1" mixes IPv4 and IPv6; a range is of one family; taken[1] 2001:DB8::1 is not in canonical form; did you mean 2001:db8::1?`
+	if err == nil || err.Error() != want {
+		t.Errorf("ParseRangeList(mixed) error = %v, want %s", err, want)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strings"
 )
 
 // MaxPreviewNext bounds PreviewInput.Next.
@@ -105,10 +106,14 @@ func previewPool(in PreviewInput, more Set) PreviewOutput {
 	var explain []netip.Addr
 	for i, s := range in.Explain {
 		a, err := netip.ParseAddr(s)
-		if err != nil || !a.Is4() {
+		if err != nil {
+			example := "an IPv4 address such as 10.0.0.1"
+			if strings.Contains(s, ":") {
+				example = "an IPv6 address such as 2001:db8::1"
+			}
 			out.Errors = append(out.Errors, &FieldError{
 				Field:   fmt.Sprintf("explain[%d]", i),
-				Message: fmt.Sprintf("explain[%d] %s is not an IPv4 address such as 10.0.0.1", i, quote(s)),
+				Message: fmt.Sprintf("explain[%d] %s is not %s", i, quote(s), example),
 			})
 			continue
 		}

@@ -6,12 +6,13 @@ import (
 	"slices"
 )
 
-// A Range is the inclusive run of IPv4 addresses From..To.
+// A Range is the inclusive run of addresses From..To, both of one family.
 type Range struct {
 	From, To netip.Addr
 }
 
-// String returns "a.b.c.d" for a single address and "a.b.c.d-a.b.c.e" otherwise.
+// String returns "a.b.c.d" for a single address and "a.b.c.d-a.b.c.e"
+// otherwise ("2001:db8::5-2001:db8::9" for IPv6).
 func (r Range) String() string {
 	if r.From == r.To {
 		return r.From.String()
@@ -49,64 +50,109 @@ func prefixBounds(p netip.Prefix) (lo, hi ip4) {
 	return lo, lo | ip4(uint64(1)<<(32-p.Bits())-1)
 }
 
-// Bounds returns the first and the last address of the IPv4 prefix p.
+// Bounds returns the first and the last address of the prefix p.
 func Bounds(p netip.Prefix) (first, last netip.Addr) {
+	if p.Addr().Is6() {
+		lo, hi := prefixBounds6(p)
+		return addr6(lo), addr6(hi)
+	}
 	lo, hi := prefixBounds(p)
 	return addr(lo), addr(hi)
 }
 
-// A Set is an immutable set of IPv4 addresses, kept as sorted, disjoint,
-// non-adjacent ranges (a span set, spans.go). Its zero value is the empty
-// set. A Set costs 8 bytes per range, whatever the number of addresses in
-// it.
+// A Set is an immutable set of addresses, kept as sorted, disjoint,
+// non-adjacent ranges (a span set, spans.go), one span set for each
+// family: a range never holds addresses of both. Its zero value is the
+// empty set. A Set costs 8 bytes per IPv4 range and 32 per IPv6 range,
+// whatever the number of addresses in it.
 type Set struct {
-	spans []addrSpan
+	spans  []addrSpan
+	spans6 []addr6Span
 }
 
 // SetOf returns the set of the given addresses.
 func SetOf(addrs ...netip.Addr) Set {
 	spans := make([]addrSpan, 0, len(addrs))
+	var spans6 []addr6Span
 	for _, a := range addrs {
-		spans = append(spans, addrSpan{u32(a), u32(a)})
+		switch {
+		case a.Is4():
+			spans = append(spans, addrSpan{u32(a), u32(a)})
+		case a.Is6():
+			spans6 = append(spans6, addr6Span{u128(a), u128(a)})
+		}
 	}
-	return Set{normalize(spans)}
+	return Set{normalize(spans), normalize(spans6)}
 }
 
 // SetOfRanges returns the set of the addresses in the given ranges, which may
-// overlap and come in any order. A range whose From is after its To is empty.
+// overlap and come in any order. A range whose From is after its To, or
+// whose ends are of two families, is empty.
 func SetOfRanges(ranges ...Range) Set {
 	spans := make([]addrSpan, 0, len(ranges))
+	var spans6 []addr6Span
 	for _, r := range ranges {
-		if lo, hi := u32(r.From), u32(r.To); lo <= hi {
-			spans = append(spans, addrSpan{lo, hi})
+		switch {
+		case r.From.Is4() && r.To.Is4():
+			if lo, hi := u32(r.From), u32(r.To); lo <= hi {
+				spans = append(spans, addrSpan{lo, hi})
+			}
+		case r.From.Is6() && r.To.Is6():
+			if lo, hi := u128(r.From), u128(r.To); !hi.less(lo) {
+				spans6 = append(spans6, addr6Span{lo, hi})
+			}
 		}
 	}
-	return Set{normalize(spans)}
+	return Set{normalize(spans), normalize(spans6)}
 }
 
 // Contains reports whether a is in s.
 func (s Set) Contains(a netip.Addr) bool {
 	if !a.Is4() {
-		return false
+		if !a.Is6() {
+			return false
+		}
+		_, ok := find(s.spans6, u128(a))
+		return ok
 	}
 	_, ok := find(s.spans, u32(a))
 	return ok
 }
 
-// Len returns the number of addresses in s.
+// Len returns the number of addresses in s, or the largest uint64 when
+// they are more (Count is exact).
 func (s Set) Len() uint64 {
 	var n uint64
 	for _, sp := range s.spans {
 		n += size(sp)
 	}
-	return n
+	if len(s.spans6) == 0 {
+		return n
+	}
+	if v, ok := s.Count().Uint64(); ok {
+		return v
+	}
+	return maxUint64
+}
+
+// Count returns the number of addresses in s, exactly.
+func (s Set) Count() Count {
+	var n uint64
+	for _, sp := range s.spans {
+		n += size(sp)
+	}
+	c := CountOf(n)
+	for _, sp := range s.spans6 {
+		c = c.Add(size6(sp))
+	}
+	return c
 }
 
 // RangeCount returns the number of ranges s is made of.
-func (s Set) RangeCount() int { return len(s.spans) }
+func (s Set) RangeCount() int { return len(s.spans) + len(s.spans6) }
 
-// Ranges returns the ranges of s in ascending order.
-func (s Set) Ranges() []Range { return ranges(s.spans) }
+// Ranges returns the ranges of s in ascending order, IPv4 first.
+func (s Set) Ranges() []Range { return append(ranges(s.spans), ranges6(s.spans6)...) }
 
 // ranges returns spans as Ranges.
 func ranges(spans []addrSpan) []Range {
@@ -117,59 +163,95 @@ func ranges(spans []addrSpan) []Range {
 	return out
 }
 
+// ranges6 returns IPv6 spans as Ranges.
+func ranges6(spans []addr6Span) []Range {
+	out := make([]Range, len(spans))
+	for i, sp := range spans {
+		out[i] = Range{addr6(sp.lo), addr6(sp.hi)}
+	}
+	return out
+}
+
 // RangesIn returns the ranges of s inside p, clipped to it, in ascending
 // order.
 func (s Set) RangesIn(p netip.Prefix) []Range {
-	if !p.Addr().Is4() {
-		return nil
+	switch {
+	case p.Addr().Is4():
+		lo, hi := prefixBounds(p.Masked())
+		return ranges(within(s.spans, lo, hi))
+	case p.Addr().Is6():
+		lo, hi := prefixBounds6(p)
+		return ranges6(within(s.spans6, lo, hi))
 	}
-	lo, hi := prefixBounds(p.Masked())
-	return ranges(within(s.spans, lo, hi))
+	return nil
 }
 
 // RangeOf returns the range of s that holds a.
 func (s Set) RangeOf(a netip.Addr) (Range, bool) {
-	if !a.Is4() {
-		return Range{}, false
+	switch {
+	case a.Is4():
+		if i, ok := find(s.spans, u32(a)); ok {
+			return Range{addr(s.spans[i].lo), addr(s.spans[i].hi)}, true
+		}
+	case a.Is6():
+		if i, ok := find(s.spans6, u128(a)); ok {
+			return Range{addr6(s.spans6[i].lo), addr6(s.spans6[i].hi)}, true
+		}
 	}
-	i, ok := find(s.spans, u32(a))
-	if !ok {
-		return Range{}, false
-	}
-	return Range{addr(s.spans[i].lo), addr(s.spans[i].hi)}, true
+	return Range{}, false
 }
 
 // Union returns the addresses in s or in t.
 func (s Set) Union(t Set) Set {
-	return Set{normalize(append(append(make([]addrSpan, 0, len(s.spans)+len(t.spans)), s.spans...), t.spans...))}
+	u := Set{spans: normalize(append(append(make([]addrSpan, 0, len(s.spans)+len(t.spans)), s.spans...), t.spans...))}
+	if len(s.spans6)+len(t.spans6) > 0 {
+		u.spans6 = normalize(append(append(make([]addr6Span, 0, len(s.spans6)+len(t.spans6)), s.spans6...), t.spans6...))
+	}
+	return u
 }
 
-// A SetBuilder is a mutable set of IPv4 addresses (a spanBuilder). Its
-// zero value is empty and ready to use. Adding to the end of the set, as a
-// pool fills from its lowest address, costs O(1); adding elsewhere costs a
-// binary search and at most one move of the ranges after it.
+// A SetBuilder is a mutable set of addresses (a spanBuilder for each
+// family). Its zero value is empty and ready to use. Adding to the end of
+// the set, as a pool fills from its lowest address, costs O(1); adding
+// elsewhere costs a binary search and at most one move of the ranges after
+// it.
 type SetBuilder struct {
-	b spanBuilder[ip4]
+	b  spanBuilder[ip4]
+	b6 spanBuilder[ip6]
 }
 
-// Add adds a to the set. Addresses that are not IPv4 are ignored.
+// Add adds a to the set. The zero Addr is ignored.
 func (b *SetBuilder) Add(a netip.Addr) {
-	if a.Is4() {
+	switch {
+	case a.Is4():
 		b.b.add(u32(a))
+	case a.Is6():
+		b.b6.add(u128(a))
 	}
 }
 
-// AddRange adds the addresses of r to the set.
+// AddRange adds the addresses of r to the set. A range whose ends are of
+// two families, or whose From is after its To, adds nothing.
 func (b *SetBuilder) AddRange(r Range) {
-	if r.From.Is4() && r.To.Is4() && u32(r.From) <= u32(r.To) {
-		b.b.insert(addrSpan{u32(r.From), u32(r.To)})
+	switch {
+	case r.From.Is4() && r.To.Is4():
+		if u32(r.From) <= u32(r.To) {
+			b.b.insert(addrSpan{u32(r.From), u32(r.To)})
+		}
+	case r.From.Is6() && r.To.Is6():
+		if lo, hi := u128(r.From), u128(r.To); !hi.less(lo) {
+			b.b6.insert(addr6Span{lo, hi})
+		}
 	}
 }
 
 // Remove removes a from the set.
 func (b *SetBuilder) Remove(a netip.Addr) {
-	if a.Is4() {
+	switch {
+	case a.Is4():
 		b.b.remove(u32(a))
+	case a.Is6():
+		b.b6.remove(u128(a))
 	}
 }
 
@@ -178,8 +260,8 @@ func (b *SetBuilder) Contains(a netip.Addr) bool { return b.View().Contains(a) }
 
 // Set returns the current set. It is a copy: later changes to b do not
 // show in it.
-func (b *SetBuilder) Set() Set { return Set{slices.Clone(b.b.spans)} }
+func (b *SetBuilder) Set() Set { return Set{slices.Clone(b.b.spans), slices.Clone(b.b6.spans)} }
 
 // View returns the current set without copying it. It is valid only until
 // the next change to b; use it for a lookup under the caller's own lock.
-func (b *SetBuilder) View() Set { return Set{b.b.spans} }
+func (b *SetBuilder) View() Set { return Set{b.b.spans, b.b6.spans} }

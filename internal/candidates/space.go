@@ -4,14 +4,16 @@ import "net/netip"
 
 // A Space is the candidates of one pool for one request: the addresses of
 // the pool's prefix (or of the request's Within) less the network and
-// broadcast addresses, the gateway, the excludes and the reserved addresses.
-// It is computed once and then enumerated against any taken set.
+// broadcast addresses (IPv4) or the subnet-router anycast addresses
+// (IPv6), the gateway, the excludes and the reserved addresses. It is
+// computed once and then enumerated against any taken set.
 type Space struct {
 	pool    Pool
 	req     Request
 	scope   netip.Prefix
 	lo, hi  ip4
 	blocked []addrSpan // never a candidate; sorted, clipped to lo..hi
+	six     *space6    // the candidates of an IPv6 pool; nil for IPv4
 }
 
 // Space returns the candidates of p for r.
@@ -19,6 +21,10 @@ func (p Pool) Space(r Request) Space {
 	s := Space{pool: p, req: r, scope: p.Prefix}
 	if r.Within.IsValid() {
 		s.scope = r.Within
+	}
+	if p.Prefix.Addr().Is6() {
+		s.six = newSpace6(p, r, s.scope)
+		return s
 	}
 	s.lo, s.hi = prefixBounds(s.scope)
 	var b SetBuilder
@@ -50,8 +56,12 @@ func (s Space) Reserved() Set { return s.req.Reserved }
 // Scope returns the prefix the candidates are taken from.
 func (s Space) Scope() netip.Prefix { return s.scope }
 
-// Size returns the number of candidates, taken or not.
+// Size returns the number of candidates, taken or not, or math.MaxInt
+// when they are more (Count is exact).
 func (s Space) Size() int {
+	if s.six != nil {
+		return s.six.count().Int()
+	}
 	n := uint64(s.hi) - uint64(s.lo) + 1
 	for _, b := range s.blocked {
 		n -= size(b)
@@ -59,8 +69,29 @@ func (s Space) Size() int {
 	return int(n)
 }
 
-// Free returns the number of candidates that are not in taken.
+// Count returns the number of candidates, taken or not, exactly.
+func (s Space) Count() Count {
+	if s.six != nil {
+		return s.six.count()
+	}
+	return CountOf(uint64(s.Size()))
+}
+
+// FreeCount returns the number of candidates that are not in taken,
+// exactly.
+func (s Space) FreeCount(taken Set) Count {
+	if s.six != nil {
+		return s.six.free(taken.spans6)
+	}
+	return CountOf(uint64(s.Free(taken)))
+}
+
+// Free returns the number of candidates that are not in taken, or
+// math.MaxInt when they are more (FreeCount is exact).
 func (s Space) Free(taken Set) int {
+	if s.six != nil {
+		return s.six.free(taken.spans6).Int()
+	}
 	free := uint64(s.Size())
 	// Subtract the taken addresses inside the scope, and add back those that
 	// are not candidates anyway: the overlap of taken and blocked, both
@@ -91,6 +122,9 @@ func (s Space) First(taken Set) (netip.Addr, bool) {
 
 // Last returns the highest candidate that is not in taken.
 func (s Space) Last(taken Set) (netip.Addr, bool) {
+	if s.six != nil {
+		return s.six.last(taken.spans6)
+	}
 	cur := int64(s.hi)
 	for cur >= int64(s.lo) {
 		v := ip4(cur)
@@ -123,6 +157,9 @@ func (s Space) NextN(taken Set, n int) []netip.Addr {
 
 // Iter returns an iterator over the candidates not in taken, lowest first.
 func (s Space) Iter(taken Set) Iterator {
+	if s.six != nil {
+		return Iterator{six: s.six.iter(taken.spans6)}
+	}
 	return Iterator{blocked: s.blocked, taken: taken.spans, hi: s.hi, cur: uint64(s.lo)}
 }
 
@@ -130,7 +167,13 @@ func (s Space) Iter(taken Set) Iterator {
 // not lower than from.
 func (s Space) IterFrom(taken Set, from netip.Addr) Iterator {
 	it := s.Iter(taken)
-	if from.Is4() {
+	switch {
+	case it.six != nil && from.Is6():
+		if v := u128(from); it.six.cur.less(v) {
+			it.six.cur = v
+			it.six.done = it.six.hi.less(v)
+		}
+	case it.six == nil && from.Is4():
 		it.cur = max(it.cur, uint64(u32(from)))
 	}
 	return it
@@ -138,6 +181,13 @@ func (s Space) IterFrom(taken Set, from netip.Addr) Iterator {
 
 // Contains reports whether a is a candidate (taken or not).
 func (s Space) Contains(a netip.Addr) bool {
+	if s.six != nil {
+		if !s.scope.Contains(a) {
+			return false
+		}
+		_, blocked := find(s.six.blocked, u128(a))
+		return !blocked
+	}
 	if !a.Is4() || !s.scope.Contains(a) {
 		return false
 	}
@@ -151,10 +201,14 @@ type Iterator struct {
 	bi, ti         int    // first blocked and taken span that may still hold cur
 	hi             ip4    // last address of the scope
 	cur            uint64 // next address to look at; past hi when done
+	six            *iter6 // the walk of an IPv6 space; nil for IPv4
 }
 
 // Next returns the next candidate, or false when there is none.
 func (it *Iterator) Next() (netip.Addr, bool) {
+	if it.six != nil {
+		return it.six.next()
+	}
 	for it.cur <= uint64(it.hi) {
 		v := ip4(it.cur)
 		it.bi = skipTo(it.blocked, it.bi, v)

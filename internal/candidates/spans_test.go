@@ -29,6 +29,7 @@ func (c widthCase[V]) values() *[256]V {
 var (
 	ip4Cases = []widthCase[ip4]{{"ip4/lowest", 0}, {"ip4/10.0.0.0", 0x0a000000}, {"ip4/highest", math.MaxUint32 - 255}}
 	numCases = []widthCase[num]{{"num/lowest", math.MinInt64}, {"num/around-0", -128}, {"num/highest", math.MaxInt64 - 255}}
+	ip6Cases = []widthCase[ip6]{{"ip6/lowest", ip6{}}, {"ip6/across-64-bits", ip6{7, math.MaxUint64 - 127}}, {"ip6/highest", ip6{math.MaxUint64, math.MaxUint64 - 255}}}
 )
 
 // checkSpans checks spans against a brute-force model, the set of values
@@ -124,7 +125,8 @@ func fuzzSpans[V width[V]](t *testing.T, c widthCase[V], ops []byte) {
 }
 
 // FuzzSetBuilder runs fuzzSpans for every width at every place: the span
-// set of IPv4 addresses (Set) and of numbers (NumberSet) are one.
+// sets of IPv4 and IPv6 addresses (Set) and of numbers (NumberSet) are
+// one.
 func FuzzSetBuilder(f *testing.F) {
 	f.Add([]byte{0, 10, 3, 0, 14, 2, 1, 11})
 	f.Add([]byte{0, 255, 0, 0, 0, 0, 1, 0, 1, 255})
@@ -135,6 +137,9 @@ func FuzzSetBuilder(f *testing.F) {
 			fuzzSpans(t, c, ops)
 		}
 		for _, c := range numCases {
+			fuzzSpans(t, c, ops)
+		}
+		for _, c := range ip6Cases {
 			fuzzSpans(t, c, ops)
 		}
 	})
@@ -168,6 +173,9 @@ func TestSpansAllocateNothing(t *testing.T) {
 	for _, c := range numCases {
 		testSpansAllocateNothing(t, c)
 	}
+	for _, c := range ip6Cases {
+		testSpansAllocateNothing(t, c)
+	}
 }
 
 // TestSpansAtTheEnds adds and removes the lowest and the highest value of
@@ -192,6 +200,24 @@ func TestSpansAtTheEnds(t *testing.T) {
 	a.AddRange(Range{addr(0), addr(1)})
 	a.Add(addr(math.MaxUint32 - 2))
 	check("addresses at both ends", rangesOf(a.View()), "[0.0.0.0-0.0.0.1 255.255.255.253-255.255.255.255]")
+	top := ip6{math.MaxUint64, math.MaxUint64}
+	a.AddRange(Range{addr6(top.prev()), addr6(top)})
+	a.AddRange(Range{addr6(ip6{}), addr6(ip6{0, 1})})
+	a.Add(addr6(top.prev().prev()))
+	a.Add(addr6(ip6{0, math.MaxUint64}))
+	a.Add(addr6(ip6{1, 0}))
+	check("both families at both ends", rangesOf(a.View()), "[0.0.0.0-0.0.0.1 255.255.255.253-255.255.255.255 ::-::1 ::ffff:ffff:ffff:ffff-0:0:0:1:: ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffd-ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff]")
+	if got := a.View().Count().String(); got != "12" {
+		t.Errorf("the set counts %s addresses, want 12", got)
+	}
+	a.Remove(addr6(top))
+	a.Remove(addr6(ip6{}))
+	a.Remove(addr6(ip6{1, 0}))
+	check("both families less the ends", rangesOf(a.View()), "[0.0.0.0-0.0.0.1 255.255.255.253-255.255.255.255 ::1 ::ffff:ffff:ffff:ffff ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffd-ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe]")
+	whole := SetOfRanges(Range{addr6(ip6{}), addr6(top)})
+	if got := whole.Count(); got != MaxCount || whole.Len() != math.MaxUint64 {
+		t.Errorf("the whole IPv6 space counts %s (Len %d), want the largest Count", got, whole.Len())
+	}
 }
 
 // rangesOf prints a Set's ranges.

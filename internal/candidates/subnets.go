@@ -141,8 +141,16 @@ func (l VPCLayout) overlapping(p netip.Prefix) (NamedPrefix, bool) {
 }
 
 // DefaultGateway returns the gateway of a subnet that names none: its
-// first host address (its first address for a /31 or a /32).
+// first host address (its first address for a /31 or a /32). The first
+// host address of an IPv6 prefix is the one after its subnet-router
+// anycast address (its first address for a /127 or a /128).
 func DefaultGateway(p netip.Prefix) netip.Addr {
+	if p.Addr().Is6() {
+		if p.Bits() <= maxAnycastBits {
+			return p.Addr().Next()
+		}
+		return p.Addr()
+	}
 	if p.Bits() <= 30 {
 		return p.Addr().Next()
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -364,31 +365,78 @@ func VPCUplinks(ctx context.Context, ext sqlx.QueryerContext, namespace, uid, zo
 
 // TakenAddresses returns the addresses the pool uid holds, in address
 // order: the view a process keeps of the pool. The server packs them into
-// one bytea, 4 bytes an address (its number, address - 0.0.0.0, less 2^31
-// to fit int4; pools hold IPv4 prefixes only): a million addresses are one
-// value the driver decodes at once, where a row each cost the driver about
-// as much as the server's whole read (measured: 0.49 to 0.96 s as rows,
-// 1.08 s as host() texts; reading them in parallel parts, or as runs
-// computed by the server, was slower on 2 cores). They are sorted here:
-// an ordered aggregate would sort them on the server.
+// one bytea: in an IPv4 pool 4 bytes an address (its number, address -
+// 0.0.0.0, less 2^31 to fit int4): a million addresses are one value the
+// driver decodes at once, where a row each cost the driver about as much
+// as the server's whole read (measured: 0.49 to 0.96 s as rows, 1.08 s as
+// host() texts; reading them in parallel parts, or as runs computed by the
+// server, was slower on 2 cores). In an IPv6 pool each address is its
+// inet_send form, 20 bytes, the address the last 16; a delegation pool's
+// taken addresses are the first addresses of the prefixes it delegated
+// (delegated_prefixes). They are sorted here: an ordered aggregate would
+// sort them on the server.
 func TakenAddresses(ctx context.Context, ext sqlx.QueryerContext, poolUID string) ([]netip.Addr, error) {
-	var packed []byte
-	err := sqlx.GetContext(ctx, ext, &packed, `SELECT coalesce(string_agg(int4send(((address - '0.0.0.0'::inet) - 2147483648)::int), ''::bytea), ''::bytea)
-		FROM allocations WHERE pool_uid = $1`, poolUID)
+	var packed struct {
+		Family int    `db:"family"`
+		Packed []byte `db:"packed"`
+	}
+	err := sqlx.GetContext(ctx, ext, &packed, `WITH p AS (SELECT coalesce((SELECT family(cidr) FROM pools WHERE uid = $1), 4) AS family)
+		SELECT p.family, CASE WHEN p.family = 4
+			THEN (SELECT coalesce(string_agg(int4send(((address - '0.0.0.0'::inet) - 2147483648)::int), ''::bytea), ''::bytea)
+				FROM allocations WHERE pool_uid = $1)
+			ELSE (SELECT coalesce(string_agg(inet_send(t.address), ''::bytea), ''::bytea) FROM (
+				SELECT address FROM allocations WHERE pool_uid = $1
+				UNION ALL SELECT set_masklen(prefix::inet, 128) FROM delegated_prefixes WHERE pool_uid = $1) t)
+			END AS packed
+		FROM p`, poolUID)
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to read the taken addresses of pool %s: %w", poolUID, classify(err))
 	}
-	if len(packed)%4 != 0 {
-		return nil, fmt.Errorf("store: the taken addresses of pool %s came as %d bytes, not 4 an address", poolUID, len(packed))
+	if packed.Family == 6 {
+		return unpack6(poolUID, packed.Packed)
 	}
-	numbers := make([]uint32, len(packed)/4)
+	if len(packed.Packed)%4 != 0 {
+		return nil, fmt.Errorf("store: the taken addresses of pool %s came as %d bytes, not 4 an address", poolUID, len(packed.Packed))
+	}
+	numbers := make([]uint32, len(packed.Packed)/4)
 	for i := range numbers {
-		numbers[i] = binary.BigEndian.Uint32(packed[4*i:]) + 1<<31
+		numbers[i] = binary.BigEndian.Uint32(packed.Packed[4*i:]) + 1<<31
 	}
 	slices.Sort(numbers)
 	out := make([]netip.Addr, len(numbers))
 	for i, n := range numbers {
 		out[i] = netip.AddrFrom4([4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)})
+	}
+	return out, nil
+}
+
+// inetSend6 is the length of an IPv6 host address in inet_send's form:
+// family, bits, is_cidr, length, then the 16 bytes of the address.
+const inetSend6 = 20
+
+// unpack6 reads the packed IPv6 addresses of TakenAddresses, sorted.
+func unpack6(poolUID string, packed []byte) ([]netip.Addr, error) {
+	if len(packed)%inetSend6 != 0 {
+		return nil, fmt.Errorf("store: the taken addresses of pool %s came as %d bytes, not %d an address", poolUID, len(packed), inetSend6)
+	}
+	type u128 struct{ hi, lo uint64 }
+	numbers := make([]u128, len(packed)/inetSend6)
+	for i := range numbers {
+		b := packed[inetSend6*i+4 : inetSend6*(i+1)]
+		numbers[i] = u128{binary.BigEndian.Uint64(b), binary.BigEndian.Uint64(b[8:])}
+	}
+	slices.SortFunc(numbers, func(a, b u128) int {
+		if c := cmp.Compare(a.hi, b.hi); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.lo, b.lo)
+	})
+	out := make([]netip.Addr, len(numbers))
+	var b [16]byte
+	for i, n := range numbers {
+		binary.BigEndian.PutUint64(b[:], n.hi)
+		binary.BigEndian.PutUint64(b[8:], n.lo)
+		out[i] = netip.AddrFrom16(b)
 	}
 	return out, nil
 }

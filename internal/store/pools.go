@@ -28,8 +28,12 @@ type PoolRow struct {
 	// SpecVersion counts the changes of a public pool's spec (gateway,
 	// excludes, zone), from 1; a private pool's, which never changes, is 0.
 	SpecVersion int64
-	CreatedAt   time.Time
-	CreatedBy   string
+	// DelegatedPrefixLength is the length of the prefixes a public IPv6
+	// pool delegates to VPCs (delegated_prefixes); 0 for a pool that hands
+	// out addresses.
+	DelegatedPrefixLength int
+	CreatedAt             time.Time
+	CreatedBy             string
 }
 
 // Labels are a pool's labels, a jsonb object of strings. Nil is stored as
@@ -66,17 +70,17 @@ func (l Labels) Value() (driver.Value, error) {
 	return string(b), err
 }
 
-const poolColumns = `uid, namespace, name, kind, cidr::text AS cidr, host(gateway) AS gateway, exclude, zone, vpc_uid, labels, spec_version, created_at, created_by`
+const poolColumns = `uid, namespace, name, kind, cidr::text AS cidr, host(gateway) AS gateway, exclude, zone, vpc_uid, labels, spec_version, delegated_prefix_length, created_at, created_by`
 
 // InsertPool stores p and returns it as stored, a public pool's spec at
 // version 1. When its name is taken or, for a public pool, its prefix
 // overlaps another's, it returns an error wrapping ErrObjectExists.
 func InsertPool(ctx context.Context, ext sqlx.ExtContext, p PoolRow) (PoolRow, error) {
-	out, err := getRow[poolScan](ctx, ext, `INSERT INTO pools (uid, namespace, name, kind, cidr, gateway, exclude, zone, vpc_uid, labels, created_by, spec_version)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $4 = 'public' THEN 1 ELSE 0 END)
+	out, err := getRow[poolScan](ctx, ext, `INSERT INTO pools (uid, namespace, name, kind, cidr, gateway, exclude, zone, vpc_uid, labels, created_by, spec_version, delegated_prefix_length)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $4 = 'public' THEN 1 ELSE 0 END, $12)
 		ON CONFLICT DO NOTHING
 		RETURNING `+poolColumns,
-		p.UID, p.Namespace, p.Name, p.Kind, p.CIDR.String(), addrArg(p.Gateway), textArray(p.Exclude), p.Zone, nullable(p.VPCUID), p.Labels, p.CreatedBy)
+		p.UID, p.Namespace, p.Name, p.Kind, p.CIDR.String(), addrArg(p.Gateway), textArray(p.Exclude), p.Zone, nullable(p.VPCUID), p.Labels, p.CreatedBy, p.DelegatedPrefixLength)
 	if errors.Is(err, sql.ErrNoRows) {
 		return PoolRow{}, fmt.Errorf("store: pool %s: %w", p.Name, ErrObjectExists)
 	}

@@ -86,6 +86,15 @@ func addrArg(a netip.Addr) any {
 	return a.String()
 }
 
+// prefixArg is p as the value of a cidr column: NULL when p is the zero
+// Prefix.
+func prefixArg(p netip.Prefix) any {
+	if !p.IsValid() {
+		return nil
+	}
+	return p.String()
+}
+
 // textArray is ss as the value of a text[] column, nil as {}.
 func textArray(ss []string) any {
 	if ss == nil {
@@ -107,6 +116,7 @@ type poolScan struct {
 	VPCUID      sql.NullString `db:"vpc_uid"`
 	Labels      Labels         `db:"labels"`
 	SpecVersion int64          `db:"spec_version"`
+	Delegated   int            `db:"delegated_prefix_length"`
 	CreatedAt   time.Time      `db:"created_at"`
 	CreatedBy   string         `db:"created_by"`
 }
@@ -124,35 +134,55 @@ func (s poolScan) row() (PoolRow, error) {
 	return PoolRow{
 		UID: s.UID, Namespace: s.Namespace, Name: s.Name, Kind: s.Kind, CIDR: cidr, Gateway: gateway,
 		Exclude: append([]string{}, s.Exclude...), Zone: s.Zone, VPCUID: s.VPCUID.String, Labels: s.Labels,
-		SpecVersion: s.SpecVersion, CreatedAt: s.CreatedAt, CreatedBy: s.CreatedBy,
+		SpecVersion: s.SpecVersion, DelegatedPrefixLength: s.Delegated, CreatedAt: s.CreatedAt, CreatedBy: s.CreatedBy,
 	}, nil
 }
 
 // vpcScan is a row of vpcs as the driver reads it.
 type vpcScan struct {
-	UID       string    `db:"uid"`
-	Namespace string    `db:"namespace"`
-	Name      string    `db:"name"`
-	CIDR      string    `db:"cidr"`
-	Zone      string    `db:"zone"`
-	CreatedAt time.Time `db:"created_at"`
-	CreatedBy string    `db:"created_by"`
+	UID            string         `db:"uid"`
+	Namespace      string         `db:"namespace"`
+	Name           string         `db:"name"`
+	CIDR           string         `db:"cidr"`
+	Zone           string         `db:"zone"`
+	IPv6CIDR       sql.NullString `db:"ipv6_cidr"`
+	IPv6Delegated  bool           `db:"ipv6_delegated"`
+	IPv6Addressing string         `db:"ipv6_addressing"`
+	IPv6Key        []byte         `db:"ipv6_key"`
+	CreatedAt      time.Time      `db:"created_at"`
+	CreatedBy      string         `db:"created_by"`
 }
 
 func (s vpcScan) row() (VPCRow, error) {
-	cidr, err := prefixOf("vpc "+s.Namespace+"/"+s.Name, s.CIDR)
-	return VPCRow{UID: s.UID, Namespace: s.Namespace, Name: s.Name, CIDR: cidr, Zone: s.Zone, CreatedAt: s.CreatedAt, CreatedBy: s.CreatedBy}, err
+	what := "vpc " + s.Namespace + "/" + s.Name
+	cidr, err := prefixOf(what, s.CIDR)
+	if err != nil {
+		return VPCRow{}, err
+	}
+	var v6 netip.Prefix
+	if s.IPv6CIDR.Valid {
+		if v6, err = prefixOf(what, s.IPv6CIDR.String); err != nil {
+			return VPCRow{}, err
+		}
+	}
+	return VPCRow{
+		UID: s.UID, Namespace: s.Namespace, Name: s.Name, CIDR: cidr, Zone: s.Zone,
+		IPv6CIDR: v6, IPv6Delegated: s.IPv6Delegated, IPv6Addressing: s.IPv6Addressing, IPv6Key: s.IPv6Key,
+		CreatedAt: s.CreatedAt, CreatedBy: s.CreatedBy,
+	}, nil
 }
 
 // subnetScan is a row of subnets as the driver reads it.
 type subnetScan struct {
-	UID       string    `db:"uid"`
-	VPCUID    string    `db:"vpc_uid"`
-	Name      string    `db:"name"`
-	CIDR      string    `db:"cidr"`
-	Gateway   string    `db:"gateway"`
-	CreatedAt time.Time `db:"created_at"`
-	CreatedBy string    `db:"created_by"`
+	UID         string         `db:"uid"`
+	VPCUID      string         `db:"vpc_uid"`
+	Name        string         `db:"name"`
+	CIDR        string         `db:"cidr"`
+	Gateway     string         `db:"gateway"`
+	IPv6CIDR    sql.NullString `db:"ipv6_cidr"`
+	IPv6Gateway sql.NullString `db:"ipv6_gateway"`
+	CreatedAt   time.Time      `db:"created_at"`
+	CreatedBy   string         `db:"created_by"`
 }
 
 func (s subnetScan) row() (SubnetRow, error) {
@@ -162,7 +192,20 @@ func (s subnetScan) row() (SubnetRow, error) {
 		return SubnetRow{}, err
 	}
 	gateway, err := addrOf(what, s.Gateway)
-	return SubnetRow{UID: s.UID, VPCUID: s.VPCUID, Name: s.Name, CIDR: cidr, Gateway: gateway, CreatedAt: s.CreatedAt, CreatedBy: s.CreatedBy}, err
+	if err != nil {
+		return SubnetRow{}, err
+	}
+	var v6 netip.Prefix
+	if s.IPv6CIDR.Valid {
+		if v6, err = prefixOf(what, s.IPv6CIDR.String); err != nil {
+			return SubnetRow{}, err
+		}
+	}
+	v6gw, err := addrOf(what, s.IPv6Gateway.String)
+	return SubnetRow{
+		UID: s.UID, VPCUID: s.VPCUID, Name: s.Name, CIDR: cidr, Gateway: gateway, IPv6CIDR: v6, IPv6Gateway: v6gw,
+		CreatedAt: s.CreatedAt, CreatedBy: s.CreatedBy,
+	}, err
 }
 
 // allocationScan is a row of allocations as the driver reads it.

@@ -19,17 +19,26 @@ type VPCRow struct {
 	Name      string
 	CIDR      netip.Prefix
 	Zone      string
-	CreatedAt time.Time
-	CreatedBy string
+	// IPv6CIDR is the VPC's IPv6 prefix, the zero Prefix when it has none;
+	// IPv6Delegated says it was delegated from a public pool
+	// (DelegatePrefix) and goes back with the VPC.
+	IPv6CIDR      netip.Prefix
+	IPv6Delegated bool
+	// IPv6Addressing is LOWEST_FREE or STABLE_OPAQUE, IPv6Key the secret
+	// of the stable opaque addresses (32 bytes), nil without IPv6CIDR.
+	IPv6Addressing string
+	IPv6Key        []byte
+	CreatedAt      time.Time
+	CreatedBy      string
 }
 
-const vpcColumns = `uid, namespace, name, cidr::text AS cidr, zone, created_at, created_by`
+const vpcColumns = `uid, namespace, name, cidr::text AS cidr, zone, ipv6_cidr::text AS ipv6_cidr, ipv6_delegated, ipv6_addressing, ipv6_key, created_at, created_by`
 
 // InsertVPC stores v; ErrObjectExists when its name is taken.
 func InsertVPC(ctx context.Context, ext sqlx.QueryerContext, v VPCRow) (VPCRow, error) {
-	out, err := getRow[vpcScan](ctx, ext, `INSERT INTO vpcs (uid, namespace, name, cidr, zone, created_by)
-		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING `+vpcColumns,
-		v.UID, v.Namespace, v.Name, v.CIDR.String(), v.Zone, v.CreatedBy)
+	out, err := getRow[vpcScan](ctx, ext, `INSERT INTO vpcs (uid, namespace, name, cidr, zone, created_by, ipv6_cidr, ipv6_delegated, ipv6_addressing, ipv6_key)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, coalesce($9, 'LOWEST_FREE'), $10) ON CONFLICT DO NOTHING RETURNING `+vpcColumns,
+		v.UID, v.Namespace, v.Name, v.CIDR.String(), v.Zone, v.CreatedBy, prefixArg(v.IPv6CIDR), v.IPv6Delegated, nullable(v.IPv6Addressing), v.IPv6Key)
 	if errors.Is(err, sql.ErrNoRows) {
 		return VPCRow{}, fmt.Errorf("store: vpc %s/%s: %w", v.Namespace, v.Name, ErrObjectExists)
 	}
@@ -81,24 +90,28 @@ func DeleteVPC(ctx context.Context, ext sqlx.ExtContext, uid string) error {
 
 // A SubnetRow is a row of subnets.
 type SubnetRow struct {
-	UID       string
-	VPCUID    string
-	Name      string
-	CIDR      netip.Prefix
-	Gateway   netip.Addr
-	CreatedAt time.Time
-	CreatedBy string
+	UID     string
+	VPCUID  string
+	Name    string
+	CIDR    netip.Prefix
+	Gateway netip.Addr
+	// IPv6CIDR and IPv6Gateway are the subnet's IPv6 prefix and gateway,
+	// zero when it has none.
+	IPv6CIDR    netip.Prefix
+	IPv6Gateway netip.Addr
+	CreatedAt   time.Time
+	CreatedBy   string
 }
 
-const subnetColumns = `uid, vpc_uid, name, cidr::text AS cidr, host(gateway) AS gateway, created_at, created_by`
+const subnetColumns = `uid, vpc_uid, name, cidr::text AS cidr, host(gateway) AS gateway, ipv6_cidr::text AS ipv6_cidr, host(ipv6_gateway) AS ipv6_gateway, created_at, created_by`
 
 // InsertSubnet stores s; ErrObjectExists when its name is taken in the VPC
 // or it overlaps a subnet of the VPC (the exclusion constraint
 // subnets_no_overlap decides, whatever the transactions).
 func InsertSubnet(ctx context.Context, ext sqlx.QueryerContext, s SubnetRow) (SubnetRow, error) {
-	out, err := getRow[subnetScan](ctx, ext, `INSERT INTO subnets (uid, vpc_uid, name, cidr, gateway, created_by)
-		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING `+subnetColumns,
-		s.UID, s.VPCUID, s.Name, s.CIDR.String(), addrArg(s.Gateway), s.CreatedBy)
+	out, err := getRow[subnetScan](ctx, ext, `INSERT INTO subnets (uid, vpc_uid, name, cidr, gateway, created_by, ipv6_cidr, ipv6_gateway)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING `+subnetColumns,
+		s.UID, s.VPCUID, s.Name, s.CIDR.String(), addrArg(s.Gateway), s.CreatedBy, prefixArg(s.IPv6CIDR), addrArg(s.IPv6Gateway))
 	if errors.Is(err, sql.ErrNoRows) {
 		return SubnetRow{}, fmt.Errorf("store: subnet %s: %w", s.Name, ErrObjectExists)
 	}
@@ -124,16 +137,28 @@ func Subnets(ctx context.Context, ext sqlx.QueryerContext, vpcUID string) ([]Sub
 }
 
 // SubnetContaining returns the subnet of the VPC that holds the prefix
-// cidr, or ErrNotFound.
+// cidr (in its IPv6 prefix, for an IPv6 cidr), or ErrNotFound.
 func SubnetContaining(ctx context.Context, ext sqlx.QueryerContext, vpcUID string, cidr netip.Prefix) (SubnetRow, error) {
-	s, err := getRow[subnetScan](ctx, ext, `SELECT `+subnetColumns+` FROM subnets WHERE vpc_uid = $1 AND cidr >>= $2::cidr`, vpcUID, cidr.String())
+	column := prefixColumn(cidr)
+	s, err := getRow[subnetScan](ctx, ext, `SELECT `+subnetColumns+` FROM subnets WHERE vpc_uid = $1 AND `+column+` >>= $2::cidr`, vpcUID, cidr.String())
 	return s, found(err, "subnet")
 }
 
-// OverlappingSubnet returns a subnet of the VPC whose prefix overlaps cidr.
+// OverlappingSubnet returns a subnet of the VPC whose prefix of cidr's
+// family overlaps cidr.
 func OverlappingSubnet(ctx context.Context, ext sqlx.QueryerContext, vpcUID string, cidr netip.Prefix) (SubnetRow, error) {
-	s, err := getRow[subnetScan](ctx, ext, `SELECT `+subnetColumns+` FROM subnets WHERE vpc_uid = $1 AND cidr && $2::cidr ORDER BY subnets.cidr LIMIT 1`, vpcUID, cidr.String())
+	column := prefixColumn(cidr)
+	s, err := getRow[subnetScan](ctx, ext, `SELECT `+subnetColumns+` FROM subnets WHERE vpc_uid = $1 AND `+column+` && $2::cidr ORDER BY subnets.`+column+` LIMIT 1`, vpcUID, cidr.String())
 	return s, found(err, "subnet")
+}
+
+// prefixColumn is the column of subnets that holds prefixes of cidr's
+// family.
+func prefixColumn(cidr netip.Prefix) string {
+	if cidr.Addr().Is6() {
+		return "ipv6_cidr"
+	}
+	return "cidr"
 }
 
 // DeleteSubnet deletes the subnet and, by cascade, its allocations.

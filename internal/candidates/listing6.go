@@ -1,0 +1,129 @@
+package candidates
+
+import (
+	"math"
+	"sort"
+)
+
+// listing6 is a Listing between two IPv6 bounds.
+type listing6 struct {
+	cand, taken []addr6Span
+	lo, hi      ip6
+}
+
+// page is Listing.Page for IPv6: the rows and figures are the same, the
+// free candidates are counted exactly.
+func (l *listing6) page(offset, n int) (rows []Row, count ListingCount) {
+	rows = make([]Row, 0, min(max(n, 0), 1024))
+	if l.hi.less(l.lo) {
+		return rows, count
+	}
+	if offset < 0 {
+		n = 0
+	}
+	it := listingIter6{l: l, pos: l.lo}
+	it.ti = sort.Search(len(l.taken), func(i int) bool { return !l.taken[i].hi.less(l.lo) })
+	it.ci = sort.Search(len(l.cand), func(i int) bool { return !l.cand[i].hi.less(l.lo) })
+	it.tk = it.ti
+	var free Count
+	t, tok := it.nextTaken()
+	f, fok := it.nextFree()
+	for tok || fok {
+		if tok && (!fok || t.lo.less(f.lo)) {
+			// The rows count.Rows to count.Rows+size-1 are t's addresses.
+			size := size6(t).Int()
+			if satAdd(count.Rows, size) > offset && len(rows) < n {
+				for v := t.lo.plus(uint64(max(offset-count.Rows, 0))); len(rows) < n; v = v.next() {
+					a := addr6(v)
+					rows = append(rows, Row{From: a, To: a})
+					if v == t.hi {
+						break
+					}
+				}
+			}
+			count.Rows = satAdd(count.Rows, size)
+			count.Taken = satAdd(count.Taken, size)
+			t, tok = it.nextTaken()
+			continue
+		}
+		if count.Rows >= offset && len(rows) < n {
+			rows = append(rows, Row{From: addr6(f.lo), To: addr6(f.hi), Free: true})
+		}
+		count.Rows = satAdd(count.Rows, 1)
+		free = free.Add(size6(f))
+		f, fok = it.nextFree()
+	}
+	count.Free, count.FreeCount = free.Int(), free
+	return rows, count
+}
+
+// satAdd returns a + b for a and b not negative, or math.MaxInt when
+// that does not fit.
+func satAdd(a, b int) int {
+	if a > math.MaxInt-b {
+		return math.MaxInt
+	}
+	return a + b
+}
+
+// plus returns v + n, which the caller keeps inside a span.
+func (v ip6) plus(n uint64) ip6 {
+	lo := v.lo + n
+	if lo < v.lo {
+		return ip6{v.hi + 1, lo}
+	}
+	return ip6{v.hi, lo}
+}
+
+// A listingIter6 is a listingIter over IPv6 spans. Its position cannot
+// step past the last address of all, so it says when it is done.
+type listingIter6 struct {
+	l          *listing6
+	ti, ci, tk int
+	pos        ip6
+	done       bool
+}
+
+func (it *listingIter6) nextTaken() (addr6Span, bool) {
+	l := it.l
+	if it.ti >= len(l.taken) || l.hi.less(l.taken[it.ti].lo) {
+		return addr6Span{}, false
+	}
+	s := addr6Span{vmax(l.taken[it.ti].lo, l.lo), vmin(l.taken[it.ti].hi, l.hi)}
+	it.ti++
+	return s, true
+}
+
+func (it *listingIter6) nextFree() (addr6Span, bool) {
+	l := it.l
+	for !it.done && it.ci < len(l.cand) && !l.hi.less(l.cand[it.ci].lo) {
+		start, end := vmax(it.pos, l.cand[it.ci].lo), vmin(l.cand[it.ci].hi, l.hi)
+		if end.less(start) {
+			it.ci++
+			continue
+		}
+		for it.tk < len(l.taken) && l.taken[it.tk].hi.less(start) {
+			it.tk++
+		}
+		if it.tk < len(l.taken) && !start.less(l.taken[it.tk].lo) {
+			it.movePast(l.taken[it.tk].hi)
+			continue
+		}
+		if it.tk < len(l.taken) && !end.less(l.taken[it.tk].lo) {
+			end = l.taken[it.tk].lo.prev()
+		}
+		it.movePast(end)
+		return addr6Span{start, end}, true
+	}
+	return addr6Span{}, false
+}
+
+// movePast moves the position to the address after v, done when v is the
+// last address of all.
+func (it *listingIter6) movePast(v ip6) {
+	if v == (ip6{maxUint64, maxUint64}) {
+		it.done = true
+		return
+	}
+	it.pos = v.next()
+}
