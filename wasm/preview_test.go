@@ -79,6 +79,21 @@ func TestPreviewMatchesServer(t *testing.T) {
 		call{"ipamPredictClaim", []any{}},
 	)
 	answers := runInNode(t, inputs)
+	checkAnswers(t, inputs, answers)
+	n := len(previewInputs)
+	t.Logf("next 8 of a /16 with 60000 taken in fragments, in wasm: %.2f ms in the JSON, %.2f ms passed apart, then %.2f ms per call",
+		answers[n].Ms, answers[n+1].Ms, answers[n+2].Ms)
+	n = subnetsAt + len(subnetPreviewInputs)
+	t.Logf("next 8 free /30s and /16s of a /8 with 10000 subnets, in wasm: %.2f ms and %.2f ms", answers[n].Ms, answers[n+1].Ms)
+	n = claimsAt + len(claimInputs)
+	t.Logf("an interface in a /16 subnet with 60000 taken in fragments, in wasm: %.2f ms parsing the claims, then %.2f ms per call",
+		answers[n].Ms, answers[n+1].Ms)
+}
+
+// checkAnswers checks that the module's answers to inputs are the Go
+// package's, byte for byte.
+func checkAnswers(t *testing.T, inputs []any, answers []nodeAnswer) {
+	t.Helper()
 	for i, in := range inputs {
 		var want string
 		switch in := in.(type) {
@@ -107,14 +122,6 @@ func TestPreviewMatchesServer(t *testing.T) {
 			t.Errorf("input %d %.120v:\nwasm %s\n  go %s", i, in, answers[i].Output, want)
 		}
 	}
-	n := len(previewInputs)
-	t.Logf("next 8 of a /16 with 60000 taken in fragments, in wasm: %.2f ms in the JSON, %.2f ms passed apart, then %.2f ms per call",
-		answers[n].Ms, answers[n+1].Ms, answers[n+2].Ms)
-	n = subnetsAt + len(subnetPreviewInputs)
-	t.Logf("next 8 free /30s and /16s of a /8 with 10000 subnets, in wasm: %.2f ms and %.2f ms", answers[n].Ms, answers[n+1].Ms)
-	n = claimsAt + len(claimInputs)
-	t.Logf("an interface in a /16 subnet with 60000 taken in fragments, in wasm: %.2f ms parsing the claims, then %.2f ms per call",
-		answers[n].Ms, answers[n+1].Ms)
 }
 
 // claimsMain is the claims of a VPC page: subnets web and tiny (full),

@@ -16,8 +16,16 @@ type ClaimsSpec struct {
 	Namespace string `json:"namespace"`
 	VPC       string `json:"vpc"`
 	// Pool is the VPC's own pool; its taken addresses are its subnets'.
-	Pool    ClaimPool     `json:"pool"`
-	Subnets []ClaimSubnet `json:"subnets,omitempty"`
+	Pool ClaimPool `json:"pool"`
+	// PoolV6 is the VPC's IPv6 pool (PrivatePoolNameV6), when it has an
+	// IPv6 prefix.
+	PoolV6 *ClaimPool `json:"poolV6,omitempty"`
+	// IPv6Addressing is how interfaces get IPv6 addresses: LowestFree
+	// (also when empty) or StableOpaque, with the VPC's OpaqueKey
+	// (base64 in JSON).
+	IPv6Addressing string        `json:"ipv6Addressing,omitempty"`
+	OpaqueKey      []byte        `json:"opaqueKey,omitempty"`
+	Subnets        []ClaimSubnet `json:"subnets,omitempty"`
 	// Zones lists, for each zone, its public pools in the order a floating
 	// IP is claimed from them.
 	Zones []ClaimZone `json:"zones,omitempty"`
@@ -30,13 +38,22 @@ type ClaimPool struct {
 	Taken string `json:"taken,omitempty"`
 }
 
-// A ClaimSubnet is a subnet of the VPC with the taken addresses in it.
+// A ClaimSubnet is a subnet of the VPC with the taken addresses in it, of
+// both families when it has an IPv6 prefix too.
 type ClaimSubnet struct {
-	Name    string `json:"name"`
-	CIDR    string `json:"cidr"`
-	Gateway string `json:"gateway"`
-	Taken   string `json:"taken,omitempty"`
+	Name        string `json:"name"`
+	CIDR        string `json:"cidr"`
+	Gateway     string `json:"gateway"`
+	IPv6CIDR    string `json:"ipv6Cidr,omitempty"`
+	IPv6Gateway string `json:"ipv6Gateway,omitempty"` // "" when the IPv6 prefix has none
+	Taken       string `json:"taken,omitempty"`
 }
+
+// The ways a VPC's interfaces get IPv6 addresses (ClaimsSpec.IPv6Addressing).
+const (
+	LowestFree   = "LOWEST_FREE"
+	StableOpaque = "STABLE_OPAQUE"
+)
 
 // A ClaimZone is a zone and its public pools.
 type ClaimZone struct {
@@ -51,6 +68,12 @@ type Claims struct {
 	layout         VPCLayout
 	subnets        map[string]claimSpace
 	zones          map[string][]claimSpace
+	// The VPC's IPv6 prefix and its subnets' IPv6 spaces, when it has one;
+	// the key of its opaque addresses, when it takes them.
+	layoutV6  *VPCLayout
+	subnetsV6 map[string]claimSpace
+	opaque    bool
+	opaqueKey []byte
 }
 
 // claimSpace is the candidates of one claim and what is taken of them.
@@ -86,6 +109,7 @@ func ParseClaims(spec ClaimsSpec) (*Claims, error) {
 		c.layout.Subnets = append(c.layout.Subnets, NamedPrefix{Name: sub.Name, Prefix: req.Within})
 		c.subnets[sub.Name] = claimSpace{pool: spec.Pool.Name, space: vpcPool.Space(req), taken: taken}
 	}
+	parseClaimsV6(&errs, c, spec)
 	for i, zone := range spec.Zones {
 		for j, p := range zone.Pools {
 			field := fmt.Sprintf("zones[%d].pools[%d]", i, j)
@@ -100,6 +124,56 @@ func ParseClaims(spec ClaimsSpec) (*Claims, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// parseClaimsV6 reads the IPv6 part of spec into c.
+func parseClaimsV6(errs *errorList, c *Claims, spec ClaimsSpec) {
+	switch spec.IPv6Addressing {
+	case "", LowestFree:
+	case StableOpaque:
+		c.opaque, c.opaqueKey = true, spec.OpaqueKey
+	default:
+		errs.add("ipv6Addressing", fmt.Sprintf("ipv6Addressing %s is not %s or %s", quote(spec.IPv6Addressing), LowestFree, StableOpaque))
+	}
+	var pool Pool
+	ok := spec.PoolV6 != nil
+	if ok {
+		if pool, ok = parseClaimPool(errs, "poolV6", *spec.PoolV6); ok && !pool.Prefix.Addr().Is6() {
+			errs.add("poolV6.cidr", fmt.Sprintf("poolV6.cidr %s is not IPv6", pool.Prefix))
+			ok = false
+		}
+	}
+	if ok {
+		c.layoutV6 = &VPCLayout{Name: spec.VPC, Prefix: pool.Prefix}
+		c.subnetsV6 = map[string]claimSpace{}
+	}
+	for i, sub := range spec.Subnets {
+		field := fmt.Sprintf("subnets[%d]", i)
+		switch {
+		case sub.IPv6CIDR == "":
+			continue
+		case spec.PoolV6 == nil:
+			errs.add(field+".ipv6Cidr", fmt.Sprintf("%s.ipv6Cidr %s: the VPC has no IPv6 prefix (poolV6)", field, sub.IPv6CIDR))
+			continue
+		case !ok:
+			continue
+		}
+		taken, _ := ParseRangeList(field+".taken", sub.Taken)
+		rs := RequestSpec{Within: sub.IPv6CIDR}
+		if sub.IPv6Gateway != "" {
+			rs.Reserved = []string{sub.IPv6Gateway}
+		}
+		req, err := pool.ParseRequest(rs)
+		if err != nil {
+			for _, e := range err.(Errors) {
+				name := map[string]string{"within": "ipv6Cidr", "reserved[0]": "ipv6Gateway"}[e.Field]
+				errs.add(field+"."+name, field+"."+name+strings.TrimPrefix(e.Message, e.Field))
+			}
+			continue
+		}
+		c.layoutV6.Subnets = append(c.layoutV6.Subnets, NamedPrefix{Name: sub.Name, Prefix: req.Within})
+		c.subnetsV6[sub.Name] = claimSpace{pool: spec.PoolV6.Name, space: pool.Space(req), taken: taken}
+	}
 }
 
 func parseClaimPool(errs *errorList, field string, p ClaimPool) (Pool, bool) {
@@ -135,6 +209,49 @@ func (c *Claims) Interface(subnet string) (netip.Addr, error) {
 	return netip.Addr{}, Errors{{Field: "subnet", Message: NoFreeAddress(cs.pool, cs.space.Scope())}}
 }
 
+// InterfaceV6 returns the IPv6 address the interface nic of the VM whose
+// uid is vmUID, attached in the subnet, will get: the lowest free
+// candidate, or its stable opaque address (Space.NextOpaque) when the VPC
+// takes them; or why it gets none.
+func (c *Claims) InterfaceV6(subnet, vmUID string, nic int) (netip.Addr, error) {
+	if _, ok := c.subnets[subnet]; !ok {
+		return c.Interface(subnet)
+	}
+	cs, ok := c.subnetsV6[subnet]
+	if !ok {
+		return netip.Addr{}, Errors{{Field: "subnet", Message: NoIPv6Prefix(c.namespace, c.vpc, subnet)}}
+	}
+	var a netip.Addr
+	if c.opaque {
+		a, ok = cs.space.NextOpaque(cs.taken, c.opaqueKey, vmUID, nic)
+	} else {
+		a, ok = cs.space.First(cs.taken)
+	}
+	if ok {
+		return a, nil
+	}
+	return netip.Addr{}, Errors{{Field: "subnet", Message: NoFreeAddress(cs.pool, cs.space.Scope())}}
+}
+
+// NoIPv6Prefix is the message of an IPv6 claim in a subnet that has no
+// IPv6 prefix.
+func NoIPv6Prefix(namespace, vpc, subnet string) string {
+	return fmt.Sprintf("subnet %s/%s/%s has no IPv6 prefix", namespace, vpc, subnet)
+}
+
+// SubnetV6 returns the IPv6 prefix and gateway a new subnet of spec will
+// get in the VPC's IPv6 prefix, as VPCLayout.Plan says.
+func (c *Claims) SubnetV6(spec SubnetSpec) (SubnetPlan, error) {
+	if c.layoutV6 == nil {
+		return SubnetPlan{}, Errors{{Field: "ipv6Cidr", Message: fmt.Sprintf("VPC %s/%s has no IPv6 prefix", c.namespace, c.vpc)}}
+	}
+	req, err := ParseSubnetSpecV6(spec)
+	if err != nil {
+		return SubnetPlan{}, err
+	}
+	return c.layoutV6.Plan(req)
+}
+
 // FloatingIP returns the address a floating IP claimed in the zone will
 // get: the lowest free one of the first of its public pools that has one.
 func (c *Claims) FloatingIP(zone string) (netip.Addr, error) {
@@ -163,20 +280,27 @@ func (c *Claims) Subnet(spec SubnetSpec) (SubnetPlan, error) {
 	return c.layout.Plan(req)
 }
 
-// A ClaimRequest asks what one claim will get: one of its fields is set.
+// A ClaimRequest asks what one claim will get: an interface, a floating
+// IP, or a new subnet (Subnet, IPv6Subnet or both, a dual-stack one).
 type ClaimRequest struct {
 	Interface  *InterfaceClaim  `json:"interface,omitempty"`
 	FloatingIP *FloatingIPClaim `json:"floatingIP,omitempty"`
 	Subnet     *SubnetSpec      `json:"subnet,omitempty"`
+	IPv6Subnet *SubnetSpec      `json:"ipv6Subnet,omitempty"`
 	// Name, when given, is the name of the floating IP or the subnet,
 	// checked as the server checks it (CheckName): a form checks every
 	// field as the user types.
 	Name *string `json:"name,omitempty"`
 }
 
-// An InterfaceClaim attaches a VM interface in a subnet.
+// An InterfaceClaim attaches a VM interface in a subnet: an address of
+// each family the subnet has, or of Family alone (IPV4, IPV6). VMUID and
+// NIC name the interface, whose stable opaque address they choose.
 type InterfaceClaim struct {
 	Subnet string `json:"subnet"`
+	Family string `json:"family,omitempty"`
+	VMUID  string `json:"vmUid,omitempty"`
+	NIC    int    `json:"nic,omitempty"`
 }
 
 // A FloatingIPClaim claims a floating IP in a zone.
@@ -186,13 +310,16 @@ type FloatingIPClaim struct {
 
 // A ClaimPrediction answers a ClaimRequest: the address (of an interface
 // or a floating IP) or the prefix and gateway (of a subnet) the claim will
-// get, and why it gets none. A subnet whose gateway is refused still
-// shows its prefix.
+// get, and why it gets none; the IPv6 ones beside. A subnet whose gateway
+// is refused still shows its prefix.
 type ClaimPrediction struct {
-	Address *netip.Addr   `json:"address,omitempty"`
-	CIDR    *netip.Prefix `json:"cidr,omitempty"`
-	Gateway *netip.Addr   `json:"gateway,omitempty"`
-	Errors  Errors        `json:"errors,omitempty"`
+	Address     *netip.Addr   `json:"address,omitempty"`
+	IPv6Address *netip.Addr   `json:"ipv6Address,omitempty"`
+	CIDR        *netip.Prefix `json:"cidr,omitempty"`
+	Gateway     *netip.Addr   `json:"gateway,omitempty"`
+	IPv6CIDR    *netip.Prefix `json:"ipv6Cidr,omitempty"`
+	IPv6Gateway *netip.Addr   `json:"ipv6Gateway,omitempty"`
+	Errors      Errors        `json:"errors,omitempty"`
 }
 
 // Predict answers req.
@@ -201,23 +328,28 @@ func (c *Claims) Predict(req ClaimRequest) ClaimPrediction {
 	var err error
 	switch {
 	case req.Interface != nil:
-		var a netip.Addr
-		if a, err = c.Interface(req.Interface.Subnet); err == nil {
-			out.Address = &a
-		}
+		err = c.predictInterface(*req.Interface, &out)
 	case req.FloatingIP != nil:
 		var a netip.Addr
 		if a, err = c.FloatingIP(req.FloatingIP.Zone); err == nil {
 			out.Address = &a
 		}
-	case req.Subnet != nil:
-		var plan SubnetPlan
-		plan, err = c.Subnet(*req.Subnet)
-		if plan.Prefix.IsValid() {
-			out.CIDR = &plan.Prefix
+	case req.Subnet != nil || req.IPv6Subnet != nil:
+		var errs Errors
+		if req.Subnet != nil {
+			plan, err := c.Subnet(*req.Subnet)
+			out.CIDR, out.Gateway = planned(plan)
+			errs = asErrors(err)
 		}
-		if plan.Gateway.IsValid() {
-			out.Gateway = &plan.Gateway
+		if req.IPv6Subnet != nil {
+			plan, err := c.SubnetV6(*req.IPv6Subnet)
+			out.IPv6CIDR, out.IPv6Gateway = planned(plan)
+			for _, e := range asErrors(err) {
+				errs = append(errs, ipv6Field(e))
+			}
+		}
+		if len(errs) > 0 {
+			err = errs
 		}
 	default:
 		err = Errors{{Field: "input", Message: "input names no claim: give interface, floatingIP or subnet"}}
@@ -229,6 +361,62 @@ func (c *Claims) Predict(req ClaimRequest) ClaimPrediction {
 	}
 	out.Errors = append(out.Errors, asErrors(err)...)
 	return out
+}
+
+// predictInterface fills out with the addresses an interface claim gets.
+func (c *Claims) predictInterface(in InterfaceClaim, out *ClaimPrediction) error {
+	if _, ok := c.subnets[in.Subnet]; !ok {
+		_, err := c.Interface(in.Subnet)
+		return err
+	}
+	_, dual := c.subnetsV6[in.Subnet]
+	four, six := in.Family == "" || in.Family == "IPV4", in.Family == "IPV6" || in.Family == "" && dual
+	if !four && !six {
+		return Errors{{Field: "family", Message: fmt.Sprintf("family %s is not IPV4 or IPV6", quote(in.Family))}}
+	}
+	var errs Errors
+	if four {
+		a, err := c.Interface(in.Subnet)
+		if err == nil {
+			out.Address = &a
+		}
+		errs = asErrors(err)
+	}
+	if six {
+		a, err := c.InterfaceV6(in.Subnet, in.VMUID, in.NIC)
+		if err == nil {
+			out.IPv6Address = &a
+		}
+		errs = append(errs, asErrors(err)...)
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return errs
+}
+
+// planned returns a plan's prefix and gateway, nil where it has none.
+func planned(plan SubnetPlan) (*netip.Prefix, *netip.Addr) {
+	var p *netip.Prefix
+	var gw *netip.Addr
+	if plan.Prefix.IsValid() {
+		p = &plan.Prefix
+	}
+	if plan.Gateway.IsValid() {
+		gw = &plan.Gateway
+	}
+	return p, gw
+}
+
+// ipv6Field names a mistake of a new subnet's IPv6 prefix by the fields
+// of its IPv6 part: cidr is ipv6Cidr, prefixLength ipv6PrefixLength,
+// gateway ipv6Gateway.
+func ipv6Field(e *FieldError) *FieldError {
+	name, ok := map[string]string{"cidr": "ipv6Cidr", "prefixLength": "ipv6PrefixLength", "gateway": "ipv6Gateway"}[e.Field]
+	if !ok || !strings.HasPrefix(e.Message, e.Field) {
+		return e
+	}
+	return &FieldError{Field: name, Message: name + strings.TrimPrefix(e.Message, e.Field)}
 }
 
 // asErrors returns err as field errors: an OverlapError is the cidr's, a

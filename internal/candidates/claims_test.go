@@ -102,3 +102,66 @@ func TestRangeList(t *testing.T) {
 		t.Errorf("RangeList(nil) = %q, want empty", got)
 	}
 }
+
+// dualStackSpec is claimsSpec with an IPv6 prefix: web has one, with two
+// addresses taken after its gateway; tiny has none.
+func dualStackSpec(addressing string) ClaimsSpec {
+	spec := claimsSpec
+	spec.PoolV6 = &ClaimPool{Name: "vpc-main-v6", PoolSpec: PoolSpec{CIDR: "fd12:3456:789a::/48"}}
+	spec.IPv6Addressing, spec.OpaqueKey = addressing, testKey
+	spec.Subnets = []ClaimSubnet{
+		{Name: "web", CIDR: "10.42.1.0/24", Gateway: "10.42.1.1", IPv6CIDR: "fd12:3456:789a:1::/64", IPv6Gateway: "fd12:3456:789a:1::1",
+			Taken: "10.42.1.2-10.42.1.4,fd12:3456:789a:1::2-fd12:3456:789a:1::3"},
+		spec.Subnets[1],
+	}
+	return spec
+}
+
+func TestClaimsDualStack(t *testing.T) {
+	lowest, err := json.Marshal(dualStackSpec(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opaque, err := json.Marshal(dualStackSpec(StableOpaque))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		claims        []byte
+		request, want string
+	}{
+		{lowest, `{"interface":{"subnet":"web"}}`, `{"address":"10.42.1.5","ipv6Address":"fd12:3456:789a:1::4"}`},
+		{lowest, `{"interface":{"subnet":"web","family":"IPV4"}}`, `{"address":"10.42.1.5"}`},
+		{lowest, `{"interface":{"subnet":"web","family":"IPV6"}}`, `{"ipv6Address":"fd12:3456:789a:1::4"}`},
+		{lowest, `{"interface":{"subnet":"tiny"}}`, `{"errors":[{"field":"subnet","message":"pool vpc-main has no free address in 10.42.2.0/30","plain":"Pool vpc-main has no free address in 10.42.2.0/30"}]}`},
+		{lowest, `{"interface":{"subnet":"tiny","family":"IPV6"}}`, `{"errors":[{"field":"subnet","message":"subnet acme/prod/main/tiny has no IPv6 prefix","plain":"Subnet acme/prod/main/tiny has no IPv6 prefix"}]}`},
+		{lowest, `{"interface":{"subnet":"gone"}}`, `{"errors":[{"field":"subnet","message":"subnet acme/prod/main/gone not found","plain":"Subnet acme/prod/main/gone not found"}]}`},
+		{lowest, `{"interface":{"subnet":"web","family":"IPV5"}}`, `{"errors":[{"field":"family","message":"family \"IPV5\" is not IPV4 or IPV6","plain":"Family \"IPV5\" is not IPV4 or IPV6"}]}`},
+		{opaque, `{"interface":{"subnet":"web","vmUid":"` + testUID + `","nic":0}}`, `{"address":"10.42.1.5","ipv6Address":"fd12:3456:789a:1:1f59:b8c9:babf:ed54"}`},
+		{opaque, `{"interface":{"subnet":"web","family":"IPV6","vmUid":"` + testUID + `","nic":1}}`, `{"ipv6Address":"fd12:3456:789a:1:66da:f0dc:d0ee:92fc"}`},
+		{lowest, `{"ipv6Subnet":{"prefixLength":64}}`, `{"ipv6Cidr":"fd12:3456:789a::/64","ipv6Gateway":"fd12:3456:789a::1"}`},
+		{lowest, `{"subnet":{"prefixLength":24},"ipv6Subnet":{"prefixLength":64}}`, `{"cidr":"10.42.0.0/24","gateway":"10.42.0.1","ipv6Cidr":"fd12:3456:789a::/64","ipv6Gateway":"fd12:3456:789a::1"}`},
+		{lowest, `{"subnet":{"prefixLength":24},"ipv6Subnet":{"cidr":"fd12:3456:789a:1::/64"}}`,
+			`{"cidr":"10.42.0.0/24","gateway":"10.42.0.1","errors":[{"field":"ipv6Cidr","message":"ipv6Cidr fd12:3456:789a:1::/64 overlaps subnet web (fd12:3456:789a:1::/64) of VPC main","plain":"IPv6 CIDR fd12:3456:789a:1::/64 overlaps subnet web (fd12:3456:789a:1::/64) of VPC main"}]}`},
+		{lowest, `{"ipv6Subnet":{"prefixLength":128}}`, `{"errors":[{"field":"ipv6PrefixLength","message":"ipv6PrefixLength 128 is out of range: 8 to 127","plain":"IPv6 prefix length 128 is out of range: 8 to 127"}]}`},
+	}
+	for _, tt := range tests {
+		if got := string(PredictClaimJSON(tt.claims, []byte(tt.request))); got != tt.want {
+			t.Errorf("PredictClaimJSON(%s) = %s, want %s", tt.request, got, tt.want)
+		}
+	}
+	spec, _ := json.Marshal(claimsSpec)
+	if got, want := string(PredictClaimJSON(spec, []byte(`{"ipv6Subnet":{"prefixLength":64}}`))), `{"errors":[{"field":"ipv6Cidr","message":"VPC acme/prod/main has no IPv6 prefix","plain":"VPC acme/prod/main has no IPv6 prefix"}]}`; got != want {
+		t.Errorf("an IPv6 subnet in an IPv4 VPC = %s, want %s", got, want)
+	}
+	for claims, want := range map[string]string{
+		`{"namespace":"a","vpc":"v","pool":{"name":"vpc-v","cidr":"10.0.0.0/16"},"subnets":[{"name":"s","cidr":"10.0.1.0/24","gateway":"10.0.1.1","ipv6Cidr":"fd00::/64"}]}`:                                                 "subnets[0].ipv6Cidr fd00::/64: the VPC has no IPv6 prefix (poolV6)",
+		`{"namespace":"a","vpc":"v","pool":{"name":"vpc-v","cidr":"10.0.0.0/16"},"poolV6":{"name":"vpc-v-v6","cidr":"10.1.0.0/16"}}`:                                                                                         "poolV6.cidr 10.1.0.0/16 is not IPv6",
+		`{"namespace":"a","vpc":"v","pool":{"name":"vpc-v","cidr":"10.0.0.0/16"},"poolV6":{"name":"vpc-v-v6","cidr":"fd00::/48"},"subnets":[{"name":"s","cidr":"10.0.1.0/24","gateway":"10.0.1.1","ipv6Cidr":"fd01::/64"}]}`: "subnets[0].ipv6Cidr fd01::/64 is outside cidr fd00::/48",
+		`{"namespace":"a","vpc":"v","pool":{"name":"vpc-v","cidr":"10.0.0.0/16"},"ipv6Addressing":"RANDOM"}`:                                                                                                                 `ipv6Addressing "RANDOM" is not LOWEST_FREE or STABLE_OPAQUE`,
+	} {
+		if _, err := ParseClaimsJSON([]byte(claims)); err == nil || err.Error() != want {
+			t.Errorf("ParseClaimsJSON(%s) = %v, want %s", claims, err, want)
+		}
+	}
+}

@@ -233,3 +233,15 @@ func powerForm(k int, sign string, d uint64) string {
 	}
 	return s
 }
+
+// A Figure is a Count as a page shows it: exactly, in decimal (a string in
+// JSON), with its Readable and Power forms, so that a page never shows a
+// 20-digit number alone.
+type Figure struct {
+	Count    Count  `json:"count"`
+	Readable string `json:"readable"`
+	Power    string `json:"power,omitempty"`
+}
+
+// FigureOf returns c as a Figure.
+func FigureOf(c Count) *Figure { return &Figure{Count: c, Readable: c.Readable(), Power: c.Power()} }

@@ -14,8 +14,17 @@
 // network and broadcast addresses are skipped too) and reserve more
 // addresses (the subnet's gateway).
 //
-// Sets of addresses are kept as sorted ranges, so that a fragmented /16
-// costs kilobytes, and iterating candidates allocates nothing per address.
+// A pool may be IPv6 instead: its candidates are its addresses in
+// ascending order except the subnet-router anycast address (its first, RFC
+// 4291 §2.6.1, and the first of the request's subnet), the gateway and the
+// excludes; IPv6 has no broadcast address, and a /127 has two candidates
+// and a /128 one (RFC 6164). Counts of addresses and prefixes are exact at
+// 128 bits (Count). A subnet's interfaces may take stable opaque addresses
+// instead of the lowest free one (OpaqueAddress, Space.NextOpaque).
+//
+// Sets of addresses are kept as sorted ranges, each family apart, so that a
+// fragmented /16 costs kilobytes, and iterating candidates allocates
+// nothing per address.
 //
 // A number pool (VLAN IDs and the like) is a list of ranges of whole
 // numbers with weights (NumberPool). Its numbers are handed out range by

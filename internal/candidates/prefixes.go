@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/netip"
+	"strings"
 )
 
 // FreePrefixes returns, lowest first, up to count prefixes of length bits
@@ -13,15 +14,19 @@ import (
 // overlapping, partly or wholly outside parent).
 //
 // It is how the next free subnet of a size is chosen: the used prefixes are
-// the VPC's subnets, and the answer is its lowest free aligned blocks. Like
-// the rest of the package it works on IPv4 only: parent must be an IPv4
-// prefix, and used prefixes that are not IPv4 are ignored. Neither parent
-// nor used need be canonical: their host bits are masked. A bits shorter
-// than parent's or longer than 32, or a count below 1, gives nil.
+// the VPC's subnets, and the answer is its lowest free aligned blocks; and
+// the next prefix an IPv6 delegation pool delegates. parent may be of
+// either family; used prefixes of the other family are ignored. Neither
+// parent nor used need be canonical: their host bits are masked. A bits
+// shorter than parent's or longer than the family's (32 or 128), or a
+// count below 1, gives nil.
 //
 // The cost grows with the number of used prefixes and of answers, not with
 // the size of parent: a used range is jumped over in one step.
 func FreePrefixes(parent netip.Prefix, used []netip.Prefix, bits, count int) []netip.Prefix {
+	if parent.IsValid() && parent.Addr().Is6() {
+		return freePrefixes6(parent, used, bits, count)
+	}
 	if !parent.IsValid() || !parent.Addr().Is4() || bits < parent.Bits() || bits > 32 || count < 1 {
 		return nil
 	}
@@ -64,12 +69,128 @@ func FreePrefixes(parent netip.Prefix, used []netip.Prefix, bits, count int) []n
 	return out
 }
 
+// freePrefixes6 is FreePrefixes of an IPv6 parent.
+func freePrefixes6(parent netip.Prefix, used []netip.Prefix, bits, count int) []netip.Prefix {
+	if bits < parent.Bits() || bits > 128 || count < 1 {
+		return nil
+	}
+	lo, hi := prefixBounds6(parent)
+	spans := make([]addr6Span, 0, len(used))
+	for _, p := range used {
+		if !p.IsValid() || !p.Addr().Is6() {
+			continue
+		}
+		if ulo, uhi := prefixBounds6(p); !hi.less(ulo) && !uhi.less(lo) {
+			spans = append(spans, addr6Span{vmax(ulo, lo), vmin(uhi, hi)})
+		}
+	}
+	taken := normalize(spans)
+
+	// A block starts at an aligned cur and ends at cur|step; the walk is
+	// done after the block that ends at hi, the last address of parent.
+	step := hostMask6(bits)
+	out := make([]netip.Prefix, 0, min(count, 64, 1<<min(bits-parent.Bits(), 6)))
+	cur, done := lo, false
+	emit := func() bool {
+		out = append(out, netip.PrefixFrom(addr6(cur), bits))
+		done = cur.or(step) == hi
+		cur = cur.or(step).next()
+		return len(out) == count
+	}
+	for _, t := range taken {
+		if done {
+			return out
+		}
+		// Every block that ends before t starts is free.
+		for !done && cur.or(step).less(t.lo) {
+			if emit() {
+				return out
+			}
+		}
+		// Jump to the first aligned block after t.
+		if end := t.hi.or(step); end == hi {
+			return out
+		} else if cur.less(end.next()) {
+			cur = end.next()
+		}
+	}
+	for !done {
+		if emit() {
+			break
+		}
+	}
+	return out
+}
+
+// or returns the bits of v or w.
+func (v ip6) or(w ip6) ip6 { return ip6{v.hi | w.hi, v.lo | w.lo} }
+
+// FreePrefixCount returns how many prefixes of length bits inside parent
+// overlap none of used (as FreePrefixes takes them), exactly: what a
+// prefix that hands out prefixes of one length has left.
+func FreePrefixCount(parent netip.Prefix, used []netip.Prefix, bits int) Count {
+	total := PrefixCount(parent, bits)
+	if total.IsZero() {
+		return total
+	}
+	// The used blocks: each used range widened to the blocks it touches,
+	// merged, counted in blocks of 2^hostBits addresses. An IPv4 prefix
+	// is taken as its IPv4-mapped IPv6 one, so both families count alike.
+	six := parent.Addr().Is6()
+	hostBits := parent.Addr().BitLen() - bits
+	step := hostMask6(128 - hostBits)
+	lo, hi := prefixBounds6(as6(parent))
+	var spans []addr6Span
+	for _, p := range used {
+		if !p.IsValid() || p.Addr().Is6() != six {
+			continue
+		}
+		if ulo, uhi := prefixBounds6(as6(p)); !hi.less(ulo) && !uhi.less(lo) {
+			spans = append(spans, addr6Span{vmax(ulo, lo).andNot(step), vmin(uhi, hi).or(step)})
+		}
+	}
+	var usedBlocks Count
+	for _, sp := range normalize(spans) {
+		usedBlocks = usedBlocks.Add(size6(sp).shiftRight(hostBits))
+	}
+	return total.Sub(usedBlocks)
+}
+
+// as6 returns p as an IPv6 prefix: an IPv4 prefix as its IPv4-mapped one.
+func as6(p netip.Prefix) netip.Prefix {
+	if p.Addr().Is4() {
+		return netip.PrefixFrom(netip.AddrFrom16(p.Addr().As16()), p.Bits()+96).Masked()
+	}
+	return p.Masked()
+}
+
+// andNot returns the bits of v not in w.
+func (v ip6) andNot(w ip6) ip6 { return ip6{v.hi &^ w.hi, v.lo &^ w.lo} }
+
+// shiftRight returns c shifted right by n bits.
+func (c Count) shiftRight(n int) Count { return Count(ip6(c).shiftRight(n)) }
+
+// PrefixCount returns how many prefixes of length bits parent holds:
+// 2^(bits − parent's length), exactly; the largest Count for the 2^128
+// addresses of ::/0, one more than a Count holds; 0 when bits is shorter
+// than parent's or longer than its family's addresses.
+func PrefixCount(parent netip.Prefix, bits int) Count {
+	if !parent.IsValid() || bits < parent.Bits() || bits > parent.Addr().BitLen() {
+		return Count{}
+	}
+	if n := bits - parent.Bits(); n < 128 {
+		return pow2(n)
+	}
+	return MaxCount
+}
+
 // SubnetPreviewInput asks which prefixes the next subnets of a length
 // would get in a VPC, before anything is committed.
 type SubnetPreviewInput struct {
 	// VPC is the VPC's name, which the messages give.
 	VPC string `json:"vpc"`
-	// CIDR is the VPC's prefix.
+	// CIDR is the VPC's prefix, IPv4 or IPv6; the subnets and the
+	// answers are of its family.
 	CIDR string `json:"cidr"`
 	// Subnets lists the prefixes of the VPC's subnets.
 	Subnets      []string `json:"subnets,omitempty"`
@@ -82,10 +203,16 @@ type SubnetPreviewInput struct {
 // lowest first, or why there is none. Valid says whether the input was;
 // a valid input whose VPC has no free prefix of the length gets no Next
 // and one error saying so, as the server's refusal does.
+//
+// Size is how many prefixes of the length the VPC's prefix holds and Free
+// how many of them overlap none of its subnets: a prefix that hands out
+// prefixes counts its use in prefixes ("3 of 256 /64s").
 type SubnetPreviewOutput struct {
 	Valid  bool           `json:"valid"`
 	Errors Errors         `json:"errors,omitempty"`
 	Next   []netip.Prefix `json:"next,omitempty"`
+	Size   *Figure        `json:"size,omitempty"`
+	Free   *Figure        `json:"free,omitempty"`
 }
 
 // MaxSubnetBits is the longest prefix of a subnet: a /32 leaves no address
@@ -106,12 +233,17 @@ func SubnetPreview(in SubnetPreviewInput) SubnetPreviewOutput {
 			used = append(used, p)
 		}
 	}
-	bits := in.PrefixLength
+	// The lengths of the VPC's family, or of the family its cidr seems to
+	// be of when it is not valid.
+	bits, maxBits := in.PrefixLength, maxSubnetBits(vpc)
+	if !vpcOK && strings.Contains(in.CIDR, ":") {
+		maxBits = MaxSubnetBitsV6
+	}
 	switch {
-	case bits < MinPoolBits || bits > MaxSubnetBits:
-		errs.add("prefixLength", fmt.Sprintf("prefixLength %d is out of range: %d to %d", bits, MinPoolBits, MaxSubnetBits))
+	case bits < MinPoolBits || bits > maxBits:
+		errs.add("prefixLength", fmt.Sprintf("prefixLength %d is out of range: %d to %d", bits, MinPoolBits, maxBits))
 	case vpcOK && bits < vpc.Bits():
-		errs.add("prefixLength", fmt.Sprintf("prefixLength %d is out of range for VPC %s's %s: %d to %d", bits, in.VPC, vpc, vpc.Bits(), MaxSubnetBits))
+		errs.add("prefixLength", fmt.Sprintf("prefixLength %d is out of range for VPC %s's %s: %d to %d", bits, in.VPC, vpc, vpc.Bits(), maxBits))
 	}
 	count := cmp.Or(in.Count, 1)
 	if count < 1 || count > MaxPreviewNext {
@@ -120,7 +252,8 @@ func SubnetPreview(in SubnetPreviewInput) SubnetPreviewOutput {
 	if len(errs.errs) > 0 {
 		return SubnetPreviewOutput{Errors: errs.errs}
 	}
-	out := SubnetPreviewOutput{Valid: true, Next: FreePrefixes(vpc, used, bits, count)}
+	out := SubnetPreviewOutput{Valid: true, Next: FreePrefixes(vpc, used, bits, count),
+		Size: FigureOf(PrefixCount(vpc, bits)), Free: FigureOf(FreePrefixCount(vpc, used, bits))}
 	if len(out.Next) == 0 {
 		out.Errors = Errors{{Field: "prefixLength", Message: NoFreePrefix(in.VPC, bits, vpc)}}
 	}

@@ -59,7 +59,22 @@ func TestFreePrefixes(t *testing.T) {
 		{"10.42.0.0/16", "", 33, 1, "", true},
 		{"10.42.0.0/16", "", 24, 0, "", true},
 		{"10.42.0.0/16", "", 24, -1, "", true},
-		{"2001:db8::/32", "", 48, 1, "", true},
+		{"2001:db8::/32", "", 48, 1, "2001:db8::/48", false},
+		// IPv6, exact at 128 bits: a VPC's /48 carved into /64s, a
+		// delegation pool's /56s, the top of the address space.
+		{"fd12:3456:789a::/48", "fd12:3456:789a::/64 fd12:3456:789a:2::/63 10.0.0.0/8", 64, 3, "fd12:3456:789a:1::/64 fd12:3456:789a:4::/64 fd12:3456:789a:5::/64", false},
+		{"fd12:3456:789a::/48", "fd12:3456:789a::/49", 64, 2, "fd12:3456:789a:8000::/64 fd12:3456:789a:8001::/64", false},
+		{"fd12:3456:789a::/48", "fd12:3456:789a:ffff::/64", 49, 5, "fd12:3456:789a::/49", false},
+		{"2001:db8::/32", "2001:db8::/56 2001:db8:0:100::/56 2001:db8:0:300::5/128", 56, 2, "2001:db8:0:200::/56 2001:db8:0:400::/56", false},
+		{"2001:db8::/32", "2001:db8::/33 2001:db8:8000::/33", 56, 1, "", false},
+		{"2001:db8::/126", "2001:db8::1/128", 128, 5, "2001:db8::/128 2001:db8::2/128 2001:db8::3/128", false},
+		{"ffff:ffff:ffff:ffff::/64", "ffff:ffff:ffff:ffff::/65", 66, 5, "ffff:ffff:ffff:ffff:8000::/66 ffff:ffff:ffff:ffff:c000::/66", false},
+		{"ffff:ffff:ffff:ffff::/64", "ffff:ffff:ffff:ffff:c000::/66", 66, 5, "ffff:ffff:ffff:ffff::/66 ffff:ffff:ffff:ffff:4000::/66 ffff:ffff:ffff:ffff:8000::/66", false},
+		{"ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffc/126", "", 128, 9, "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffc/128 ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffd/128 ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe/128 ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff/128", false},
+		{"::/0", "::/1", 1, 5, "8000::/1", false},
+		{"::/0", "", 128, 2, "::/128 ::1/128", false},
+		{"2001:db8::/32", "", 31, 1, "", true},
+		{"2001:db8::/32", "", 129, 1, "", true},
 	}
 	for _, tt := range tests {
 		got := FreePrefixes(netip.MustParsePrefix(tt.parent), mustPrefixes(tt.used), tt.bits, tt.count)
@@ -109,6 +124,34 @@ func TestFreePrefixesAllocations(t *testing.T) {
 	}
 }
 
+func TestPrefixCount(t *testing.T) {
+	for _, tt := range []struct {
+		parent string
+		bits   int
+		want   string
+	}{
+		{"10.42.0.0/16", 24, "256"},
+		{"10.42.0.0/16", 16, "1"},
+		{"10.42.0.0/16", 15, "0"},
+		{"10.42.0.0/16", 33, "0"},
+		{"0.0.0.0/0", 32, "4294967296"},
+		{"fd12:3456:789a::/48", 64, "65536"},
+		{"2001:db8::/32", 56, "16777216"},
+		{"2001:db8::/32", 128, "79228162514264337593543950336"},
+		{"2001:db8::/64", 128, "18446744073709551616"},
+		{"::/1", 128, "170141183460469231731687303715884105728"},
+		{"::/0", 128, MaxCount.String()},
+		{"2001:db8::/64", 129, "0"},
+	} {
+		if got := PrefixCount(netip.MustParsePrefix(tt.parent), tt.bits).String(); got != tt.want {
+			t.Errorf("PrefixCount(%s, %d) = %s, want %s", tt.parent, tt.bits, got, tt.want)
+		}
+	}
+	if got := PrefixCount(netip.Prefix{}, 24); !got.IsZero() {
+		t.Errorf("PrefixCount of the zero Prefix = %s", got)
+	}
+}
+
 func TestSubnetPreview(t *testing.T) {
 	tests := []struct {
 		in         string
@@ -125,6 +168,13 @@ func TestSubnetPreview(t *testing.T) {
 				`subnets[1] "10.42.0.0" has no prefix length; write it as 10.42.0.0/24 or similar; prefixLength 0 is out of range: 8 to 31; count -1 is out of range: 1 to 256`},
 		{`{"vpc":"main","cidr":"10.42.0.0/16","prefixLength":24,"gateway":"10.42.0.1"}`, false, "", `input is not a subnet preview request: json: unknown field "gateway"`},
 		{`[]`, false, "", "input is not a subnet preview request: json: cannot unmarshal array into Go value of type candidates.SubnetPreviewInput"},
+		{`{"vpc":"main","cidr":"fd12:3456:789a::/48","subnets":["fd12:3456:789a::/64","10.0.0.0/24"],"prefixLength":64,"count":2}`, true, "fd12:3456:789a:1::/64 fd12:3456:789a:2::/64", ""},
+		{`{"vpc":"main","cidr":"fd12:3456:789a::/48","prefixLength":127}`, true, "fd12:3456:789a::/127", ""},
+		{`{"vpc":"main","cidr":"fd12:3456:789a::/48","prefixLength":128}`, false, "", "prefixLength 128 is out of range: 8 to 127"},
+		{`{"vpc":"main","cidr":"fd12:3456:789a::/48","prefixLength":32}`, false, "", "prefixLength 32 is out of range for VPC main's fd12:3456:789a::/48: 48 to 127"},
+		{`{"vpc":"main","cidr":"fd12:3456:789a::/48","subnets":["fd12:3456:789a::/48"],"prefixLength":56}`, true, "", "vpc main has no free /56 in fd12:3456:789a::/48"},
+		{`{"vpc":"main","cidr":"FD12:3456:789a::/48","subnets":["fd12:3456:789a:0::/64"],"prefixLength":64}`, false, "",
+			"cidr FD12:3456:789a::/48 is not in canonical form; did you mean fd12:3456:789a::/48?; subnets[0] fd12:3456:789a:0::/64 is not in canonical form; did you mean fd12:3456:789a::/64?"},
 	}
 	for _, tt := range tests {
 		var out SubnetPreviewOutput

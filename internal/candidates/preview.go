@@ -35,17 +35,21 @@ type PreviewInput struct {
 	Map bool `json:"map,omitempty"`
 }
 
-// PreviewOutput answers a PreviewInput.
+// PreviewOutput answers a PreviewInput. Size and Free are exact for an
+// IPv4 pool and math.MaxInt when they are more (an IPv6 pool);
+// SizeCount and FreeCount are exact for both.
 type PreviewOutput struct {
-	Valid   bool          `json:"valid"`
-	Errors  Errors        `json:"errors,omitempty"`
-	Size    int           `json:"size"`
-	Free    int           `json:"free"`
-	First   *netip.Addr   `json:"first,omitempty"` // lowest free candidate
-	Last    *netip.Addr   `json:"last,omitempty"`  // highest free candidate
-	Next    []netip.Addr  `json:"next,omitempty"`
-	Explain []Explanation `json:"explain,omitempty"`
-	Map     *AddressMap   `json:"map,omitempty"`
+	Valid     bool          `json:"valid"`
+	Errors    Errors        `json:"errors,omitempty"`
+	Size      int           `json:"size"`
+	Free      int           `json:"free"`
+	SizeCount *Figure       `json:"sizeCount,omitempty"`
+	FreeCount *Figure       `json:"freeCount,omitempty"`
+	First     *netip.Addr   `json:"first,omitempty"` // lowest free candidate
+	Last      *netip.Addr   `json:"last,omitempty"`  // highest free candidate
+	Next      []netip.Addr  `json:"next,omitempty"`
+	Explain   []Explanation `json:"explain,omitempty"`
+	Map       *AddressMap   `json:"map,omitempty"`
 }
 
 // Preview answers in. Every mistake in it is reported in Errors, each naming
@@ -98,11 +102,9 @@ func previewPool(in PreviewInput, more Set) PreviewOutput {
 		if err != nil {
 			out.Errors = append(out.Errors, err.(Errors)...)
 		}
-		taken = taken.Union(listed)
+		taken = union(taken, listed)
 	}
-	if more.RangeCount() > 0 {
-		taken = taken.Union(more)
-	}
+	taken = union(taken, more)
 	var explain []netip.Addr
 	for i, s := range in.Explain {
 		a, err := netip.ParseAddr(s)
@@ -134,8 +136,9 @@ func previewPool(in PreviewInput, more Set) PreviewOutput {
 	}
 	space := pool.Space(req)
 	out.Valid = true
-	out.Size = space.Size()
-	out.Free = space.Free(taken)
+	size, free := space.Count(), space.FreeCount(taken)
+	out.Size, out.Free = size.Int(), free.Int()
+	out.SizeCount, out.FreeCount = FigureOf(size), FigureOf(free)
 	if a, ok := space.First(taken); ok {
 		out.First = &a
 	}
@@ -151,6 +154,19 @@ func previewPool(in PreviewInput, more Set) PreviewOutput {
 		out.Map = &m
 	}
 	return out
+}
+
+// union returns the addresses in s or in t, without copying either when
+// the other is empty: a preview only reads them, and a page's taken set
+// comes whole in one of them.
+func union(s, t Set) Set {
+	switch {
+	case t.RangeCount() == 0:
+		return s
+	case s.RangeCount() == 0:
+		return t
+	}
+	return s.Union(t)
 }
 
 // MaxPreviewInput bounds the JSON PreviewJSON accepts: 4 MiB holds the

@@ -6,10 +6,10 @@ import (
 )
 
 // A width is the type of the values of a span set: ip4 (an IPv4 address
-// as a 32-bit number, Set) and num (a whole number, NumberSet) today. A
-// wider kind of space (128-bit addresses) is one more type with these
-// methods: the set's code below takes its order and its steps from them
-// and from nothing else.
+// as a 32-bit number) and ip6 (an IPv6 address as a 128-bit number), the
+// two span sets of a Set, and num (a whole number, NumberSet). Another
+// kind of space is one more type with these methods: the set's code below
+// takes its order and its steps from them and from nothing else.
 type width[V any] interface {
 	comparable
 	// less reports whether the value comes before w.

@@ -23,12 +23,36 @@ type SubnetRequest struct {
 	Gateway netip.Addr   // the zero Addr for the first host address
 }
 
-// ParseSubnetSpec checks what can be checked of spec without its VPC. The
-// error, if any, is an Errors holding the first mistake of its prefix
-// (cidr or prefixLength) and that of its gateway.
-func ParseSubnetSpec(spec SubnetSpec) (SubnetRequest, error) {
+// ParseSubnetSpec checks what can be checked of spec, the IPv4 prefix of a
+// subnet, without its VPC. The error, if any, is an Errors holding the
+// first mistake of its prefix (cidr or prefixLength) and that of its
+// gateway.
+func ParseSubnetSpec(spec SubnetSpec) (SubnetRequest, error) { return parseSubnetSpec(spec, false) }
+
+// ParseSubnetSpecV6 is ParseSubnetSpec for the IPv6 prefix of a subnet of
+// a dual-stack VPC: a prefix of up to MaxSubnetBitsV6 bits, its gateway an
+// IPv6 address.
+func ParseSubnetSpecV6(spec SubnetSpec) (SubnetRequest, error) { return parseSubnetSpec(spec, true) }
+
+// MaxSubnetBitsV6 is the longest IPv6 prefix of a subnet: a /128 leaves no
+// address once its gateway is reserved.
+const MaxSubnetBitsV6 = 127
+
+// maxSubnetBits returns the longest prefix of a subnet of p's family.
+func maxSubnetBits(p netip.Prefix) int {
+	if p.Addr().Is6() {
+		return MaxSubnetBitsV6
+	}
+	return MaxSubnetBits
+}
+
+func parseSubnetSpec(spec SubnetSpec, six bool) (SubnetRequest, error) {
 	var errs errorList
 	var r SubnetRequest
+	maxBits, family, example := MaxSubnetBits, "IPv4", "10.0.0.1"
+	if six {
+		maxBits, family, example = MaxSubnetBitsV6, "IPv6", "2001:db8::1"
+	}
 	switch {
 	case spec.CIDR != "" && spec.PrefixLength != 0:
 		errs.add("cidr", "cidr and prefixLength both name the subnet's prefix: give one of them")
@@ -39,20 +63,27 @@ func ParseSubnetSpec(spec SubnetSpec) (SubnetRequest, error) {
 		switch {
 		case err != nil:
 			errs.errs = err.(Errors)[:1]
-		case pool.Prefix.Bits() == 32:
-			errs.add("cidr", fmt.Sprintf("cidr %s leaves no address once the gateway is reserved; use a /31 or larger", pool.Prefix))
+		case pool.Prefix.Addr().Is6() && !six:
+			errs.add("cidr", fmt.Sprintf("cidr %s is not IPv4; pools hold IPv4 prefixes only", pool.Prefix))
+		case pool.Prefix.Addr().Is4() && six:
+			errs.add("cidr", fmt.Sprintf("cidr %s is not IPv6; give the subnet's IPv6 prefix here", pool.Prefix))
+		case pool.Prefix.Bits() == maxBits+1:
+			errs.add("cidr", fmt.Sprintf("cidr %s leaves no address once the gateway is reserved; use a /%d or larger", pool.Prefix, maxBits))
 		default:
 			r.Prefix = pool.Prefix
 		}
-	case spec.PrefixLength < MinPoolBits || spec.PrefixLength > MaxSubnetBits:
-		errs.add("prefixLength", fmt.Sprintf("prefixLength %d is out of range: %d to %d", spec.PrefixLength, MinPoolBits, MaxSubnetBits))
+	case spec.PrefixLength < MinPoolBits || spec.PrefixLength > maxBits:
+		errs.add("prefixLength", fmt.Sprintf("prefixLength %d is out of range: %d to %d", spec.PrefixLength, MinPoolBits, maxBits))
 	default:
 		r.Bits = spec.PrefixLength
 	}
 	if spec.Gateway != "" {
 		gw, err := netip.ParseAddr(spec.Gateway)
-		if err != nil || !gw.Is4() {
-			errs.add("gateway", fmt.Sprintf("gateway %s is not an IPv4 address such as 10.0.0.1", quote(spec.Gateway)))
+		switch {
+		case err != nil || gw.Is6() != six:
+			errs.add("gateway", fmt.Sprintf("gateway %s is not an %s address such as %s", quote(spec.Gateway), family, example))
+		case six && (gw.Zone() != "" || !canonical6(gw, spec.Gateway)):
+			errs.add("gateway", fmt.Sprintf("gateway %s is not in canonical form; did you mean %s?", quote(spec.Gateway), gw.WithZone("")))
 		}
 		r.Gateway = gw
 	}
@@ -102,8 +133,8 @@ func (l VPCLayout) Plan(req SubnetRequest) (SubnetPlan, error) {
 		}
 		plan.Prefix = req.Prefix
 	} else {
-		if req.Bits < l.Prefix.Bits() {
-			return plan, Errors{{Field: "prefixLength", Message: fmt.Sprintf("prefixLength %d is out of range for VPC %s's %s: %d to %d", req.Bits, l.Name, l.Prefix, l.Prefix.Bits(), MaxSubnetBits)}}
+		if req.Bits < l.Prefix.Bits() || req.Bits > maxSubnetBits(l.Prefix) {
+			return plan, Errors{{Field: "prefixLength", Message: fmt.Sprintf("prefixLength %d is out of range for VPC %s's %s: %d to %d", req.Bits, l.Name, l.Prefix, l.Prefix.Bits(), maxSubnetBits(l.Prefix))}}
 		}
 		used := make([]netip.Prefix, len(l.Subnets))
 		for i, s := range l.Subnets {

@@ -104,3 +104,59 @@ func TestPlanNamesTheLowestOverlap(t *testing.T) {
 		t.Errorf("Plan(10.0.4.0/22) = %v, want %s", err, want)
 	}
 }
+
+// mainLayoutV6 is VPC main's IPv6 prefix, fd12:3456:789a::/48, with
+// subnets web fd12:3456:789a::/64 and db fd12:3456:789a:2::/63.
+var mainLayoutV6 = VPCLayout{Name: "main", Prefix: netip.MustParsePrefix("fd12:3456:789a::/48"), Subnets: []NamedPrefix{
+	{"db", netip.MustParsePrefix("fd12:3456:789a:2::/63")},
+	{"web", netip.MustParsePrefix("fd12:3456:789a::/64")},
+}}
+
+func TestPlanSubnetV6(t *testing.T) {
+	tests := []struct {
+		spec        SubnetSpec
+		prefix, gw  string
+		field, want string
+	}{
+		{SubnetSpec{PrefixLength: 64}, "fd12:3456:789a:1::/64", "fd12:3456:789a:1::1", "", ""},
+		{SubnetSpec{PrefixLength: 63}, "fd12:3456:789a:4::/63", "fd12:3456:789a:4::1", "", ""},
+		{SubnetSpec{PrefixLength: 127}, "fd12:3456:789a:1::/127", "fd12:3456:789a:1::", "", ""},
+		{SubnetSpec{PrefixLength: 64, Gateway: "fd12:3456:789a:1::fffe"}, "fd12:3456:789a:1::/64", "fd12:3456:789a:1::fffe", "", ""},
+		{SubnetSpec{CIDR: "fd12:3456:789a:9::/64"}, "fd12:3456:789a:9::/64", "fd12:3456:789a:9::1", "", ""},
+		{SubnetSpec{CIDR: "fd12:3456:789a:9::/127"}, "fd12:3456:789a:9::/127", "fd12:3456:789a:9::", "", ""},
+		{SubnetSpec{CIDR: "fd12:3456:789a:9::/128"}, "", "", "cidr", "cidr fd12:3456:789a:9::/128 leaves no address once the gateway is reserved; use a /127 or larger"},
+		{SubnetSpec{CIDR: "fd12:3456:789a:09::/64"}, "", "", "cidr", "cidr fd12:3456:789a:09::/64 is not in canonical form; did you mean fd12:3456:789a:9::/64?"},
+		{SubnetSpec{CIDR: "10.42.9.0/24"}, "", "", "cidr", "cidr 10.42.9.0/24 is not IPv6; give the subnet's IPv6 prefix here"},
+		{SubnetSpec{PrefixLength: 128}, "", "", "prefixLength", "prefixLength 128 is out of range: 8 to 127"},
+		{SubnetSpec{PrefixLength: 64, Gateway: "10.0.0.1"}, "", "", "gateway", `gateway "10.0.0.1" is not an IPv6 address such as 2001:db8::1`},
+		{SubnetSpec{PrefixLength: 64, Gateway: "FD12:3456:789a:1::1"}, "", "", "gateway", `gateway "FD12:3456:789a:1::1" is not in canonical form; did you mean fd12:3456:789a:1::1?`},
+		{SubnetSpec{PrefixLength: 47}, "", "", "prefixLength", "prefixLength 47 is out of range for VPC main's fd12:3456:789a::/48: 48 to 127"},
+		{SubnetSpec{PrefixLength: 48}, "", "", "prefixLength", "vpc main has no free /48 in fd12:3456:789a::/48"},
+		{SubnetSpec{CIDR: "fd12:3456:789b::/64"}, "", "", "cidr", "cidr fd12:3456:789b::/64 is outside VPC main's fd12:3456:789a::/48"},
+		{SubnetSpec{CIDR: "fd12:3456:789a::/62"}, "", "", "cidr", "cidr fd12:3456:789a::/62 overlaps subnet web (fd12:3456:789a::/64) of VPC main"},
+		{SubnetSpec{CIDR: "fd12:3456:789a:9::/64", Gateway: "fd12:3456:789a:9::"}, "fd12:3456:789a:9::/64", "", "gateway", "gateway fd12:3456:789a:9:: is the subnet-router anycast address of fd12:3456:789a:9::/64"},
+		{SubnetSpec{PrefixLength: 64, Gateway: "fd12:3456:789a:9::1"}, "fd12:3456:789a:1::/64", "", "gateway", "gateway fd12:3456:789a:9::1 is outside cidr fd12:3456:789a:1::/64"},
+	}
+	for _, tt := range tests {
+		var plan SubnetPlan
+		req, err := ParseSubnetSpecV6(tt.spec)
+		if err == nil {
+			plan, err = mainLayoutV6.Plan(req)
+		}
+		errs := asErrors(err)
+		var field, msg string
+		if len(errs) > 0 {
+			field, msg = errs[0].Field, errs.Error()
+		}
+		if prefixOrEmpty(plan.Prefix) != tt.prefix || addrOrEmpty(plan.Gateway) != tt.gw || field != tt.field || msg != tt.want {
+			t.Errorf("Plan(%+v) = %s %s, %q %q; want %s %s, %q %q", tt.spec, prefixOrEmpty(plan.Prefix), addrOrEmpty(plan.Gateway), field, msg, tt.prefix, tt.gw, tt.field, tt.want)
+		}
+	}
+	// An IPv4 subnet spec keeps its IPv4-only refusal of an IPv6 prefix.
+	if _, err := ParseSubnetSpec(SubnetSpec{CIDR: "2001:db8::/64"}); err == nil || err.Error() != "cidr 2001:db8::/64 is not IPv4; pools hold IPv4 prefixes only" {
+		t.Errorf("ParseSubnetSpec(2001:db8::/64) = %v", err)
+	}
+	if _, err := mainLayout.Plan(SubnetRequest{Bits: 64}); err == nil || err.Error() != "prefixLength 64 is out of range for VPC main's 10.42.0.0/16: 16 to 31" {
+		t.Errorf("Plan(/64) in an IPv4 VPC = %v", err)
+	}
+}

@@ -18,14 +18,19 @@ import (
 // labels are the words a form names a field by, where they are not the
 // field's name made readable.
 var labels = map[string]string{
-	"cidr":           "CIDR",
-	"prefixLength":   "Prefix length",
-	"nic":            "NIC",
-	"vpc":            "VPC",
-	"uid":            "UID",
-	"node":           "Kind",
-	"node_attribute": "Attribute",
-	"takenRanges":    "Taken",
+	"cidr":             "CIDR",
+	"prefixLength":     "Prefix length",
+	"nic":              "NIC",
+	"vpc":              "VPC",
+	"uid":              "UID",
+	"node":             "Kind",
+	"node_attribute":   "Attribute",
+	"takenRanges":      "Taken",
+	"ipv6Cidr":         "IPv6 CIDR",
+	"ipv6PrefixLength": "IPv6 prefix length",
+	"ipv6Gateway":      "IPv6 gateway",
+	"ipv6Addressing":   "IPv6 addressing",
+	"poolV6":           "IPv6 pool",
 }
 
 // singulars name one entry of a list field: "Range 2" of ranges[1].
