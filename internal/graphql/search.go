@@ -55,8 +55,8 @@ type SearchDivision {
 	objects: [SearchObject!]!
 }
 
-"What an address is in a pool: FREE, TAKEN (by an owner the actor may not see), the NETWORK or BROADCAST address of the pool or its subnet, the GATEWAY of the pool or its subnet, EXCLUDED by the pool, OUTSIDE every subnet of a VPC's pool (claims are made in subnets), or OUTSIDE_POOL: in no pool the actor may see."
-enum AddressState { FREE TAKEN NETWORK BROADCAST GATEWAY EXCLUDED OUTSIDE OUTSIDE_POOL }
+"What an address is in a pool: FREE, TAKEN (by an owner the actor may not see), the NETWORK or BROADCAST address of the pool or its subnet, the GATEWAY of the pool or its subnet, EXCLUDED by the pool, OUTSIDE every subnet of a VPC's pool (claims are made in subnets), or OUTSIDE_POOL: in no pool the actor may see. In IPv6: ANYCAST, the subnet-router anycast address of the pool or its subnet (its prefix's first, never handed out); there is no broadcast address."
+enum AddressState { FREE TAKEN NETWORK BROADCAST GATEWAY EXCLUDED OUTSIDE OUTSIDE_POOL ANYCAST }
 
 "One thing search found. match says what matched: address, prefix, hostname, floating IP name, owner name, uid, name or namespace; display label, number, id or an attribute's name. namespace is the pool's, VPC's or subnet's (null for a public pool and its addresses). An ALLOCATION has pool, poolKind, address, owner, ownerNamespace, subnet when it lies in one, and vpc: the VPC it lies in, a router uplink's VPC, or for a floating IP the first VPC of its namespace, whose page lists it. A POOL, VPC or SUBNET has its cidr (a subnet its gateway). An ADDRESS has state and explanation, and the pool, vpc and subnet it lies in, cidr and gateway being the subnet's or else the pool's; no pool when state is OUTSIDE_POOL. since (RFC 3339) and createdBy: when and by whom the allocation, pool, VPC, subnet or number pool was made. A NUMBER_POOL has numberPool. A NUMBER has number, its numberPool, its division and its holder (object). An OBJECT has object and value, what matched: its label, the attribute's value, its id."
 type SearchHit {
@@ -92,7 +92,7 @@ var (
 		search.HitAllocation: "ALLOCATION", search.HitNumberPool: "NUMBER_POOL", search.HitNumber: "NUMBER", search.HitObject: "OBJECT"}
 	addressStates = map[candidates.State]string{candidates.Free: "FREE", candidates.Taken: "TAKEN", candidates.Network: "NETWORK",
 		candidates.Broadcast: "BROADCAST", candidates.Gateway: "GATEWAY", candidates.Excluded: "EXCLUDED", candidates.Outside: "OUTSIDE",
-		candidates.OutsidePool: "OUTSIDE_POOL"}
+		candidates.OutsidePool: "OUTSIDE_POOL", candidates.Anycast: "ANYCAST"}
 )
 
 func addSearch(b *engine.Builder, svc *ipam.Service) {
