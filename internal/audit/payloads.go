@@ -101,6 +101,8 @@ type Pool struct {
 	Exclude   []string          `json:"exclude"`
 	Zone      string            `json:"zone"`
 	Labels    map[string]string `json:"labels,omitempty"`
+	// DelegatedPrefixLength is a delegation pool's (ipam.Pool).
+	DelegatedPrefixLength int `json:"delegatedPrefixLength,omitempty"`
 }
 
 // PoolLabels are a pool's labels, before and after a manifest set them
@@ -118,6 +120,13 @@ type VPC struct {
 	Zone   string `json:"zone"`
 	Pool   string `json:"pool,omitempty"`
 	Router string `json:"router,omitempty"`
+	// The VPC's IPv6 prefix, whether it was delegated, its IPv6 pool and
+	// uplink, and how its interfaces get their IPv6 addresses.
+	IPv6CIDR       string `json:"ipv6Cidr,omitempty"`
+	IPv6Delegated  bool   `json:"ipv6Delegated,omitempty"`
+	IPv6Pool       string `json:"ipv6Pool,omitempty"`
+	IPv6Router     string `json:"ipv6Router,omitempty"`
+	IPv6Addressing string `json:"ipv6Addressing,omitempty"`
 }
 
 // A Subnet of a VPC is created (after) or deleted (before); the entry's
@@ -126,6 +135,9 @@ type Subnet struct {
 	UID     string `json:"uid"`
 	CIDR    string `json:"cidr"`
 	Gateway string `json:"gateway"`
+	// The subnet's IPv6 prefix and gateway.
+	IPv6CIDR    string `json:"ipv6Cidr,omitempty"`
+	IPv6Gateway string `json:"ipv6Gateway,omitempty"`
 }
 
 // A FloatingIP is claimed (Create, after) or released (Delete, before).

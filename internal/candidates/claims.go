@@ -74,6 +74,8 @@ type Claims struct {
 	subnetsV6 map[string]claimSpace
 	opaque    bool
 	opaqueKey []byte
+	// The subnets of each layout, computed once for every prediction.
+	used, usedV6 *usedPrefixes
 }
 
 // claimSpace is the candidates of one claim and what is taken of them.
@@ -110,6 +112,14 @@ func ParseClaims(spec ClaimsSpec) (*Claims, error) {
 		c.subnets[sub.Name] = claimSpace{pool: spec.Pool.Name, space: vpcPool.Space(req), taken: taken}
 	}
 	parseClaimsV6(&errs, c, spec)
+	if ok {
+		u := c.layout.used()
+		c.used = &u
+	}
+	if c.layoutV6 != nil {
+		u := c.layoutV6.used()
+		c.usedV6 = &u
+	}
 	for i, zone := range spec.Zones {
 		for j, p := range zone.Pools {
 			field := fmt.Sprintf("zones[%d].pools[%d]", i, j)
@@ -249,7 +259,7 @@ func (c *Claims) SubnetV6(spec SubnetSpec) (SubnetPlan, error) {
 	if err != nil {
 		return SubnetPlan{}, err
 	}
-	return c.layoutV6.Plan(req)
+	return c.layoutV6.plan(req, c.usedV6)
 }
 
 // FloatingIP returns the address a floating IP claimed in the zone will
@@ -277,7 +287,7 @@ func (c *Claims) Subnet(spec SubnetSpec) (SubnetPlan, error) {
 	if err != nil {
 		return SubnetPlan{}, err
 	}
-	return c.layout.Plan(req)
+	return c.layout.plan(req, c.used)
 }
 
 // A ClaimRequest asks what one claim will get: an interface, a floating

@@ -123,3 +123,23 @@ func TestCountJSON(t *testing.T) {
 		t.Error("json.Unmarshal accepted -1")
 	}
 }
+
+// FuzzParseCount checks ParseCount against math/big: the same numbers are
+// accepted, as the same values, and String writes them back as they came.
+func FuzzParseCount(f *testing.F) {
+	for _, s := range []string{"0", "18446744073709551616", "340282366920938463463374607431768211455", "340282366920938463463374607431768211456", "007", "-1", "1e3", ""} {
+		f.Add(s)
+	}
+	maxBig := toBig(MaxCount)
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := ParseCount(s)
+		b, ok := new(big.Int).SetString(s, 10)
+		ok = ok && b.Sign() >= 0 && b.Cmp(maxBig) <= 0 && b.String() == s
+		if (err == nil) != ok {
+			t.Fatalf("ParseCount(%q) error %v, want accepted: %v", s, err, ok)
+		}
+		if err == nil && (toBig(c).Cmp(b) != 0 || c.String() != s) {
+			t.Fatalf("ParseCount(%q) = %s", s, c)
+		}
+	})
+}

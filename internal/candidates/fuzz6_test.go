@@ -2,6 +2,7 @@ package candidates
 
 import (
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -238,3 +239,208 @@ func FuzzSpace6(f *testing.F) {
 
 // and returns the bits of v and w.
 func (v ip6) and(w ip6) ip6 { return ip6{v.hi & w.hi, v.lo & w.lo} }
+
+// FuzzFreePrefixes6 checks FreePrefixes, FreePrefixCount and PrefixCount
+// of IPv6 parents against a brute-force model, as FuzzFreePrefixes does
+// for IPv4: every aligned block of the parent (8 192 at most) is tested
+// against every used prefix with netip.Prefix.Overlaps. The parent lies
+// anywhere, its last block at the end of the address space too; the used
+// prefixes come in any order, overlap, keep their host bits, stick out of
+// the parent or cover it, and some are IPv4 or invalid.
+func FuzzFreePrefixes6(f *testing.F) {
+	f.Add(uint64(0xfd123456789a0000), uint64(0), uint8(40), uint8(18), uint8(4), []byte{0, 0, 64, 0x40, 0, 63, 0x20, 0x10, 65})
+	f.Add(uint64(0x20010db800000000), uint64(0), uint8(24), uint8(10), uint8(255), []byte{0x80, 0, 40, 0, 0, 33})
+	f.Add(uint64(0xffffffffffffffff), uint64(0xffffffffffffff00), uint8(112), uint8(10), uint8(3), []byte{0xff, 0xff, 126, 0x10, 0, 250, 0, 0, 255})
+	f.Add(uint64(0), uint64(0), uint8(120), uint8(9), uint8(2), []byte{0x40, 0, 127, 0x40, 0x01, 128})
+	f.Add(uint64(0x20010db800000000), uint64(0x1234), uint8(56), uint8(15), uint8(0), []byte{})
+	f.Fuzz(func(t *testing.T, baseHi, baseLo uint64, parentIn, bitsIn, countIn uint8, usedIn []byte) {
+		pbits := 8 + int(parentIn%121)                                // /8 to /128
+		parent := netip.PrefixFrom(addr6(ip6{baseHi, baseLo}), pbits) // host bits kept
+		bits := pbits + int(bitsIn%16) - 2                            // two too short, up to 13 longer
+		count := int(countIn%20) - 1
+		if countIn >= 240 {
+			count = 1 << 20
+		}
+		lo, hi := prefixBounds6(parent)
+		var used []netip.Prefix
+		for i := 0; i+2 < len(usedIn) && i < 3*24; i += 3 {
+			// An address near the parent: off its start or its end, by a
+			// part of its size.
+			off := ip6{uint64(usedIn[i]), uint64(usedIn[i+1])}.shiftLeft(max(128-pbits-16, 0))
+			var at ip6
+			if usedIn[i]&0x80 != 0 {
+				at = ip6{hi.hi - off.hi, hi.lo - off.lo}
+			} else {
+				at = ip6{lo.hi + off.hi, lo.lo + off.lo}
+			}
+			switch kind := usedIn[i+2]; {
+			case kind == 255:
+				used = append(used, netip.Prefix{})
+			case kind >= 250:
+				used = append(used, netip.PrefixFrom(addr(ip4(at.lo)), int(kind%33)))
+			default:
+				used = append(used, netip.PrefixFrom(addr6(at), max(pbits-4, 0)+int(kind)%(133-pbits)))
+			}
+		}
+
+		var model []netip.Prefix
+		free := 0
+		if bits >= pbits && bits <= 128 && count >= 1 {
+			model = []netip.Prefix{}
+			step := hostMask6(bits)
+			for v := lo; ; v = v.or(step).next() {
+				block := netip.PrefixFrom(addr6(v), bits)
+				if !slices.ContainsFunc(used, block.Overlaps) {
+					free++
+					if len(model) < count {
+						model = append(model, block)
+					}
+				}
+				if v.or(step) == hi {
+					break
+				}
+			}
+		}
+
+		got := FreePrefixes(parent, used, bits, count)
+		if (got == nil) != (model == nil) || prefixes(got) != prefixes(model) {
+			t.Fatalf("FreePrefixes(%s, %v, %d, %d):\n got %s (nil %v)\nwant %s (nil %v)",
+				parent, used, bits, count, prefixes(got), got == nil, prefixes(model), model == nil)
+		}
+		if model != nil {
+			if got := FreePrefixCount(parent, used, bits); got != CountOf(uint64(free)) {
+				t.Fatalf("FreePrefixCount(%s, %v, %d) = %s, want %d", parent, used, bits, got, free)
+			}
+			if got := PrefixCount(parent, bits); got != CountOf(1<<(bits-pbits)) {
+				t.Fatalf("PrefixCount(%s, %d) = %s", parent, bits, got)
+			}
+		}
+	})
+}
+
+// shiftLeft returns v shifted left by n bits, 0 to 127.
+func (v ip6) shiftLeft(n int) ip6 {
+	switch {
+	case n >= 64:
+		return ip6{v.lo << (n - 64), 0}
+	case n == 0:
+		return v
+	}
+	return ip6{v.hi<<n | v.lo>>(64-n), v.lo << n}
+}
+
+// FuzzListing6 checks the listing of IPv6 addresses against a brute-force
+// model, as FuzzListing does for IPv4: every address between the bounds
+// is looked at in turn. The pool is small (a /116 to a /128), anywhere,
+// at the end of the address space too; its candidates are its own or two
+// subnets' of it.
+func FuzzListing6(f *testing.F) {
+	f.Add(uint64(0x20010db800000000), uint64(0), uint8(4), uint16(1), []byte{9, 2}, uint8(0), []byte{2, 17, 40, 0}, uint16(0), uint16(255), uint8(3), uint8(7))
+	f.Add(uint64(0xffffffffffffffff), uint64(0xfffffffffffff000), uint8(0), uint16(0), []byte{}, uint8(1), []byte{0, 3, 200, 15}, uint16(10), uint16(4000), uint8(50), uint8(49))
+	f.Add(uint64(0), uint64(0), uint8(12), uint16(0), []byte{}, uint8(0), []byte{0, 0}, uint16(0), uint16(0), uint8(0), uint8(1))
+	f.Fuzz(func(t *testing.T, baseHi, baseLo uint64, bitsIn uint8, gwIn uint16, excl []byte, subnetsIn uint8, takenIn []byte, fromIn, toIn uint16, offsetIn, nIn uint8) {
+		bits := 116 + int(bitsIn%13)
+		prefix := netip.PrefixFrom(addr6(ip6{baseHi, baseLo}), bits).Masked()
+		lo, hi := prefixBounds6(prefix)
+		size := hi.lo - lo.lo + 1
+		at := func(off uint64) ip6 { return ip6{lo.hi, lo.lo + off%size} }
+
+		spec := PoolSpec{CIDR: prefix.String()}
+		if gw := addr6(at(uint64(gwIn))); gwIn%3 != 0 && hostAddressProblem(gw, prefix) == "" {
+			spec.Gateway = gw.String()
+		}
+		for i := 0; i+1 < len(excl) && i < 8; i += 2 {
+			a, b := at(uint64(excl[i])*17), at(uint64(excl[i])*17+uint64(excl[i+1]%8))
+			if b.less(a) {
+				a, b = b, a
+			}
+			spec.Exclude = append(spec.Exclude, Range{addr6(a), addr6(b)}.String())
+		}
+		pool, err := ParsePool(spec)
+		if err != nil {
+			t.Fatalf("ParsePool(%+v): %v", spec, err)
+		}
+		spaces := []Space{pool.Candidates()}
+		if subnetsIn%2 == 1 && bits <= 124 {
+			spaces = nil
+			for _, q := range []uint64{0, 2} {
+				sub := netip.PrefixFrom(addr6(at(q*size/4)), bits+2)
+				r, err := pool.ParseRequest(RequestSpec{Within: sub.String(), Reserved: []string{addr6(at(q*size/4 + 1)).String()}})
+				if err != nil {
+					t.Fatalf("ParseRequest(%s): %v", sub, err)
+				}
+				spaces = append(spaces, pool.Space(r))
+			}
+		}
+		var cand Set
+		for _, s := range spaces {
+			cand = cand.Union(s.Set())
+		}
+		isCandidate := func(a netip.Addr) bool {
+			for _, s := range spaces {
+				if s.Contains(a) {
+					return true
+				}
+			}
+			return false
+		}
+
+		var tb SetBuilder
+		taken := map[ip6]bool{}
+		for i := 0; i+1 < len(takenIn) && i < 64; i += 2 {
+			a := lo.prev().prev().plus(uint64(takenIn[i]) * size / 200)
+			b := a.plus(uint64(takenIn[i+1] % 16))
+			if b.less(a) {
+				continue
+			}
+			tb.AddRange(Range{addr6(a), addr6(b)})
+			for v := a; ; v = v.next() {
+				taken[v] = true
+				if v == b {
+					break
+				}
+			}
+		}
+		from, to := at(uint64(fromIn)), lo.plus(uint64(toIn)%(size+2))
+		if to.less(lo) {
+			to = ip6{maxUint64, maxUint64}
+		}
+
+		var model []Row
+		var modelCount ListingCount
+		for v := from; !to.less(v); v = v.next() {
+			a := addr6(v)
+			switch {
+			case taken[v]:
+				model = append(model, Row{From: a, To: a})
+				modelCount.Taken++
+			case isCandidate(a):
+				modelCount.Free++
+				if n := len(model); n > 0 && model[n-1].Free && model[n-1].To.Next() == a {
+					model[n-1].To = a
+				} else {
+					model = append(model, Row{From: a, To: a, Free: true})
+				}
+			}
+			if cand.Contains(a) != isCandidate(a) {
+				t.Fatalf("the spaces' sets hold %s: %v; Space.Contains: %v", a, cand.Contains(a), isCandidate(a))
+			}
+			if v == to {
+				break
+			}
+		}
+		modelCount.Rows, modelCount.FreeCount = len(model), CountOf(uint64(modelCount.Free))
+		l := NewListing(cand, tb.Set(), Range{addr6(from), addr6(to)})
+		n := 1 + int(nIn%60)
+		for _, offset := range []int{0, int(offsetIn), len(model) - n, len(model) / 2} {
+			if offset < 0 {
+				continue
+			}
+			want := model[min(offset, len(model)):min(offset+n, len(model))]
+			got, count := l.Page(offset, n)
+			if count != modelCount || !slices.Equal(got, want) {
+				t.Fatalf("Page(%d, %d) = %v of %+v, want %v of %+v", offset, n, rowsText(got), count, rowsText(want), modelCount)
+			}
+		}
+	})
+}

@@ -191,11 +191,12 @@ func FuzzSpace(f *testing.F) {
 	})
 }
 
-// FuzzFreePrefixes checks FreePrefixes against a brute-force model: every
-// aligned block of a small parent is tested against every used prefix with
-// netip.Prefix.Overlaps, and the free ones, lowest first, must be the
-// answer. The used prefixes come in any order, overlap, keep their host
-// bits, stick out of the parent or cover it, and some are IPv6 or invalid.
+// FuzzFreePrefixes checks FreePrefixes and FreePrefixCount against a
+// brute-force model: every aligned block of a small parent is tested
+// against every used prefix with netip.Prefix.Overlaps, and the free ones,
+// lowest first, must be the answer, and their number the count. The used
+// prefixes come in any order, overlap, keep their host bits, stick out of
+// the parent or cover it, and some are IPv6 or invalid.
 func FuzzFreePrefixes(f *testing.F) {
 	f.Add(uint32(0x0a2a0000), uint8(4), uint8(10), uint8(4), []byte{0, 0, 16, 0x40, 0, 15, 0x20, 0x10, 17})
 	f.Add(uint32(0x0a2a0777), uint8(0), uint8(4), uint8(255), []byte{0x80, 0, 14, 0, 0, 9})
@@ -230,14 +231,21 @@ func FuzzFreePrefixes(f *testing.F) {
 		usedCopy := slices.Clone(used)
 
 		var model []netip.Prefix
+		free := 0
 		if bits >= pbits && bits <= 32 && count >= 1 {
 			model = []netip.Prefix{}
 			step := uint64(1) << (32 - bits)
-			for v := uint64(lo); v <= uint64(hi) && len(model) < count; v += step {
+			for v := uint64(lo); v <= uint64(hi); v += step {
 				block := netip.PrefixFrom(addr(ip4(v)), bits)
 				if !slices.ContainsFunc(used, block.Overlaps) {
-					model = append(model, block)
+					free++
+					if len(model) < count {
+						model = append(model, block)
+					}
 				}
+			}
+			if got := FreePrefixCount(parent, used, bits); got != CountOf(uint64(free)) {
+				t.Fatalf("FreePrefixCount(%s, %v, %d) = %s, want %d", parent, used, bits, got, free)
 			}
 		}
 
@@ -261,6 +269,10 @@ func FuzzParsePool(f *testing.F) {
 	f.Add("2001:db8::/64", "::1", "", "")
 	f.Add("10.0.0.0/31", "10.0.0.1", "10.0.0.0 - 10.0.0.1", "10.0.0.0/32")
 	f.Add("0.0.0.0/0", "", "-", "/")
+	f.Add("fd12:3456:789a::/48", "fd12:3456:789a::1", "fd12:3456:789a::2-fd12:3456:789a::9,fd12:3456:789a:ffff:ffff:ffff:ffff:ffff", "fd12:3456:789a:1::/64")
+	f.Add("2001:DB8:0::/32", "2001:db8::0:1", "10.0.0.1,2001:db8::9-2001:db8::1", "2001:db8::/33")
+	f.Add("2001:db8::/127", "2001:db8::", "fe80::1%eth0", "2001:db8::1/128")
+	f.Add("::/8", "::", "::ffff:10.0.0.1", "::/0")
 	f.Fuzz(func(t *testing.T, cidr, gateway, exclude, within string) {
 		spec := PoolSpec{CIDR: cidr, Gateway: gateway}
 		if exclude != "" {
@@ -274,7 +286,7 @@ func FuzzParsePool(f *testing.F) {
 		if p.Prefix.String() != cidr || p.Prefix.Bits() < MinPoolBits {
 			t.Errorf("ParsePool accepted cidr %q as %s", cidr, p.Prefix)
 		}
-		if p.Gateway.IsValid() && (!p.Prefix.Contains(p.Gateway) || hostAddressProblem(p.Gateway, p.Prefix) != "") {
+		if p.Gateway.IsValid() && (p.Gateway.String() != gateway || !p.Prefix.Contains(p.Gateway) || hostAddressProblem(p.Gateway, p.Prefix) != "") {
 			t.Errorf("ParsePool accepted gateway %s for %s", p.Gateway, p.Prefix)
 		}
 		for _, r := range p.Exclude.Ranges() {
@@ -313,6 +325,9 @@ func FuzzParseRangeList(f *testing.F) {
 	f.Add("10.0.0.9-10.0.0.2,x")
 	f.Add(" 10.0.0.1 - 10.0.0.3 ,,")
 	f.Add("::1,1.2.3.4-1.2.3.4")
+	f.Add("2001:db8::5-2001:db8::9,10.0.0.1,2001:db8::a")
+	f.Add("2001:DB8::1, 2001:db8::2 - 2001:db8::3")
+	f.Add("fe80::1%eth0,::-10.0.0.1,ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff")
 	f.Fuzz(func(t *testing.T, list string) {
 		got, errGot := ParseRangeList("taken", list)
 		var entries []string

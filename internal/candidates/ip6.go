@@ -67,3 +67,31 @@ func prefixBounds6(p netip.Prefix) (lo, hi ip6) {
 func size6(s addr6Span) Count {
 	return Count(s.hi).Sub(Count(s.lo)).Add(CountOf(1))
 }
+
+// plus returns v + n, which the caller keeps inside the address space.
+func (v ip6) plus(n uint64) ip6 {
+	lo := v.lo + n
+	if lo < v.lo {
+		return ip6{v.hi + 1, lo}
+	}
+	return ip6{v.hi, lo}
+}
+
+// or returns the bits of v or w.
+func (v ip6) or(w ip6) ip6 { return ip6{v.hi | w.hi, v.lo | w.lo} }
+
+// andNot returns the bits of v not in w.
+func (v ip6) andNot(w ip6) ip6 { return ip6{v.hi &^ w.hi, v.lo &^ w.lo} }
+
+// shiftRight returns v shifted right by n bits, 0 to 128.
+func (v ip6) shiftRight(n int) ip6 {
+	switch {
+	case n >= 128:
+		return ip6{}
+	case n >= 64:
+		return ip6{0, v.hi >> (n - 64)}
+	case n == 0:
+		return v
+	}
+	return ip6{v.hi >> n, v.lo>>n | v.hi<<(64-n)}
+}

@@ -66,15 +66,6 @@ func satAdd(a, b int) int {
 	return a + b
 }
 
-// plus returns v + n, which the caller keeps inside a span.
-func (v ip6) plus(n uint64) ip6 {
-	lo := v.lo + n
-	if lo < v.lo {
-		return ip6{v.hi + 1, lo}
-	}
-	return ip6{v.hi, lo}
-}
-
 // A listingIter6 is a listingIter over IPv6 spans. Its position cannot
 // step past the last address of all, so it says when it is done.
 type listingIter6 struct {

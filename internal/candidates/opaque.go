@@ -47,19 +47,6 @@ func OpaqueAddress(key []byte, prefix netip.Prefix, vmUID string, nic int, count
 	return addr6(lo.or(iid))
 }
 
-// shiftRight returns v shifted right by n bits, 0 to 128.
-func (v ip6) shiftRight(n int) ip6 {
-	switch {
-	case n >= 128:
-		return ip6{}
-	case n >= 64:
-		return ip6{0, v.hi >> (n - 64)}
-	case n == 0:
-		return v
-	}
-	return ip6{v.hi >> n, v.lo>>n | v.hi<<(64-n)}
-}
-
 // MaxOpaqueTries bounds the counters NextOpaque tries for one interface.
 const MaxOpaqueTries = 256
 

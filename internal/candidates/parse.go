@@ -218,9 +218,9 @@ func canonical6(a netip.Addr, s string) bool {
 func familyProblem(a netip.Addr, p netip.Prefix) string {
 	switch {
 	case a.Is4() && p.Addr().Is6():
-		return "is IPv4 but cidr " + p.String() + " is IPv6; a pool holds addresses of one family"
+		return "is not IPv6 as cidr " + p.String() + " is; a pool holds addresses of one family"
 	case a.Is6() && p.Addr().Is4():
-		return "is IPv6 but cidr " + p.String() + " is IPv4; a pool holds addresses of one family"
+		return "is not IPv4 as cidr " + p.String() + " is; a pool holds addresses of one family"
 	}
 	return ""
 }

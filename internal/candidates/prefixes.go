@@ -24,13 +24,39 @@ import (
 // The cost grows with the number of used prefixes and of answers, not with
 // the size of parent: a used range is jumped over in one step.
 func FreePrefixes(parent netip.Prefix, used []netip.Prefix, bits, count int) []netip.Prefix {
-	if parent.IsValid() && parent.Addr().Is6() {
-		return freePrefixes6(parent, used, bits, count)
-	}
-	if !parent.IsValid() || !parent.Addr().Is4() || bits < parent.Bits() || bits > 32 || count < 1 {
+	if !parent.IsValid() || bits < parent.Bits() || bits > parent.Addr().BitLen() || count < 1 {
 		return nil
 	}
-	lo, hi := prefixBounds(parent.Masked())
+	return newUsedPrefixes(parent, used).free(bits, count)
+}
+
+// usedPrefixes is the prefixes used in a parent, clipped to it and merged
+// into sorted ranges: what FreePrefixes computes before it walks the
+// parent, kept by Claims to answer every prediction of a page.
+type usedPrefixes struct {
+	parent netip.Prefix // masked
+	spans  []addrSpan   // of an IPv4 parent
+	spans6 []addr6Span  // of an IPv6 parent
+}
+
+// newUsedPrefixes returns used inside parent; parent must be valid.
+func newUsedPrefixes(parent netip.Prefix, used []netip.Prefix) usedPrefixes {
+	u := usedPrefixes{parent: parent.Masked()}
+	if parent.Addr().Is6() {
+		lo, hi := prefixBounds6(parent)
+		spans := make([]addr6Span, 0, len(used))
+		for _, p := range used {
+			if !p.IsValid() || !p.Addr().Is6() {
+				continue
+			}
+			if ulo, uhi := prefixBounds6(p); !hi.less(ulo) && !uhi.less(lo) {
+				spans = append(spans, addr6Span{max6(ulo, lo), min6(uhi, hi)})
+			}
+		}
+		u.spans6 = normalize(spans)
+		return u
+	}
+	lo, hi := prefixBounds(u.parent)
 	spans := make([]addrSpan, 0, len(used))
 	for _, p := range used {
 		if !p.IsValid() || !p.Addr().Is4() {
@@ -40,14 +66,26 @@ func FreePrefixes(parent netip.Prefix, used []netip.Prefix, bits, count int) []n
 			spans = append(spans, addrSpan{max(ulo, lo), min(uhi, hi)})
 		}
 	}
-	taken := normalize(spans)
+	u.spans = normalize(spans)
+	return u
+}
 
+// free returns, lowest first, up to count free aligned prefixes of length
+// bits, as FreePrefixes does.
+func (u usedPrefixes) free(bits, count int) []netip.Prefix {
+	if bits < u.parent.Bits() || bits > u.parent.Addr().BitLen() || count < 1 {
+		return nil
+	}
+	if u.parent.Addr().Is6() {
+		return u.free6(bits, count)
+	}
+	lo, hi := prefixBounds(u.parent)
 	size := uint64(1) << (32 - bits)
 	blocks := (uint64(hi) - uint64(lo) + 1) / size
 	// Room for a page's worth of answers; more grow the slice as needed.
 	out := make([]netip.Prefix, 0, min(uint64(count), blocks, 64))
 	cur, end := uint64(lo), uint64(hi)
-	for _, t := range taken {
+	for _, t := range u.spans {
 		// Every block that ends before t starts is free.
 		for ; cur+size-1 < uint64(t.lo); cur += size {
 			out = append(out, netip.PrefixFrom(addr(ip4(cur)), bits))
@@ -69,27 +107,13 @@ func FreePrefixes(parent netip.Prefix, used []netip.Prefix, bits, count int) []n
 	return out
 }
 
-// freePrefixes6 is FreePrefixes of an IPv6 parent.
-func freePrefixes6(parent netip.Prefix, used []netip.Prefix, bits, count int) []netip.Prefix {
-	if bits < parent.Bits() || bits > 128 || count < 1 {
-		return nil
-	}
-	lo, hi := prefixBounds6(parent)
-	spans := make([]addr6Span, 0, len(used))
-	for _, p := range used {
-		if !p.IsValid() || !p.Addr().Is6() {
-			continue
-		}
-		if ulo, uhi := prefixBounds6(p); !hi.less(ulo) && !uhi.less(lo) {
-			spans = append(spans, addr6Span{vmax(ulo, lo), vmin(uhi, hi)})
-		}
-	}
-	taken := normalize(spans)
-
+// free6 is free of an IPv6 parent.
+func (u usedPrefixes) free6(bits, count int) []netip.Prefix {
+	lo, hi := prefixBounds6(u.parent)
 	// A block starts at an aligned cur and ends at cur|step; the walk is
 	// done after the block that ends at hi, the last address of parent.
 	step := hostMask6(bits)
-	out := make([]netip.Prefix, 0, min(count, 64, 1<<min(bits-parent.Bits(), 6)))
+	out := make([]netip.Prefix, 0, min(count, 64, 1<<min(bits-u.parent.Bits(), 6)))
 	cur, done := lo, false
 	emit := func() bool {
 		out = append(out, netip.PrefixFrom(addr6(cur), bits))
@@ -97,7 +121,7 @@ func freePrefixes6(parent netip.Prefix, used []netip.Prefix, bits, count int) []
 		cur = cur.or(step).next()
 		return len(out) == count
 	}
-	for _, t := range taken {
+	for _, t := range u.spans6 {
 		if done {
 			return out
 		}
@@ -121,9 +145,6 @@ func freePrefixes6(parent netip.Prefix, used []netip.Prefix, bits, count int) []
 	}
 	return out
 }
-
-// or returns the bits of v or w.
-func (v ip6) or(w ip6) ip6 { return ip6{v.hi | w.hi, v.lo | w.lo} }
 
 // FreePrefixCount returns how many prefixes of length bits inside parent
 // overlap none of used (as FreePrefixes takes them), exactly: what a
@@ -163,9 +184,6 @@ func as6(p netip.Prefix) netip.Prefix {
 	}
 	return p.Masked()
 }
-
-// andNot returns the bits of v not in w.
-func (v ip6) andNot(w ip6) ip6 { return ip6{v.hi &^ w.hi, v.lo &^ w.lo} }
 
 // shiftRight returns c shifted right by n bits.
 func (c Count) shiftRight(n int) Count { return Count(ip6(c).shiftRight(n)) }

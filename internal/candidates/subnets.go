@@ -122,7 +122,11 @@ type SubnetPlan struct {
 // The error says why not: an *OverlapError, a *NoFreePrefixError, or an
 // Errors holding the mistake. When only the gateway is refused, the plan
 // holds the prefix the subnet would get.
-func (l VPCLayout) Plan(req SubnetRequest) (SubnetPlan, error) {
+func (l VPCLayout) Plan(req SubnetRequest) (SubnetPlan, error) { return l.plan(req, nil) }
+
+// plan is Plan with the VPC's subnets as usedPrefixes when used is not
+// nil: Claims computes them once for every prediction of a page.
+func (l VPCLayout) plan(req SubnetRequest, used *usedPrefixes) (SubnetPlan, error) {
 	var plan SubnetPlan
 	if req.Prefix.IsValid() {
 		if req.Prefix.Bits() < l.Prefix.Bits() || !l.Prefix.Contains(req.Prefix.Addr()) {
@@ -136,11 +140,11 @@ func (l VPCLayout) Plan(req SubnetRequest) (SubnetPlan, error) {
 		if req.Bits < l.Prefix.Bits() || req.Bits > maxSubnetBits(l.Prefix) {
 			return plan, Errors{{Field: "prefixLength", Message: fmt.Sprintf("prefixLength %d is out of range for VPC %s's %s: %d to %d", req.Bits, l.Name, l.Prefix, l.Prefix.Bits(), maxSubnetBits(l.Prefix))}}
 		}
-		used := make([]netip.Prefix, len(l.Subnets))
-		for i, s := range l.Subnets {
-			used[i] = s.Prefix
+		if used == nil {
+			u := l.used()
+			used = &u
 		}
-		free := FreePrefixes(l.Prefix, used, req.Bits, 1)
+		free := used.free(req.Bits, 1)
 		if len(free) == 0 {
 			return plan, &NoFreePrefixError{VPC: l.Name, Bits: req.Bits, Scope: l.Prefix}
 		}
@@ -155,6 +159,15 @@ func (l VPCLayout) Plan(req SubnetRequest) (SubnetPlan, error) {
 	}
 	plan.Gateway = req.Gateway
 	return plan, nil
+}
+
+// used returns the VPC's subnets inside its prefix.
+func (l VPCLayout) used() usedPrefixes {
+	used := make([]netip.Prefix, len(l.Subnets))
+	for i, s := range l.Subnets {
+		used[i] = s.Prefix
+	}
+	return newUsedPrefixes(l.Prefix, used)
 }
 
 // overlapping returns the lowest subnet of the VPC that overlaps p.

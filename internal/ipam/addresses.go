@@ -57,7 +57,7 @@ type AddressDetail struct {
 func (s *Service) Address(ctx context.Context, actor auth.Actor, namespace, pool, address string) (AddressDetail, error) {
 	missing := notFound("address", namespace, pool+"/"+address)
 	a, err := netip.ParseAddr(address)
-	if err != nil || !a.Is4() || a.String() != address || !storable(namespace, pool) {
+	if err != nil || a.String() != address || !storable(namespace, pool) {
 		return AddressDetail{}, missing
 	}
 	cp, err := s.readablePool(ctx, actor, namespace, pool)

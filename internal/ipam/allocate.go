@@ -35,6 +35,19 @@ type claimRequest struct {
 	// namespace and found room under its quotas (claimUnderQuota); nil
 	// until then.
 	quotaTx *store.Tx
+	// opaque, for a VM's interface in an IPv6 subnet of a VPC of stable
+	// opaque addresses, makes the claim's candidates the interface's own;
+	// nil: the lowest free.
+	opaque *opaqueOwner
+}
+
+// An opaqueOwner is what a VM interface's stable opaque candidates are
+// derived from besides the subnet's prefix (candidates.OpaqueAddress): the
+// VPC's key, the VM's uid and the NIC.
+type opaqueOwner struct {
+	key   []byte
+	vmUID string
+	nic   int
 }
 
 // ownerKey is the identity of the request's owner in its pool.
@@ -96,10 +109,16 @@ type addressClaim struct {
 	lost *int
 }
 
-// Space returns the view of the request's pool and its candidates.
+// Space returns the view of the request's pool and its candidates: the
+// lowest free, or the interface's own stable opaque ones in their order.
 func (c *addressClaim) Space(ctx context.Context) (*poolView, func(candidates.Set) (netip.Addr, bool), error) {
 	pv, err := c.s.views.pool(ctx, c.r.pool.row.UID)
 	space := c.r.space
+	if o := c.r.opaque; o != nil {
+		return pv, func(taken candidates.Set) (netip.Addr, bool) {
+			return space.NextOpaque(taken, o.key, o.vmUID, o.nic)
+		}, err
+	}
 	return pv, func(taken candidates.Set) (netip.Addr, bool) {
 		it := space.Iter(taken)
 		return it.Next()
@@ -110,7 +129,7 @@ func (c *addressClaim) Space(ctx context.Context) (*poolView, func(candidates.Se
 func (c *addressClaim) Insert(ctx context.Context, a netip.Addr) (Allocation, error) {
 	cp, r := c.r.pool, c.r
 	row, err := c.s.insertAllocation(ctx, c.ext, store.AllocationRow{
-		Namespace: cp.row.Namespace, Name: allocationName(cp.row.Name, a), PoolUID: cp.row.UID, Address: a,
+		Namespace: cp.row.Namespace, Name: candidates.AllocationName(cp.row.Name, a), PoolUID: cp.row.UID, Address: a,
 		OwnerKind: string(r.owner.Kind), OwnerUID: r.owner.UID, OwnerName: r.owner.Name, OwnerNamespace: r.ownerNS,
 		SubnetUID: r.subnetUID, CreatedBy: r.actor, SpecVersion: cp.row.SpecVersion,
 	}, cp.row.Name, r.quotaTx)
@@ -187,9 +206,11 @@ func (c *addressClaim) Respecify(ctx context.Context) (bool, error) {
 	return c.s.respecify(ctx, c.ext, &c.r)
 }
 
-// Taken reads the pool's taken addresses.
+// Taken reads the pool's taken addresses, through the claim's
+// transaction when it has one (a claim in a transaction holds one of the
+// process's connections already).
 func (c *addressClaim) Taken(ctx context.Context) ([]netip.Addr, error) {
-	return store.TakenAddresses(ctx, c.s.db, c.r.pool.row.UID)
+	return store.TakenAddresses(ctx, c.ext, c.r.pool.row.UID)
 }
 
 // respecify makes the claim r again under its public pool's spec as ext
@@ -371,6 +392,9 @@ func (s *Service) Allocate(ctx context.Context, actor auth.Actor, in AllocateInp
 		if err != nil {
 			return Allocation{}, err
 		}
+		if err := refuseDelegation(cp); err != nil {
+			return Allocation{}, err
+		}
 		r, err := s.allocateRequest(ctx, cp, in)
 		if err != nil {
 			return Allocation{}, err
@@ -491,9 +515,10 @@ func (s *Service) Release(ctx context.Context, actor auth.Actor, in ReleaseInput
 		return false, invalid("address", "address and owner name the allocation twice: give one")
 	case in.Address != "":
 		var err error
-		if address, err = parseAddr("address", in.Address); err != nil {
-			return false, err
+		if address, err = netip.ParseAddr(in.Address); err != nil || address.Zone() != "" {
+			return false, invalid("address", "address %s is not an IPv4 address such as 10.0.0.1", describe(in.Address))
 		}
+		address = address.Unmap()
 	case in.Owner != nil:
 		if err := checkOwner(*in.Owner); err != nil {
 			return false, err
@@ -505,6 +530,12 @@ func (s *Service) Release(ctx context.Context, actor auth.Actor, in ReleaseInput
 	cp, err := s.writablePool(ctx, actor, in.Namespace, in.Pool, "release")
 	if err != nil {
 		return false, err
+	}
+	switch {
+	case address.Is6() && cp.spec.Prefix.Addr().Is4():
+		return false, invalid("address", "address %s is not an IPv4 address such as 10.0.0.1", describe(in.Address))
+	case address.Is4() && cp.spec.Prefix.Addr().Is6():
+		return false, invalid("address", "address %s is not an IPv6 address such as 2001:db8::1: pool %s is an IPv6 pool", describe(in.Address), in.Pool)
 	}
 	var key store.OwnerKey
 	if owner != nil {
@@ -552,6 +583,9 @@ func (s *Service) Preview(ctx context.Context, actor auth.Actor, namespace, pool
 	}
 	cp, err := s.readablePool(ctx, actor, namespace, pool)
 	if err != nil {
+		return nil, err
+	}
+	if err := refuseDelegation(cp); err != nil {
 		return nil, err
 	}
 	space, _, _, err := s.requestSpace(ctx, cp, within, reserved)

@@ -10,7 +10,7 @@ import (
 func poolFromRow(r store.PoolRow) Pool {
 	p := Pool{
 		UID: r.UID, Namespace: r.Namespace, Name: r.Name, Kind: PoolKind(r.Kind), CIDR: r.CIDR, Gateway: r.Gateway,
-		Exclude: r.Exclude, Zone: r.Zone, VPCUID: r.VPCUID, Labels: r.Labels,
+		Exclude: r.Exclude, Zone: r.Zone, VPCUID: r.VPCUID, Labels: r.Labels, DelegatedPrefixLength: r.DelegatedPrefixLength,
 		CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy,
 	}
 	if p.Exclude == nil {
@@ -32,13 +32,18 @@ func allocationFromRow(r store.AllocationRow, pool string) Allocation {
 }
 
 func vpcFromRow(r store.VPCRow) VPC {
-	return VPC{UID: r.UID, Namespace: r.Namespace, Name: r.Name, CIDR: r.CIDR, Zone: r.Zone, CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy}
+	return VPC{
+		UID: r.UID, Namespace: r.Namespace, Name: r.Name, CIDR: r.CIDR, Zone: r.Zone,
+		IPv6CIDR: r.IPv6CIDR, IPv6Delegated: r.IPv6Delegated, IPv6Addressing: IPv6Addressing(r.IPv6Addressing),
+		CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy,
+	}
 }
 
 func subnetFromRow(r store.SubnetRow, v VPC) Subnet {
 	return Subnet{
 		UID: r.UID, VPCUID: r.VPCUID, Namespace: v.Namespace, VPC: v.Name, Name: r.Name,
-		CIDR: r.CIDR, Gateway: r.Gateway, CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy,
+		CIDR: r.CIDR, Gateway: r.Gateway, IPv6CIDR: r.IPv6CIDR, IPv6Gateway: r.IPv6Gateway,
+		CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy,
 	}
 }
 

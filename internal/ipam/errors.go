@@ -44,11 +44,16 @@ type ExhaustedError struct {
 	Zone  string       // set when every pool of the zone is exhausted
 	VPC   string       // set when the VPC has no free prefix of length Bits
 	Bits  int
+	// Delegated is set, with Zone and Bits, when no delegation pool of the
+	// zone has a free prefix of length Bits.
+	Delegated bool
 }
 
 // Error says it in the words the browser's predictions use.
 func (e *ExhaustedError) Error() string {
 	switch {
+	case e.Delegated:
+		return fmt.Sprintf("zone %s has no free /%d in its delegation pools", e.Zone, e.Bits)
 	case e.Zone != "":
 		return candidates.NoFreeAddressInZone(e.Zone)
 	case e.VPC != "":

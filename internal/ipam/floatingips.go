@@ -33,6 +33,9 @@ func (s *Service) ClaimFloatingIP(ctx context.Context, actor auth.Actor, in Clai
 		if err != nil {
 			return FloatingIP{}, err
 		}
+		if cp.spec.Prefix.Addr().Is6() {
+			return FloatingIP{}, invalid("pool", "pool %s is an IPv6 pool: floating IPs are IPv4 (an IPv6 address is routable as it is); give an IPv4 pool", in.Pool)
+		}
 		pools = []*cachedPool{cp}
 	} else {
 		var err error

@@ -3,15 +3,14 @@ package ipam
 import (
 	"crypto/rand"
 	"fmt"
-	"net/netip"
-	"strings"
 
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/store"
 )
 
 // The names of the objects the service makes: a VPC's private pool's
-// (candidates.PrivatePoolName), an allocation's, a new uid.
+// (candidates.PrivatePoolName, candidates.PrivatePoolNameV6), an
+// allocation's (candidates.AllocationName), a new uid.
 
 // vpcOfPool is the name of the VPC of a private pool's row, "" for a
 // public pool's.
@@ -19,13 +18,12 @@ func vpcOfPool(p store.PoolRow) string {
 	if p.VPCUID == "" {
 		return ""
 	}
+	if p.CIDR.Addr().Is6() {
+		vpc, _ := candidates.PrivatePoolVPCV6(p.Name)
+		return vpc
+	}
 	vpc, _ := candidates.PrivatePoolVPC(p.Name)
 	return vpc
-}
-
-// allocationName is "<pool>-<a-b-c-d>", the name of an allocation.
-func allocationName(pool string, a netip.Addr) string {
-	return pool + "-" + strings.ReplaceAll(a.String(), ".", "-")
 }
 
 // newUID returns a random (version 4) UUID.

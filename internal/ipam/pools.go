@@ -49,7 +49,8 @@ func publicPoolRow(actor auth.Actor, in CreatePublicPoolInput) (store.PoolRow, e
 	}
 	return store.PoolRow{
 		UID: newUID(), Name: in.Name, Kind: string(Public), CIDR: spec.Prefix, Gateway: spec.Gateway,
-		Exclude: normalizeExcludes(in.Exclude), Zone: in.Zone, Labels: in.Labels, CreatedBy: actor.Name,
+		Exclude: normalizeExcludes(in.Exclude), Zone: in.Zone, Labels: in.Labels, DelegatedPrefixLength: in.DelegatedPrefixLength,
+		CreatedBy: actor.Name,
 	}, nil
 }
 
@@ -58,7 +59,7 @@ func publicPoolRow(actor auth.Actor, in CreatePublicPoolInput) (store.PoolRow, e
 func createPublicPool(ctx context.Context, tx *store.Tx, actor auth.Actor, row store.PoolRow) (store.PoolRow, error) {
 	if existing, err := store.Pool(ctx, tx, "", row.Name); err == nil {
 		if existing.CIDR == row.CIDR && existing.Gateway == row.Gateway && existing.Zone == row.Zone &&
-			slices.Equal(existing.Exclude, row.Exclude) {
+			slices.Equal(existing.Exclude, row.Exclude) && existing.DelegatedPrefixLength == row.DelegatedPrefixLength {
 			return existing, nil
 		}
 		return store.PoolRow{}, fieldConflict("name", "public pool %s exists already with another spec (%s); change its gateway, excludes or zone with updatePublicPool, or create another pool", row.Name, specSummary(existing))
@@ -367,17 +368,24 @@ func (s *Service) PoolUsage(ctx context.Context, actor auth.Actor, p Pool) (usag
 	return s.usage(ctx, cp)
 }
 
-// usage counts the pool's candidates and the free ones in its view.
+// usage counts the pool's candidates and the free ones in its view, exact
+// at 128 bits; a delegation pool counts its prefixes of the delegated
+// length, and those it delegated.
 func (s *Service) usage(ctx context.Context, cp *cachedPool) (usage.Figures, error) {
 	pv, err := s.views.pool(ctx, cp.row.UID)
 	if err != nil {
 		return usage.Figures{}, err
 	}
+	if bits := cp.row.DelegatedPrefixLength; bits != 0 {
+		var used candidates.Count
+		pv.Read(func(taken candidates.Set) { used = taken.Count() })
+		return usage.Exact(candidates.PrefixCount(cp.spec.Prefix, bits), used, usage.Prefixes(bits)), nil
+	}
 	space := cp.spec.Candidates()
-	var free int
-	pv.Read(func(taken candidates.Set) { free = space.Free(taken) })
-	size := space.Size()
-	return usage.Figures{Size: size, Used: size - free, Free: free}, nil
+	var free candidates.Count
+	pv.Read(func(taken candidates.Set) { free = space.FreeCount(taken) })
+	size := space.Count()
+	return usage.Exact(size, size.Sub(free), ""), nil
 }
 
 // PoolAllocations returns a page of the pool's allocations in address
@@ -435,7 +443,7 @@ func (s *Service) allocationPage(ctx context.Context, f store.AllocationFilter, 
 	}
 	if page.After != "" {
 		a, err := netip.ParseAddr(page.After)
-		if err != nil || !a.Is4() {
+		if err != nil || a.Zone() != "" {
 			return AllocationPage{}, invalid("after", "after %s is not a cursor of this list", describe(page.After))
 		}
 		f.After = a
@@ -482,12 +490,17 @@ func poolAudit(r store.PoolRow) audit.Pool {
 	if len(r.Labels) > 0 {
 		p.Labels = r.Labels
 	}
+	p.DelegatedPrefixLength = r.DelegatedPrefixLength
 	return p
 }
 
 // subnetAudit is the audit log's document of a subnet.
 func subnetAudit(r store.SubnetRow) audit.Subnet {
-	return audit.Subnet{UID: r.UID, CIDR: r.CIDR.String(), Gateway: r.Gateway.String()}
+	a := audit.Subnet{UID: r.UID, CIDR: r.CIDR.String(), Gateway: r.Gateway.String()}
+	if r.IPv6CIDR.IsValid() {
+		a.IPv6CIDR, a.IPv6Gateway = r.IPv6CIDR.String(), r.IPv6Gateway.String()
+	}
+	return a
 }
 
 // specSummary writes a pool's spec in a few words, for messages.
@@ -501,6 +514,9 @@ func specSummary(r store.PoolRow) string {
 	}
 	if r.Zone != "" {
 		parts = append(parts, "zone "+r.Zone)
+	}
+	if r.DelegatedPrefixLength != 0 {
+		parts = append(parts, "delegatedPrefixLength "+strconv.Itoa(r.DelegatedPrefixLength))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -93,12 +93,15 @@ func (s *Service) forwardedRequest(ctx context.Context, c routing.Claim) (claimR
 		if err != nil {
 			return claimRequest{}, err
 		}
-		if cs.pool.row.UID != c.PoolUID {
+		f := IPv4
+		if cs.ipv6 != nil && cs.ipv6.pool.row.UID == c.PoolUID {
+			f = IPv6
+		}
+		if side, _ := cs.side(f); side.pool.row.UID != c.PoolUID {
 			s.forgetSubnets(c.PoolNamespace, c.VPC, c.Subnet)
 			return claimRequest{}, notFound("subnet", c.PoolNamespace, c.VPC+"/"+c.Subnet)
 		}
-		return claimRequest{pool: cs.pool, space: cs.space, within: cs.within, owner: owner, ownerNS: c.OwnerNamespace,
-			subnetUID: cs.subnet.UID, actor: c.Actor}, nil
+		return cs.request(f, owner, c.OwnerNamespace, c.Actor), nil
 	}
 	cp, err := s.cachedPool(ctx, c.PoolNamespace, c.Pool)
 	if err != nil {

@@ -200,18 +200,20 @@ func findBeside(ctx context.Context, actor auth.Actor, text string, opts SearchO
 	}, cancel
 }
 
-// parseSearchPrefix reads query as an IPv4 address (a /32), a prefix,
-// masked ("10.42.1.7/24" is 10.42.1.0/24), or the start of an address
-// (partialAddress); ok is false for a text. IPv6 is refused: every pool is
-// IPv4.
+// parseSearchPrefix reads query as an address (a /32 or a /128), a
+// prefix, masked ("10.42.1.7/24" is 10.42.1.0/24), or the start of an IPv4
+// address (partialAddress); ok is false for a text. An IPv6 address is
+// read in any spelling (upper case, leading zeros, no "::", an IPv4 tail,
+// a zone, which is dropped); an IPv4-mapped one is the IPv4 address.
 func parseSearchPrefix(query string) (p netip.Prefix, ok bool, err error) {
 	if a, perr := netip.ParseAddr(query); perr == nil {
-		p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+		a = a.Unmap().WithZone("")
+		p = netip.PrefixFrom(a, a.BitLen())
 	} else if p, perr = netip.ParsePrefix(query); perr != nil {
 		return partialAddress(query)
 	}
-	if !p.Addr().Is4() {
-		return netip.Prefix{}, false, invalid("query", "query %s is IPv6: pools hold IPv4 addresses only", query)
+	if p.Addr().Is4In6() {
+		p = netip.PrefixFrom(p.Addr().Unmap(), max(p.Bits()-96, 0))
 	}
 	return p.Masked(), true, nil
 }
@@ -321,7 +323,7 @@ func allocationMatch(a store.SearchAllocationRow) string {
 // see), says why: one hit a pool. An address in none of them is one hit
 // of state OutsidePool.
 func (s *Service) searchAddress(ctx context.Context, actor auth.Actor, a netip.Addr, sq store.Search) ([]SearchHit, error) {
-	sq.Prefix = netip.PrefixFrom(a, 32)
+	sq.Prefix = netip.PrefixFrom(a, a.BitLen())
 	pools, err := store.SearchPools(ctx, s.db, sq)
 	if err != nil {
 		return nil, err
@@ -392,11 +394,14 @@ func explainAddress(p store.PoolRow, in *store.SearchSubnetRow, a netip.Addr, ta
 			return hit, nil
 		}
 		hit.Subnet, hit.CIDR, hit.Gateway = in.Name, in.CIDR, in.Gateway
-		if a == in.Gateway {
+		if a.Is6() {
+			hit.CIDR, hit.Gateway = in.IPv6CIDR, in.IPv6Gateway
+		}
+		if a == hit.Gateway {
 			hit.State, hit.Explain = candidates.Gateway, subnetGateway(a, in.Name)
 			return hit, nil
 		}
-		req, err := cp.spec.ParseRequest(candidates.RequestSpec{Within: in.CIDR.String()})
+		req, err := cp.spec.ParseRequest(candidates.RequestSpec{Within: hit.CIDR.String()})
 		if err != nil {
 			return SearchHit{}, fromCandidates(err)
 		}

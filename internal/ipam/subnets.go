@@ -25,22 +25,49 @@ type cachedSubnet struct {
 	space   candidates.Space // every candidate of the subnet
 	within  netip.Prefix     // the subnet's prefix
 	gateway netip.Addr
+	// ipv6 is the subnet's IPv6 side, in the VPC's IPv6 pool; nil when
+	// the subnet has no IPv6 prefix.
+	ipv6 *subnetSide
+}
+
+// A subnetSide is one family of a subnet: its pool (the VPC's pool of
+// that family), its candidates, its prefix and its gateway.
+type subnetSide struct {
+	pool    *cachedPool
+	space   candidates.Space
+	within  netip.Prefix
+	gateway netip.Addr
+}
+
+// side returns the subnet's side of the family f (IPv4 when f is zero),
+// and whether it has one.
+func (cs *cachedSubnet) side(f Family) (subnetSide, bool) {
+	if f == IPv6 {
+		if cs.ipv6 == nil {
+			return subnetSide{}, false
+		}
+		return *cs.ipv6, true
+	}
+	return subnetSide{pool: cs.pool, space: cs.space, within: cs.within, gateway: cs.gateway}, true
 }
 
 // spaceFor returns the candidates of a request made in the subnet for
 // req.Within, the subnet or a prefix inside it: never the subnet's network,
-// broadcast or gateway address, nor req's reserved addresses.
+// broadcast or gateway address, nor req's reserved addresses. An IPv6
+// request is made in the subnet's IPv6 side, whose space leaves out the
+// subnet-router anycast address and has no broadcast.
 func (cs *cachedSubnet) spaceFor(req candidates.Request) candidates.Space {
-	if req.Within == cs.within && req.Reserved.Len() == 0 {
-		return cs.space
+	side, _ := cs.side(familyOf(req.Within.Addr()))
+	if req.Within == side.within && req.Reserved.Len() == 0 {
+		return side.space
 	}
-	never := []netip.Addr{cs.gateway}
-	if cs.within.Bits() <= 30 {
-		first, last := candidates.Bounds(cs.within)
+	never := []netip.Addr{side.gateway}
+	if side.within.Addr().Is4() && side.within.Bits() <= 30 {
+		first, last := candidates.Bounds(side.within)
 		never = append(never, first, last)
 	}
 	req.Reserved = req.Reserved.Union(candidates.SetOf(never...))
-	return cs.pool.spec.Space(req)
+	return side.pool.spec.Space(req)
 }
 
 func subnetKey(namespace, vpc, subnet string) string {
@@ -79,6 +106,17 @@ func (s *Service) subnet(ctx context.Context, namespace, vpc, name string) (*cac
 		return nil, fromCandidates(err)
 	}
 	cs = &cachedSubnet{vpc: v, subnet: row, pool: cp, space: cp.spec.Space(req), within: req.Within, gateway: row.Gateway}
+	if row.IPv6CIDR.IsValid() {
+		cp6, err := s.cachedPool(ctx, namespace, candidates.PrivatePoolNameV6(vpc))
+		if err != nil {
+			return nil, err
+		}
+		req6, err := cp6.spec.ParseRequest(candidates.RequestSpec{Within: row.IPv6CIDR.String(), Reserved: []string{row.IPv6Gateway.String()}})
+		if err != nil {
+			return nil, fromCandidates(err)
+		}
+		cs.ipv6 = &subnetSide{pool: cp6, space: cp6.spec.Space(req6), within: req6.Within, gateway: row.IPv6Gateway}
+	}
 	s.poolsMu.Lock()
 	s.subnets[key] = cs
 	s.poolsMu.Unlock()
@@ -106,13 +144,20 @@ func (s *Service) subnetHolding(ctx context.Context, cp *cachedPool, within neti
 		return nil, invalid("within", "%s", candidates.NoSubnet(cp.row.Namespace, vpc))
 	}
 	const listed = 8
-	cidrs := make([]string, 0, listed+1)
-	for i, r := range rows {
-		if i == listed {
-			cidrs = append(cidrs, fmt.Sprintf("and %d more", len(rows)-listed))
-			break
+	var cidrs []string
+	for _, r := range rows {
+		switch {
+		case !cp.spec.Prefix.Addr().Is6():
+			cidrs = append(cidrs, r.CIDR.String())
+		case r.IPv6CIDR.IsValid():
+			cidrs = append(cidrs, r.IPv6CIDR.String())
 		}
-		cidrs = append(cidrs, r.CIDR.String())
+	}
+	switch {
+	case len(cidrs) == 0:
+		return nil, invalid("within", "VPC %s has no subnet with an IPv6 prefix: give one an IPv6 prefix when you create it (ipv6Cidr or ipv6PrefixLength)", vpc)
+	case len(cidrs) > listed:
+		cidrs = append(cidrs[:listed], fmt.Sprintf("and %d more", len(cidrs)-listed))
 	}
 	if !within.IsValid() {
 		return nil, invalid("within", "within is required in private pool %s: give the cidr of a subnet of VPC %s (%s), or a prefix inside one",
@@ -188,10 +233,59 @@ func (s *Service) CreateSubnet(ctx context.Context, actor auth.Actor, in CreateS
 // database, as the browser's prediction does: every mistake at once.
 func checkSubnetInput(in CreateSubnetInput) (candidates.SubnetRequest, error) {
 	req, err := candidates.ParseSubnetSpec(candidates.SubnetSpec{CIDR: in.CIDR, PrefixLength: in.PrefixLength, Gateway: in.Gateway})
-	if err := refusal.Collect(checkName("name", in.Name), err); err != nil {
+	_, err6 := ipv6SubnetRequest(in)
+	if err := refusal.Collect(checkName("name", in.Name), err, err6); err != nil {
 		return candidates.SubnetRequest{}, err
 	}
 	return req, nil
+}
+
+// defaultIPv6SubnetBits is the length of a subnet's IPv6 prefix in a
+// dual-stack VPC when neither its IPv6 prefix nor a length is given.
+const defaultIPv6SubnetBits = 64
+
+// ipv6SubnetRequest reads the IPv6 prefix of a new subnet: the one given
+// (IPv6CIDR), or the length of the lowest free one (IPv6PrefixLength,
+// default 64), with the enumerator's checks and messages under the IPv6
+// fields' names.
+func ipv6SubnetRequest(in CreateSubnetInput) (candidates.SubnetRequest, error) {
+	spec := candidates.SubnetSpec{CIDR: in.IPv6CIDR, PrefixLength: in.IPv6PrefixLength}
+	switch {
+	case spec.CIDR != "" && spec.PrefixLength != 0:
+		return candidates.SubnetRequest{}, invalid("ipv6Cidr", "ipv6Cidr and ipv6PrefixLength both name the subnet's IPv6 prefix: give one of them")
+	case spec.CIDR == "" && spec.PrefixLength == 0:
+		spec.PrefixLength = defaultIPv6SubnetBits
+	}
+	req, err := candidates.ParseSubnetSpecV6(spec)
+	if err != nil {
+		return candidates.SubnetRequest{}, renameFields(err, ipv6Fields)
+	}
+	return req, nil
+}
+
+// ipv6Fields renames the enumerator's fields of a subnet or a VPC to their
+// IPv6 fields'.
+var ipv6Fields = map[string]string{"cidr": "ipv6Cidr", "prefixLength": "ipv6PrefixLength", "gateway": "ipv6Gateway"}
+
+// renameFields renames the fields of the enumerator's mistakes in err by
+// names, in each message's first word too.
+func renameFields(err error, names map[string]string) error {
+	var errs candidates.Errors
+	if !errors.As(err, &errs) {
+		return fromCandidates(err)
+	}
+	out := make([]error, 0, len(errs))
+	for _, e := range errs {
+		field, msg := e.Field, e.Message
+		if to, ok := names[field]; ok {
+			if rest, ok := strings.CutPrefix(msg, field); ok {
+				msg = to + rest
+			}
+			field = to
+		}
+		out = append(out, &refusal.InvalidError{Field: field, Message: msg})
+	}
+	return refusal.Collect(out...)
 }
 
 // createSubnet creates a subnet of vpc, whose row tx has locked: of two
@@ -213,14 +307,32 @@ func (s *Service) createSubnet(ctx context.Context, tx *store.Tx, actor auth.Act
 	if err != nil {
 		return store.SubnetRow{}, fromPlan(err)
 	}
+	var plan6 candidates.SubnetPlan
+	if vpc.IPv6CIDR.IsValid() {
+		if plan6, err = planIPv6Subnet(ctx, tx, vpcFromRow(vpc), in); err != nil {
+			return store.SubnetRow{}, err
+		}
+	} else if in.IPv6CIDR != "" || in.IPv6PrefixLength != 0 {
+		field := "ipv6Cidr"
+		if in.IPv6CIDR == "" {
+			field = "ipv6PrefixLength"
+		}
+		return store.SubnetRow{}, invalid(field, "VPC %s/%s has no IPv6 prefix, so its subnets have none: leave %s out", vpc.Namespace, vpc.Name, field)
+	}
 	if _, err := s.checkQuota(ctx, tx, vpc.Namespace, QuotaSubnets); err != nil {
 		return store.SubnetRow{}, err
 	}
 	cidr, gateway := plan.Prefix, plan.Gateway
-	row, err := store.InsertSubnet(ctx, tx, store.SubnetRow{UID: newUID(), VPCUID: vpc.UID, Name: in.Name, CIDR: cidr, Gateway: gateway, CreatedBy: actor.Name})
+	row, err := store.InsertSubnet(ctx, tx, store.SubnetRow{UID: newUID(), VPCUID: vpc.UID, Name: in.Name, CIDR: cidr, Gateway: gateway,
+		IPv6CIDR: plan6.Prefix, IPv6Gateway: plan6.Gateway, CreatedBy: actor.Name})
 	if errors.Is(err, store.ErrObjectExists) {
 		if err := overlapRefusal(ctx, tx, vpc, cidr); err != nil {
 			return store.SubnetRow{}, err
+		}
+		if plan6.Prefix.IsValid() {
+			if err := overlapRefusal(ctx, tx, vpc, plan6.Prefix); err != nil {
+				return store.SubnetRow{}, err
+			}
 		}
 		return store.SubnetRow{}, conflict("subnet %s exists already in VPC %s/%s", in.Name, vpc.Namespace, vpc.Name)
 	}
@@ -237,11 +349,14 @@ func (s *Service) createSubnet(ctx context.Context, tx *store.Tx, actor auth.Act
 }
 
 // fromPlan turns the refusal of a subnet's plan into the domain's: an
-// overlap is a conflict of its cidr, no free prefix an exhausted VPC.
+// overlap is a conflict of its cidr (ipv6Cidr for an IPv6 prefix), no free
+// prefix an exhausted VPC.
 func fromPlan(err error) error {
 	var overlap *candidates.OverlapError
 	var none *candidates.NoFreePrefixError
 	switch {
+	case errors.As(err, &overlap) && overlap.Prefix.Addr().Is6():
+		return fieldConflict("ipv6Cidr", "ipv6Cidr%s", strings.TrimPrefix(overlap.Error(), "cidr"))
 	case errors.As(err, &overlap):
 		return fieldConflict("cidr", "%s", overlap.Error())
 	case errors.As(err, &none):
@@ -250,15 +365,56 @@ func fromPlan(err error) error {
 	return fromCandidates(err)
 }
 
+// planIPv6Subnet plans the IPv6 prefix of a new subnet of the dual-stack
+// VPC v, whose row tx locked: the one given, inside the VPC's IPv6 prefix
+// and overlapping no sibling's, or the lowest free aligned one of its
+// length; its gateway is its first host address, the one after the
+// subnet-router anycast address (candidates.DefaultGateway). The exclusion
+// constraint subnets_ipv6_no_overlap refuses an overlap whatever happens.
+func planIPv6Subnet(ctx context.Context, tx *store.Tx, v VPC, in CreateSubnetInput) (candidates.SubnetPlan, error) {
+	req, err := ipv6SubnetRequest(in)
+	if err != nil {
+		return candidates.SubnetPlan{}, err
+	}
+	layout, err := vpcLayoutOf(ctx, tx, v, IPv6)
+	if err != nil {
+		return candidates.SubnetPlan{}, err
+	}
+	plan, err := layout.Plan(req)
+	var errs candidates.Errors
+	if errors.As(err, &errs) {
+		return candidates.SubnetPlan{}, renameFields(err, ipv6Fields)
+	}
+	if err != nil {
+		return candidates.SubnetPlan{}, fromPlan(err)
+	}
+	return plan, nil
+}
+
 // vpcLayout returns the VPC's prefix and its subnets, as ext sees them.
 func vpcLayout(ctx context.Context, ext store.Ext, v VPC) (candidates.VPCLayout, error) {
+	return vpcLayoutOf(ctx, ext, v, IPv4)
+}
+
+// vpcLayoutOf returns the VPC's prefix of the family f and its subnets'
+// prefixes of that family, as ext sees them.
+func vpcLayoutOf(ctx context.Context, ext store.Ext, v VPC, f Family) (candidates.VPCLayout, error) {
 	rows, err := store.Subnets(ctx, ext, v.UID)
 	if err != nil {
 		return candidates.VPCLayout{}, err
 	}
 	layout := candidates.VPCLayout{Name: v.Name, Prefix: v.CIDR, Subnets: make([]candidates.NamedPrefix, 0, len(rows))}
+	if f == IPv6 {
+		layout.Prefix = v.IPv6CIDR
+	}
 	for _, r := range rows {
-		layout.Subnets = append(layout.Subnets, candidates.NamedPrefix{Name: r.Name, Prefix: r.CIDR})
+		p := r.CIDR
+		if f == IPv6 {
+			p = r.IPv6CIDR
+		}
+		if p.IsValid() {
+			layout.Subnets = append(layout.Subnets, candidates.NamedPrefix{Name: r.Name, Prefix: p})
+		}
 	}
 	return layout, nil
 }
@@ -350,6 +506,7 @@ func (s *Service) DeleteSubnet(ctx context.Context, actor auth.Actor, namespace,
 		return notFound("subnet", namespace, vpc+"/"+name)
 	}
 	var pool store.PoolRow
+	var pools []store.PoolRow // the VPC's pools: IPv4, then IPv6
 	var sub store.SubnetRow
 	err := s.inTx(ctx, func(tx *store.Tx, _ *undoList) error {
 		v, err := store.VPC(ctx, tx, namespace, vpc, true)
@@ -369,11 +526,21 @@ func (s *Service) DeleteSubnet(ctx context.Context, actor auth.Actor, namespace,
 		if pool, err = store.Pool(ctx, tx, namespace, candidates.PrivatePoolName(vpc)); err != nil {
 			return err
 		}
-		if err := s.refuseVMs(ctx, tx, pool.UID, sub.UID, "subnet "+name+" of VPC "+namespace+"/"+vpc); err != nil {
+		pools = []store.PoolRow{pool}
+		if v.IPv6CIDR.IsValid() {
+			pool6, err := store.Pool(ctx, tx, namespace, candidates.PrivatePoolNameV6(vpc))
+			if err != nil {
+				return err
+			}
+			pools = append(pools, pool6)
+		}
+		if err := s.refuseVMsIn(ctx, tx, pools, sub.UID, "subnet "+name+" of VPC "+namespace+"/"+vpc); err != nil {
 			return err
 		}
-		if _, err := store.ReleaseAllocations(ctx, tx, pool.UID, sub.UID, string(OwnerVirtualMachine), pool.Name, actor.Name); err != nil {
-			return err
+		for _, p := range pools {
+			if _, err := store.ReleaseAllocations(ctx, tx, p.UID, sub.UID, string(OwnerVirtualMachine), p.Name, actor.Name); err != nil {
+				return err
+			}
 		}
 		if err := store.DeleteSubnet(ctx, tx, sub.UID); err != nil {
 			return err
@@ -388,8 +555,8 @@ func (s *Service) DeleteSubnet(ctx context.Context, actor auth.Actor, namespace,
 	}
 	s.forgetSubnets(namespace, vpc, name)
 	if err == nil {
-		if cp, cerr := s.cachedPool(ctx, namespace, candidates.PrivatePoolName(vpc)); cerr == nil {
-			s.views.forget(cp.row.UID)
+		for _, p := range pools {
+			s.views.forget(p.UID)
 		}
 	}
 	return err
@@ -413,6 +580,24 @@ func (s *Service) refuseVMs(ctx context.Context, ext store.Ext, poolUID, subnetU
 		return err
 	case vms > 0:
 		return vmsLeft(what, vms)
+	}
+	return nil
+}
+
+// refuseVMsIn refuses to delete what while the pools of its VPC (its
+// subnet subnetUID, when not empty) hold VM interfaces: a NIC holds an
+// address of each family, so the pool that holds the most counts them.
+func (s *Service) refuseVMsIn(ctx context.Context, ext store.Ext, pools []store.PoolRow, subnetUID, what string) error {
+	most := 0
+	for _, p := range pools {
+		n, err := store.CountAllocationsOfKind(ctx, ext, p.UID, subnetUID, string(OwnerVirtualMachine))
+		if err != nil {
+			return err
+		}
+		most = max(most, n)
+	}
+	if most > 0 {
+		return vmsLeft(what, most)
 	}
 	return nil
 }
@@ -446,6 +631,19 @@ func (s *Service) Subnets(ctx context.Context, actor auth.Actor, v VPC) ([]Subne
 // made by other processes count once this process meets them, or at the
 // next refresh of the views.
 func (s *Service) SubnetUsage(ctx context.Context, actor auth.Actor, sub Subnet) (usage.Figures, error) {
+	return s.subnetUsage(ctx, actor, sub, IPv4)
+}
+
+// SubnetIPv6Usage returns how full a subnet's IPv6 prefix is, in
+// addresses, exact at 128 bits: its candidates leave out the subnet-router
+// anycast address and the gateway. The zero Figures for a subnet without
+// an IPv6 prefix.
+func (s *Service) SubnetIPv6Usage(ctx context.Context, actor auth.Actor, sub Subnet) (usage.Figures, error) {
+	return s.subnetUsage(ctx, actor, sub, IPv6)
+}
+
+// subnetUsage returns how full the subnet's side of the family f is.
+func (s *Service) subnetUsage(ctx context.Context, actor auth.Actor, sub Subnet, f Family) (usage.Figures, error) {
 	if !actor.CanAccess(sub.Namespace) {
 		return usage.Figures{}, notFound("subnet", sub.Namespace, sub.VPC+"/"+sub.Name)
 	}
@@ -453,14 +651,55 @@ func (s *Service) SubnetUsage(ctx context.Context, actor auth.Actor, sub Subnet)
 	if err != nil {
 		return usage.Figures{}, err
 	}
-	pv, err := s.views.pool(ctx, cs.pool.row.UID)
+	side, ok := cs.side(f)
+	if !ok {
+		return usage.Figures{}, nil
+	}
+	pv, err := s.views.pool(ctx, side.pool.row.UID)
 	if err != nil {
 		return usage.Figures{}, err
 	}
-	var free int
-	pv.Read(func(taken candidates.Set) { free = cs.space.Free(taken) })
-	size := cs.space.Size()
-	return usage.Figures{Size: size, Used: size - free, Free: free}, nil
+	var free candidates.Count
+	pv.Read(func(taken candidates.Set) { free = side.space.FreeCount(taken) })
+	size := side.space.Count()
+	return usage.Exact(size, size.Sub(free), ""), nil
+}
+
+// VPCIPv6Usage returns how much of the VPC's IPv6 prefix its subnets take,
+// in prefixes of length bits (64 when 0): "3 of 65,536 /64s" for a /48. A
+// subnet longer than /bits takes the /bits it lies in. The zero Figures
+// for a VPC without an IPv6 prefix.
+func (s *Service) VPCIPv6Usage(ctx context.Context, actor auth.Actor, v VPC, bits int) (usage.Figures, error) {
+	if !actor.CanAccess(v.Namespace) {
+		return usage.Figures{}, notFound("VPC", v.Namespace, v.Name)
+	}
+	if bits == 0 {
+		bits = defaultIPv6SubnetBits
+	}
+	if !v.IPv6CIDR.IsValid() {
+		return usage.Figures{}, nil
+	}
+	if bits < v.IPv6CIDR.Bits() || bits > 128 {
+		return usage.Figures{}, invalid("prefixLength", "prefixLength %d is out of range for VPC %s's %s: %d to 128", bits, v.Name, v.IPv6CIDR, v.IPv6CIDR.Bits())
+	}
+	rows, err := store.Subnets(ctx, s.db, v.UID)
+	if err != nil {
+		return usage.Figures{}, err
+	}
+	var used candidates.Count
+	touched := map[netip.Prefix]bool{}
+	for _, r := range rows {
+		p := r.IPv6CIDR
+		switch {
+		case !p.IsValid():
+		case p.Bits() <= bits:
+			used = used.Add(candidates.PrefixCount(p, bits))
+		default:
+			touched[netip.PrefixFrom(p.Addr(), bits).Masked()] = true
+		}
+	}
+	used = used.Add(candidates.CountOf(uint64(len(touched))))
+	return usage.Exact(candidates.PrefixCount(v.IPv6CIDR, bits), used, usage.Prefixes(bits)), nil
 }
 
 // SubnetAllocations returns a page of a subnet's allocations.

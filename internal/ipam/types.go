@@ -41,14 +41,43 @@ type Pool struct {
 	Zone      string
 	VPCUID    string // private pools: the owning VPC
 	Labels    map[string]string
-	CreatedAt time.Time
-	CreatedBy string
+	// DelegatedPrefixLength is, for a public IPv6 pool that delegates
+	// prefixes to VPCs, their length; 0 for a pool that hands out
+	// addresses.
+	DelegatedPrefixLength int
+	CreatedAt             time.Time
+	CreatedBy             string
+}
+
+// Family is the family of a pool (its prefix's), of an address, or of an
+// interface's claim.
+func (p Pool) Family() Family { return familyOf(p.CIDR.Addr()) }
+
+// A Family is IPv4 or IPv6.
+type Family string
+
+// The two families.
+const (
+	IPv4 Family = "IPV4"
+	IPv6 Family = "IPV6"
+)
+
+// familyOf is the family of a.
+func familyOf(a netip.Addr) Family {
+	if a.Is6() {
+		return IPv6
+	}
+	return IPv4
 }
 
 // VPCName is the name of the VPC of a private pool, "" for a public pool.
 func (p Pool) VPCName() string {
 	if p.VPCUID == "" {
 		return ""
+	}
+	if p.CIDR.Addr().Is6() {
+		vpc, _ := candidates.PrivatePoolVPCV6(p.Name)
+		return vpc
 	}
 	vpc, _ := candidates.PrivatePoolVPC(p.Name)
 	return vpc
@@ -76,7 +105,7 @@ func (o Owner) ref() string {
 type Allocation struct {
 	UID       string
 	Namespace string // the pool's
-	Name      string // "<pool>-<a-b-c-d>"
+	Name      string // "<pool>-<address>", candidates.AllocationName
 	Pool      string
 	PoolUID   string
 	Address   netip.Addr
@@ -89,19 +118,45 @@ type Allocation struct {
 	CreatedBy      string
 }
 
-// A VPC is a tenant's private network with its own pool "vpc-<name>".
+// A VPC is a tenant's private network with its own pool "vpc-<name>" and,
+// with an IPv6 prefix, its IPv6 pool "vpc-<name>-v6".
 type VPC struct {
 	UID       string
 	Namespace string
 	Name      string
 	CIDR      netip.Prefix
 	Zone      string
-	CreatedAt time.Time
-	CreatedBy string
+	// IPv6CIDR is the VPC's IPv6 prefix, zero when it has none: given, or
+	// delegated (IPv6Delegated) from a delegation pool of its zone and
+	// given back with the VPC.
+	IPv6CIDR       netip.Prefix
+	IPv6Delegated  bool
+	IPv6Addressing IPv6Addressing
+	CreatedAt      time.Time
+	CreatedBy      string
 }
 
 // PoolName returns the name of the VPC's private pool.
 func (v VPC) PoolName() string { return candidates.PrivatePoolName(v.Name) }
+
+// IPv6PoolName returns the name of the VPC's IPv6 private pool,
+// vpc-<name>-v6.
+func (v VPC) IPv6PoolName() string { return candidates.PrivatePoolNameV6(v.Name) }
+
+// IPv6Addressing says how the interfaces of a VPC's IPv6 subnets get their
+// addresses (docs/allocation.md).
+type IPv6Addressing string
+
+// The ways of IPv6 addressing.
+const (
+	// LowestFree: the lowest free candidate, as for IPv4.
+	LowestFree IPv6Addressing = "LOWEST_FREE"
+	// StableOpaque: the interface's own candidates, derived from a keyed
+	// hash of the subnet's prefix, the VM's uid and the NIC
+	// (candidates.OpaqueAddress): the same address after a detach, and no
+	// walk of the subnet from ::1.
+	StableOpaque IPv6Addressing = "STABLE_OPAQUE"
+)
 
 // A Subnet carves a VPC's prefix.
 type Subnet struct {
@@ -112,8 +167,12 @@ type Subnet struct {
 	Name      string
 	CIDR      netip.Prefix
 	Gateway   netip.Addr
-	CreatedAt time.Time
-	CreatedBy string
+	// IPv6CIDR and IPv6Gateway are the subnet's IPv6 prefix and gateway,
+	// zero when it has none.
+	IPv6CIDR    netip.Prefix
+	IPv6Gateway netip.Addr
+	CreatedAt   time.Time
+	CreatedBy   string
 }
 
 // A FloatingIP is a public address a tenant holds.
@@ -136,6 +195,10 @@ type CreatePublicPoolInput struct {
 	Exclude []string
 	Zone    string
 	Labels  map[string]string // at most MaxLabels, Kubernetes' rules
+	// DelegatedPrefixLength makes an IPv6 pool delegate prefixes of that
+	// length to VPCs (CreateVPCInput.IPv6PrefixLength); 0: the pool hands
+	// out addresses.
+	DelegatedPrefixLength int
 }
 
 // UpdatePublicPoolInput changes a public pool's gateway, excludes or zone;
@@ -149,16 +212,26 @@ type UpdatePublicPoolInput struct {
 }
 
 // CreateVPCInput creates a VPC, its pool and, with a zone, its uplink.
+// With an IPv6 prefix, given (IPv6CIDR) or delegated from the zone's
+// delegation pools (IPv6PrefixLength), it is dual-stack: its IPv6 pool and,
+// when the zone has public IPv6 address pools, its IPv6 uplink too.
 type CreateVPCInput struct {
 	Namespace, Name, CIDR, Zone string
+	IPv6CIDR                    string
+	IPv6PrefixLength            int
+	IPv6Addressing              string // LOWEST_FREE (default) or STABLE_OPAQUE
 }
 
 // CreateSubnetInput creates a subnet of a VPC, with the prefix CIDR or the
-// lowest free prefix of length PrefixLength: one of them.
+// lowest free prefix of length PrefixLength: one of them. In a dual-stack
+// VPC it has an IPv6 prefix too: IPv6CIDR, or the VPC's lowest free of
+// length IPv6PrefixLength (default 64).
 type CreateSubnetInput struct {
 	Namespace, VPC, Name, CIDR string
 	PrefixLength               int
 	Gateway                    string // default: the first host
+	IPv6CIDR                   string
+	IPv6PrefixLength           int
 }
 
 // VMRef names a virtual machine.
@@ -172,6 +245,18 @@ type AttachInterfaceInput struct {
 	Namespace, VPC, Subnet string
 	VM                     VMRef
 	NIC                    int
+	// Family is the family AttachInterface claims; zero: IPv4 where the
+	// subnet has it. AttachNic claims both and ignores it.
+	Family Family
+}
+
+// A Nic is a VM's NIC in a subnet with its address of each family the
+// subnet has (AttachNic).
+type Nic struct {
+	Namespace, VPC, Subnet string
+	VM                     VMRef
+	NIC                    int
+	IPv4, IPv6             *Allocation
 }
 
 // DetachInterfaceInput frees a VM NIC's address.
@@ -185,6 +270,8 @@ type DetachInterfaceInput struct {
 type AttachNodeInput struct {
 	Namespace, VPC, Subnet string
 	Node                   NodeRef
+	// Family is as AttachInterfaceInput's.
+	Family Family
 }
 
 // ClaimFloatingIPInput claims a public address from a zone's pools or from

@@ -67,7 +67,8 @@ func (s *Service) RecordUsage(ctx context.Context, now, since time.Time) error {
 	}
 	records := make([]store.UsageRecord, len(usages))
 	for i, u := range usages {
-		records[i] = store.UsageRecord{ObjectUID: u.Pool.UID, ObjectKind: "pool", Used: int64(u.Usage.Used), Size: int64(u.Usage.Size)}
+		records[i] = store.UsageRecord{ObjectUID: u.Pool.UID, ObjectKind: "pool", Used: int64(u.Usage.Used), Size: int64(u.Usage.Size),
+			UsedCount: u.Usage.UsedCount, SizeCount: u.Usage.SizeCount}
 		if u.Subnet.UID != "" {
 			records[i].ObjectUID, records[i].ObjectKind = u.Subnet.UID, "subnet"
 		}

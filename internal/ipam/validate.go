@@ -35,8 +35,27 @@ const (
 func ValidatePublicPool(in CreatePublicPoolInput) error {
 	errs := []error{checkName("name", in.Name), checkZone("zone", in.Zone)}
 	errs = append(errs, labelErrors(in.Labels)...)
-	_, err := candidates.ParsePool(candidates.PoolSpec{CIDR: in.CIDR, Gateway: in.Gateway, Exclude: in.Exclude})
-	return refusal.Collect(append(errs, err)...)
+	spec, err := candidates.ParsePool(candidates.PoolSpec{CIDR: in.CIDR, Gateway: in.Gateway, Exclude: in.Exclude})
+	errs = append(errs, err)
+	if err == nil {
+		errs = append(errs, checkDelegatedPrefixLength(spec.Prefix, in.DelegatedPrefixLength))
+	}
+	return refusal.Collect(errs...)
+}
+
+// checkDelegatedPrefixLength checks the length of the prefixes a public
+// pool of prefix p delegates: 0 (it hands out addresses), or for an IPv6
+// pool the length of a VPC's IPv6 prefix inside p.
+func checkDelegatedPrefixLength(p netip.Prefix, bits int) error {
+	switch {
+	case bits == 0:
+		return nil
+	case p.Addr().Is4():
+		return invalid("delegatedPrefixLength", "delegatedPrefixLength is for IPv6 pools: cidr %s is an IPv4 prefix; leave delegatedPrefixLength out", p)
+	case bits < max(p.Bits(), minVPCBits6) || bits > maxVPCBits6:
+		return invalid("delegatedPrefixLength", "delegatedPrefixLength %d is out of range for cidr %s: %d to %d", bits, p, max(p.Bits(), minVPCBits6), maxVPCBits6)
+	}
+	return nil
 }
 
 // storable reports whether PostgreSQL's text can hold every s: it holds

@@ -2,6 +2,7 @@ package ipam
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"net/netip"
 
@@ -12,10 +13,12 @@ import (
 	"pivirt.hu/ipam/internal/store"
 )
 
-// VPC prefixes are /8 to /28.
+// VPC prefixes are /8 to /28, IPv6 ones /16 to /64.
 const (
-	minVPCBits = 8
-	maxVPCBits = 28
+	minVPCBits  = 8
+	maxVPCBits  = 28
+	minVPCBits6 = 16
+	maxVPCBits6 = 64
 )
 
 // parsePrefix reads a canonical IPv4 prefix of a request field with the
@@ -67,8 +70,12 @@ func (s *Service) CreateVPC(ctx context.Context, actor auth.Actor, in CreateVPCI
 }
 
 // maxVPCNameLen keeps the VPC's pool name (candidates.PrivatePoolName) a
-// valid name of at most 63 characters.
-var maxVPCNameLen = 63 - len(candidates.PrivatePoolName(""))
+// valid name of at most 63 characters, maxDualStackVPCNameLen its IPv6
+// pool's too (candidates.PrivatePoolNameV6).
+var (
+	maxVPCNameLen          = 63 - len(candidates.PrivatePoolName(""))
+	maxDualStackVPCNameLen = 63 - len(candidates.PrivatePoolNameV6(""))
+)
 
 // checkVPCInput checks what CreateVPC can check without the database.
 func checkVPCInput(in CreateVPCInput) error {
@@ -85,38 +92,103 @@ func vpcInputErrors(in CreateVPCInput) []error {
 	if err := checkNamespace("namespace", in.Namespace); err != nil {
 		errs = append(errs, err)
 	}
+	dualStack := in.IPv6CIDR != "" || in.IPv6PrefixLength != 0
 	if err := checkName("name", in.Name); err != nil {
 		errs = append(errs, err)
 	} else if len(in.Name) > maxVPCNameLen {
 		errs = append(errs, invalid("name", "name %s is too long for a VPC: at most %d characters, since its pool is named vpc-<name>", describe(in.Name), maxVPCNameLen))
+	} else if dualStack && len(in.Name) > maxDualStackVPCNameLen {
+		errs = append(errs, invalid("name", "name %s is too long for a dual-stack VPC: at most %d characters, since its IPv6 pool is named vpc-<name>-v6", describe(in.Name), maxDualStackVPCNameLen))
 	}
 	if cidr, err := parsePrefix("cidr", in.CIDR); err != nil {
 		errs = append(errs, err)
+	} else if cidr.Addr().Is6() {
+		errs = append(errs, invalid("cidr", "cidr %s is an IPv6 prefix: give it as ipv6Cidr, and the VPC's IPv4 prefix as cidr", cidr))
 	} else if cidr.Bits() < minVPCBits || cidr.Bits() > maxVPCBits {
 		errs = append(errs, invalid("cidr", "cidr %s is not a VPC prefix: use /%d to /%d", cidr, minVPCBits, maxVPCBits))
 	}
 	if err := checkZone("zone", in.Zone); err != nil {
 		errs = append(errs, err)
 	}
+	return append(errs, vpcIPv6Errors(in)...)
+}
+
+// vpcIPv6Errors returns the mistakes of the IPv6 fields of in.
+func vpcIPv6Errors(in CreateVPCInput) []error {
+	var errs []error
+	switch {
+	case in.IPv6CIDR != "" && in.IPv6PrefixLength != 0:
+		errs = append(errs, invalid("ipv6Cidr", "ipv6Cidr and ipv6PrefixLength both name the VPC's IPv6 prefix: give one of them"))
+	case in.IPv6CIDR != "":
+		if cidr, err := parsePrefix("ipv6Cidr", in.IPv6CIDR); err != nil {
+			errs = append(errs, err)
+		} else if !cidr.Addr().Is6() {
+			errs = append(errs, invalid("ipv6Cidr", "ipv6Cidr %s is not an IPv6 prefix: give the VPC's IPv4 prefix as cidr", cidr))
+		} else if cidr.Bits() < minVPCBits6 || cidr.Bits() > maxVPCBits6 {
+			errs = append(errs, invalid("ipv6Cidr", "ipv6Cidr %s is not a VPC prefix: use /%d to /%d", cidr, minVPCBits6, maxVPCBits6))
+		}
+	case in.IPv6PrefixLength != 0 && (in.IPv6PrefixLength < minVPCBits6 || in.IPv6PrefixLength > maxVPCBits6):
+		errs = append(errs, invalid("ipv6PrefixLength", "ipv6PrefixLength %d is out of range: %d to %d", in.IPv6PrefixLength, minVPCBits6, maxVPCBits6))
+	case in.IPv6PrefixLength != 0 && in.Zone == "":
+		errs = append(errs, invalid("ipv6PrefixLength", "ipv6PrefixLength takes the VPC's IPv6 prefix from its zone's delegation pools: give a zone, or give the prefix as ipv6Cidr"))
+	}
+	switch IPv6Addressing(in.IPv6Addressing) {
+	case "":
+	case LowestFree, StableOpaque:
+		if in.IPv6CIDR == "" && in.IPv6PrefixLength == 0 {
+			errs = append(errs, invalid("ipv6Addressing", "ipv6Addressing is for a VPC with an IPv6 prefix: give ipv6Cidr or ipv6PrefixLength, or leave ipv6Addressing out"))
+		}
+	default:
+		errs = append(errs, invalid("ipv6Addressing", "ipv6Addressing %s is not a way of addressing: %s or %s", describe(in.IPv6Addressing), LowestFree, StableOpaque))
+	}
 	return errs
+}
+
+// ipv6KeyLen is the length of a VPC's key of stable opaque addresses.
+const ipv6KeyLen = 32
+
+// newIPv6Key draws a VPC's key of stable opaque addresses.
+func newIPv6Key() []byte {
+	key := make([]byte, ipv6KeyLen)
+	rand.Read(key)
+	return key
 }
 
 // createVPC creates the VPC in (checked by checkVPCInput) with the uid
 // given, its pool and its uplink in tx, within the namespace's quotas of
 // VPCs and (the uplink) of addresses.
 func (s *Service) createVPC(ctx context.Context, tx *store.Tx, undo *undoList, actor auth.Actor, in CreateVPCInput, uid string) (store.VPCRow, error) {
-	var zonePools []*cachedPool
+	var zonePools, allZonePools []*cachedPool
 	if in.Zone != "" {
 		var err error
-		if zonePools, err = s.zonePools(ctx, tx, in.Zone); err != nil {
+		if allZonePools, err = s.zonePoolsAll(ctx, tx, in.Zone); err != nil {
 			return store.VPCRow{}, err
+		}
+		if zonePools, err = addressPools(allZonePools, IPv4, in.Zone); err != nil {
+			return store.VPCRow{}, err
+		}
+	}
+	var delegators []*cachedPool
+	if in.IPv6PrefixLength != 0 {
+		if delegators = delegationPools(allZonePools, in.IPv6PrefixLength); len(delegators) == 0 {
+			return store.VPCRow{}, invalid("ipv6PrefixLength", "zone %s has no delegation pool of /%d prefixes: give the VPC's IPv6 prefix as ipv6Cidr, or ask an operator for a public IPv6 pool with delegatedPrefixLength %d",
+				in.Zone, in.IPv6PrefixLength, in.IPv6PrefixLength)
 		}
 	}
 	if _, err := s.checkQuota(ctx, tx, in.Namespace, QuotaVPCs); err != nil {
 		return store.VPCRow{}, err
 	}
 	cidr, _ := netip.ParsePrefix(in.CIDR)
-	vpc, err := store.InsertVPC(ctx, tx, store.VPCRow{UID: uid, Namespace: in.Namespace, Name: in.Name, CIDR: cidr, Zone: in.Zone, CreatedBy: actor.Name})
+	row := store.VPCRow{UID: uid, Namespace: in.Namespace, Name: in.Name, CIDR: cidr, Zone: in.Zone, CreatedBy: actor.Name}
+	addressing := IPv6Addressing(in.IPv6Addressing)
+	if addressing == "" {
+		addressing = LowestFree
+	}
+	if in.IPv6CIDR != "" {
+		row.IPv6CIDR, _ = netip.ParsePrefix(in.IPv6CIDR)
+		row.IPv6Addressing, row.IPv6Key = string(addressing), newIPv6Key()
+	}
+	vpc, err := store.InsertVPC(ctx, tx, row)
 	if errors.Is(err, store.ErrObjectExists) {
 		return store.VPCRow{}, conflict("VPC %s/%s exists already", in.Namespace, in.Name)
 	}
@@ -141,21 +213,92 @@ func (s *Service) createVPC(ctx context.Context, tx *store.Tx, undo *undoList, a
 		}
 		after.Router = uplink.Address.String()
 	}
+	if len(delegators) > 0 {
+		if vpc, err = s.delegatePrefix(ctx, tx, undo, delegators, in, vpc, addressing, actor.Name); err != nil {
+			return store.VPCRow{}, err
+		}
+	}
+	if vpc.IPv6CIDR.IsValid() {
+		if err := s.createIPv6Side(ctx, tx, undo, vpc, allZonePools, actor, &after); err != nil {
+			return store.VPCRow{}, err
+		}
+	}
 	return vpc, store.InsertAudit(ctx, tx, store.AuditEntry{
 		Actor: actor.Name, Action: audit.Create, Namespace: in.Namespace, ObjectKind: audit.KindVPC, ObjectName: in.Name, After: store.JSON(after),
 	})
 }
 
-// zonePools returns the public pools of zone in name order, as ext (the
-// database, or a transaction) sees them: a pool the transaction created is
-// one of them, parsed afresh rather than cached.
+// createIPv6Side makes the IPv6 pool of the dual-stack VPC vpc and, when
+// its zone (whose public pools are zonePools) has public IPv6 pools that
+// hand out addresses, claims its IPv6 router uplink from them; after, the
+// VPC's audit document, records both.
+func (s *Service) createIPv6Side(ctx context.Context, tx *store.Tx, undo *undoList, vpc store.VPCRow, zonePools []*cachedPool, actor auth.Actor, after *audit.VPC) error {
+	pool, err := store.InsertPool(ctx, tx, store.PoolRow{
+		UID: newUID(), Namespace: vpc.Namespace, Name: candidates.PrivatePoolNameV6(vpc.Name), Kind: string(Private), CIDR: vpc.IPv6CIDR,
+		VPCUID: vpc.UID, CreatedBy: actor.Name,
+	})
+	if errors.Is(err, store.ErrObjectExists) {
+		return conflict("a pool named %s exists already in namespace %s", candidates.PrivatePoolNameV6(vpc.Name), vpc.Namespace)
+	}
+	if err != nil {
+		return err
+	}
+	after.IPv6CIDR, after.IPv6Delegated, after.IPv6Pool, after.IPv6Addressing = vpc.IPv6CIDR.String(), vpc.IPv6Delegated, pool.Name, vpc.IPv6Addressing
+	if uplinkPools, _ := addressPools(zonePools, IPv6, vpc.Zone); len(uplinkPools) > 0 {
+		uplink, err := s.claimInZone(ctx, tx, undo, uplinkPools, vpc.Zone, Owner{Kind: OwnerVPC, UID: vpc.UID, Name: "router"}, vpc.Namespace, actor.Name)
+		if err != nil {
+			return err
+		}
+		after.IPv6Router = uplink.Address.String()
+	}
+	return nil
+}
+
+// zonePools returns the public IPv4 pools of zone that hand out addresses
+// (those of a router's uplink and of floating IPs), in name order, as ext
+// sees them; refused when there is none.
 func (s *Service) zonePools(ctx context.Context, ext store.Ext, zone string) ([]*cachedPool, error) {
-	rows, err := store.PublicPoolsInZone(ctx, ext, zone)
+	all, err := s.zonePoolsAll(ctx, ext, zone)
 	if err != nil {
 		return nil, err
 	}
-	if len(rows) == 0 {
+	return addressPools(all, IPv4, zone)
+}
+
+// addressPools returns the pools of the family f among pools that hand
+// out addresses; for IPv4, refused when there is none.
+func addressPools(pools []*cachedPool, f Family, zone string) ([]*cachedPool, error) {
+	var out []*cachedPool
+	for _, cp := range pools {
+		if familyOf(cp.spec.Prefix.Addr()) == f && cp.row.DelegatedPrefixLength == 0 {
+			out = append(out, cp)
+		}
+	}
+	if len(out) == 0 {
 		return nil, invalid("zone", "%s", candidates.NoPublicPool(zone))
+	}
+	return out, nil
+}
+
+// delegationPools returns the pools among pools that delegate prefixes of
+// length bits.
+func delegationPools(pools []*cachedPool, bits int) []*cachedPool {
+	var out []*cachedPool
+	for _, cp := range pools {
+		if cp.row.DelegatedPrefixLength == bits {
+			out = append(out, cp)
+		}
+	}
+	return out
+}
+
+// zonePoolsAll returns the public pools of zone in name order, of both
+// families, as ext (the database, or a transaction) sees them: a pool the
+// transaction created is one of them, parsed afresh rather than cached.
+func (s *Service) zonePoolsAll(ctx context.Context, ext store.Ext, zone string) ([]*cachedPool, error) {
+	rows, err := store.PublicPoolsInZone(ctx, ext, zone)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]*cachedPool, 0, len(rows))
 	for _, r := range rows {
@@ -204,7 +347,9 @@ func (s *Service) DeleteVPC(ctx context.Context, actor auth.Actor, namespace, na
 		return notFound("VPC", namespace, name)
 	}
 	var pool store.PoolRow
+	var pools []store.PoolRow // the VPC's pools: IPv4, then IPv6
 	var uplinks []store.AllocationRow
+	var delegated store.DelegatedPrefixRow
 	err := s.inTx(ctx, func(tx *store.Tx, _ *undoList) error {
 		vpc, err := store.VPC(ctx, tx, namespace, name, true)
 		if errors.Is(err, store.ErrNotFound) {
@@ -216,11 +361,21 @@ func (s *Service) DeleteVPC(ctx context.Context, actor auth.Actor, namespace, na
 		if pool, err = store.Pool(ctx, tx, namespace, candidates.PrivatePoolName(name)); err != nil {
 			return err
 		}
-		if err := s.refuseVMs(ctx, tx, pool.UID, "", "VPC "+namespace+"/"+name); err != nil {
+		pools = []store.PoolRow{pool}
+		if vpc.IPv6CIDR.IsValid() {
+			pool6, err := store.Pool(ctx, tx, namespace, candidates.PrivatePoolNameV6(name))
+			if err != nil {
+				return err
+			}
+			pools = append(pools, pool6)
+		}
+		if err := s.refuseVMsIn(ctx, tx, pools, "", "VPC "+namespace+"/"+name); err != nil {
 			return err
 		}
-		if _, err := store.ReleaseAllocations(ctx, tx, pool.UID, "", string(OwnerVirtualMachine), pool.Name, actor.Name); err != nil {
-			return err
+		for _, p := range pools {
+			if _, err := store.ReleaseAllocations(ctx, tx, p.UID, "", string(OwnerVirtualMachine), p.Name, actor.Name); err != nil {
+				return err
+			}
 		}
 		if uplinks, err = store.VPCUplinks(ctx, tx, namespace, vpc.UID, vpc.Zone); err != nil {
 			return err
@@ -234,17 +389,28 @@ func (s *Service) DeleteVPC(ctx context.Context, actor auth.Actor, namespace, na
 				return err
 			}
 		}
+		if vpc.IPv6Delegated {
+			if delegated, err = store.DelegatedPrefixOf(ctx, tx, vpc.UID); err != nil {
+				return err
+			}
+		}
 		subnets, err := store.Subnets(ctx, tx, vpc.UID)
 		if err != nil {
 			return err
 		}
+		// The delegated prefix goes back to its pool with the VPC (the
+		// cascade of delegated_prefixes).
 		if err := store.DeleteVPC(ctx, tx, vpc.UID); err != nil {
 			return err
 		}
-		// The VPC's subnets and its pool go with it, each with its entry.
+		// The VPC's subnets and its pools go with it, each with its entry.
+		before := audit.VPC{UID: vpc.UID, CIDR: vpc.CIDR.String(), Zone: vpc.Zone}
+		if vpc.IPv6CIDR.IsValid() {
+			before.IPv6CIDR, before.IPv6Delegated, before.IPv6Addressing = vpc.IPv6CIDR.String(), vpc.IPv6Delegated, vpc.IPv6Addressing
+		}
 		entries := []store.AuditEntry{{
 			Actor: actor.Name, Action: audit.Delete, Namespace: namespace, ObjectKind: audit.KindVPC, ObjectName: name,
-			Before: store.JSON(audit.VPC{UID: vpc.UID, CIDR: vpc.CIDR.String(), Zone: vpc.Zone}),
+			Before: store.JSON(before),
 		}}
 		for _, sub := range subnets {
 			entries = append(entries, store.AuditEntry{
@@ -252,9 +418,11 @@ func (s *Service) DeleteVPC(ctx context.Context, actor auth.Actor, namespace, na
 				Before: store.JSON(subnetAudit(sub)),
 			})
 		}
-		entries = append(entries, store.AuditEntry{
-			Actor: actor.Name, Action: audit.Delete, Namespace: namespace, ObjectKind: audit.KindPool, ObjectName: pool.Name, Before: store.JSON(poolAudit(pool)),
-		})
+		for _, p := range pools {
+			entries = append(entries, store.AuditEntry{
+				Actor: actor.Name, Action: audit.Delete, Namespace: namespace, ObjectKind: audit.KindPool, ObjectName: p.Name, Before: store.JSON(poolAudit(p)),
+			})
+		}
 		for _, e := range entries {
 			if err := store.InsertAudit(ctx, tx, e); err != nil {
 				return err
@@ -268,9 +436,16 @@ func (s *Service) DeleteVPC(ctx context.Context, actor auth.Actor, namespace, na
 	if err != nil {
 		return err
 	}
-	s.forgetPoolUID(namespace, candidates.PrivatePoolName(name), pool.UID)
+	for _, p := range pools {
+		s.forgetPoolUID(namespace, p.Name, p.UID)
+	}
 	for _, u := range uplinks {
 		s.freed(ctx, u.PoolUID, u.Address)
+	}
+	if delegated.Prefix.IsValid() {
+		if pv := s.views.ifLoaded(delegated.PoolUID); pv != nil {
+			pv.Free(delegated.Prefix.Addr())
+		}
 	}
 	s.forgetSubnets(namespace, name)
 	return nil

@@ -126,9 +126,11 @@ var scraper = auth.Actor{Name: "metrics", Role: auth.Operator}
 const scrapeTimeout = 10 * time.Second
 
 var (
-	poolSize = prometheus.NewDesc("ipam_pool_size", "Candidates of a pool (subnet=\"\") or of a subnet of a VPC's pool: the addresses that can be handed out.",
+	poolSize = prometheus.NewDesc("ipam_pool_size", "Candidates of a pool (subnet=\"\") or of a subnet of a VPC's pool: the addresses that can be handed out (a delegation pool's: its prefixes of ipam_pool_delegated_prefix_length).",
 		[]string{"pool", "namespace", "kind", "subnet"}, nil)
-	poolUsed = prometheus.NewDesc("ipam_pool_used", "Candidates of a pool (subnet=\"\") or of a subnet of a VPC's pool that are allocated.",
+	poolUsed = prometheus.NewDesc("ipam_pool_used", "Candidates of a pool (subnet=\"\") or of a subnet of a VPC's pool that are allocated (a delegation pool's: its prefixes delegated).",
+		[]string{"pool", "namespace", "kind", "subnet"}, nil)
+	poolDelegated = prometheus.NewDesc("ipam_pool_delegated_prefix_length", "The length of the prefixes a public IPv6 pool delegates to VPCs, which its size and use count; absent for a pool that hands out addresses.",
 		[]string{"pool", "namespace", "kind", "subnet"}, nil)
 	poolFullIn = prometheus.NewDesc("ipam_pool_full_in_days", "Days until a pool (subnet=\"\") or a subnet of a VPC's pool is full at the rate of its last 7 days (docs/operations.md); absent unless it fills up; 0 when full.",
 		[]string{"pool", "namespace", "kind", "subnet"}, nil)
@@ -145,6 +147,7 @@ type usageCollector struct{ svc *ipam.Service }
 func (c usageCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- poolSize
 	ch <- poolUsed
+	ch <- poolDelegated
 	ch <- poolFullIn
 	ch <- scrapeErrors
 }
@@ -167,8 +170,13 @@ func (c usageCollector) collect(ctx context.Context, ch chan<- prometheus.Metric
 	}
 	for _, t := range trends {
 		labels := []string{t.Pool.Name, t.Pool.Namespace, string(t.Pool.Kind), t.Subnet.Name}
-		ch <- prometheus.MustNewConstMetric(poolSize, prometheus.GaugeValue, float64(t.Usage.Size), labels...)
-		ch <- prometheus.MustNewConstMetric(poolUsed, prometheus.GaugeValue, float64(t.Usage.Used), labels...)
+		// The figures exact at 128 bits, as near as a float64 holds them.
+		size, used, _ := t.Usage.Counts()
+		ch <- prometheus.MustNewConstMetric(poolSize, prometheus.GaugeValue, size.Float64(), labels...)
+		ch <- prometheus.MustNewConstMetric(poolUsed, prometheus.GaugeValue, used.Float64(), labels...)
+		if bits := t.Pool.DelegatedPrefixLength; bits != 0 && t.Subnet.Name == "" {
+			ch <- prometheus.MustNewConstMetric(poolDelegated, prometheus.GaugeValue, float64(bits), labels...)
+		}
 		switch t.Forecast.State {
 		case forecast.Filling:
 			ch <- prometheus.MustNewConstMetric(poolFullIn, prometheus.GaugeValue, t.Forecast.DaysLeft, labels...)

@@ -202,3 +202,49 @@ func TestScrape(t *testing.T) {
 	}
 	checkDashboard(t, families)
 }
+
+// TestScrapeIPv6Pools: an IPv6 pool's size passes int64 and is exported
+// as near as a float64 holds it, not capped; a delegation pool's counts
+// its prefixes, and says their length.
+func TestScrapeIPv6Pools(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.NewURL(t)
+	db, err := store.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	m := New()
+	svc, err := ipam.New(ctx, ipam.Config{DB: db, URL: url, Observer: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	m.Watch(svc, db.DB.DB)
+	for _, in := range []ipam.CreatePublicPoolInput{
+		{Name: "v6", CIDR: "2001:db8::/48"},
+		{Name: "v6-delegated", CIDR: "2001:db8:100::/40", DelegatedPrefixLength: 56},
+	} {
+		if _, err := svc.CreatePublicPool(ctx, auth.System, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	families := scrape(t, m.Handler())
+	for _, c := range []struct {
+		name, pool string
+		want       float64
+	}{
+		{"ipam_pool_size", "v6", 1<<80 - 1},
+		{"ipam_pool_size", "v6-delegated", 65536},
+		{"ipam_pool_used", "v6-delegated", 0},
+		{"ipam_pool_delegated_prefix_length", "v6-delegated", 56},
+	} {
+		l := map[string]string{"pool": c.pool, "namespace": "", "kind": "public", "subnet": ""}
+		if got, ok := value(families, c.name, l); !ok || got != c.want {
+			t.Errorf("%s%v = %v (found %v), want %v", c.name, l, got, ok, c.want)
+		}
+	}
+	if _, ok := value(families, "ipam_pool_delegated_prefix_length", map[string]string{"pool": "v6", "namespace": "", "kind": "public", "subnet": ""}); ok {
+		t.Error("ipam_pool_delegated_prefix_length of a pool that hands out addresses")
+	}
+}

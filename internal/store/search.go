@@ -81,10 +81,12 @@ func SearchPools(ctx context.Context, ext sqlx.QueryerContext, s Search) ([]Pool
 	return ps, nil
 }
 
-// SearchVPCs returns the VPCs overlapping s.Prefix, or named by s.Text,
-// in prefix order or with the VPCs of that very name first.
+// SearchVPCs returns the VPCs overlapping s.Prefix (with their prefix of
+// its family), or named by s.Text, in prefix order or with the VPCs of
+// that very name first.
 func SearchVPCs(ctx context.Context, ext sqlx.QueryerContext, s Search) ([]VPCRow, error) {
-	where, order := `cidr && $1::cidr`, `cidr, namespace, name`
+	column := prefixColumn(s.Prefix)
+	where, order := column+` && $1::cidr`, column+`, namespace, name`
 	if !s.Prefix.IsValid() {
 		where, order = namedBy("name", "uid", "namespace"), `lower(name) = lower($1) DESC, namespace, name`
 	}
@@ -114,16 +116,17 @@ func (s searchSubnetScan) row() (SearchSubnetRow, error) {
 	return SearchSubnetRow{SubnetRow: r, Namespace: s.Namespace, VPC: s.VPC}, err
 }
 
-// SearchSubnets returns the subnets overlapping s.Prefix, or named by
-// s.Text (the namespace being their VPC's), in prefix order or with the
-// subnets of that very name first.
+// SearchSubnets returns the subnets overlapping s.Prefix (with their
+// prefix of its family), or named by s.Text (the namespace being their
+// VPC's), in prefix order or with the subnets of that very name first.
 func SearchSubnets(ctx context.Context, ext sqlx.QueryerContext, s Search) ([]SearchSubnetRow, error) {
-	where, order := `s.cidr && $1::cidr`, `s.cidr, v.namespace, v.name, s.name`
+	column := "s." + prefixColumn(s.Prefix)
+	where, order := column+` && $1::cidr`, column+`, v.namespace, v.name, s.name`
 	if !s.Prefix.IsValid() {
 		where, order = namedBy("s.name", "s.uid", "v.namespace"), `lower(s.name) = lower($1) DESC, v.namespace, v.name, s.name`
 	}
 	ss, err := selectRows[searchSubnetScan](ctx, ext, `SELECT s.uid, s.vpc_uid, s.name, s.cidr::text AS cidr, host(s.gateway) AS gateway,
-			s.created_at, s.created_by, v.namespace, v.name AS vpc
+			s.ipv6_cidr::text AS ipv6_cidr, host(s.ipv6_gateway) AS ipv6_gateway, s.created_at, s.created_by, v.namespace, v.name AS vpc
 		FROM subnets s JOIN vpcs v ON v.uid = s.vpc_uid
 		WHERE `+where+` AND `+inScope("v.namespace", 2)+`
 		ORDER BY `+order+` LIMIT $3`, s.args()...)

@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/lib/pq"
 
+	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/usage"
 )
 
@@ -24,6 +27,18 @@ type UsageRecord struct {
 	ObjectUID  string
 	ObjectKind string // "pool", "subnet" or "division"
 	Used, Size int64
+	// UsedCount and SizeCount, when not both zero, are the figures exact
+	// (an IPv6 space's, which may pass int64), written in place of Used
+	// and Size.
+	UsedCount, SizeCount candidates.Count
+}
+
+// figures returns the record's figures in decimal.
+func (r UsageRecord) figures() (used, size string) {
+	if r.UsedCount.IsZero() && r.SizeCount.IsZero() {
+		return strconv.FormatInt(r.Used, 10), strconv.FormatInt(r.Size, 10)
+	}
+	return r.UsedCount.String(), r.SizeCount.String()
 }
 
 // A historyKind is what the history's rows of some kinds of space differ
@@ -56,15 +71,16 @@ var historyKinds = []historyKind{
 // (CountChanges).
 func RecordUsage(ctx context.Context, db *DB, records []UsageRecord, at, since time.Time) error {
 	uids, kinds := make(pq.StringArray, len(records)), make(pq.StringArray, len(records))
-	used, size := make(pq.Int64Array, len(records)), make(pq.Int64Array, len(records))
+	used, size := make(pq.StringArray, len(records)), make(pq.StringArray, len(records))
 	for i, r := range records {
-		uids[i], kinds[i], used[i], size[i] = r.ObjectUID, r.ObjectKind, r.Used, r.Size
+		uids[i], kinds[i] = r.ObjectUID, r.ObjectKind
+		used[i], size[i] = r.figures()
 	}
 	hour, day := usageHour(at), usageDay(at)
 	_, err := db.ExecContext(ctx, `
 		INSERT INTO usage_history (object_uid, object_kind, step, at, used, size)
 		SELECT r.object_uid, r.object_kind, s.step, s.at, r.used, r.size
-		FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::bigint[]) AS r (object_uid, object_kind, used, size),
+		FROM unnest($1::uuid[], $2::text[], $3::numeric[], $4::numeric[]) AS r (object_uid, object_kind, used, size),
 			(VALUES ('hour', $5::timestamptz), ('day', $6::timestamptz)) AS s (step, at)
 		ON CONFLICT (object_uid, step, at) DO UPDATE SET used = excluded.used, size = excluded.size`,
 		uids, kinds, used, size, hour, day)
@@ -293,17 +309,20 @@ func UsageHistories(ctx context.Context, ext Ext, uids []string, step string, si
 // expression names, from the parameter $3 on (args), at step since since.
 func usageHistories(ctx context.Context, ext Ext, uids, step string, since time.Time, args ...any) (map[string][]usage.Point, error) {
 	out := map[string][]usage.Point{}
-	rows, err := ext.QueryxContext(ctx, `SELECT object_uid, at, used, size, claims, releases FROM usage_history
+	rows, err := ext.QueryxContext(ctx, `SELECT object_uid, at, used::text, size::text, claims, releases FROM usage_history
 		WHERE object_uid = ANY(`+uids+`) AND step = $1 AND at >= $2 ORDER BY object_uid, at`, append([]any{step, since}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to read the usage history: %w", classify(err))
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var uid string
+		var uid, used, size string
 		var p usage.Point
-		if err := rows.Scan(&uid, &p.At, &p.Used, &p.Size, &p.Claims, &p.Releases); err != nil {
+		if err := rows.Scan(&uid, &p.At, &used, &size, &p.Claims, &p.Releases); err != nil {
 			return nil, fmt.Errorf("store: unable to read the usage history: %w", classify(err))
+		}
+		if err := pointFigures(&p, used, size); err != nil {
+			return nil, err
 		}
 		out[uid] = append(out[uid], p)
 	}
@@ -311,6 +330,33 @@ func usageHistories(ctx context.Context, ext Ext, uids, step string, since time.
 		return nil, fmt.Errorf("store: unable to read the usage history: %w", classify(err))
 	}
 	return out, nil
+}
+
+// pointFigures reads a row's used and size (numeric, in text) into p: its
+// ints where size fits int64, else its exact counts too, the ints at most
+// math.MaxInt64.
+func pointFigures(p *usage.Point, used, size string) error {
+	u, err := candidates.ParseCount(used)
+	if err != nil {
+		return fmt.Errorf("store: the usage history holds the figure %q: %w", used, err)
+	}
+	z, err := candidates.ParseCount(size)
+	if err != nil {
+		return fmt.Errorf("store: the usage history holds the figure %q: %w", size, err)
+	}
+	if n, ok := z.Uint64(); ok && n <= math.MaxInt64 {
+		m, _ := u.Uint64()
+		p.Used, p.Size = int64(m), int64(n)
+		return nil
+	}
+	p.UsedCount, p.SizeCount = u, z
+	p.Size = math.MaxInt64
+	if m, ok := u.Uint64(); ok && m <= math.MaxInt64 {
+		p.Used = int64(m)
+	} else {
+		p.Used = math.MaxInt64
+	}
+	return nil
 }
 
 // ImportUsage writes the points of the object uid of kind as its hours

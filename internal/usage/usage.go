@@ -3,29 +3,66 @@
 // full a space is: its figures, the points of its usage history, the
 // charts drawn of them and the forecasts made from them
 // (internal/forecast), and the one loop that writes the history of both
-// (Writer). Pure: the standard library and internal/forecast; the store
+// (Writer). Pure: the standard library, internal/forecast and the exact
+// counts of internal/candidates; the store
 // reads and writes the history as these types.
 package usage
 
 import (
+	"math"
+	"strconv"
 	"time"
 
+	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/forecast"
 )
 
-// Figures are how full a space is: a pool, a subnet, a division.
+// Figures are how full a space is: a pool, a subnet, a division. Size,
+// Used and Free are ints, math.MaxInt where the figure does not fit (an
+// IPv6 space's); Counts gives them exact at 128 bits.
 type Figures struct {
 	Size int // number of candidates
 	Used int
 	Free int
+	// SizeCount, UsedCount and FreeCount are the figures exact, set by
+	// Exact for a space whose size does not fit an int or that counts
+	// prefixes (zero otherwise: the ints are exact); Unit is Prefixes of a
+	// length for a space that hands out prefixes (a delegation pool), ""
+	// for one that hands out addresses or numbers.
+	SizeCount, UsedCount, FreeCount candidates.Count
+	Unit                            string
+}
+
+// Prefixes is the unit of a space that hands out prefixes of length bits:
+// "/56s", as in "3 of 256 /56s".
+func Prefixes(bits int) string { return "/" + strconv.Itoa(bits) + "s" }
+
+// Exact returns the figures of a space of size candidates of which used
+// are taken, counted in unit ("" for addresses).
+func Exact(size, used candidates.Count, unit string) Figures {
+	free := size.Sub(used)
+	f := Figures{Size: size.Int(), Used: used.Int(), Free: free.Int()}
+	if n, ok := size.Uint64(); !ok || n > math.MaxInt || unit != "" {
+		f.SizeCount, f.UsedCount, f.FreeCount, f.Unit = size, used, free, unit
+	}
+	return f
+}
+
+// Counts returns the figures exact.
+func (f Figures) Counts() (size, used, free candidates.Count) {
+	if f.SizeCount.IsZero() && f.UsedCount.IsZero() && f.FreeCount.IsZero() {
+		return candidates.CountOf(uint64(f.Size)), candidates.CountOf(uint64(f.Used)), candidates.CountOf(uint64(f.Free))
+	}
+	return f.SizeCount, f.UsedCount, f.FreeCount
 }
 
 // Utilization is Used in percent of Size.
 func (f Figures) Utilization() float64 {
-	if f.Size == 0 {
+	size, used, _ := f.Counts()
+	if size.IsZero() {
 		return 0
 	}
-	return 100 * float64(f.Used) / float64(f.Size)
+	return 100 * used.Float64() / size.Float64()
 }
 
 // A Point is the usage of a space in an hour or a day (the last written
@@ -34,6 +71,10 @@ type Point struct {
 	At               time.Time
 	Used, Size       int64
 	Claims, Releases int64
+	// UsedCount and SizeCount are Used and Size exact, set where Size
+	// passes int64 (an IPv6 space's: Used and Size are math.MaxInt64
+	// then at most); zero otherwise.
+	UsedCount, SizeCount candidates.Count
 }
 
 // The steps of the usage history.
