@@ -25,7 +25,7 @@ type SearchResult {
 	more: Boolean!
 }
 
-"How a query was read: an IPv4 ADDRESS, an IPv4 PREFIX (masked) or the start of an address (10.42.1., 10.42.1 and 10.42. are prefixes), or TEXT: a VM's hostname or uid, a floating IP's name, an owner's name or uid, a namespace, the start of a pool's, VPC's or subnet's name, a number pool's name, an object's display label or Text value or a part of it, a Number value, an id."
+"How a query was read: an IPv4 ADDRESS, an IPv4 PREFIX (masked) or the start of an address (10.42.1., 10.42.1 and 10.42. are prefixes), or TEXT: a VM's hostname or uid, a floating IP's name, an owner's name or uid, a namespace, the start of a pool's, VPC's or subnet's name, a number pool's name, an object's display label or Text value or a part of it, a Number value, an id. An IPv6 ADDRESS in any spelling (FD12:3456:789A:0:0:0:0:2 is fd12:3456:789a::2) or PREFIX (fd12:3456:789a::/56)."
 enum SearchForm { ADDRESS PREFIX TEXT }
 
 "What a hit is: an ALLOCATION (an address held), a POOL, a VPC, a SUBNET, or an ADDRESS that nobody the actor may see holds, with why it is free or not; for operators, a NUMBER_POOL, a NUMBER of a number pool held in one of its divisions, an OBJECT of a kind."
