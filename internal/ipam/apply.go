@@ -343,7 +343,8 @@ func applyPrivatePool(ctx context.Context, tx *store.Tx, actor auth.Actor, in Pr
 		return "", conflict(PrivatePoolRefusal)
 	case err != nil:
 		return "", err
-	case vpc.Namespace != in.Namespace || candidates.PrivatePoolName(vpc.Name) != in.Name:
+	case vpc.Namespace != in.Namespace || candidates.PrivatePoolName(vpc.Name) != in.Name &&
+		(!vpc.IPv6CIDR.IsValid() || candidates.PrivatePoolNameV6(vpc.Name) != in.Name):
 		return "", conflict(PrivatePoolRefusal)
 	}
 	pool, err := store.Pool(ctx, tx, in.Namespace, in.Name)
@@ -406,6 +407,10 @@ func (s *Service) applyVPC(ctx context.Context, tx *store.Tx, undo *undoList, ac
 			has = "is in zone " + vpc.Zone
 		}
 		return "", at("spec.zone", conflict("VPC %s %s; a VPC's zone never changes: create another VPC", name, has))
+	default:
+		if err := sameIPv6(vpc, in.CreateVPCInput); err != nil {
+			return "", err
+		}
 	}
 	for i, sub := range in.Subnets {
 		created, err := s.applySubnet(ctx, tx, actor, vpc, sub, fmt.Sprintf("spec.subnets[%d]", i))
@@ -442,5 +447,34 @@ func (s *Service) applySubnet(ctx context.Context, tx *store.Tx, actor auth.Acto
 	if gw, _ := netip.ParseAddr(in.Gateway); in.Gateway != "" && row.Gateway != gw {
 		return false, at(path+".gateway", conflict("subnet %s of VPC %s/%s has gateway %s; a subnet's gateway never changes: create another subnet", row.Name, vpc.Namespace, vpc.Name, row.Gateway))
 	}
+	if cidr, _ := netip.ParsePrefix(in.IPv6CIDR); in.IPv6CIDR != "" && row.IPv6CIDR != cidr ||
+		in.IPv6PrefixLength != 0 && row.IPv6CIDR.Bits() != in.IPv6PrefixLength {
+		return false, at(path+".ipv6Cidr", conflict("subnet %s of VPC %s/%s has IPv6 prefix %s; a subnet's prefixes never change: create another subnet", row.Name, vpc.Namespace, vpc.Name, describePrefix(row.IPv6CIDR)))
+	}
 	return false, nil
+}
+
+// sameIPv6 refuses in, a VPC as a manifest gives it, when vpc, stored,
+// has another IPv6 prefix or addressing: they never change. A delegated
+// prefix matches the length asked for.
+func sameIPv6(vpc store.VPCRow, in CreateVPCInput) error {
+	name := in.Namespace + "/" + in.Name
+	cidr, _ := netip.ParsePrefix(in.IPv6CIDR)
+	switch {
+	case in.IPv6CIDR != "" && vpc.IPv6CIDR != cidr,
+		in.IPv6PrefixLength != 0 && (!vpc.IPv6Delegated || vpc.IPv6CIDR.Bits() != in.IPv6PrefixLength),
+		in.IPv6CIDR == "" && in.IPv6PrefixLength == 0 && vpc.IPv6CIDR.IsValid():
+		return at("spec.ipv6Cidr", conflict("VPC %s has IPv6 prefix %s; a VPC's IPv6 prefix never changes: create another VPC", name, describePrefix(vpc.IPv6CIDR)))
+	case in.IPv6Addressing != "" && in.IPv6Addressing != vpc.IPv6Addressing:
+		return at("spec.ipv6Addressing", conflict("VPC %s has ipv6Addressing %s; it never changes: create another VPC", name, vpc.IPv6Addressing))
+	}
+	return nil
+}
+
+// describePrefix writes a prefix in a message, "none" for the zero one.
+func describePrefix(p netip.Prefix) string {
+	if !p.IsValid() {
+		return "none"
+	}
+	return p.String()
 }

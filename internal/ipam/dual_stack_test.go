@@ -145,6 +145,12 @@ func TestDualStackVPC(t *testing.T) {
 	if !slices.Equal(uplinks, []string{"192.0.2.1", "2001:db8::1"}) {
 		t.Errorf("the uplinks: %v, want 192.0.2.1 and 2001:db8::1", uplinks)
 	}
+	if up, _, ok, err := svc.Router(ctx, acme, v); err != nil || !ok || up.Address.String() != "192.0.2.1" {
+		t.Errorf("Router = %v, %v, %v; want 192.0.2.1", up.Address, ok, err)
+	}
+	if up, _, ok, err := svc.IPv6Router(ctx, acme, v); err != nil || !ok || up.Address.String() != "2001:db8::1" {
+		t.Errorf("IPv6Router = %v, %v, %v; want 2001:db8::1", up.Address, ok, err)
+	}
 
 	web, err := svc.CreateSubnet(ctx, acme, CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: "web", CIDR: "10.42.1.0/24"})
 	if err != nil {
@@ -315,6 +321,8 @@ func TestConcurrentDelegations(t *testing.T) {
 	if err := db.Get(&rows, `SELECT count(DISTINCT prefix) FROM delegated_prefixes`); err != nil || rows != n || duplicates != 0 {
 		t.Errorf("%d distinct delegated prefixes (%v), %d duplicates; want %d and 0", rows, err, duplicates, n)
 	}
+	err := svc.DeletePublicPool(ctx, operator, "v6-delegated")
+	wantRefusal(t, "deleting a pool that delegated prefixes", err, "public pool v6-delegated has delegated 16 prefixes to VPCs; delete those VPCs first")
 	if err := svc.DeleteVPC(ctx, acme, "acme/prod", "v3"); err != nil {
 		t.Fatal(err)
 	}
@@ -586,4 +594,58 @@ func TestIPv6UsageHistory(t *testing.T) {
 	if got := points[0]; got.SizeCount.String() != "36893488147419103231" || got.UsedCount.String() != "1" || got.Size != math.MaxInt64 || got.Used != 1 {
 		t.Errorf("the point: %+v; want 1 of 36893488147419103231 exact", got)
 	}
+}
+
+// TestApplyDualStack: a dual-stack VPC applied twice is created, then
+// unchanged, with its IPv6 pool; applied with another IPv6 prefix, it is
+// refused at spec.ipv6Cidr.
+func TestApplyDualStack(t *testing.T) {
+	svc, _, _ := newService(t)
+	ctx := context.Background()
+	vpc := func(cidr6 string) []ApplyObject {
+		return []ApplyObject{{VPC: &ApplyVPCInput{
+			CreateVPCInput: CreateVPCInput{Namespace: "acme/prod", Name: "main", CIDR: "10.42.0.0/16", IPv6CIDR: cidr6, IPv6Addressing: string(StableOpaque)},
+			Subnets:        []CreateSubnetInput{{Name: "web", CIDR: "10.42.1.0/24", IPv6CIDR: "fd12:3456:789a:1::/64"}},
+		}}}
+	}
+	for _, want := range []ApplyState{Created, Unchanged} {
+		applied, err := svc.Apply(ctx, operator, vpc("fd12:3456:789a::/48"))
+		if err != nil || applied[0].State != want {
+			t.Fatalf("Apply = %+v, %v; want %s", applied, err, want)
+		}
+	}
+	if _, err := svc.Pool(ctx, operator, "acme/prod", "vpc-main-v6"); err != nil {
+		t.Errorf("the IPv6 pool: %v", err)
+	}
+	_, err := svc.Apply(ctx, operator, vpc("fd12:3456:789b::/48"))
+	var ae *ApplyError
+	if !errors.As(err, &ae) || ae.Path != "spec.ipv6Cidr" {
+		t.Errorf("another IPv6 prefix: %v, want a conflict of spec.ipv6Cidr", err)
+	}
+	wantRefusal(t, "another IPv6 prefix", err, "VPC acme/prod/main has IPv6 prefix fd12:3456:789a::/48; a VPC's IPv6 prefix never changes: create another VPC")
+}
+
+// TestDualStackOverview: a dual-stack VPC is listed once, with its IPv4
+// pool's figures; its page carries its IPv6 pool, usage and uplink, and
+// each subnet's IPv6 usage.
+func TestDualStackOverview(t *testing.T) {
+	svc, _, _ := newService(t)
+	ctx := context.Background()
+	dualStack(t, svc, "fd12:3456:789a::/48", "")
+	if _, err := svc.CreateSubnet(ctx, acme, CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: "web", CIDR: "10.42.1.0/24"}); err != nil {
+		t.Fatal(err)
+	}
+	sums, err := svc.VPCSummaries(ctx, acme, "acme/prod")
+	if err != nil || len(sums) != 1 || sums[0].Usage.Size != 65534 || sums[0].VPC.IPv6CIDR.String() != "fd12:3456:789a::/48" || len(sums[0].Subnets) != 1 {
+		t.Fatalf("VPCSummaries = %+v, %v; want VPC main once, its IPv4 pool's figures", sums, err)
+	}
+	o, err := svc.VPCOverview(ctx, acme, "acme/prod", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.IPv6Pool.Name != "vpc-main-v6" || o.IPv6Router.Uplink.String() != "2001:db8::1" || o.Router.Uplink.String() != "192.0.2.1" {
+		t.Errorf("the overview: pool %s, uplinks %s and %s", o.IPv6Pool.Name, o.Router.Uplink, o.IPv6Router.Uplink)
+	}
+	wantFigures(t, "the VPC's /64s", o.IPv6Usage, nil, "65536", "1", "/64s")
+	wantFigures(t, "subnet web's IPv6 side", o.Subnets[0].IPv6Usage, nil, "18446744073709551614", "0", "")
 }

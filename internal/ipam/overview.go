@@ -89,10 +89,16 @@ func (s *Service) VPCSummaries(ctx context.Context, actor auth.Actor, namespace 
 // floating IPs of its namespace, the zones a floating IP may be claimed
 // in, and what the page's claim forms predict from.
 type VPCOverview struct {
-	VPC         VPC
-	Pool        Pool
-	Usage       usage.Figures
-	Router      Router
+	VPC    VPC
+	Pool   Pool
+	Usage  usage.Figures
+	Router Router
+	// IPv6Pool, IPv6Usage and IPv6Router are a dual-stack VPC's IPv6 pool,
+	// how many of its /64s its subnets take (VPCIPv6Usage) and its IPv6
+	// uplink; zero for an IPv4-only VPC.
+	IPv6Pool    Pool
+	IPv6Usage   usage.Figures
+	IPv6Router  Router
 	Subnets     []SubnetOverview
 	FloatingIPs []FloatingIP
 	// Zones are the zones that have public pools, in order.
@@ -108,7 +114,9 @@ type VPCOverview struct {
 type SubnetOverview struct {
 	Subnet Subnet
 	Usage  usage.Figures
-	Map    AddressMap
+	// IPv6Usage is how full its IPv6 prefix is (SubnetIPv6Usage).
+	IPv6Usage usage.Figures
+	Map       AddressMap
 }
 
 // VPCOverview returns the overview of the VPC namespace/name if the actor
@@ -132,6 +140,11 @@ func (s *Service) VPCOverview(ctx context.Context, actor auth.Actor, namespace, 
 	if ok {
 		o.Router = Router{Uplink: uplink.Address, Pool: uplink.Pool, DefaultRoute: route}
 	}
+	if v.IPv6CIDR.IsValid() {
+		if err := s.ipv6Overview(ctx, actor, &o); err != nil {
+			return VPCOverview{}, err
+		}
+	}
 	o.Claims = candidates.ClaimsSpec{Namespace: v.Namespace, VPC: v.Name, Pool: candidates.ClaimPool{Name: o.Pool.Name, PoolSpec: poolSpec(o.Pool)}}
 	subnets, err := s.Subnets(ctx, actor, v)
 	if err != nil {
@@ -140,6 +153,9 @@ func (s *Service) VPCOverview(ctx context.Context, actor auth.Actor, namespace, 
 	for _, sub := range subnets {
 		so := SubnetOverview{Subnet: sub}
 		if so.Usage, err = s.SubnetUsage(ctx, actor, sub); err != nil {
+			return VPCOverview{}, err
+		}
+		if so.IPv6Usage, err = s.SubnetIPv6Usage(ctx, actor, sub); err != nil {
 			return VPCOverview{}, err
 		}
 		if so.Map, err = s.SubnetMap(ctx, actor, sub); err != nil {
@@ -161,6 +177,23 @@ func (s *Service) VPCOverview(ctx context.Context, actor auth.Actor, namespace, 
 		return VPCOverview{}, err
 	}
 	return o, nil
+}
+
+// ipv6Overview adds to o its dual-stack VPC's IPv6 pool, usage and
+// uplink.
+func (s *Service) ipv6Overview(ctx context.Context, actor auth.Actor, o *VPCOverview) error {
+	var err error
+	if o.IPv6Pool, err = s.Pool(ctx, actor, o.VPC.Namespace, o.VPC.IPv6PoolName()); err != nil {
+		return err
+	}
+	if o.IPv6Usage, err = s.VPCIPv6Usage(ctx, actor, o.VPC, 0); err != nil {
+		return err
+	}
+	uplink, route, ok, err := s.IPv6Router(ctx, actor, o.VPC)
+	if ok {
+		o.IPv6Router = Router{Uplink: uplink.Address, Pool: uplink.Pool, DefaultRoute: route}
+	}
+	return err
 }
 
 // zoneClaims adds to o the zones that have public pools, and their pools

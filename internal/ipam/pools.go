@@ -299,6 +299,15 @@ func (s *Service) DeletePublicPool(ctx context.Context, actor auth.Actor, name s
 		if n > 0 {
 			return poolInUse(name, n)
 		}
+		if cp.row.DelegatedPrefixLength != 0 {
+			d, err := store.CountDelegatedPrefixes(ctx, tx, cp.row.UID)
+			if err != nil {
+				return err
+			}
+			if d > 0 {
+				return conflict("public pool %s has delegated %s to VPCs; delete those VPCs first", name, plural(int(d), "prefix", "prefixes"))
+			}
+		}
 		if err := store.DeletePool(ctx, tx, cp.row.UID); errors.Is(err, store.ErrInUse) {
 			return conflict("public pool %s was given an address meanwhile; release it first", name)
 		} else if err != nil {

@@ -500,13 +500,33 @@ func (s *Service) Router(ctx context.Context, actor auth.Actor, v VPC) (uplink A
 	if !actor.CanAccess(v.Namespace) {
 		return Allocation{}, netip.Addr{}, false, notFound("VPC", v.Namespace, v.Name)
 	}
-	rows, err := store.VPCUplinks(ctx, s.db, v.Namespace, v.UID, v.Zone)
-	if err != nil || len(rows) == 0 {
-		return Allocation{}, netip.Addr{}, false, err
+	return s.uplinkOf(ctx, v, IPv4)
+}
+
+// IPv6Router returns the VPC's IPv6 uplink and its default route (the
+// gateway of the uplink's pool); ok is false for a VPC without one.
+func (s *Service) IPv6Router(ctx context.Context, actor auth.Actor, v VPC) (uplink Allocation, defaultRoute netip.Addr, ok bool, err error) {
+	if !actor.CanAccess(v.Namespace) {
+		return Allocation{}, netip.Addr{}, false, notFound("VPC", v.Namespace, v.Name)
 	}
-	pool, err := store.PoolByUID(ctx, s.db, rows[0].PoolUID)
+	return s.uplinkOf(ctx, v, IPv6)
+}
+
+// uplinkOf returns the VPC's uplink of the family f.
+func (s *Service) uplinkOf(ctx context.Context, v VPC, f Family) (uplink Allocation, defaultRoute netip.Addr, ok bool, err error) {
+	rows, err := store.VPCUplinks(ctx, s.db, v.Namespace, v.UID, v.Zone)
 	if err != nil {
 		return Allocation{}, netip.Addr{}, false, err
 	}
-	return allocationFromRow(rows[0], pool.Name), pool.Gateway, true, nil
+	for _, r := range rows {
+		if familyOf(r.Address) != f {
+			continue
+		}
+		pool, err := store.PoolByUID(ctx, s.db, r.PoolUID)
+		if err != nil {
+			return Allocation{}, netip.Addr{}, false, err
+		}
+		return allocationFromRow(r, pool.Name), pool.Gateway, true, nil
+	}
+	return Allocation{}, netip.Addr{}, false, nil
 }

@@ -50,17 +50,18 @@ func (s vpcSummaryScan) row() (VPCSummaryRow, error) {
 	return VPCSummaryRow{VPCRow: v, Pool: pool, Used: s.Used, Router: router, RouterPool: s.RouterPool, RouterGateway: gateway}, err
 }
 
-// vpcSummariesSQL reads every VPC with its pool, the pool's count of
-// allocations and the lowest uplink its router holds in a public pool of
-// its zone, in one statement.
+// vpcSummariesSQL reads every VPC with its (IPv4) pool, the pool's count
+// of allocations and the lowest uplink its router holds in a public pool
+// of its zone (its IPv4 one), in one statement.
 const vpcSummariesSQL = `SELECT v.uid, v.namespace, v.name, v.cidr::text AS cidr, v.zone, v.created_at, v.created_by,
+		v.ipv6_cidr::text AS ipv6_cidr, v.ipv6_delegated, v.ipv6_addressing, v.ipv6_key,
 		p.uid AS "pool.uid", p.namespace AS "pool.namespace", p.name AS "pool.name", p.kind AS "pool.kind",
 		p.cidr::text AS "pool.cidr", host(p.gateway) AS "pool.gateway", p.exclude AS "pool.exclude", p.zone AS "pool.zone",
 		p.vpc_uid AS "pool.vpc_uid", p.labels AS "pool.labels", p.spec_version AS "pool.spec_version", p.created_at AS "pool.created_at", p.created_by AS "pool.created_by",
 		(SELECT count(*) FROM allocations a WHERE a.pool_uid = p.uid) AS used,
 		coalesce(u.address, '') AS router, coalesce(u.pool, '') AS router_pool, coalesce(u.gateway, '') AS router_gateway
 	FROM vpcs v
-	JOIN pools p ON p.vpc_uid = v.uid
+	JOIN pools p ON p.vpc_uid = v.uid AND family(p.cidr) = 4
 	LEFT JOIN LATERAL (
 		SELECT host(a.address) AS address, up.name AS pool, host(up.gateway) AS gateway
 		FROM allocations a JOIN pools up ON up.uid = a.pool_uid
