@@ -50,6 +50,7 @@ const (
 	createVpcV6 = `mutation($namespace: String!, $name: String!, $cidr: String!, $zone: String, $ipv6Cidr: String, $ipv6PrefixLength: Int, $ipv6Addressing: IPv6Addressing) {
 		createVpc(input: {namespace: $namespace, name: $name, cidr: $cidr, zone: $zone, ipv6Cidr: $ipv6Cidr, ipv6PrefixLength: $ipv6PrefixLength, ipv6Addressing: $ipv6Addressing}) {
 			name cidr ipv6Cidr ipv6Delegated ipv6Addressing ipv6Pool { name namespace kind cidr family }
+			router { address } ipv6Router { name pool address owner { kind name } } ipv6DefaultRoute
 		}
 	}`
 	createSubnetV6 = `mutation($namespace: String!, $vpc: String!, $name: String!, $cidr: String!, $ipv6Cidr: String, $ipv6PrefixLength: Int) {
@@ -88,11 +89,14 @@ type (
 		Usage                 usageV6 `json:"usage"`
 	}
 	vpcV6 struct {
-		Name           string  `json:"name"`
-		CIDR           string  `json:"cidr"`
-		IPv6CIDR       *string `json:"ipv6Cidr"`
-		IPv6Delegated  bool    `json:"ipv6Delegated"`
-		IPv6Addressing *string `json:"ipv6Addressing"`
+		Name           string                    `json:"name"`
+		CIDR           string                    `json:"cidr"`
+		IPv6CIDR       *string                   `json:"ipv6Cidr"`
+		IPv6Delegated  bool                      `json:"ipv6Delegated"`
+		IPv6Addressing *string                   `json:"ipv6Addressing"`
+		Router         *struct{ Address string } `json:"router"`
+		IPv6Router     *allocation               `json:"ipv6Router"`
+		IPv6Default    *string                   `json:"ipv6DefaultRoute"`
 		IPv6Pool       *struct {
 			Name      string `json:"name"`
 			Namespace string `json:"namespace"`
@@ -219,6 +223,11 @@ func TestDualStack(t *testing.T) {
 		v.IPv6Pool == nil || v.IPv6Pool.Name != "vpc-main-v6" || v.IPv6Pool.Namespace != "acme/prod" || v.IPv6Pool.Kind != "PRIVATE" ||
 		v.IPv6Pool.CIDR != "fd12:3456:789a::/48" || v.IPv6Pool.Family != "IPV6" {
 		t.Errorf("createVpc with ipv6Cidr = %+v", v)
+	}
+	if v := made.CreateVpc; v.Router == nil || v.Router.Address != "192.0.2.1" || v.IPv6Router == nil || v.IPv6Router.Address != "2001:db8::1" ||
+		v.IPv6Router.Pool != "v6-uplinks" || v.IPv6Router.Name != "v6-uplinks-2001-db8--1" || v.IPv6Router.Owner != (ownerRef{Kind: "VPC", Name: "router"}) || v.IPv6Default != nil {
+		t.Errorf("the routers of a dual-stack VPC = %s and %s (default route %s), want 192.0.2.1 and 2001:db8::1 of v6-uplinks, which has no gateway",
+			jsonOf(t, v.Router), jsonOf(t, v.IPv6Router), deref(v.IPv6Default))
 	}
 	e.ok("acme", createVpcV6, &made, "namespace", "acme/prod", "name", "lab", "cidr", "10.43.0.0/16", "zone", "z1", "ipv6PrefixLength", 56)
 	if v := made.CreateVpc; deref(v.IPv6CIDR) != "2001:db8:100::/56" || !v.IPv6Delegated {

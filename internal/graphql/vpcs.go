@@ -32,6 +32,10 @@ type VPC {
 	ipv6Addressing: IPv6Addressing
 	"The VPC's IPv6 pool vpc-<name>-v6; null for a VPC of IPv4 only."
 	ipv6Pool: IPAMPool
+	"The VPC's IPv6 uplink, from a public IPv6 pool of addresses of its zone; null when it has none. Floating IPs stay IPv4: IPv6 addresses are routable as they are."
+	ipv6Router: IPAllocation
+	"The gateway of ipv6Router's pool; null when it has none."
+	ipv6DefaultRoute: String
 	"How much of ipv6Cidr the VPC's subnets take, in prefixes of length prefixLength (3 of 256 /64s; a subnet longer than that takes the one it lies in); null for a VPC of IPv4 only. Its history is empty and its forecast has not enough history: the usage history keeps the figures of pools and of subnets' IPv4 prefixes."
 	ipv6Usage(prefixLength: Int = 64): Usage
 }
@@ -192,20 +196,22 @@ func addVPCFields(b *engine.Builder, svc *ipam.Service) {
 	b.Resolve("VPC", "pool", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
 		return svc.VPCPool(ctx, st.actor, p.Source.(*vpcNode).VPC)
 	}))
-	b.Resolve("VPC", "router", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
-		r, err := p.Source.(*vpcNode).routerOf(ctx, svc, st)
-		if err != nil || !r.ok {
-			return nil, err
-		}
-		return r.uplink, nil
-	}))
-	b.Resolve("VPC", "defaultRoute", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
-		r, err := p.Source.(*vpcNode).routerOf(ctx, svc, st)
-		if err != nil || !r.ok {
-			return nil, err
-		}
-		return addr(r.defaultRoute), nil
-	}))
+	for family, fields := range map[ipam.Family][2]string{ipam.IPv4: {"router", "defaultRoute"}, ipam.IPv6: {"ipv6Router", "ipv6DefaultRoute"}} {
+		b.Resolve("VPC", fields[0], resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
+			r, err := p.Source.(*vpcNode).routerOf(ctx, svc, st, family)
+			if err != nil || !r.ok {
+				return nil, err
+			}
+			return r.uplink, nil
+		}))
+		b.Resolve("VPC", fields[1], resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
+			r, err := p.Source.(*vpcNode).routerOf(ctx, svc, st, family)
+			if err != nil || !r.ok {
+				return nil, err
+			}
+			return addr(r.defaultRoute), nil
+		}))
+	}
 	b.Resolve("VPC", "subnets", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
 		return svc.Subnets(ctx, st.actor, p.Source.(*vpcNode).VPC)
 	}))
@@ -243,11 +249,11 @@ func addSubnetFields(b *engine.Builder, svc *ipam.Service) {
 }
 
 // A vpcNode is a VPC as a source of the VPC type: its router and default
-// route are read once for both fields.
+// route of each family are read once for both fields.
 type vpcNode struct {
 	ipam.VPC
-	once   sync.Once
-	router router
+	once, once6     sync.Once
+	router, router6 router
 }
 
 type router struct {
@@ -267,8 +273,15 @@ func vpcNodes(vs []ipam.VPC) []*vpcNode {
 	return out
 }
 
-// routerOf reads the VPC's router uplink and default route, once.
-func (v *vpcNode) routerOf(ctx context.Context, svc *ipam.Service, st *requestState) (*router, error) {
+// routerOf reads the VPC's router uplink and default route of the family
+// f, once.
+func (v *vpcNode) routerOf(ctx context.Context, svc *ipam.Service, st *requestState, f ipam.Family) (*router, error) {
+	if f == ipam.IPv6 {
+		v.once6.Do(func() {
+			v.router6.uplink, v.router6.defaultRoute, v.router6.ok, v.router6.err = svc.IPv6Router(ctx, st.actor, v.VPC)
+		})
+		return &v.router6, v.router6.err
+	}
 	v.once.Do(func() {
 		v.router.uplink, v.router.defaultRoute, v.router.ok, v.router.err = svc.Router(ctx, st.actor, v.VPC)
 	})
