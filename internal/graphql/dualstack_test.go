@@ -1,12 +1,17 @@
 package graphql
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/store"
 )
 
 // nicType is the type Nic as the API gives it, word for word.
@@ -186,6 +191,29 @@ func TestIPv6Pools(t *testing.T) {
 		t.Errorf("used and utilization of an empty /64 = %+v, want 0 and 0", fits.Pool.Usage)
 	}
 
+	// A point of the history of an IPv6 pool: its size, past GraphQL's Int,
+	// is refused as usage's, and sizeExact gives it.
+	var uid string
+	if err := e.db.Get(&uid, `SELECT uid FROM pools WHERE name = 'v6-uplinks'`); err != nil {
+		t.Fatal(err)
+	}
+	size, parseErr := candidates.ParseCount("18446744073709551615")
+	if parseErr != nil {
+		t.Fatal(parseErr)
+	}
+	hour := time.Now().UTC().Truncate(time.Hour).Add(-time.Hour)
+	if err := store.RecordUsage(context.Background(), e.db, []store.UsageRecord{{ObjectUID: uid, ObjectKind: "pool", UsedCount: candidates.CountOf(1), SizeCount: size}}, hour, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	res = e.query("op", `{ pool(name: "v6-uplinks") { usage { history { size } } } }`)
+	if len(res.Errors) != 1 || res.Errors[0].Message != "size is 18446744073709551615, more than GraphQL's Int holds (2^31 − 1): select sizeExact, a BigInt, instead" {
+		t.Errorf("history { size } of a /64 answered %s, want the error of size", res.body)
+	}
+	res = e.query("op", `{ pool(name: "v6-uplinks") { usage { history { sizeExact used usedExact } } } }`)
+	if want := `{"pool":{"usage":{"history":[{"sizeExact":"18446744073709551615","used":1,"usedExact":"1"}]}}}`; len(res.Errors) > 0 || compact(t, res.Data) != want {
+		t.Errorf("history { sizeExact used usedExact } of a /64 answered %s, want %s", res.body, want)
+	}
+
 	var preview struct{ PreviewAllocation []string }
 	e.ok("op", `{ previewAllocation(pool: "v6-uplinks", count: 2) }`, &preview)
 	if want := []string{"2001:db8::1", "2001:db8::2"}; !reflect.DeepEqual(preview.PreviewAllocation, want) {
@@ -303,6 +331,13 @@ func TestDualStack(t *testing.T) {
 	if want := (usageV6{SizeExact: "18446744073709551614", UsedExact: "1", FreeExact: "18446744073709551613", Unit: "addresses"}); web.IPv6Usage.usageV6 != want ||
 		len(web.IPv6Usage.History) != 0 || web.IPv6Usage.Forecast.Basis != "not enough history yet" || web.Usage.Size != 253 || web.Usage.Used != 1 {
 		t.Errorf("subnet web's usage = %+v, ipv6Usage %+v; want 253 and 1, and %+v without history", web.Usage, web.IPv6Usage, want)
+	}
+
+	var node struct{ AttachNode allocation }
+	e.ok("acme", `mutation { attachNode(input: {namespace: "acme/prod", vpc: "main", subnet: "web", node: {uid: "n-1", name: "host-1"}, family: IPV6}) {
+		name pool address owner { kind uid name } } }`, &node)
+	if a := node.AttachNode; a.Address != "fd12:3456:789a::3" || a.Pool != "vpc-main-v6" || a.Owner != (ownerRef{Kind: "Node", UID: "n-1", Name: "web"}) {
+		t.Errorf("attachNode of family IPV6 = %+v, want fd12:3456:789a::3 of vpc-main-v6, owner Node web", a)
 	}
 
 	found := e.search("acme", "FD12:3456:789A:0:0:0:0:2", nil)
