@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"time"
 
+	"pivirt.hu/ipam/internal/auth"
 	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/claim"
 	"pivirt.hu/ipam/internal/store"
@@ -141,6 +142,35 @@ func (c *prefixClaim) Respecify(context.Context) (bool, error) { return false, n
 // Taken reads the first addresses of the prefixes the pool delegated.
 func (c *prefixClaim) Taken(ctx context.Context) ([]netip.Addr, error) {
 	return store.TakenAddresses(ctx, c.tx, c.pool.row.UID)
+}
+
+// A Delegation is a prefix a delegation pool gave to a VPC.
+type Delegation struct {
+	Prefix         netip.Prefix
+	Namespace, VPC string
+	CreatedAt      time.Time
+	CreatedBy      string
+}
+
+// Delegations lists the prefixes the delegation pool p gave, in address
+// order: every one for operators, those of the actor's namespaces for a
+// tenant.
+func (s *Service) Delegations(ctx context.Context, actor auth.Actor, p Pool) ([]Delegation, error) {
+	cp, err := s.readablePool(ctx, actor, p.Namespace, p.Name)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := store.DelegatedPrefixes(ctx, s.db, cp.row.UID)
+	if err != nil {
+		return nil, err
+	}
+	out := []Delegation{}
+	for _, r := range rows {
+		if actor.CanAccess(r.VPCNamespace) {
+			out = append(out, Delegation{Prefix: r.Prefix, Namespace: r.VPCNamespace, VPC: r.VPCName, CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy})
+		}
+	}
+	return out, nil
 }
 
 // refuseDelegation refuses an address claim in a delegation pool: it hands

@@ -250,7 +250,7 @@ func TestVPCRefusals(t *testing.T) {
 		{CreateVPCInput{IPv6PrefixLength: 72, Zone: "z1"}, "ipv6PrefixLength 72 is out of range: 16 to 64"},
 		{CreateVPCInput{IPv6Addressing: "STABLE_OPAQUE"}, "ipv6Addressing is for a VPC with an IPv6 prefix: give ipv6Cidr or ipv6PrefixLength, or leave ipv6Addressing out"},
 		{CreateVPCInput{IPv6CIDR: "fd00::/48", IPv6Addressing: "RANDOM"}, `ipv6Addressing "RANDOM" is not a way of addressing: LOWEST_FREE or STABLE_OPAQUE`},
-		{CreateVPCInput{CIDR: "fd00::/48"}, "cidr fd00::/48 is an IPv6 prefix: give it as ipv6Cidr, and the VPC's IPv4 prefix as cidr"},
+		{CreateVPCInput{CIDR: "fd00::/48"}, "cidr fd00::/48 is not IPv4: give the VPC's IPv4 prefix as cidr, and an IPv6 one as ipv6Cidr"},
 	} {
 		in := c.in
 		in.Namespace, in.Name = "acme/prod", "main"
@@ -321,7 +321,15 @@ func TestConcurrentDelegations(t *testing.T) {
 	if err := db.Get(&rows, `SELECT count(DISTINCT prefix) FROM delegated_prefixes`); err != nil || rows != n || duplicates != 0 {
 		t.Errorf("%d distinct delegated prefixes (%v), %d duplicates; want %d and 0", rows, err, duplicates, n)
 	}
-	err := svc.DeletePublicPool(ctx, operator, "v6-delegated")
+	pool, err := svc.Pool(ctx, operator, "", "v6-delegated")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := svc.Delegations(ctx, acme, pool)
+	if err != nil || len(ds) != n || ds[0].Prefix.String() != "2001:db8:100::/56" || ds[0].Namespace != "acme/prod" {
+		t.Errorf("Delegations = %+v, %v; want %d, the first 2001:db8:100::/56 of acme/prod", ds, err, n)
+	}
+	err = svc.DeletePublicPool(ctx, operator, "v6-delegated")
 	wantRefusal(t, "deleting a pool that delegated prefixes", err, "public pool v6-delegated has delegated 16 prefixes to VPCs; delete those VPCs first")
 	if err := svc.DeleteVPC(ctx, acme, "acme/prod", "v3"); err != nil {
 		t.Fatal(err)

@@ -103,7 +103,7 @@ func vpcInputErrors(in CreateVPCInput) []error {
 	if cidr, err := parsePrefix("cidr", in.CIDR); err != nil {
 		errs = append(errs, err)
 	} else if cidr.Addr().Is6() {
-		errs = append(errs, invalid("cidr", "cidr %s is an IPv6 prefix: give it as ipv6Cidr, and the VPC's IPv4 prefix as cidr", cidr))
+		errs = append(errs, invalid("cidr", "cidr %s is not IPv4: give the VPC's IPv4 prefix as cidr, and an IPv6 one as ipv6Cidr", cidr))
 	} else if cidr.Bits() < minVPCBits || cidr.Bits() > maxVPCBits {
 		errs = append(errs, invalid("cidr", "cidr %s is not a VPC prefix: use /%d to /%d", cidr, minVPCBits, maxVPCBits))
 	}

@@ -19,21 +19,27 @@ type DelegatedPrefixRow struct {
 	VPCUID    string
 	CreatedAt time.Time
 	CreatedBy string
+	// VPCNamespace and VPCName name the VPC, as DelegatedPrefixes reads
+	// them.
+	VPCNamespace, VPCName string
 }
 
 // delegatedPrefixScan is a row of delegated_prefixes as the driver reads
 // it.
 type delegatedPrefixScan struct {
-	PoolUID   string    `db:"pool_uid"`
-	Prefix    string    `db:"prefix"`
-	VPCUID    string    `db:"vpc_uid"`
-	CreatedAt time.Time `db:"created_at"`
-	CreatedBy string    `db:"created_by"`
+	PoolUID      string    `db:"pool_uid"`
+	Prefix       string    `db:"prefix"`
+	VPCUID       string    `db:"vpc_uid"`
+	CreatedAt    time.Time `db:"created_at"`
+	CreatedBy    string    `db:"created_by"`
+	VPCNamespace string    `db:"vpc_namespace"`
+	VPCName      string    `db:"vpc_name"`
 }
 
 func (s delegatedPrefixScan) row() (DelegatedPrefixRow, error) {
 	prefix, err := prefixOf("delegated prefix of vpc "+s.VPCUID, s.Prefix)
-	return DelegatedPrefixRow{PoolUID: s.PoolUID, Prefix: prefix, VPCUID: s.VPCUID, CreatedAt: s.CreatedAt, CreatedBy: s.CreatedBy}, err
+	return DelegatedPrefixRow{PoolUID: s.PoolUID, Prefix: prefix, VPCUID: s.VPCUID, CreatedAt: s.CreatedAt, CreatedBy: s.CreatedBy,
+		VPCNamespace: s.VPCNamespace, VPCName: s.VPCName}, err
 }
 
 const delegatedPrefixColumns = `pool_uid, prefix::text AS prefix, vpc_uid, created_at, created_by`
@@ -102,9 +108,11 @@ func DelegatedPrefixOf(ctx context.Context, ext sqlx.QueryerContext, vpcUID stri
 }
 
 // DelegatedPrefixes returns the prefixes the pool delegated, in address
-// order.
+// order, each with its VPC's namespace and name.
 func DelegatedPrefixes(ctx context.Context, ext sqlx.QueryerContext, poolUID string) ([]DelegatedPrefixRow, error) {
-	ds, err := selectRows[delegatedPrefixScan](ctx, ext, `SELECT `+delegatedPrefixColumns+` FROM delegated_prefixes WHERE pool_uid = $1 ORDER BY prefix`, poolUID)
+	ds, err := selectRows[delegatedPrefixScan](ctx, ext, `SELECT d.pool_uid, d.prefix::text AS prefix, d.vpc_uid, d.created_at, d.created_by,
+			v.namespace AS vpc_namespace, v.name AS vpc_name
+		FROM delegated_prefixes d JOIN vpcs v ON v.uid = d.vpc_uid WHERE d.pool_uid = $1 ORDER BY d.prefix`, poolUID)
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to list the prefixes of pool %s: %w", poolUID, classify(err))
 	}
