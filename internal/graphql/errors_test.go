@@ -89,7 +89,7 @@ func TestErrorCodes(t *testing.T) {
 		{"vpc cidr not an address", "acme", `mutation { createVpc(input: {namespace: "acme/prod", name: "v2", cidr: "ten/8"}) { name } }`,
 			codeInvalidArgument, "cidr", `cidr "ten/8" is not an IPv4 prefix such as 10.0.0.0/24`},
 		{"vpc cidr IPv6", "acme", `mutation { createVpc(input: {namespace: "acme/prod", name: "v2", cidr: "fd00::/48"}) { name } }`,
-			codeInvalidArgument, "cidr", "cidr fd00::/48 is an IPv6 prefix: give it as ipv6Cidr, and the VPC's IPv4 prefix as cidr"},
+			codeInvalidArgument, "cidr", "cidr fd00::/48 is not IPv4: give the VPC's IPv4 prefix as cidr, and an IPv6 one as ipv6Cidr"},
 		{"vpc cidr too small", "acme", `mutation { createVpc(input: {namespace: "acme/prod", name: "v2", cidr: "10.0.0.0/30"}) { name } }`,
 			codeInvalidArgument, "cidr", "cidr 10.0.0.0/30 is not a VPC prefix: use /8 to /28"},
 		{"vpc namespace empty", "acme", `mutation { createVpc(input: {namespace: "", name: "v2", cidr: "10.0.0.0/16"}) { name } }`,
