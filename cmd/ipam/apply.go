@@ -26,9 +26,15 @@ A public pool or a VPC that does not exist is created, a VPC with its
 subnets; one that exists as the document says is left unchanged. A
 subnet the document adds to an existing VPC is created, and a pool's
 labels are set as given (configured). What never changes is refused: a
-pool's spec, a VPC's cidr, zone and uid, a subnet's cidr and gateway. A
-VPC's private pool is accepted as its VPC made it; a VPC's metadata.uid is
-the uid it is created with; status is ignored.
+pool's spec, a VPC's cidr, zone and uid, a subnet's cidr and gateway, and
+their IPv6 prefixes and a VPC's ipv6Addressing. A VPC's private pools
+(vpc-<name>, and vpc-<name>-v6 of a dual-stack VPC) are accepted as their
+VPC made them; a VPC's metadata.uid is the uid it is created with; status
+is ignored.
+
+A VPC's IPv6 prefix is given (ipv6Cidr) or delegated from its zone's
+delegation pools (ipv6PrefixLength, as ipam get vpcs prints a delegated
+one): applied to another database, the VPC is delegated a prefix there.
 
 Apply never deletes: a pool, VPC or subnet that FILE does not name stays
 as it is.`

@@ -3,6 +3,7 @@ package graphql
 import (
 	"context"
 	"net/netip"
+	"strconv"
 
 	"pivirt.hu/ipam/internal/graphql/engine"
 	"pivirt.hu/ipam/internal/ipam"
@@ -86,6 +87,23 @@ input AttachInterfaceInput {
 	subnet: String!
 	vm: VirtualMachineRefInput!
 	nic: Int!
+	"The family attachInterface claims an address of: by default IPv4 where the subnet has it. attachNic claims both and reads no family."
+	family: IPFamily
+}
+
+"An address family: IPV4 or IPV6."
+enum IPFamily { IPV4 IPV6 }
+
+"A VM's NIC in a subnet, with its address of each family the subnet has (null for a family it has not)."
+type Nic {
+	namespace: String!
+	vpc: String!
+	subnet: String!
+	"The VM: kind VirtualMachine, its uid, name <hostname>/<nic>, as the owner of both addresses."
+	vm: ObjectReference!
+	nic: Int!
+	ipv4: IPAllocation
+	ipv6: IPAllocation
 }
 
 input DetachInterfaceInput {
@@ -100,6 +118,8 @@ input AttachNodeInput {
 	vpc: String!
 	subnet: String!
 	node: NodeRefInput!
+	"The family of the address to claim, as AttachInterfaceInput's."
+	family: IPFamily
 }
 `
 
@@ -153,12 +173,14 @@ func addInterfaceMutations(b *engine.Builder, svc *ipam.Service) {
 		attachInterface(input: AttachInterfaceInput!): IPAllocation!`,
 		resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
 			in := objectArg(p.Args, "input")
-			return svc.AttachInterface(ctx, st.actor, ipam.AttachInterfaceInput{
-				Namespace: stringArg(in, "namespace"), VPC: stringArg(in, "vpc"), Subnet: stringArg(in, "subnet"),
-				VM: vmRefArg(in), NIC: intArg(in, "nic"),
-			})
+			return svc.AttachInterface(ctx, st.actor, attachArg(in))
 		}))
-	b.Mutation(`"Frees the address of a VM's NIC: true when it held one, false when there was nothing to free."
+	b.Mutation(`"Gives a VM's NIC, in one transaction, an address of each family the subnet has (both or neither), owner VirtualMachine <hostname>/<nic>; asking again returns the same addresses."
+		attachNic(input: AttachInterfaceInput!): Nic!`,
+		resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
+			return svc.AttachNic(ctx, st.actor, attachArg(objectArg(p.Args, "input")))
+		}))
+	b.Mutation(`"Frees the address of a VM's NIC: true when it held one, false when there was nothing to free. Every family's: a NIC of a dual-stack subnet loses its IPv4 and its IPv6 address."
 		detachInterface(input: DetachInterfaceInput!): Boolean!`,
 		resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
 			in := objectArg(p.Args, "input")
@@ -173,7 +195,7 @@ func addInterfaceMutations(b *engine.Builder, svc *ipam.Service) {
 			node := objectArg(in, "node")
 			return svc.AttachNode(ctx, st.actor, ipam.AttachNodeInput{
 				Namespace: stringArg(in, "namespace"), VPC: stringArg(in, "vpc"), Subnet: stringArg(in, "subnet"),
-				Node: ipam.NodeRef{UID: stringArg(node, "uid"), Name: stringArg(node, "name")},
+				Node: ipam.NodeRef{UID: stringArg(node, "uid"), Name: stringArg(node, "name")}, Family: ipam.Family(stringArg(in, "family")),
 			})
 		}))
 }
@@ -186,6 +208,17 @@ func addAllocationFields(b *engine.Builder) {
 		"address":   func(a ipam.Allocation) any { return a.Address.String() },
 		"owner":     func(a ipam.Allocation) any { return a.Owner },
 		"createdAt": func(a ipam.Allocation) any { return timestamp(a.CreatedAt) },
+	})
+	properties(b, "Nic", map[string]func(ipam.Nic) any{
+		"namespace": func(n ipam.Nic) any { return n.Namespace },
+		"vpc":       func(n ipam.Nic) any { return n.VPC },
+		"subnet":    func(n ipam.Nic) any { return n.Subnet },
+		"vm": func(n ipam.Nic) any {
+			return ipam.Owner{Kind: ipam.OwnerVirtualMachine, UID: n.VM.UID, Name: n.VM.Hostname + "/" + strconv.Itoa(n.NIC)}
+		},
+		"nic":  func(n ipam.Nic) any { return n.NIC },
+		"ipv4": func(n ipam.Nic) any { return allocationOrNull(n.IPv4) },
+		"ipv6": func(n ipam.Nic) any { return allocationOrNull(n.IPv6) },
 	})
 	properties(b, "ObjectReference", map[string]func(ipam.Owner) any{
 		"kind": func(o ipam.Owner) any { return o.Kind },
@@ -221,6 +254,14 @@ func pageArgs(args map[string]any) (ipam.Page, error) {
 	return page, nil
 }
 
+// attachArg reads an AttachInterfaceInput.
+func attachArg(in map[string]any) ipam.AttachInterfaceInput {
+	return ipam.AttachInterfaceInput{
+		Namespace: stringArg(in, "namespace"), VPC: stringArg(in, "vpc"), Subnet: stringArg(in, "subnet"),
+		VM: vmRefArg(in), NIC: intArg(in, "nic"), Family: ipam.Family(stringArg(in, "family")),
+	}
+}
+
 func vmRefArg(in map[string]any) ipam.VMRef {
 	vm := objectArg(in, "vm")
 	return ipam.VMRef{UID: stringArg(vm, "uid"), Hostname: stringArg(vm, "hostname")}
@@ -228,6 +269,14 @@ func vmRefArg(in map[string]any) ipam.VMRef {
 
 func ownerArg(o map[string]any) ipam.Owner {
 	return ipam.Owner{Kind: ipam.OwnerKind(stringArg(o, "kind")), UID: stringArg(o, "uid"), Name: stringArg(o, "name")}
+}
+
+// allocationOrNull is *a, or null when a is nil.
+func allocationOrNull(a *ipam.Allocation) any {
+	if a == nil {
+		return nil
+	}
+	return *a
 }
 
 func addrStrings(as []netip.Addr) []string {

@@ -76,6 +76,7 @@ var operations = []operation{
 	{"createSubnet", createSubnet, map[string]any{"namespace": "acme/prod", "vpc": "main", "name": "db", "cidr": "10.42.2.0/24", "gateway": "10.42.2.254"}},
 	{"deleteSubnet", deleteSubnet, map[string]any{"namespace": "acme/prod", "vpc": "main", "name": "spare"}},
 	{"attachInterface", attachInterface, map[string]any{"namespace": "acme/prod", "vpc": "main", "subnet": "web", "uid": "vm-2", "hostname": "web-02", "nic": 1}},
+	{"attachNic", attachNic, map[string]any{"namespace": "acme/prod", "vpc": "main", "subnet": "web", "uid": "vm-3", "hostname": "web-03", "nic": 0}},
 	{"detachInterface", detachInterface, map[string]any{"namespace": "acme/prod", "vpc": "main", "uid": "vm-1", "hostname": "web-01", "nic": 0}},
 	{"attachNode", attachNode, map[string]any{"namespace": "acme/prod", "vpc": "main", "subnet": "web", "uid": "node-2", "name": "hv-2"}},
 	{"claimFloatingIp", claimFloatingIp, map[string]any{"namespace": "acme/prod", "name": "api", "zone": "zone-a"}},

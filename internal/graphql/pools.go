@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/forecast"
 	"pivirt.hu/ipam/internal/graphql/engine"
 	"pivirt.hu/ipam/internal/ipam"
@@ -26,19 +27,35 @@ type IPAMPool {
 	namespace: String
 	kind: PoolKind!
 	cidr: String!
+	"The family of its cidr: a pool is of one family. A VPC's IPv6 pool is vpc-<name>-v6."
+	family: IPFamily!
+	"The length of the prefixes a public IPv6 pool delegates to VPCs (56: the pool's lowest free aligned /56 at each claim); null for a pool that hands out addresses."
+	delegatedPrefixLength: Int
 	gateway: String
 	exclude: [String!]!
 	zone: String
+	"How full it is: in addresses, or, for a pool that delegates prefixes, in prefixes of that length (unit)."
 	usage: Usage!
 	allocations(` + pageArguments + `): AllocationConnection!
 }
 
 "How full a pool or a subnet is. size is the number of candidates; utilization is used in percent of size."
 type Usage {
+	"The number of candidates, when it fits GraphQL's Int (up to 2^31 − 1, as every IPv4 figure does). Past it (an IPv6 prefix's) size is never a wrong number but a field error INVALID_ARGUMENT that gives the figure and names sizeExact; as GraphQL has it, the nearest nullable field above is then null."
 	size: Int!
+	"size, exact at any size (0 to 2^128 − 1): a BigInt, a decimal string."
+	sizeExact: BigInt!
+	"The candidates held, when it fits GraphQL's Int; past it an error, as for size: usedExact answers it."
 	used: Int!
+	"used, exact at any size: a BigInt, a decimal string."
+	usedExact: BigInt!
+	"The candidates free, when it fits GraphQL's Int; past it an error, as for size: freeExact answers it."
 	free: Int!
+	"free, exact at any size: a BigInt, a decimal string."
+	freeExact: BigInt!
 	utilization: Float!
+	"What size, used and free count: addresses (a pool that hands out addresses, a subnet), or prefixes of one length, /56s for a pool that delegates /56s (3 of 256 /56s)."
+	unit: String!
 	"The usage over time, oldest first, since an RFC 3339 time (by default the last 7 days; with DAY, from the start of the day 7 days ago): a point an hour (HOUR, kept 35 days) or a day (DAY, kept 400 days), the last figures of each."
 	history(since: String, step: UsageStep = HOUR): [UsagePoint!]!
 	"When it will be full at the rate of the last 7 days."
@@ -51,8 +68,14 @@ enum UsageStep { HOUR DAY }
 "The usage in an hour or a day (at: its start, RFC 3339, UTC): the last figures written in it, and the claims and releases made in it (for a division of a number pool, the numbers allocated from the pool and released)."
 type UsagePoint {
 	at: String!
+	"As Usage.used: an error past GraphQL's Int, where usedExact answers."
 	used: Int!
+	"used, exact at any size: a BigInt, a decimal string."
+	usedExact: BigInt!
+	"As Usage.size: an error past GraphQL's Int, where sizeExact answers."
 	size: Int!
+	"size, exact at any size: a BigInt, a decimal string."
+	sizeExact: BigInt!
 	claims: Int!
 	releases: Int!
 }
@@ -66,10 +89,13 @@ type Forecast {
 
 input CreatePublicPoolInput {
 	name: String!
+	"An IPv4 prefix, or an IPv6 prefix in RFC 5952 form (2001:db8::/32): another spelling of a valid prefix is refused with the canonical one."
 	cidr: String!
 	gateway: String
 	exclude: [String!]
 	zone: String
+	"Makes an IPv6 pool delegate prefixes of this length to VPCs of its zone (CreateVpcInput.ipv6PrefixLength) rather than hand out addresses: 56 gives each VPC the pool's lowest free aligned /56."
+	delegatedPrefixLength: Int
 }
 
 "What updatePublicPool changes of the public pool name: a field left out keeps its value; null (or an empty string, an empty list) removes the gateway, the excludes or the zone."
@@ -112,7 +138,7 @@ func addPools(b *engine.Builder, svc *ipam.Service) {
 			in := objectArg(p.Args, "input")
 			return svc.CreatePublicPool(ctx, st.actor, ipam.CreatePublicPoolInput{
 				Name: stringArg(in, "name"), CIDR: stringArg(in, "cidr"), Gateway: stringArg(in, "gateway"),
-				Exclude: stringsArg(in, "exclude"), Zone: stringArg(in, "zone"),
+				Exclude: stringsArg(in, "exclude"), Zone: stringArg(in, "zone"), DelegatedPrefixLength: intArg(in, "delegatedPrefixLength"),
 			})
 		}))
 	b.Mutation(`"Changes a public pool's gateway, excludes or zone (operators only; its cidr never changes). Refused (CONFLICT) while the new gateway or excludes would cover an address the pool holds, naming some and how many, and a change of zone while the pool holds routers' uplinks. Claims in progress in the pool finish first; claims made meanwhile wait, then follow the new spec."
@@ -146,9 +172,16 @@ func addPoolFields(b *engine.Builder, svc *ipam.Service) {
 		"namespace": func(p ipam.Pool) any { return optional(p.Namespace) },
 		"kind":      func(p ipam.Pool) any { return poolKinds[p.Kind] },
 		"cidr":      func(p ipam.Pool) any { return p.CIDR.String() },
-		"gateway":   func(p ipam.Pool) any { return addr(p.Gateway) },
-		"exclude":   func(p ipam.Pool) any { return p.Exclude },
-		"zone":      func(p ipam.Pool) any { return optional(p.Zone) },
+		"family":    func(p ipam.Pool) any { return string(p.Family()) },
+		"delegatedPrefixLength": func(p ipam.Pool) any {
+			if p.DelegatedPrefixLength == 0 {
+				return nil
+			}
+			return p.DelegatedPrefixLength
+		},
+		"gateway": func(p ipam.Pool) any { return addr(p.Gateway) },
+		"exclude": func(p ipam.Pool) any { return p.Exclude },
+		"zone":    func(p ipam.Pool) any { return optional(p.Zone) },
 	})
 	b.Resolve("IPAMPool", "usage", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
 		pool := p.Source.(ipam.Pool)
@@ -162,11 +195,20 @@ func addPoolFields(b *engine.Builder, svc *ipam.Service) {
 		}
 		return svc.PoolAllocations(ctx, st.actor, p.Source.(ipam.Pool), page)
 	}))
+	addUsageFields(b, svc)
+}
+
+// addUsageFields resolves the fields of a usage, of its history and of
+// its forecast.
+func addUsageFields(b *engine.Builder, svc *ipam.Service) {
+	figureFields(b, "Usage", map[string]func(usageOf) candidates.Count{
+		"size": func(u usageOf) candidates.Count { size, _, _ := u.Counts(); return size },
+		"used": func(u usageOf) candidates.Count { _, used, _ := u.Counts(); return used },
+		"free": func(u usageOf) candidates.Count { _, _, free := u.Counts(); return free },
+	})
 	properties(b, "Usage", map[string]func(usageOf) any{
-		"size":        func(u usageOf) any { return u.Size },
-		"used":        func(u usageOf) any { return u.Used },
-		"free":        func(u usageOf) any { return u.Free },
 		"utilization": func(u usageOf) any { return u.Utilization() },
+		"unit":        func(u usageOf) any { return unit(u.Figures) },
 	})
 	b.Resolve("Usage", "history", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
 		step, since, err := historyArgs(p.Args, time.Now())
@@ -174,17 +216,25 @@ func addPoolFields(b *engine.Builder, svc *ipam.Service) {
 			return nil, err
 		}
 		u := p.Source.(usageOf)
+		if u.uid == "" {
+			return []usage.Point{}, nil
+		}
 		return svc.UsageHistory(ctx, st.actor, u.namespace, u.uid, step, since)
 	}))
+	figureFields(b, "UsagePoint", map[string]func(usage.Point) candidates.Count{
+		"used": func(u usage.Point) candidates.Count { _, used := pointCounts(u); return used },
+		"size": func(u usage.Point) candidates.Count { size, _ := pointCounts(u); return size },
+	})
 	properties(b, "UsagePoint", map[string]func(usage.Point) any{
 		"at":       func(u usage.Point) any { return u.At.UTC().Format(time.RFC3339) },
-		"used":     func(u usage.Point) any { return u.Used },
-		"size":     func(u usage.Point) any { return u.Size },
 		"claims":   func(u usage.Point) any { return u.Claims },
 		"releases": func(u usage.Point) any { return u.Releases },
 	})
 	b.Resolve("Usage", "forecast", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
 		u := p.Source.(usageOf)
+		if u.uid == "" {
+			return usage.ForecastOf(nil, u.Figures, time.Now()), nil
+		}
 		return svc.UsageForecast(ctx, st.actor, u.namespace, u.uid, u.Figures, time.Now())
 	}))
 	properties(b, "Forecast", map[string]func(forecast.Forecast) any{
@@ -230,7 +280,8 @@ func historyArgs(args map[string]any, now time.Time) (string, time.Time, error) 
 }
 
 // usageOf is the usage of the pool or subnet uid of namespace ("" for a
-// public pool), whose history the Usage type's fields read.
+// public pool), whose history the Usage type's fields read; without a
+// uid, a usage without history (a subnet's or a VPC's IPv6 prefix's).
 type usageOf struct {
 	usage.Figures
 	namespace, uid string

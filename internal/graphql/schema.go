@@ -102,6 +102,14 @@ func addr(a netip.Addr) any {
 	return a.String()
 }
 
+// prefix is p, or null when it is the zero Prefix.
+func prefix(p netip.Prefix) any {
+	if !p.IsValid() {
+		return nil
+	}
+	return p.String()
+}
+
 // timestamp is t in RFC 3339, or null when zero.
 func timestamp(t time.Time) any {
 	if t.IsZero() {

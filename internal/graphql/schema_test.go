@@ -308,3 +308,78 @@ func TestFunctionLength(t *testing.T) {
 		}
 	}
 }
+
+// schemaIPv4 is the snapshot of the schema as it was before IPv6: the
+// API of every client written since, which the schema keeps.
+const schemaIPv4 = "testdata/schema-ipv4.graphql"
+
+// TestSchemaOnlyGrows checks that the snapshot keeps every definition of
+// testdata/schema-ipv4.graphql and every line of it, in order: types,
+// fields, arguments and values are only added, and a description only
+// grows (it may say more after what it said). A change of the API that
+// removes or changes anything shows here, not only in the snapshot.
+func TestSchemaOnlyGrows(t *testing.T) {
+	before, err := os.ReadFile(schemaIPv4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, err := os.ReadFile(schemaSnapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := definitions(string(now))
+	for key, old := range definitions(string(before)) {
+		block, ok := blocks[key]
+		if !ok {
+			t.Errorf("%s is no longer in the schema", key)
+			continue
+		}
+		if line, ok := keeps(block, old); !ok {
+			t.Errorf("%s no longer has the line %s (or it moved); it is now:\n%s", key, line, strings.Join(block, "\n"))
+		}
+	}
+}
+
+// definitions splits an SDL printed by printSDL into its definitions,
+// each by its first line that is not a description (type Usage {).
+func definitions(sdl string) map[string][]string {
+	out := map[string][]string{}
+	for _, block := range strings.Split(strings.TrimSpace(sdl), "\n\n") {
+		lines := strings.Split(block, "\n")
+		i := 0
+		for i < len(lines)-1 && strings.HasPrefix(lines[i], `"`) {
+			i++
+		}
+		out[lines[i]] = lines
+	}
+	return out
+}
+
+// keeps reports whether block holds the lines of old in their order, a
+// description line as it was or grown; if not, the first line missing.
+func keeps(block, old []string) (string, bool) {
+	i := 0
+	for _, want := range old {
+		for i < len(block) && !grown(block[i], want) {
+			i++
+		}
+		if i == len(block) {
+			return want, false
+		}
+		i++
+	}
+	return "", true
+}
+
+// grown reports whether line is want or, for a description, want with
+// more said after it.
+func grown(line, want string) bool {
+	if line == want {
+		return true
+	}
+	text := strings.TrimLeft(want, " ")
+	if !strings.HasPrefix(text, `"`) || !strings.HasSuffix(text, `"`) {
+		return false
+	}
+	return strings.HasPrefix(line, strings.TrimSuffix(want, `"`)+" ")
+}

@@ -13,7 +13,7 @@ import (
 // The global search: who holds an address, and what a query names. Every
 // schema has it, so it declares BigInt, which the schemas of kinds use too.
 const searchTypes = `
-"A whole number of 64 bits, signed: the value of a Number attribute, a number of a number pool. Written as a JSON number, which JavaScript reads exactly up to 2^53."
+"A whole number of 64 bits, signed: the value of a Number attribute, a number of a number pool. Written as a JSON number, which JavaScript reads exactly up to 2^53. An exact figure of a usage (sizeExact, usedExact, freeExact: a count of addresses or prefixes, 0 to 2^128 − 1) is a BigInt too, written as a decimal string, which every client reads exactly; the values of number pools stay JSON numbers."
 scalar BigInt
 
 "What search found for a query: at most first hits, an address's first, then pools, VPCs, subnets and allocations, then number pools, numbers and objects of kinds; more is true when more matched. prefix is what an ADDRESS or a PREFIX was read as (10.42.1. is 10.42.1.0/24)."
@@ -25,7 +25,7 @@ type SearchResult {
 	more: Boolean!
 }
 
-"How a query was read: an IPv4 ADDRESS, an IPv4 PREFIX (masked) or the start of an address (10.42.1., 10.42.1 and 10.42. are prefixes), or TEXT: a VM's hostname or uid, a floating IP's name, an owner's name or uid, a namespace, the start of a pool's, VPC's or subnet's name, a number pool's name, an object's display label or Text value or a part of it, a Number value, an id."
+"How a query was read: an IPv4 ADDRESS, an IPv4 PREFIX (masked) or the start of an address (10.42.1., 10.42.1 and 10.42. are prefixes), or TEXT: a VM's hostname or uid, a floating IP's name, an owner's name or uid, a namespace, the start of a pool's, VPC's or subnet's name, a number pool's name, an object's display label or Text value or a part of it, a Number value, an id. An IPv6 ADDRESS in any spelling (FD12:3456:789A:0:0:0:0:2 is fd12:3456:789a::2) or PREFIX (fd12:3456:789a::/56)."
 enum SearchForm { ADDRESS PREFIX TEXT }
 
 "What a hit is: an ALLOCATION (an address held), a POOL, a VPC, a SUBNET, or an ADDRESS that nobody the actor may see holds, with why it is free or not; for operators, a NUMBER_POOL, a NUMBER of a number pool held in one of its divisions, an OBJECT of a kind."
@@ -55,8 +55,8 @@ type SearchDivision {
 	objects: [SearchObject!]!
 }
 
-"What an address is in a pool: FREE, TAKEN (by an owner the actor may not see), the NETWORK or BROADCAST address of the pool or its subnet, the GATEWAY of the pool or its subnet, EXCLUDED by the pool, OUTSIDE every subnet of a VPC's pool (claims are made in subnets), or OUTSIDE_POOL: in no pool the actor may see."
-enum AddressState { FREE TAKEN NETWORK BROADCAST GATEWAY EXCLUDED OUTSIDE OUTSIDE_POOL }
+"What an address is in a pool: FREE, TAKEN (by an owner the actor may not see), the NETWORK or BROADCAST address of the pool or its subnet, the GATEWAY of the pool or its subnet, EXCLUDED by the pool, OUTSIDE every subnet of a VPC's pool (claims are made in subnets), or OUTSIDE_POOL: in no pool the actor may see. In IPv6: ANYCAST, the subnet-router anycast address of the pool or its subnet (its prefix's first, never handed out); there is no broadcast address."
+enum AddressState { FREE TAKEN NETWORK BROADCAST GATEWAY EXCLUDED OUTSIDE OUTSIDE_POOL ANYCAST }
 
 "One thing search found. match says what matched: address, prefix, hostname, floating IP name, owner name, uid, name or namespace; display label, number, id or an attribute's name. namespace is the pool's, VPC's or subnet's (null for a public pool and its addresses). An ALLOCATION has pool, poolKind, address, owner, ownerNamespace, subnet when it lies in one, and vpc: the VPC it lies in, a router uplink's VPC, or for a floating IP the first VPC of its namespace, whose page lists it. A POOL, VPC or SUBNET has its cidr (a subnet its gateway). An ADDRESS has state and explanation, and the pool, vpc and subnet it lies in, cidr and gateway being the subnet's or else the pool's; no pool when state is OUTSIDE_POOL. since (RFC 3339) and createdBy: when and by whom the allocation, pool, VPC, subnet or number pool was made. A NUMBER_POOL has numberPool. A NUMBER has number, its numberPool, its division and its holder (object). An OBJECT has object and value, what matched: its label, the attribute's value, its id."
 type SearchHit {
@@ -92,7 +92,7 @@ var (
 		search.HitAllocation: "ALLOCATION", search.HitNumberPool: "NUMBER_POOL", search.HitNumber: "NUMBER", search.HitObject: "OBJECT"}
 	addressStates = map[candidates.State]string{candidates.Free: "FREE", candidates.Taken: "TAKEN", candidates.Network: "NETWORK",
 		candidates.Broadcast: "BROADCAST", candidates.Gateway: "GATEWAY", candidates.Excluded: "EXCLUDED", candidates.Outside: "OUTSIDE",
-		candidates.OutsidePool: "OUTSIDE_POOL"}
+		candidates.OutsidePool: "OUTSIDE_POOL", candidates.Anycast: "ANYCAST"}
 )
 
 func addSearch(b *engine.Builder, svc *ipam.Service) {

@@ -135,7 +135,6 @@ func TestSearchRefused(t *testing.T) {
 		field, want string
 	}{
 		{"", nil, "query", "query is empty: give an address (10.42.1.7), a prefix (10.42.0.0/16 or 10.42.), a VM's hostname or uid, a floating IP's name, a namespace, an object's label or value, or a number"},
-		{"2001:db8::1", nil, "query", "query 2001:db8::1 is IPv6: pools hold IPv4 addresses only"},
 		{strings.Repeat("x", 300), nil, "query", "query is too long: at most 253 characters"},
 		{"vm", 0, "first", "first 0 is out of range: 1 to 500"},
 		{"vm", 501, "first", "first 501 is out of range: 1 to 500"},

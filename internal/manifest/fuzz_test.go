@@ -31,6 +31,12 @@ func FuzzParse(f *testing.F) {
 		vpcAsPrinted,
 		privatePool + "---\n" + vpcAsPrinted,
 		vpcDoc("cidr: 10.42.0.0/16", "subnets:", "  - {name: web, cidr: 10.42.1.0/24}", "  - {name: web, cidr: 10.42.1.5/24, gateway: x}", "  - db"),
+		pool("v6", "cidr: 2001:db8::/48", "kind: public", "zone: z1", "delegatedPrefixLength: 56"),
+		pool("v6", "cidr: 2001:DB8::/48", "kind: public", "gateway: 2001:db8::1", "exclude: ['2001:db8::2-2001:db8::ff']"),
+		vpcDoc("cidr: 10.42.0.0/16", "ipv6Cidr: fd12:3456:789a::/48", "ipv6Addressing: STABLE_OPAQUE",
+			"subnets: [{name: web, cidr: 10.42.1.0/24, ipv6Cidr: 'fd12:3456:789a::/64'}, {name: db, cidr: 10.42.2.0/24, ipv6PrefixLength: 60}]"),
+		vpcDoc("cidr: 10.42.0.0/16", "zone: z1", "ipv6PrefixLength: 56", "ipv6Addressing: LOWEST_FREE"),
+		dualStackPrinted,
 	} {
 		f.Add([]byte(s))
 	}
@@ -72,7 +78,8 @@ func FuzzParse(f *testing.F) {
 				if err := ipam.ValidatePublicPool(p); err != nil {
 					t.Fatalf("Parse accepted %+v, which the domain refuses: %v", p, err)
 				}
-				printed := ipam.Pool{Name: p.Name, UID: "uid-" + p.Name, Kind: ipam.Public, CIDR: netip.MustParsePrefix(p.CIDR), Exclude: p.Exclude, Zone: p.Zone, Labels: p.Labels}
+				printed := ipam.Pool{Name: p.Name, UID: "uid-" + p.Name, Kind: ipam.Public, CIDR: netip.MustParsePrefix(p.CIDR), Exclude: p.Exclude, Zone: p.Zone, Labels: p.Labels,
+					DelegatedPrefixLength: p.DelegatedPrefixLength}
 				if p.Gateway != "" {
 					printed.Gateway = netip.MustParseAddr(p.Gateway)
 				}
@@ -104,11 +111,24 @@ func FuzzParse(f *testing.F) {
 				}
 				item := VPCItem{VPC: ipam.VPC{UID: v.UID, Namespace: v.Namespace, Name: v.Name, CIDR: netip.MustParsePrefix(v.CIDR), Zone: v.Zone}}
 				v.CIDR = item.VPC.CIDR.String()
+				printIPv6(&item.VPC, &v.CreateVPCInput)
 				v.Subnets = slices.Clone(v.Subnets)
 				for i, s := range v.Subnets {
 					sub := ipam.Subnet{Name: s.Name, CIDR: netip.MustParsePrefix(s.CIDR)}
 					if s.Gateway != "" {
 						sub.Gateway = netip.MustParseAddr(s.Gateway)
+					}
+					// A subnet is printed with the IPv6 prefix it has: one
+					// of the length asked for, read back as given.
+					switch {
+					case s.IPv6CIDR != "":
+						sub.IPv6CIDR = netip.MustParsePrefix(s.IPv6CIDR)
+					case s.IPv6PrefixLength > 0 && s.IPv6PrefixLength <= 128:
+						sub.IPv6CIDR = netip.PrefixFrom(netip.IPv6Unspecified(), s.IPv6PrefixLength)
+					}
+					v.Subnets[i].IPv6CIDR, v.Subnets[i].IPv6PrefixLength = "", 0
+					if sub.IPv6CIDR.IsValid() {
+						v.Subnets[i].IPv6CIDR = sub.IPv6CIDR.String()
 					}
 					item.Subnets = append(item.Subnets, sub)
 					v.Subnets[i].CIDR = sub.CIDR.String()
@@ -129,6 +149,24 @@ func FuzzParse(f *testing.F) {
 		}
 		checkReread(t, b.String(), wantVPCs)
 	})
+}
+
+// printIPv6 gives the VPC v the IPv6 side that in asks for, as the domain
+// would make it (a delegated prefix of the length asked for), and sets in
+// as Parse reads back what is printed of v: LOWEST_FREE, the default, is
+// not printed.
+func printIPv6(v *ipam.VPC, in *ipam.CreateVPCInput) {
+	switch {
+	case in.IPv6CIDR != "":
+		v.IPv6CIDR = netip.MustParsePrefix(in.IPv6CIDR)
+		in.IPv6CIDR = v.IPv6CIDR.String()
+	case in.IPv6PrefixLength != 0:
+		v.IPv6CIDR, v.IPv6Delegated = netip.PrefixFrom(netip.MustParseAddr("2001:db8::"), in.IPv6PrefixLength), true
+	}
+	v.IPv6Addressing = ipam.IPv6Addressing(in.IPv6Addressing)
+	if in.IPv6Addressing == string(ipam.LowestFree) {
+		in.IPv6Addressing = ""
+	}
 }
 
 // checkReread checks that Parse reads printed, what a Write function

@@ -53,11 +53,11 @@ var (
 	objectFields      = []string{"apiVersion", "kind", "metadata", "spec"}
 	metadataFields    = []string{"name", "namespace", "uid", "labels", "ownerRefs"}
 	ownerRefFields    = []string{"kind", "uid", "controller"}
-	specFields        = []string{"cidr", "kind", "gateway", "exclude", "zone"}
+	specFields        = []string{"cidr", "kind", "gateway", "exclude", "zone", "delegatedPrefixLength"}
 	vpcFields         = []string{"apiVersion", "kind", "metadata", "spec", "status"}
 	vpcMetadataFields = []string{"name", "namespace", "uid"}
-	vpcSpecFields     = []string{"cidr", "zone", "subnets"}
-	subnetFields      = []string{"name", "cidr", "gateway"}
+	vpcSpecFields     = []string{"cidr", "zone", "ipv6Cidr", "ipv6PrefixLength", "ipv6Addressing", "subnets"}
+	subnetFields      = []string{"name", "cidr", "gateway", "ipv6Cidr", "ipv6PrefixLength"}
 )
 
 // An Error is one mistake in a manifest.
@@ -264,6 +264,7 @@ func (c *checker) publicPool(root *yaml.Node) (in ipam.CreatePublicPoolInput, ok
 		in.Gateway = c.str("spec.gateway", fields["gateway"], false)
 		in.Exclude = c.strings("spec.exclude", fields["exclude"])
 		in.Zone = c.str("spec.zone", fields["zone"], false)
+		in.DelegatedPrefixLength = c.integer("spec.delegatedPrefixLength", fields["delegatedPrefixLength"])
 	}
 	c.validate(ipam.ValidatePublicPool(in), c.errs[before:])
 	return in, c.accept(before, KindPool+" /"+in.Name, "%s is also the name of document %d; name each pool once", in.Name)
@@ -307,6 +308,9 @@ func (c *checker) vpc(root *yaml.Node) (in ipam.ApplyVPCInput, ok bool) {
 		fields := c.fields("spec", spec, vpcSpecFields, "a VPC's spec")
 		in.CIDR = c.str("spec.cidr", fields["cidr"], true)
 		in.Zone = c.str("spec.zone", fields["zone"], false)
+		in.IPv6CIDR = c.str("spec.ipv6Cidr", fields["ipv6Cidr"], false)
+		in.IPv6PrefixLength = c.integer("spec.ipv6PrefixLength", fields["ipv6PrefixLength"])
+		in.IPv6Addressing = c.str("spec.ipv6Addressing", fields["ipv6Addressing"], false)
 		in.Subnets = c.subnets("spec.subnets", fields["subnets"])
 	}
 	c.validate(ipam.ValidateVPC(in), c.errs[before:])
@@ -488,6 +492,24 @@ func (c *checker) str(path string, n *yaml.Node, required bool) string {
 	return ""
 }
 
+// integer returns the whole number n holds, 0 when n is missing, null or
+// refused.
+func (c *checker) integer(path string, n *yaml.Node) int {
+	if isNull(n) {
+		return 0
+	}
+	v, err := strconv.Atoi(n.Value)
+	switch {
+	case n.Kind == yaml.ScalarNode && n.Tag == "!!int" && err == nil:
+		return v
+	case n.Kind == yaml.ScalarNode && n.Tag == "!!str" && err == nil:
+		c.add(path, "must be a whole number; write it without quotes: %d", v)
+	default:
+		c.add(path, "must be a whole number such as 56, got %s", describe(n))
+	}
+	return 0
+}
+
 // labels returns the labels of the mapping n, nil when there is none.
 func (c *checker) labels(path string, n *yaml.Node) map[string]string {
 	if isNull(n) || n.Kind == yaml.MappingNode && len(n.Content) == 0 {
@@ -534,6 +556,8 @@ func (c *checker) subnets(path string, n *yaml.Node) []ipam.CreateSubnetInput {
 			sub.Name = c.str(p+".name", fields["name"], true)
 			sub.CIDR = c.str(p+".cidr", fields["cidr"], true)
 			sub.Gateway = c.str(p+".gateway", fields["gateway"], false)
+			sub.IPv6CIDR = c.str(p+".ipv6Cidr", fields["ipv6Cidr"], false)
+			sub.IPv6PrefixLength = c.integer(p+".ipv6PrefixLength", fields["ipv6PrefixLength"])
 		}
 		if other, twice := seen[sub.Name]; twice && sub.Name != "" {
 			c.add(p+".name", "%s is also the name of %s[%d]; name each subnet once", sub.Name, path, other)

@@ -220,7 +220,7 @@ func TestParseRefuses(t *testing.T) {
 		{"a missing cidr", pool("edge", "kind: public"), "spec.cidr: required"},
 		{"an empty cidr", pool("edge", "cidr: ''", "kind: public"), "spec.cidr: required"},
 		{"a misspelt field", pool("edge", "cidrr: 198.51.100.0/24", "kind: public"),
-			"spec.cidrr: unknown field; the fields of spec are cidr, kind, gateway, exclude, zone\nspec.cidr: required"},
+			"spec.cidrr: unknown field; the fields of spec are cidr, kind, gateway, exclude, zone, delegatedPrefixLength\nspec.cidr: required"},
 		{"an unknown metadata field", strings.Replace(seedPublicPool, "  name: public-zone-a\n", "  name: public-zone-a\n  annotations: {}\n", 1),
 			"metadata.annotations: unknown field; the fields of metadata are name, namespace, uid, labels, ownerRefs"},
 		{"an unknown top-level field", seedPublicPool + "status: {}\n",
@@ -298,7 +298,7 @@ func TestParseRefuses(t *testing.T) {
 			`metadata.uid: uid "5b0e" is not a UUID such as 5b0e8f4a-1c2d-4e3f-8a9b-0c1d2e3f4a5b`},
 		{"a VPC's labels", strings.Replace(vpcDoc("cidr: 10.42.0.0/16"), "  namespace: acme/prod\n", "  namespace: acme/prod\n  labels: {team: net}\n", 1),
 			"metadata.labels: unknown field; the fields of a VPC's metadata are name, namespace, uid"},
-		{"a VPC's gateway", vpcDoc("cidr: 10.42.0.0/16", "gateway: 10.42.0.1"), "spec.gateway: unknown field; the fields of a VPC's spec are cidr, zone, subnets"},
+		{"a VPC's gateway", vpcDoc("cidr: 10.42.0.0/16", "gateway: 10.42.0.1"), "spec.gateway: unknown field; the fields of a VPC's spec are cidr, zone, ipv6Cidr, ipv6PrefixLength, ipv6Addressing, subnets"},
 		{"a VPC's unknown top-level field", vpcDoc("cidr: 10.42.0.0/16") + "statuses: {}\n",
 			"statuses: unknown field; the fields of a VPC are apiVersion, kind, metadata, spec, status"},
 		{"every mistake of a VPC's fields", "apiVersion: pivirt.hu/v1\nkind: VPC\nmetadata: {name: Main, namespace: Acme}\nspec: {cidr: 10.42.0.0/30, zone: Zone_A}\n",
@@ -312,7 +312,7 @@ func TestParseRefuses(t *testing.T) {
 			"  - {name: web, cidr: 10.42.1.0/24}", "  - {name: web, cidr: 10.42.1.5/24}", "  - {cidr: 10.42.3.0/24, prefixLength: 24}",
 			"  - {name: Db, cidr: 10.42.4.0/24}", "  - {name: dns, cidr: 10.42.5.0/24, gateway: 10.42.5.256}", "  - web"),
 			"spec.subnets[1].name: web is also the name of spec.subnets[0]; name each subnet once\n" +
-				"spec.subnets[2].prefixLength: unknown field; the fields of a subnet are name, cidr, gateway\n" +
+				"spec.subnets[2].prefixLength: unknown field; the fields of a subnet are name, cidr, gateway, ipv6Cidr, ipv6PrefixLength\n" +
 				"spec.subnets[2].name: required\n" +
 				"spec.subnets[5]: must be a mapping, got web\n" +
 				"spec.subnets[1].cidr: cidr 10.42.1.5/24 has host bits set; did you mean 10.42.1.0/24?\n" +

@@ -65,6 +65,9 @@ func WritePoolsYAML(w io.Writer, pools []ipam.Pool) error {
 		if p.Zone != "" {
 			add(spec, "zone", str(p.Zone))
 		}
+		if p.DelegatedPrefixLength != 0 {
+			add(spec, "delegatedPrefixLength", integer(p.DelegatedPrefixLength))
+		}
 		docs[i] = object(KindPool, meta, spec)
 	}
 	return writeYAML(w, docs)
@@ -90,9 +93,12 @@ func WriteAllocationsYAML(w io.Writer, allocations []ipam.Allocation) error {
 	return writeYAML(w, docs)
 }
 
-// WriteVPCsYAML writes each VPC as a VPC document: its cidr, zone and
-// subnets as spec, which Parse reads back, and its pool, router and default
-// route as status, which Parse ignores.
+// WriteVPCsYAML writes each VPC as a VPC document: its cidr, zone, IPv6
+// prefix and subnets as spec, which Parse reads back, and its pools,
+// router, default route and delegated IPv6 prefix as status, which Parse
+// ignores. A VPC's IPv6 prefix is its ipv6Cidr when it was given, its
+// length (ipv6PrefixLength) when it was delegated: applied to another
+// database, the VPC is delegated a prefix there.
 func WriteVPCsYAML(w io.Writer, vpcs []VPCItem) error {
 	docs := make([]*yaml.Node, len(vpcs))
 	for i, v := range vpcs {
@@ -104,12 +110,16 @@ func WriteVPCsYAML(w io.Writer, vpcs []VPCItem) error {
 		if v.VPC.Zone != "" {
 			add(spec, "zone", str(v.VPC.Zone))
 		}
+		addIPv6(spec, v.VPC)
 		if len(v.Subnets) > 0 {
 			subnets := make([]*yaml.Node, len(v.Subnets))
 			for j, s := range v.Subnets {
 				subnets[j] = mapping(yaml.FlowStyle, kv("name", str(s.Name)), kv("cidr", str(s.CIDR.String())))
 				if s.Gateway.IsValid() {
 					add(subnets[j], "gateway", str(s.Gateway.String()))
+				}
+				if s.IPv6CIDR.IsValid() {
+					add(subnets[j], "ipv6Cidr", str(s.IPv6CIDR.String()))
 				}
 			}
 			add(spec, "subnets", sequence(0, subnets...))
@@ -121,14 +131,38 @@ func WriteVPCsYAML(w io.Writer, vpcs []VPCItem) error {
 		if v.DefaultRoute.IsValid() {
 			add(status, "defaultRoute", str(v.DefaultRoute.String()))
 		}
+		if v.VPC.IPv6CIDR.IsValid() {
+			add(status, "ipv6Pool", str(v.VPC.IPv6PoolName()))
+		}
+		if v.VPC.IPv6Delegated {
+			add(status, "ipv6Cidr", str(v.VPC.IPv6CIDR.String()))
+		}
 		docs[i] = object(KindVPC, meta, spec)
 		add(docs[i], "status", status)
 	}
 	return writeYAML(w, docs)
 }
 
+// addIPv6 adds the IPv6 prefix of the VPC v to its spec: given, or the
+// length of the one delegated; and its addressing when it is not the
+// default.
+func addIPv6(spec *yaml.Node, v ipam.VPC) {
+	switch {
+	case !v.IPv6CIDR.IsValid():
+		return
+	case v.IPv6Delegated:
+		add(spec, "ipv6PrefixLength", integer(v.IPv6CIDR.Bits()))
+	default:
+		add(spec, "ipv6Cidr", str(v.IPv6CIDR.String()))
+	}
+	if v.IPv6Addressing != "" && v.IPv6Addressing != ipam.LowestFree {
+		add(spec, "ipv6Addressing", str(string(v.IPv6Addressing)))
+	}
+}
+
 // WritePoolsTable writes the pools as a table; public pools, which have no
-// namespace, show "-".
+// namespace, show "-". USED and SIZE are exact at any size; a pool that
+// delegates prefixes counts them, and says so after its size (256 /56s).
 func WritePoolsTable(w io.Writer, pools []PoolItem) error {
 	t := newTable(w, "NAMESPACE", "NAME", "KIND", "CIDR", "GATEWAY", "ZONE", "USED", "SIZE")
 	for _, p := range pools {
@@ -136,8 +170,13 @@ func WritePoolsTable(w io.Writer, pools []PoolItem) error {
 		if p.Pool.Gateway.IsValid() {
 			gateway = p.Pool.Gateway.String()
 		}
+		size, used, _ := p.Usage.Counts()
+		sizeCell := size.String()
+		if p.Usage.Unit != "" {
+			sizeCell += " " + p.Usage.Unit
+		}
 		t.row(p.Pool.Namespace, p.Pool.Name, string(p.Pool.Kind), p.Pool.CIDR.String(), gateway, p.Pool.Zone,
-			strconv.Itoa(p.Usage.Used), strconv.Itoa(p.Usage.Size))
+			used.String(), sizeCell)
 	}
 	return t.flush()
 }
@@ -153,7 +192,8 @@ func WriteAllocationsTable(w io.Writer, allocations []ipam.Allocation) error {
 
 // WriteVPCsTable writes the VPCs as a table, with their default route
 // ("none" for a router whose pool has no gateway) and the number of their
-// subnets.
+// subnets; the CIDR of a dual-stack VPC is its two prefixes, IPv4 first,
+// separated by a comma.
 func WriteVPCsTable(w io.Writer, vpcs []VPCItem) error {
 	t := newTable(w, "NAMESPACE", "NAME", "CIDR", "ZONE", "ROUTER", "DEFAULT-ROUTE", "SUBNETS")
 	for _, v := range vpcs {
@@ -165,7 +205,11 @@ func WriteVPCsTable(w io.Writer, vpcs []VPCItem) error {
 		if v.DefaultRoute.IsValid() {
 			route = v.DefaultRoute.String()
 		}
-		t.row(v.VPC.Namespace, v.VPC.Name, v.VPC.CIDR.String(), v.VPC.Zone, router, route, strconv.Itoa(len(v.Subnets)))
+		cidr := v.VPC.CIDR.String()
+		if v.VPC.IPv6CIDR.IsValid() {
+			cidr += "," + v.VPC.IPv6CIDR.String()
+		}
+		t.row(v.VPC.Namespace, v.VPC.Name, cidr, v.VPC.Zone, router, route, strconv.Itoa(len(v.Subnets)))
 	}
 	return t.flush()
 }
@@ -266,6 +310,10 @@ func sequence(style yaml.Style, items ...*yaml.Node) *yaml.Node {
 
 func str(s string) *yaml.Node {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
+}
+
+func integer(n int) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(n)}
 }
 
 func boolean(b bool) *yaml.Node {
