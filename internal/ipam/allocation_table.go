@@ -103,7 +103,14 @@ func (s *Service) PoolTable(ctx context.Context, actor auth.Actor, p Pool, q Tab
 	}
 	var free []candidates.Range
 	for _, sub := range t.subnets {
-		req, err := cp.spec.ParseRequest(candidates.RequestSpec{Within: sub.CIDR.String(), Reserved: []string{sub.Gateway.String()}})
+		within, gateway := sub.CIDR, sub.Gateway
+		if cp.spec.Prefix.Addr().Is6() {
+			within, gateway = sub.IPv6CIDR, sub.IPv6Gateway
+		}
+		if !within.IsValid() {
+			continue
+		}
+		req, err := cp.spec.ParseRequest(candidates.RequestSpec{Within: within.String(), Reserved: []string{gateway.String()}})
 		if err != nil {
 			return AllocationTable{}, fromCandidates(err)
 		}

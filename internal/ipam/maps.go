@@ -141,6 +141,11 @@ func (s *Service) explainInSubnets(ctx context.Context, cp *cachedPool, space ca
 // address, each explained by explain.
 func (s *Service) addressMap(ctx context.Context, cp *cachedPool, space candidates.Space, scope netip.Prefix, explain explainer) (AddressMap, error) {
 	m := AddressMap{Scope: scope}
+	if scope.Addr().Is6() && scope.Bits() < 120 {
+		// Too many addresses to draw one by one: the console draws such a
+		// prefix as a grid of its children (views/zoom.go).
+		return m, nil
+	}
 	if scope.Bits() < 24 {
 		pv, err := s.views.pool(ctx, cp.row.UID)
 		if err != nil {
