@@ -127,6 +127,10 @@ func (s *spans6) find(v ip6) (int, bool) {
 		}
 		return to, false
 	}
+	// The span before the group, if wide, may reach v.
+	if g.from > 0 && s.runs[g.from-1].n == wideRun && !s.at(g.from-1).hi.less(v) {
+		return g.from - 1, true
+	}
 	i := g.from + sort.Search(to-g.from, func(j int) bool { return !s.end(g.from+j, g.hi).less(v) })
 	return i, i < to && s.runs[i].lo() <= v.lo
 }
