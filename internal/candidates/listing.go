@@ -52,7 +52,7 @@ type Listing struct {
 func NewListing(cand, taken Set, within Range) Listing {
 	l := Listing{cand: cand.spans, taken: taken.spans}
 	if within.From.Is6() && within.To.Is6() {
-		l.six = &listing6{cand: cand.spans6, taken: taken.spans6, lo: u128(within.From), hi: u128(within.To)}
+		l.six = &listing6{cand: cand.spans6(), taken: taken.spans6(), lo: u128(within.From), hi: u128(within.To)}
 		return l
 	}
 	if !within.From.Is4() || !within.To.Is4() {
@@ -168,7 +168,7 @@ func (it *listingIter) nextFree() (addrSpan, bool) {
 // Set returns the candidates of s, taken or not, as a set.
 func (s Space) Set() Set {
 	if s.six != nil {
-		return Set{spans6: s.six.set()}
+		return setOf(nil, s.six.set())
 	}
 	out := make([]addrSpan, 0, len(s.blocked)+1)
 	next := uint64(s.lo)

@@ -2,12 +2,11 @@ package candidates
 
 import (
 	"math"
-	"sort"
 )
 
 // listing6 is a Listing between two IPv6 bounds.
 type listing6 struct {
-	cand, taken []addr6Span
+	cand, taken *spans6
 	lo, hi      ip6
 }
 
@@ -22,8 +21,8 @@ func (l *listing6) page(offset, n int) (rows []Row, count ListingCount) {
 		n = 0
 	}
 	it := listingIter6{l: l, pos: l.lo}
-	it.ti = sort.Search(len(l.taken), func(i int) bool { return !l.taken[i].hi.less(l.lo) })
-	it.ci = sort.Search(len(l.cand), func(i int) bool { return !l.cand[i].hi.less(l.lo) })
+	it.ti, _ = l.taken.find(l.lo)
+	it.ci, _ = l.cand.find(l.lo)
 	it.tk = it.ti
 	var free Count
 	t, tok := it.nextTaken()
@@ -77,31 +76,42 @@ type listingIter6 struct {
 
 func (it *listingIter6) nextTaken() (addr6Span, bool) {
 	l := it.l
-	if it.ti >= len(l.taken) || l.hi.less(l.taken[it.ti].lo) {
+	if it.ti >= l.taken.len() {
 		return addr6Span{}, false
 	}
-	s := addr6Span{vmax(l.taken[it.ti].lo, l.lo), vmin(l.taken[it.ti].hi, l.hi)}
+	t := l.taken.at(it.ti)
+	if l.hi.less(t.lo) {
+		return addr6Span{}, false
+	}
+	s := addr6Span{vmax(t.lo, l.lo), vmin(t.hi, l.hi)}
 	it.ti++
 	return s, true
 }
 
 func (it *listingIter6) nextFree() (addr6Span, bool) {
 	l := it.l
-	for !it.done && it.ci < len(l.cand) && !l.hi.less(l.cand[it.ci].lo) {
-		start, end := vmax(it.pos, l.cand[it.ci].lo), vmin(l.cand[it.ci].hi, l.hi)
+	for !it.done && it.ci < l.cand.len() {
+		c := l.cand.at(it.ci)
+		if l.hi.less(c.lo) {
+			break
+		}
+		start, end := vmax(it.pos, c.lo), vmin(c.hi, l.hi)
 		if end.less(start) {
 			it.ci++
 			continue
 		}
-		for it.tk < len(l.taken) && l.taken[it.tk].hi.less(start) {
+		for it.tk < l.taken.len() && l.taken.at(it.tk).hi.less(start) {
 			it.tk++
 		}
-		if it.tk < len(l.taken) && !start.less(l.taken[it.tk].lo) {
-			it.movePast(l.taken[it.tk].hi)
-			continue
-		}
-		if it.tk < len(l.taken) && !end.less(l.taken[it.tk].lo) {
-			end = l.taken[it.tk].lo.prev()
+		if it.tk < l.taken.len() {
+			t := l.taken.at(it.tk)
+			if !start.less(t.lo) {
+				it.movePast(t.hi)
+				continue
+			}
+			if !end.less(t.lo) {
+				end = t.lo.prev()
+			}
 		}
 		it.movePast(end)
 		return addr6Span{start, end}, true

@@ -200,7 +200,7 @@ func ParseRangeList(field, list string) (Set, error) {
 	if err := errs.err(); err != nil {
 		return Set{}, err
 	}
-	return Set{normalize(spans), normalize(spans6)}, nil
+	return setOf(normalize(spans), normalize(spans6)), nil
 }
 
 // sameFamily reports whether a and z are both IPv4 or both IPv6.

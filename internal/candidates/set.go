@@ -63,11 +63,33 @@ func Bounds(p netip.Prefix) (first, last netip.Addr) {
 // A Set is an immutable set of addresses, kept as sorted, disjoint,
 // non-adjacent ranges (a span set, spans.go), one span set for each
 // family: a range never holds addresses of both. Its zero value is the
-// empty set. A Set costs 8 bytes per IPv4 range and 32 per IPv6 range,
-// whatever the number of addresses in it.
+// empty set. A Set costs 8 bytes per IPv4 range and, whatever the number
+// of addresses in it, 12 per IPv6 range shorter than 2^32 addresses that
+// does not cross a /64 boundary (spans6).
 type Set struct {
-	spans  []addrSpan
-	spans6 []addr6Span
+	spans []addrSpan
+	six   *spans6 // nil when s holds no IPv6 address
+}
+
+// setOf returns the Set of IPv4 spans and IPv6 spans6, both normalized.
+func setOf(spans []addrSpan, spans6 []addr6Span) Set {
+	s := Set{spans: spans}
+	if len(spans6) > 0 {
+		six := pack6(spans6)
+		s.six = &six
+	}
+	return s
+}
+
+// noSpans6 is the IPv6 spans of a Set that has none. It is never changed.
+var noSpans6 spans6
+
+// spans6 returns the IPv6 spans of s, to read.
+func (s Set) spans6() *spans6 {
+	if s.six == nil {
+		return &noSpans6
+	}
+	return s.six
 }
 
 // SetOf returns the set of the given addresses.
@@ -82,7 +104,7 @@ func SetOf(addrs ...netip.Addr) Set {
 			spans6 = append(spans6, addr6Span{u128(a), u128(a)})
 		}
 	}
-	return Set{normalize(spans), normalize(spans6)}
+	return setOf(normalize(spans), normalize(spans6))
 }
 
 // SetOfRanges returns the set of the addresses in the given ranges, which may
@@ -103,7 +125,7 @@ func SetOfRanges(ranges ...Range) Set {
 			}
 		}
 	}
-	return Set{normalize(spans), normalize(spans6)}
+	return setOf(normalize(spans), normalize(spans6))
 }
 
 // Contains reports whether a is in s.
@@ -112,7 +134,7 @@ func (s Set) Contains(a netip.Addr) bool {
 		if !a.Is6() {
 			return false
 		}
-		_, ok := find(s.spans6, u128(a))
+		_, ok := s.spans6().find(u128(a))
 		return ok
 	}
 	_, ok := find(s.spans, u32(a))
@@ -126,7 +148,7 @@ func (s Set) Len() uint64 {
 	for _, sp := range s.spans {
 		n += size(sp)
 	}
-	if len(s.spans6) == 0 {
+	if s.six == nil {
 		return n
 	}
 	if v, ok := s.Count().Uint64(); ok {
@@ -142,17 +164,17 @@ func (s Set) Count() Count {
 		n += size(sp)
 	}
 	c := CountOf(n)
-	for _, sp := range s.spans6 {
-		c = c.Add(size6(sp))
+	if s.six != nil {
+		c = c.Add(s.six.sizes(0, s.six.len()))
 	}
 	return c
 }
 
 // RangeCount returns the number of ranges s is made of.
-func (s Set) RangeCount() int { return len(s.spans) + len(s.spans6) }
+func (s Set) RangeCount() int { return len(s.spans) + s.spans6().len() }
 
 // Ranges returns the ranges of s in ascending order, IPv4 first.
-func (s Set) Ranges() []Range { return append(ranges(s.spans), ranges6(s.spans6)...) }
+func (s Set) Ranges() []Range { return append(ranges(s.spans), ranges6(s.spans6().all())...) }
 
 // ranges returns spans as Ranges.
 func ranges(spans []addrSpan) []Range {
@@ -181,7 +203,7 @@ func (s Set) RangesIn(p netip.Prefix) []Range {
 		return ranges(within(s.spans, lo, hi))
 	case p.Addr().Is6():
 		lo, hi := prefixBounds6(p)
-		return ranges6(within(s.spans6, lo, hi))
+		return ranges6(s.spans6().within(lo, hi))
 	}
 	return nil
 }
@@ -194,8 +216,9 @@ func (s Set) RangeOf(a netip.Addr) (Range, bool) {
 			return Range{addr(s.spans[i].lo), addr(s.spans[i].hi)}, true
 		}
 	case a.Is6():
-		if i, ok := find(s.spans6, u128(a)); ok {
-			return Range{addr6(s.spans6[i].lo), addr6(s.spans6[i].hi)}, true
+		if i, ok := s.spans6().find(u128(a)); ok {
+			sp := s.six.at(i)
+			return Range{addr6(sp.lo), addr6(sp.hi)}, true
 		}
 	}
 	return Range{}, false
@@ -203,11 +226,11 @@ func (s Set) RangeOf(a netip.Addr) (Range, bool) {
 
 // Union returns the addresses in s or in t.
 func (s Set) Union(t Set) Set {
-	u := Set{spans: normalize(append(append(make([]addrSpan, 0, len(s.spans)+len(t.spans)), s.spans...), t.spans...))}
-	if len(s.spans6)+len(t.spans6) > 0 {
-		u.spans6 = normalize(append(append(make([]addr6Span, 0, len(s.spans6)+len(t.spans6)), s.spans6...), t.spans6...))
+	spans := normalize(append(append(make([]addrSpan, 0, len(s.spans)+len(t.spans)), s.spans...), t.spans...))
+	if s.six == nil && t.six == nil {
+		return Set{spans: spans}
 	}
-	return u
+	return setOf(spans, normalize(append(s.spans6().all(), t.spans6().all()...)))
 }
 
 // A SetBuilder is a mutable set of addresses (a spanBuilder for each
@@ -217,7 +240,7 @@ func (s Set) Union(t Set) Set {
 // it.
 type SetBuilder struct {
 	b  spanBuilder[ip4]
-	b6 spanBuilder[ip6]
+	b6 spans6
 }
 
 // Add adds a to the set. The zero Addr is ignored.
@@ -260,8 +283,21 @@ func (b *SetBuilder) Contains(a netip.Addr) bool { return b.View().Contains(a) }
 
 // Set returns the current set. It is a copy: later changes to b do not
 // show in it.
-func (b *SetBuilder) Set() Set { return Set{slices.Clone(b.b.spans), slices.Clone(b.b6.spans)} }
+func (b *SetBuilder) Set() Set {
+	s := Set{spans: slices.Clone(b.b.spans)}
+	if b.b6.len() > 0 {
+		six := b.b6.clone()
+		s.six = &six
+	}
+	return s
+}
 
 // View returns the current set without copying it. It is valid only until
 // the next change to b; use it for a lookup under the caller's own lock.
-func (b *SetBuilder) View() Set { return Set{b.b.spans, b.b6.spans} }
+func (b *SetBuilder) View() Set {
+	s := Set{spans: b.b.spans}
+	if b.b6.len() > 0 {
+		s.six = &b.b6
+	}
+	return s
+}

@@ -81,7 +81,7 @@ func (s Space) Count() Count {
 // exactly.
 func (s Space) FreeCount(taken Set) Count {
 	if s.six != nil {
-		return s.six.free(taken.spans6)
+		return s.six.free(taken.spans6())
 	}
 	return CountOf(uint64(s.Free(taken)))
 }
@@ -90,7 +90,7 @@ func (s Space) FreeCount(taken Set) Count {
 // math.MaxInt when they are more (FreeCount is exact).
 func (s Space) Free(taken Set) int {
 	if s.six != nil {
-		return s.six.free(taken.spans6).Int()
+		return s.six.free(taken.spans6()).Int()
 	}
 	free := uint64(s.Size())
 	// Subtract the taken addresses inside the scope, and add back those that
@@ -123,7 +123,7 @@ func (s Space) First(taken Set) (netip.Addr, bool) {
 // Last returns the highest candidate that is not in taken.
 func (s Space) Last(taken Set) (netip.Addr, bool) {
 	if s.six != nil {
-		return s.six.last(taken.spans6)
+		return s.six.last(taken.spans6())
 	}
 	cur := int64(s.hi)
 	for cur >= int64(s.lo) {
@@ -158,7 +158,7 @@ func (s Space) NextN(taken Set, n int) []netip.Addr {
 // Iter returns an iterator over the candidates not in taken, lowest first.
 func (s Space) Iter(taken Set) Iterator {
 	if s.six != nil {
-		return Iterator{six: s.six.iter(taken.spans6)}
+		return Iterator{six: s.six.iter(taken.spans6())}
 	}
 	return Iterator{blocked: s.blocked, taken: taken.spans, hi: s.hi, cur: uint64(s.lo)}
 }

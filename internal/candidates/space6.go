@@ -1,7 +1,6 @@
 package candidates
 
 import (
-	"math/bits"
 	"net/netip"
 	"sort"
 )
@@ -36,8 +35,9 @@ func newSpace6(p Pool, r Request, scope netip.Prefix) *space6 {
 		b.add(u128(p.Gateway))
 	}
 	for _, set := range []Set{p.Exclude, r.Reserved} {
-		for _, sp := range set.spans6 {
-			b.insert(sp)
+		six := set.spans6()
+		for i := range six.len() {
+			b.insert(six.at(i))
 		}
 	}
 	s.blocked = within(b.spans, s.lo, s.hi)
@@ -58,42 +58,32 @@ func (s *space6) count() Count {
 // candidates anyway. The taken ones are summed in one tight loop; the few
 // blocked ranges (anycast, gateway, excludes, reserved) each look up the
 // taken ones they overlap.
-func (s *space6) free(taken []addr6Span) Count {
-	i, _ := find(taken, s.lo)
-	n := sort.Search(len(taken)-i, func(n int) bool { return s.hi.less(taken[i+n].lo) })
-	in := taken[i : i+n]
-	if len(in) == 0 {
+func (s *space6) free(taken *spans6) Count {
+	i, _ := taken.find(s.lo)
+	j := i + sort.Search(taken.len()-i, func(n int) bool { return s.hi.less(taken.at(i + n).lo) })
+	if i == j {
 		return s.count()
 	}
-	first, last := in[0], in[len(in)-1]
+	first, last := taken.at(i), taken.at(j-1)
 	first.lo, last.hi = max6(first.lo, s.lo), min6(last.hi, s.hi)
 	sub := size6(addr6Span{first.lo, min6(first.hi, last.hi)})
-	if len(in) > 1 {
-		sub = sub.Add(sumSizes(in[1 : len(in)-1])).Add(size6(last))
+	if j-i > 1 {
+		sub = sub.Add(taken.sizes(i+1, j-1)).Add(size6(last))
 	}
 	var add Count
 	for _, b := range s.blocked {
-		j, _ := find(in, b.lo)
-		for ; j < len(in) && !b.hi.less(in[j].lo); j++ {
-			if lo, hi := max6(in[j].lo, b.lo), min6(in[j].hi, b.hi); !hi.less(lo) {
+		k, _ := taken.find(b.lo)
+		for ; k < j; k++ {
+			t := taken.at(k)
+			if b.hi.less(t.lo) {
+				break
+			}
+			if lo, hi := max6(t.lo, b.lo), min6(t.hi, b.hi); !hi.less(lo) {
 				add = add.Add(size6(addr6Span{lo, hi}))
 			}
 		}
 	}
 	return s.count().Add(add).Sub(sub)
-}
-
-// sumSizes returns the count of addresses of spans, which are inside one
-// pool: at most 2^120, so the sum cannot overflow.
-func sumSizes(spans []addr6Span) Count {
-	var hi, lo, carry uint64
-	for _, t := range spans {
-		dlo, borrow := bits.Sub64(t.hi.lo, t.lo.lo, 0)
-		dhi := t.hi.hi - t.lo.hi - borrow
-		lo, carry = bits.Add64(lo, dlo, 1)
-		hi += dhi + carry
-	}
-	return Count{hi, lo}
 }
 
 // max6 and min6 are vmax and vmin of ip6, which the compiler inlines.
@@ -112,14 +102,14 @@ func min6(a, b ip6) ip6 {
 }
 
 // last returns the highest candidate not in taken.
-func (s *space6) last(taken []addr6Span) (netip.Addr, bool) {
+func (s *space6) last(taken *spans6) (netip.Addr, bool) {
 	v := s.hi
 	for !v.less(s.lo) {
 		var jump ip6
 		if i, ok := find(s.blocked, v); ok {
 			jump = s.blocked[i].lo
-		} else if i, ok := find(taken, v); ok {
-			jump = taken[i].lo
+		} else if i, ok := taken.find(v); ok {
+			jump = taken.at(i).lo
 		} else {
 			return addr6(v), true
 		}
@@ -132,7 +122,7 @@ func (s *space6) last(taken []addr6Span) (netip.Addr, bool) {
 }
 
 // iter returns a walk of the candidates not in taken, lowest first.
-func (s *space6) iter(taken []addr6Span) *iter6 {
+func (s *space6) iter(taken *spans6) *iter6 {
 	return &iter6{blocked: s.blocked, taken: taken, hi: s.hi, cur: s.lo}
 }
 
@@ -156,10 +146,11 @@ func (s *space6) set() []addr6Span {
 // walk it cannot step past the last address of the space (which may be
 // the last of all), so it says when it is done.
 type iter6 struct {
-	blocked, taken []addr6Span
-	bi, ti         int // first blocked and taken span that may still hold cur
-	hi, cur        ip6 // last address of the scope, next address to look at
-	done           bool
+	blocked []addr6Span
+	taken   *spans6
+	bi, ti  int // first blocked and taken span that may still hold cur
+	hi, cur ip6 // last address of the scope, next address to look at
+	done    bool
 }
 
 func (it *iter6) next() (netip.Addr, bool) {
@@ -170,10 +161,12 @@ func (it *iter6) next() (netip.Addr, bool) {
 			it.skipPast(it.blocked[it.bi].hi)
 			continue
 		}
-		it.ti = skipTo6(it.taken, it.ti, v)
-		if it.ti < len(it.taken) && !v.less(it.taken[it.ti].lo) {
-			it.skipPast(it.taken[it.ti].hi)
-			continue
+		it.ti = it.taken.skipTo(it.ti, v)
+		if it.ti < it.taken.len() {
+			if t := it.taken.at(it.ti); !v.less(t.lo) {
+				it.skipPast(t.hi)
+				continue
+			}
 		}
 		it.skipPast(v)
 		return addr6(v), true

@@ -3,6 +3,7 @@ package candidates
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"testing"
 )
@@ -224,3 +225,138 @@ func TestSpansAtTheEnds(t *testing.T) {
 type rangesOf Set
 
 func (s rangesOf) String() string { return fmt.Sprint(Set(s).Ranges()) }
+
+// FuzzSpans6 checks spans6, the IPv6 span set of a Set, against a
+// brute-force model at any place and any scale: the 256 values it works
+// on are base, base+step, … base+255·step, with step 2^shift, so that
+// runs are as long as 2^32 addresses and more and cross /64 boundaries,
+// one or many. The model is a row of atoms, each of the 256 values and
+// each gap between two of them (step − 1 addresses): a run inserted
+// covers the atoms from its first value to its last, a value added or
+// removed its own atom, and the spans are the model's runs of atoms.
+func FuzzSpans6(f *testing.F) {
+	f.Add([]byte{0, 10, 3, 0, 14, 2, 1, 11, 0, 2, 12, 0}, uint64(7), uint64(math.MaxUint64-127), uint8(0))
+	f.Add([]byte{0, 1, 7, 1, 9, 0, 2, 3, 0, 0, 100, 7, 2, 104, 0}, uint64(0x20010db8), uint64(0), uint8(32))
+	f.Add([]byte{0, 0, 7, 2, 1, 0, 1, 8, 0, 2, 7, 0}, uint64(1), uint64(math.MaxUint64-(1<<33)), uint8(31))
+	f.Add([]byte{0, 3, 7, 0, 20, 7, 2, 5, 0, 1, 11, 0, 2, 3, 0}, uint64(0xfd00004200000000), uint64(0), uint8(64))
+	f.Add([]byte{0, 250, 5, 1, 0, 0, 2, 253, 0, 0, 2, 5}, uint64(math.MaxUint64), uint64(0), uint8(70))
+	f.Fuzz(func(t *testing.T, ops []byte, baseHi, baseLo uint64, shift uint8) {
+		step := ip6{}.plus(1)
+		step = step.shiftLeft(int(shift % 72))
+		// base + 256·step stays inside the address space.
+		span := step.shiftLeft(8)
+		base := ip6{baseHi, baseLo}
+		if top := (ip6{maxUint64, maxUint64}).sub(span); top.less(base) {
+			base = top
+		}
+		var at [256]ip6
+		for i := range at {
+			at[i] = base.add(step.mul(uint64(i)))
+		}
+		// atoms[2i] is at[i], atoms[2i+1] the gap after it (empty when
+		// step is 1).
+		var atoms [512]bool
+		var s spans6
+		for i := 0; i+2 < len(ops); i += 3 {
+			lo := ops[i+1]
+			hi := byte(min(int(lo)+int(ops[i+2]%8), 255))
+			switch ops[i] % 3 {
+			case 0:
+				s.insert(addr6Span{at[lo], at[hi]})
+				for a := 2 * int(lo); a <= 2*int(hi); a++ {
+					atoms[a] = true
+				}
+			case 1:
+				s.add(at[lo])
+				atoms[2*int(lo)] = true
+			case 2:
+				s.remove(at[lo])
+				atoms[2*int(lo)] = false
+			}
+		}
+		// The model's spans, and the values each atom starts and ends at.
+		first := func(a int) ip6 {
+			if a%2 == 0 {
+				return at[a/2]
+			}
+			return at[a/2].next()
+		}
+		last := func(a int) ip6 {
+			if a%2 == 0 || a == 511 {
+				return at[a/2]
+			}
+			return at[a/2+1].prev()
+		}
+		var want []addr6Span
+		for a := range atoms {
+			if !atoms[a] || a%2 == 1 && (step == (ip6{0, 1}) || a == 511) {
+				continue
+			}
+			if n := len(want); n > 0 && want[n-1].hi.next() == first(a) {
+				want[n-1].hi = last(a)
+				continue
+			}
+			want = append(want, addr6Span{first(a), last(a)})
+		}
+		if got := s.all(); !slices.Equal(got, want) {
+			t.Fatalf("spans = %v, want %v", got, want)
+		}
+		held := func(v ip6) bool {
+			for _, sp := range want {
+				if !v.less(sp.lo) && !sp.hi.less(v) {
+					return true
+				}
+			}
+			return false
+		}
+		for _, sp := range want {
+			for _, v := range []ip6{sp.lo, sp.hi, sp.lo.prev(), sp.hi.next(), sp.lo.plus(1), sp.hi.prev()} {
+				i, ok := s.find(v)
+				if ok != held(v) || i < len(want) && want[i].hi.less(v) || i > 0 && !want[i-1].hi.less(v) {
+					t.Fatalf("find(%v) in %v = %d, %v", v, want, i, ok)
+				}
+			}
+		}
+		// The Set made of the spans says the same, and within clips them.
+		set := setOf(nil, slices.Clone(want))
+		if c := s.clone(); !slices.Equal(set.spans6().all(), want) || !slices.Equal(c.all(), want) {
+			t.Fatalf("pack6 and clone of %v: %v, %v", want, set.spans6().all(), c.all())
+		}
+		if len(ops) >= 2 {
+			lo, hi := at[min(ops[0], ops[1])], at[max(ops[0], ops[1])]
+			var clipped []addr6Span
+			for _, sp := range want {
+				if !hi.less(sp.lo) && !sp.hi.less(lo) {
+					clipped = append(clipped, addr6Span{max6(sp.lo, lo), min6(sp.hi, hi)})
+				}
+			}
+			if got := s.within(lo, hi); !slices.Equal(got, clipped) {
+				t.Fatalf("within(%v, %v) = %v, want %v", lo, hi, got, clipped)
+			}
+		}
+		var n Count
+		for _, sp := range want {
+			n = n.Add(size6(sp))
+		}
+		if got := s.sizes(0, s.len()); got != n {
+			t.Fatalf("sizes of %v = %s, want %s", want, got, n)
+		}
+	})
+}
+
+// add, sub and mul are the sum, difference and product (by a 64-bit
+// number) of 128-bit numbers, which the caller keeps from overflowing.
+func (v ip6) add(w ip6) ip6 {
+	lo, c := bits.Add64(v.lo, w.lo, 0)
+	return ip6{v.hi + w.hi + c, lo}
+}
+
+func (v ip6) sub(w ip6) ip6 {
+	lo, b := bits.Sub64(v.lo, w.lo, 0)
+	return ip6{v.hi - w.hi - b, lo}
+}
+
+func (v ip6) mul(n uint64) ip6 {
+	hi, lo := bits.Mul64(v.lo, n)
+	return ip6{v.hi*n + hi, lo}
+}
