@@ -2,6 +2,9 @@ package store_test
 
 import (
 	"context"
+	"fmt"
+	"net/netip"
+	"slices"
 	"testing"
 
 	"github.com/lib/pq"
@@ -85,3 +88,32 @@ func fragments(n int) []int64 {
 	return out
 }
 
+// TestTakenAddressesOfIPv6Pool: the taken addresses of an IPv6 pool come
+// back whole and in order whatever /64 they lie in and wherever in it:
+// its first and last addresses, either side of its middle, and the last
+// /64 of the address space.
+func TestTakenAddressesOfIPv6Pool(t *testing.T) {
+	db := pgtest.NewDB(t)
+	_, pool := dualStackVPC(t, db)
+	want := []netip.Addr{}
+	for i, s := range []string{
+		"fd12:3456:789a::1", "fd12:3456:789a::7fff:ffff:ffff:ffff", "fd12:3456:789a::8000:0:0:0",
+		"fd12:3456:789a::ffff:ffff:ffff:ffff", "fd12:3456:789a:1::", "fd12:3456:789a:1::2",
+		"fd12:3456:789a:ffff:ffff:ffff:ffff:fffe", "fd12:3456:789a:ffff:ffff:ffff:ffff:ffff",
+		// The schema does not tie an address to its pool's prefix: the
+		// walk of the /64s ends at the last one of the address space too.
+		"ffff:ffff:ffff:ffff::1", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+	} {
+		a := netip.MustParseAddr(s)
+		want = append(want, a)
+		if _, err := db.ExecContext(t.Context(), `INSERT INTO allocations (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, created_by)
+			VALUES ('acme/prod', $1, $2, $3, 'VirtualMachine', $1, $1, 'acme/prod', 'test')`, fmt.Sprint("a-", i), pool.UID, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := store.TakenAddresses(t.Context(), db, pool.UID)
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("TakenAddresses = %v, %v; want %v", got, err, want)
+	}
+
+}
