@@ -365,65 +365,44 @@ func VPCUplinks(ctx context.Context, ext sqlx.QueryerContext, namespace, uid, zo
 
 // TakenAddresses returns the addresses the pool uid holds, in address
 // order: the view a process keeps of the pool. The server packs them into
-// one bytea: in an IPv4 pool 4 bytes an address (its number, address -
-// 0.0.0.0, less 2^31 to fit int4): a million addresses are one value the
-// driver decodes at once, where a row each cost the driver about as much
-// as the server's whole read (measured: 0.49 to 0.96 s as rows, 1.08 s as
-// host() texts; reading them in parallel parts, or as runs computed by the
-// server, was slower on 2 cores). In an IPv6 pool each address is its
-// inet_send form, 20 bytes, the address the last 16; a delegation pool's
-// taken addresses are the first addresses of the prefixes it delegated
-// (delegated_prefixes). They are sorted here: an ordered aggregate would
-// sort them on the server.
+// bytea values: a million addresses are a few values the driver decodes at
+// once, where a row each cost the driver about as much as the server's
+// whole read (measured: 0.49 to 0.96 s as rows, 1.08 s as host() texts;
+// reading them in parallel parts, or as runs computed by the server, was
+// slower on 2 cores). In an IPv4 pool, one value of 4 bytes an address
+// (its number, address - 0.0.0.0, less 2^31 to fit int4). In an IPv6 pool,
+// one row for each /64 holding allocations (found by one probe of
+// allocations_pool_address each, a loose index scan), with 8 bytes an
+// address: its offset from the /64's middle (int8); packing the 20 bytes
+// of each address's inet_send instead made the IPv6 view cost several
+// times the IPv4 one (BenchmarkTakenAddresses). A delegation pool's taken
+// addresses are the first addresses of the prefixes it delegated
+// (delegated_prefixes), in one more row of inet_send forms. They are
+// sorted here: an ordered aggregate would sort them on the server.
 func TakenAddresses(ctx context.Context, ext sqlx.QueryerContext, poolUID string) ([]netip.Addr, error) {
-	var packed struct {
-		Family int    `db:"family"`
-		Packed []byte `db:"packed"`
+	var parts []struct {
+		Family int            `db:"family"`
+		Middle sql.NullString `db:"middle"`
+		Packed []byte         `db:"packed"`
 	}
-	err := sqlx.GetContext(ctx, ext, &packed, `WITH p AS (SELECT coalesce((SELECT family(cidr) FROM pools WHERE uid = $1), 4) AS family)
-		SELECT p.family, CASE WHEN p.family = 4
-			THEN (SELECT coalesce(string_agg(int4send(((address - '0.0.0.0'::inet) - 2147483648)::int), ''::bytea), ''::bytea)
-				FROM allocations WHERE pool_uid = $1)
-			ELSE (SELECT coalesce(string_agg(inet_send(t.address), ''::bytea), ''::bytea) FROM (
-				SELECT address FROM allocations WHERE pool_uid = $1
-				UNION ALL SELECT set_masklen(prefix::inet, 128) FROM delegated_prefixes WHERE pool_uid = $1) t)
-			END AS packed
-		FROM p`, poolUID)
+	err := sqlx.SelectContext(ctx, ext, &parts, takenAddressesSQL, poolUID)
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to read the taken addresses of pool %s: %w", poolUID, classify(err))
 	}
-	if packed.Family == 6 {
-		return unpack6(poolUID, packed.Packed)
+	if len(parts) == 1 && parts[0].Family == 4 {
+		return unpack4(poolUID, parts[0].Packed)
 	}
-	if len(packed.Packed)%4 != 0 {
-		return nil, fmt.Errorf("store: the taken addresses of pool %s came as %d bytes, not 4 an address", poolUID, len(packed.Packed))
-	}
-	numbers := make([]uint32, len(packed.Packed)/4)
-	for i := range numbers {
-		numbers[i] = binary.BigEndian.Uint32(packed.Packed[4*i:]) + 1<<31
-	}
-	slices.Sort(numbers)
-	out := make([]netip.Addr, len(numbers))
-	for i, n := range numbers {
-		out[i] = netip.AddrFrom4([4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)})
-	}
-	return out, nil
-}
-
-// inetSend6 is the length of an IPv6 host address in inet_send's form:
-// family, bits, is_cidr, length, then the 16 bytes of the address.
-const inetSend6 = 20
-
-// unpack6 reads the packed IPv6 addresses of TakenAddresses, sorted.
-func unpack6(poolUID string, packed []byte) ([]netip.Addr, error) {
-	if len(packed)%inetSend6 != 0 {
-		return nil, fmt.Errorf("store: the taken addresses of pool %s came as %d bytes, not %d an address", poolUID, len(packed), inetSend6)
-	}
-	type u128 struct{ hi, lo uint64 }
-	numbers := make([]u128, len(packed)/inetSend6)
-	for i := range numbers {
-		b := packed[inetSend6*i+4 : inetSend6*(i+1)]
-		numbers[i] = u128{binary.BigEndian.Uint64(b), binary.BigEndian.Uint64(b[8:])}
+	var numbers []u128
+	for _, p := range parts {
+		var err error
+		if p.Middle.Valid {
+			numbers, err = unpack64(poolUID, numbers, p.Middle.String, p.Packed)
+		} else {
+			numbers, err = unpack6(poolUID, numbers, p.Packed)
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	slices.SortFunc(numbers, func(a, b u128) int {
 		if c := cmp.Compare(a.hi, b.hi); c != 0 {
@@ -439,6 +418,93 @@ func unpack6(poolUID string, packed []byte) ([]netip.Addr, error) {
 		out[i] = netip.AddrFrom16(b)
 	}
 	return out, nil
+}
+
+// takenAddressesSQL reads the taken addresses of pool $1 for
+// TakenAddresses: rows of (family, middle, packed). An IPv4 pool (or none)
+// gives one row, middle NULL. An IPv6 pool gives a row for each /64
+// holding allocations, middle the /64's address with the 64th bit from the
+// end set (host text), packed the offsets of its addresses from middle,
+// int8send each; and a row with middle NULL, packed the inet_send forms of
+// the first addresses of the prefixes it delegated. n walks the /64s: each
+// is the one of the lowest address above the previous /64's last.
+const takenAddressesSQL = `WITH RECURSIVE p AS (
+		SELECT coalesce((SELECT family(cidr) FROM pools WHERE uid = $1), 4) AS family
+	), n AS (
+		SELECT (SELECT network(set_masklen(min(address), 64)) FROM allocations WHERE pool_uid = $1) AS net
+		FROM p WHERE p.family = 6
+		UNION ALL
+		SELECT (SELECT network(set_masklen(min(a.address), 64)) FROM allocations a
+			WHERE a.pool_uid = $1 AND a.address > set_masklen(broadcast(n.net), 128))
+		FROM n WHERE n.net IS NOT NULL
+	), m AS (
+		SELECT set_masklen(net::inet, 128) AS first, set_masklen(broadcast(net), 128) AS last,
+			set_masklen(net::inet, 128) | '::8000:0:0:0'::inet AS middle
+		FROM n WHERE net IS NOT NULL
+	)
+	SELECT 4 AS family, NULL::text AS middle,
+		(SELECT coalesce(string_agg(int4send(((address - '0.0.0.0'::inet) - 2147483648)::int), ''::bytea), ''::bytea)
+			FROM allocations WHERE pool_uid = $1) AS packed
+	FROM p WHERE p.family = 4
+	UNION ALL
+	SELECT 6, host(m.middle), (SELECT string_agg(int8send(a.address - m.middle), ''::bytea) FROM allocations a
+		WHERE a.pool_uid = $1 AND a.address >= m.first AND a.address <= m.last)
+	FROM m
+	UNION ALL
+	SELECT 6, NULL, (SELECT coalesce(string_agg(inet_send(set_masklen(prefix::inet, 128)), ''::bytea), ''::bytea)
+		FROM delegated_prefixes WHERE pool_uid = $1)
+	FROM p WHERE p.family = 6`
+
+// unpack4 reads the packed IPv4 addresses of TakenAddresses, sorted.
+func unpack4(poolUID string, packed []byte) ([]netip.Addr, error) {
+	if len(packed)%4 != 0 {
+		return nil, fmt.Errorf("store: the taken addresses of pool %s came as %d bytes, not 4 an address", poolUID, len(packed))
+	}
+	numbers := make([]uint32, len(packed)/4)
+	for i := range numbers {
+		numbers[i] = binary.BigEndian.Uint32(packed[4*i:]) + 1<<31
+	}
+	slices.Sort(numbers)
+	out := make([]netip.Addr, len(numbers))
+	for i, n := range numbers {
+		out[i] = netip.AddrFrom4([4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)})
+	}
+	return out, nil
+}
+
+// A u128 is an IPv6 address as two halves, to sort.
+type u128 struct{ hi, lo uint64 }
+
+// unpack64 appends to numbers the addresses of one /64 of TakenAddresses:
+// middle, and packed the offsets from it (8 bytes each).
+func unpack64(poolUID string, numbers []u128, middle string, packed []byte) ([]u128, error) {
+	m, err := netip.ParseAddr(middle)
+	if err != nil || !m.Is6() || len(packed)%8 != 0 {
+		return nil, fmt.Errorf("store: the taken addresses of pool %s in the /64 of %s came as %d bytes, not 8 an address", poolUID, middle, len(packed))
+	}
+	b := m.As16()
+	hi, mid := binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])
+	for i := 0; i < len(packed); i += 8 {
+		numbers = append(numbers, u128{hi, mid + binary.BigEndian.Uint64(packed[i:])})
+	}
+	return numbers, nil
+}
+
+// inetSend6 is the length of an IPv6 host address in inet_send's form:
+// family, bits, is_cidr, length, then the 16 bytes of the address.
+const inetSend6 = 20
+
+// unpack6 appends to numbers the packed inet_send forms of IPv6 addresses
+// of TakenAddresses.
+func unpack6(poolUID string, numbers []u128, packed []byte) ([]u128, error) {
+	if len(packed)%inetSend6 != 0 {
+		return nil, fmt.Errorf("store: the taken addresses of pool %s came as %d bytes, not %d an address", poolUID, len(packed), inetSend6)
+	}
+	for i := 0; i < len(packed); i += inetSend6 {
+		b := packed[i+4 : i+inetSend6]
+		numbers = append(numbers, u128{binary.BigEndian.Uint64(b), binary.BigEndian.Uint64(b[8:])})
+	}
+	return numbers, nil
 }
 
 // addrsOf reads host() texts.
