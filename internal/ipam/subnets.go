@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"pivirt.hu/ipam/internal/audit"
@@ -248,9 +249,14 @@ func (s *Service) CreateSubnet(ctx context.Context, actor auth.Actor, in CreateS
 // plan made on a view that lacks a subnet, and the plan is made again on
 // the siblings read afresh.
 type vpcSubnets struct {
-	uid      string // the VPC's
-	v4, v6   []candidates.NamedPrefix
-	readInTx bool // read by the transaction that holds it
+	uid    string // the VPC's
+	v4, v6 []candidates.NamedPrefix
+	// merged4 and merged6 cover what v4 and v6 cover, siblings merged
+	// into their parent, in address order: a subnet by size is planned
+	// on them, which the lowest free block does not tell apart, so that
+	// the plan does not sort every sibling at each create.
+	merged4, merged6 []netip.Prefix
+	readInTx         bool // read by the transaction that holds it
 }
 
 // loadVPCSubnets reads the subnets of vpc as ext sees them.
@@ -261,26 +267,99 @@ func loadVPCSubnets(ctx context.Context, ext store.Ext, vpc store.VPCRow) (*vpcS
 	}
 	subs := &vpcSubnets{uid: vpc.UID, v4: make([]candidates.NamedPrefix, 0, len(rows)), readInTx: true}
 	for _, r := range rows {
-		subs.add(r)
+		subs.v4 = append(subs.v4, candidates.NamedPrefix{Name: r.Name, Prefix: r.CIDR})
+		if r.IPv6CIDR.IsValid() {
+			subs.v6 = append(subs.v6, candidates.NamedPrefix{Name: r.Name, Prefix: r.IPv6CIDR})
+		}
 	}
+	subs.merged4, subs.merged6 = mergedPrefixes(subs.v4), mergedPrefixes(subs.v6)
 	return subs, nil
 }
 
 // add records the subnet row.
 func (v *vpcSubnets) add(r store.SubnetRow) {
 	v.v4 = append(v.v4, candidates.NamedPrefix{Name: r.Name, Prefix: r.CIDR})
+	v.merged4 = mergeInto(v.merged4, r.CIDR)
 	if r.IPv6CIDR.IsValid() {
 		v.v6 = append(v.v6, candidates.NamedPrefix{Name: r.Name, Prefix: r.IPv6CIDR})
+		v.merged6 = mergeInto(v.merged6, r.IPv6CIDR)
 	}
 }
 
 // layout returns the VPC's prefix of the family f and its subnets' of
-// that family.
-func (v *vpcSubnets) layout(vpc VPC, f Family) candidates.VPCLayout {
+// that family: named, to plan the prefix req gives (an overlap names
+// the subnet), else merged.
+func (v *vpcSubnets) layout(vpc VPC, f Family, req candidates.SubnetRequest) candidates.VPCLayout {
+	l := candidates.VPCLayout{Name: vpc.Name, Prefix: vpc.CIDR, Subnets: v.v4}
+	merged := v.merged4
 	if f == IPv6 {
-		return candidates.VPCLayout{Name: vpc.Name, Prefix: vpc.IPv6CIDR, Subnets: v.v6}
+		l.Prefix, l.Subnets, merged = vpc.IPv6CIDR, v.v6, v.merged6
 	}
-	return candidates.VPCLayout{Name: vpc.Name, Prefix: vpc.CIDR, Subnets: v.v4}
+	if !req.Prefix.IsValid() {
+		l.Subnets = make([]candidates.NamedPrefix, len(merged))
+		for i, p := range merged {
+			l.Subnets[i] = candidates.NamedPrefix{Prefix: p}
+		}
+	}
+	return l
+}
+
+// mergedPrefixes returns the prefixes of subnets, which overlap none of
+// each other, in address order with siblings merged into their parent.
+func mergedPrefixes(subnets []candidates.NamedPrefix) []netip.Prefix {
+	ps := make([]netip.Prefix, len(subnets))
+	for i, s := range subnets {
+		ps[i] = s.Prefix
+	}
+	slices.SortFunc(ps, func(a, b netip.Prefix) int { return a.Addr().Compare(b.Addr()) })
+	out := ps[:0]
+	for _, p := range ps {
+		out = append(out, p)
+		for n := len(out); n >= 2; n = len(out) {
+			parent, ok := siblingsParent(out[n-2], out[n-1])
+			if !ok {
+				break
+			}
+			out = append(out[:n-2], parent)
+		}
+	}
+	return out
+}
+
+// mergeInto adds p, which overlaps none of merged, to merged (as
+// mergedPrefixes returns it).
+func mergeInto(merged []netip.Prefix, p netip.Prefix) []netip.Prefix {
+	i, _ := slices.BinarySearchFunc(merged, p, func(a, b netip.Prefix) int { return a.Addr().Compare(b.Addr()) })
+	merged = slices.Insert(merged, i, p)
+	for {
+		if i > 0 {
+			if parent, ok := siblingsParent(merged[i-1], merged[i]); ok {
+				merged = slices.Replace(merged, i-1, i+1, parent)
+				i--
+				continue
+			}
+		}
+		if i+1 < len(merged) {
+			if parent, ok := siblingsParent(merged[i], merged[i+1]); ok {
+				merged = slices.Replace(merged, i, i+2, parent)
+				continue
+			}
+		}
+		return merged
+	}
+}
+
+// siblingsParent returns the parent of the prefixes a and b when they are
+// its lower and upper halves.
+func siblingsParent(a, b netip.Prefix) (netip.Prefix, bool) {
+	if a.Bits() != b.Bits() || a.Bits() == 0 || a.Addr().Is4() != b.Addr().Is4() || a.Addr().Compare(b.Addr()) >= 0 {
+		return netip.Prefix{}, false
+	}
+	parent := netip.PrefixFrom(a.Addr(), a.Bits()-1).Masked()
+	if netip.PrefixFrom(b.Addr(), b.Bits()-1).Masked() != parent {
+		return netip.Prefix{}, false
+	}
+	return parent, true
 }
 
 // takeLayout takes this process's view of the subnets of vpc, whose row
@@ -461,11 +540,11 @@ func planSubnet(subs *vpcSubnets, vpc store.VPCRow, in CreateSubnetInput) (dualP
 		return out, err
 	}
 	v := vpcFromRow(vpc)
-	if out.v4, err = subs.layout(v, IPv4).Plan(req); err != nil {
+	if out.v4, err = subs.layout(v, IPv4, req).Plan(req); err != nil {
 		return out, fromPlan(err)
 	}
 	if vpc.IPv6CIDR.IsValid() {
-		if out.v6, err = planIPv6Subnet(subs.layout(v, IPv6), in); err != nil {
+		if out.v6, err = planIPv6Subnet(subs, v, in); err != nil {
 			return out, err
 		}
 	} else if in.IPv6CIDR != "" || in.IPv6PrefixLength != 0 {
@@ -495,19 +574,19 @@ func fromPlan(err error) error {
 	return fromCandidates(err)
 }
 
-// planIPv6Subnet plans the IPv6 prefix of a new subnet in layout, the
-// IPv6 side of a dual-stack VPC: the one given, inside the VPC's IPv6
+// planIPv6Subnet plans the IPv6 prefix of a new subnet of the dual-stack
+// VPC v among its subnets subs: the one given, inside the VPC's IPv6
 // prefix and overlapping no sibling's, or the lowest free aligned one of
 // its length; its gateway is its first host address, the one after the
 // subnet-router anycast address (candidates.DefaultGateway). The
 // exclusion constraint subnets_ipv6_no_overlap refuses an overlap
 // whatever happens.
-func planIPv6Subnet(layout candidates.VPCLayout, in CreateSubnetInput) (candidates.SubnetPlan, error) {
+func planIPv6Subnet(subs *vpcSubnets, v VPC, in CreateSubnetInput) (candidates.SubnetPlan, error) {
 	req, err := ipv6SubnetRequest(in)
 	if err != nil {
 		return candidates.SubnetPlan{}, err
 	}
-	plan, err := layout.Plan(req)
+	plan, err := subs.layout(v, IPv6, req).Plan(req)
 	var errs candidates.Errors
 	if errors.As(err, &errs) {
 		return candidates.SubnetPlan{}, renameFields(err, ipv6Fields)
