@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/netip"
 	"slices"
 	"sync"
 	"testing"
 
+	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/refusal"
 )
 
@@ -304,5 +306,42 @@ func BenchmarkIPv6SubnetBySize(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		create()
+	}
+}
+
+// TestMergedPrefixes: the subnets merged, at once (mergedPrefixes) or one
+// by one in any order (mergeInto), are the same, and leave the same lowest
+// free blocks of every length as the subnets do.
+func TestMergedPrefixes(t *testing.T) {
+	parent := netip.MustParsePrefix("fd00:42::/48")
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 50 {
+		var subnets []candidates.NamedPrefix
+		for range rng.IntN(300) {
+			bits := 56 + rng.IntN(9)
+			a := parent.Addr().As16()
+			a[6], a[7] = byte(rng.IntN(4)), byte(rng.IntN(256))
+			p := netip.PrefixFrom(netip.AddrFrom16(a), bits).Masked()
+			if !slices.ContainsFunc(subnets, func(s candidates.NamedPrefix) bool { return s.Prefix.Overlaps(p) }) {
+				subnets = append(subnets, candidates.NamedPrefix{Prefix: p})
+			}
+		}
+		all := mergedPrefixes(subnets)
+		var one []netip.Prefix
+		for _, i := range rng.Perm(len(subnets)) {
+			one = mergeInto(one, subnets[i].Prefix)
+		}
+		if !slices.Equal(all, one) {
+			t.Fatalf("round %d: merged at once %v, one by one %v", round, all, one)
+		}
+		used := make([]netip.Prefix, len(subnets))
+		for i, s := range subnets {
+			used[i] = s.Prefix
+		}
+		for bits := 48; bits <= 66; bits++ {
+			if got, want := candidates.FreePrefixes(parent, all, bits, 3), candidates.FreePrefixes(parent, used, bits, 3); !slices.Equal(got, want) {
+				t.Fatalf("round %d, /%d: merged leave %v free, the subnets %v", round, bits, got, want)
+			}
+		}
 	}
 }
