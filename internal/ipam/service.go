@@ -54,6 +54,11 @@ type Service struct {
 	poolsMu sync.Mutex
 	pools   map[string]*cachedPool   // by "namespace/name"
 	subnets map[string]*cachedSubnet // by subnetKey
+	// layouts is this process's view of each VPC's subnets (subnets.go,
+	// vpcSubnets), by subnetKey with no subnet; layoutsGen counts the
+	// times views were dropped.
+	layouts    map[string]*vpcSubnets
+	layoutsGen uint64
 
 	inflightMu sync.Mutex
 	inflight   map[string]*claimCall // by pool and owner
@@ -96,7 +101,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		obs = noObserver{}
 	}
 	s := &Service{db: cfg.DB, log: log, obs: obs, views: newViews(cfg.DB, log, self, obs), notifier: newReleaseNotifier(cfg.DB, log, self), stop: func() {},
-		pools: map[string]*cachedPool{}, subnets: map[string]*cachedSubnet{}, inflight: map[string]*claimCall{}}
+		pools: map[string]*cachedPool{}, subnets: map[string]*cachedSubnet{}, layouts: map[string]*vpcSubnets{}, inflight: map[string]*claimCall{}}
 	s.inserts = &claimInserts{db: cfg.DB}
 	if cfg.URL == "" {
 		return s, nil
@@ -188,6 +193,8 @@ func (s *Service) forgetCaches() {
 	defer s.poolsMu.Unlock()
 	clear(s.pools)
 	clear(s.subnets)
+	clear(s.layouts)
+	s.layoutsGen++
 }
 
 // forgetPool drops a pool from the caches.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"pivirt.hu/ipam/internal/audit"
@@ -172,6 +173,7 @@ func (s *Service) subnetHolding(ctx context.Context, cp *cachedPool, within neti
 func (s *Service) forgetSubnets(namespace, vpc string, names ...string) {
 	s.poolsMu.Lock()
 	defer s.poolsMu.Unlock()
+	s.forgetLayoutLocked(namespace, vpc)
 	if len(names) == 0 {
 		prefix := subnetKey(namespace, vpc, "")
 		for k := range s.subnets {
@@ -206,6 +208,8 @@ func (s *Service) CreateSubnet(ctx context.Context, actor auth.Actor, in CreateS
 	}
 	var vpc store.VPCRow
 	var row store.SubnetRow
+	var subs *vpcSubnets
+	var gen uint64
 	err := s.inTx(ctx, func(tx *store.Tx, _ *undoList) error {
 		// The quota lock before the VPC's row, as every transaction takes
 		// them (docs/allocation.md, "Quotas").
@@ -220,13 +224,178 @@ func (s *Service) CreateSubnet(ctx context.Context, actor auth.Actor, in CreateS
 		if err != nil {
 			return err
 		}
-		row, err = s.createSubnet(ctx, tx, actor, vpc, in)
+		if subs, gen, err = s.takeLayout(ctx, tx, vpc); err != nil {
+			return err
+		}
+		row, err = s.createSubnetIn(ctx, tx, actor, vpc, in, subs)
 		return err
 	})
 	if err != nil {
 		return Subnet{}, err
 	}
+	s.keepLayout(vpc, subs, gen)
 	return subnetFromRow(row, vpcFromRow(vpc)), nil
+}
+
+// A vpcSubnets is a VPC's subnets as a process sees them: what a subnet
+// by size is planned in, without reading every sibling at each create
+// (docs/allocation.md, "Subnets"). A create takes the VPC's out of
+// Service.layouts once it holds the VPC's row lock, so that no other
+// create of this process reads it meanwhile, and puts it back once
+// committed, unless views were dropped since (layoutsGen): a deletion
+// here or a notification of one elsewhere. A view may lack a subnet
+// created by another process, never hold one deleted but through a
+// notification not yet received; the exclusion constraints turn away a
+// plan made on a view that lacks a subnet, and the plan is made again on
+// the siblings read afresh.
+type vpcSubnets struct {
+	uid    string // the VPC's
+	v4, v6 []candidates.NamedPrefix
+	// merged4 and merged6 cover what v4 and v6 cover, siblings merged
+	// into their parent, in address order: a subnet by size is planned
+	// on them, which the lowest free block does not tell apart, so that
+	// the plan does not sort every sibling at each create.
+	merged4, merged6 []netip.Prefix
+	readInTx         bool // read by the transaction that holds it
+}
+
+// loadVPCSubnets reads the subnets of vpc as ext sees them.
+func loadVPCSubnets(ctx context.Context, ext store.Ext, vpc store.VPCRow) (*vpcSubnets, error) {
+	rows, err := store.Subnets(ctx, ext, vpc.UID)
+	if err != nil {
+		return nil, err
+	}
+	subs := &vpcSubnets{uid: vpc.UID, v4: make([]candidates.NamedPrefix, 0, len(rows)), readInTx: true}
+	for _, r := range rows {
+		subs.v4 = append(subs.v4, candidates.NamedPrefix{Name: r.Name, Prefix: r.CIDR})
+		if r.IPv6CIDR.IsValid() {
+			subs.v6 = append(subs.v6, candidates.NamedPrefix{Name: r.Name, Prefix: r.IPv6CIDR})
+		}
+	}
+	subs.merged4, subs.merged6 = mergedPrefixes(subs.v4), mergedPrefixes(subs.v6)
+	return subs, nil
+}
+
+// add records the subnet row.
+func (v *vpcSubnets) add(r store.SubnetRow) {
+	v.v4 = append(v.v4, candidates.NamedPrefix{Name: r.Name, Prefix: r.CIDR})
+	v.merged4 = mergeInto(v.merged4, r.CIDR)
+	if r.IPv6CIDR.IsValid() {
+		v.v6 = append(v.v6, candidates.NamedPrefix{Name: r.Name, Prefix: r.IPv6CIDR})
+		v.merged6 = mergeInto(v.merged6, r.IPv6CIDR)
+	}
+}
+
+// layout returns the VPC's prefix of the family f and its subnets' of
+// that family: named, to plan the prefix req gives (an overlap names
+// the subnet), else merged.
+func (v *vpcSubnets) layout(vpc VPC, f Family, req candidates.SubnetRequest) candidates.VPCLayout {
+	l := candidates.VPCLayout{Name: vpc.Name, Prefix: vpc.CIDR, Subnets: v.v4}
+	merged := v.merged4
+	if f == IPv6 {
+		l.Prefix, l.Subnets, merged = vpc.IPv6CIDR, v.v6, v.merged6
+	}
+	if !req.Prefix.IsValid() {
+		l.Subnets = make([]candidates.NamedPrefix, len(merged))
+		for i, p := range merged {
+			l.Subnets[i] = candidates.NamedPrefix{Prefix: p}
+		}
+	}
+	return l
+}
+
+// mergedPrefixes returns the prefixes of subnets, which overlap none of
+// each other, in address order with siblings merged into their parent.
+func mergedPrefixes(subnets []candidates.NamedPrefix) []netip.Prefix {
+	ps := make([]netip.Prefix, len(subnets))
+	for i, s := range subnets {
+		ps[i] = s.Prefix
+	}
+	slices.SortFunc(ps, func(a, b netip.Prefix) int { return a.Addr().Compare(b.Addr()) })
+	out := ps[:0]
+	for _, p := range ps {
+		out = append(out, p)
+		for n := len(out); n >= 2; n = len(out) {
+			parent, ok := siblingsParent(out[n-2], out[n-1])
+			if !ok {
+				break
+			}
+			out = append(out[:n-2], parent)
+		}
+	}
+	return out
+}
+
+// mergeInto adds p, which overlaps none of merged, to merged (as
+// mergedPrefixes returns it).
+func mergeInto(merged []netip.Prefix, p netip.Prefix) []netip.Prefix {
+	i, _ := slices.BinarySearchFunc(merged, p, func(a, b netip.Prefix) int { return a.Addr().Compare(b.Addr()) })
+	merged = slices.Insert(merged, i, p)
+	for {
+		if i > 0 {
+			if parent, ok := siblingsParent(merged[i-1], merged[i]); ok {
+				merged = slices.Replace(merged, i-1, i+1, parent)
+				i--
+				continue
+			}
+		}
+		if i+1 < len(merged) {
+			if parent, ok := siblingsParent(merged[i], merged[i+1]); ok {
+				merged = slices.Replace(merged, i, i+2, parent)
+				continue
+			}
+		}
+		return merged
+	}
+}
+
+// siblingsParent returns the parent of the prefixes a and b when they are
+// its lower and upper halves.
+func siblingsParent(a, b netip.Prefix) (netip.Prefix, bool) {
+	if a.Bits() != b.Bits() || a.Bits() == 0 || a.Addr().Is4() != b.Addr().Is4() || a.Addr().Compare(b.Addr()) >= 0 {
+		return netip.Prefix{}, false
+	}
+	parent := netip.PrefixFrom(a.Addr(), a.Bits()-1).Masked()
+	if netip.PrefixFrom(b.Addr(), b.Bits()-1).Masked() != parent {
+		return netip.Prefix{}, false
+	}
+	return parent, true
+}
+
+// takeLayout takes this process's view of the subnets of vpc, whose row
+// tx has locked, out of s.layouts, or reads them when it has none; and
+// the count of dropped views keepLayout checks.
+func (s *Service) takeLayout(ctx context.Context, tx *store.Tx, vpc store.VPCRow) (*vpcSubnets, uint64, error) {
+	key := subnetKey(vpc.Namespace, vpc.Name, "")
+	s.poolsMu.Lock()
+	subs, gen := s.layouts[key], s.layoutsGen
+	delete(s.layouts, key)
+	s.poolsMu.Unlock()
+	if subs != nil && subs.uid == vpc.UID {
+		subs.readInTx = false
+		return subs, gen, nil
+	}
+	subs, err := loadVPCSubnets(ctx, tx, vpc)
+	return subs, gen, err
+}
+
+// keepLayout puts back the view subs of vpc's subnets once the
+// transaction that took it committed, unless views were dropped since it
+// was taken (gen) or another is there.
+func (s *Service) keepLayout(vpc store.VPCRow, subs *vpcSubnets, gen uint64) {
+	key := subnetKey(vpc.Namespace, vpc.Name, "")
+	s.poolsMu.Lock()
+	defer s.poolsMu.Unlock()
+	if _, ok := s.layouts[key]; !ok && s.layoutsGen == gen {
+		s.layouts[key] = subs
+	}
+}
+
+// forgetLayoutLocked drops the view of the VPC's subnets; s.poolsMu is
+// held.
+func (s *Service) forgetLayoutLocked(namespace, vpc string) {
+	delete(s.layouts, subnetKey(namespace, vpc, ""))
+	s.layoutsGen++
 }
 
 // checkSubnetInput checks what CreateSubnet can check without the
@@ -288,49 +457,58 @@ func renameFields(err error, names map[string]string) error {
 	return refusal.Collect(out...)
 }
 
-// createSubnet creates a subnet of vpc, whose row tx has locked: of two
+// createSubnet creates a subnet of vpc, whose row tx has locked, planned
+// on its siblings read in tx.
+func (s *Service) createSubnet(ctx context.Context, tx *store.Tx, actor auth.Actor, vpc store.VPCRow, in CreateSubnetInput) (store.SubnetRow, error) {
+	subs, err := loadVPCSubnets(ctx, tx, vpc)
+	if err != nil {
+		return store.SubnetRow{}, err
+	}
+	return s.createSubnetIn(ctx, tx, actor, vpc, in, subs)
+}
+
+// createSubnetIn creates a subnet of vpc, whose row tx has locked: of two
 // transactions creating subnets in one VPC, the second reads the first's
 // subnet (READ COMMITTED). It is refused past the namespace's quotas of
-// subnets. Its prefix and gateway are planned as the
-// browser predicts them (candidates.VPCLayout.Plan); the exclusion
-// constraint subnets_no_overlap refuses an overlap whatever happens.
-func (s *Service) createSubnet(ctx context.Context, tx *store.Tx, actor auth.Actor, vpc store.VPCRow, in CreateSubnetInput) (store.SubnetRow, error) {
-	req, err := checkSubnetInput(in)
-	if err != nil {
+// subnets. Its prefix and gateway are planned as the browser predicts
+// them (candidates.VPCLayout.Plan) on subs, the VPC's subnets, which it
+// records the new one in; when subs was not read in tx and the insert is
+// turned away, they are read afresh and the subnet planned again. The
+// exclusion constraints subnets_no_overlap and subnets_ipv6_no_overlap
+// refuse an overlap whatever happens.
+func (s *Service) createSubnetIn(ctx context.Context, tx *store.Tx, actor auth.Actor, vpc store.VPCRow, in CreateSubnetInput, subs *vpcSubnets) (store.SubnetRow, error) {
+	if _, err := checkSubnetInput(in); err != nil {
 		return store.SubnetRow{}, err
 	}
-	layout, err := vpcLayout(ctx, tx, vpcFromRow(vpc))
+	plan, err := planSubnet(subs, vpc, in)
 	if err != nil {
 		return store.SubnetRow{}, err
-	}
-	plan, err := layout.Plan(req)
-	if err != nil {
-		return store.SubnetRow{}, fromPlan(err)
-	}
-	var plan6 candidates.SubnetPlan
-	if vpc.IPv6CIDR.IsValid() {
-		if plan6, err = planIPv6Subnet(ctx, tx, vpcFromRow(vpc), in); err != nil {
-			return store.SubnetRow{}, err
-		}
-	} else if in.IPv6CIDR != "" || in.IPv6PrefixLength != 0 {
-		field := "ipv6Cidr"
-		if in.IPv6CIDR == "" {
-			field = "ipv6PrefixLength"
-		}
-		return store.SubnetRow{}, invalid(field, "VPC %s/%s has no IPv6 prefix, so its subnets have none: leave %s out", vpc.Namespace, vpc.Name, field)
 	}
 	if _, err := s.checkQuota(ctx, tx, vpc.Namespace, QuotaSubnets); err != nil {
 		return store.SubnetRow{}, err
 	}
-	cidr, gateway := plan.Prefix, plan.Gateway
-	row, err := store.InsertSubnet(ctx, tx, store.SubnetRow{UID: newUID(), VPCUID: vpc.UID, Name: in.Name, CIDR: cidr, Gateway: gateway,
-		IPv6CIDR: plan6.Prefix, IPv6Gateway: plan6.Gateway, CreatedBy: actor.Name})
-	if errors.Is(err, store.ErrObjectExists) {
-		if err := overlapRefusal(ctx, tx, vpc, cidr); err != nil {
+	var row store.SubnetRow
+	for {
+		row, err = store.InsertSubnet(ctx, tx, store.SubnetRow{UID: newUID(), VPCUID: vpc.UID, Name: in.Name, CIDR: plan.v4.Prefix, Gateway: plan.v4.Gateway,
+			IPv6CIDR: plan.v6.Prefix, IPv6Gateway: plan.v6.Gateway, CreatedBy: actor.Name})
+		if !errors.Is(err, store.ErrObjectExists) || subs.readInTx {
+			break
+		}
+		// The view lacks a subnet made by another process: plan again on
+		// the siblings as tx sees them.
+		if subs, err = loadVPCSubnets(ctx, tx, vpc); err != nil {
 			return store.SubnetRow{}, err
 		}
-		if plan6.Prefix.IsValid() {
-			if err := overlapRefusal(ctx, tx, vpc, plan6.Prefix); err != nil {
+		if plan, err = planSubnet(subs, vpc, in); err != nil {
+			return store.SubnetRow{}, err
+		}
+	}
+	if errors.Is(err, store.ErrObjectExists) {
+		if err := overlapRefusal(ctx, tx, vpc, plan.v4.Prefix); err != nil {
+			return store.SubnetRow{}, err
+		}
+		if plan.v6.Prefix.IsValid() {
+			if err := overlapRefusal(ctx, tx, vpc, plan.v6.Prefix); err != nil {
 				return store.SubnetRow{}, err
 			}
 		}
@@ -339,13 +517,44 @@ func (s *Service) createSubnet(ctx context.Context, tx *store.Tx, actor auth.Act
 	if err != nil {
 		return store.SubnetRow{}, err
 	}
-	if err := s.linkAddresses(ctx, tx, vpc, row, cidr, gateway); err != nil {
+	subs.add(row)
+	if err := s.linkAddresses(ctx, tx, vpc, row, plan.v4.Prefix, plan.v4.Gateway); err != nil {
 		return store.SubnetRow{}, err
 	}
 	return row, store.InsertAudit(ctx, tx, store.AuditEntry{
 		Actor: actor.Name, Action: audit.Create, Namespace: vpc.Namespace, ObjectKind: audit.KindSubnet, ObjectName: vpc.Name + "/" + in.Name,
 		After: store.JSON(subnetAudit(row)),
 	})
+}
+
+// A dualPlan is what a new subnet gets in each family; v6 is zero in a
+// VPC without an IPv6 prefix.
+type dualPlan struct{ v4, v6 candidates.SubnetPlan }
+
+// planSubnet plans the prefixes and gateways of the subnet in among the
+// subnets subs of vpc.
+func planSubnet(subs *vpcSubnets, vpc store.VPCRow, in CreateSubnetInput) (dualPlan, error) {
+	var out dualPlan
+	req, err := checkSubnetInput(in)
+	if err != nil {
+		return out, err
+	}
+	v := vpcFromRow(vpc)
+	if out.v4, err = subs.layout(v, IPv4, req).Plan(req); err != nil {
+		return out, fromPlan(err)
+	}
+	if vpc.IPv6CIDR.IsValid() {
+		if out.v6, err = planIPv6Subnet(subs, v, in); err != nil {
+			return out, err
+		}
+	} else if in.IPv6CIDR != "" || in.IPv6PrefixLength != 0 {
+		field := "ipv6Cidr"
+		if in.IPv6CIDR == "" {
+			field = "ipv6PrefixLength"
+		}
+		return out, invalid(field, "VPC %s/%s has no IPv6 prefix, so its subnets have none: leave %s out", vpc.Namespace, vpc.Name, field)
+	}
+	return out, nil
 }
 
 // fromPlan turns the refusal of a subnet's plan into the domain's: an
@@ -366,21 +575,18 @@ func fromPlan(err error) error {
 }
 
 // planIPv6Subnet plans the IPv6 prefix of a new subnet of the dual-stack
-// VPC v, whose row tx locked: the one given, inside the VPC's IPv6 prefix
-// and overlapping no sibling's, or the lowest free aligned one of its
-// length; its gateway is its first host address, the one after the
-// subnet-router anycast address (candidates.DefaultGateway). The exclusion
-// constraint subnets_ipv6_no_overlap refuses an overlap whatever happens.
-func planIPv6Subnet(ctx context.Context, tx *store.Tx, v VPC, in CreateSubnetInput) (candidates.SubnetPlan, error) {
+// VPC v among its subnets subs: the one given, inside the VPC's IPv6
+// prefix and overlapping no sibling's, or the lowest free aligned one of
+// its length; its gateway is its first host address, the one after the
+// subnet-router anycast address (candidates.DefaultGateway). The
+// exclusion constraint subnets_ipv6_no_overlap refuses an overlap
+// whatever happens.
+func planIPv6Subnet(subs *vpcSubnets, v VPC, in CreateSubnetInput) (candidates.SubnetPlan, error) {
 	req, err := ipv6SubnetRequest(in)
 	if err != nil {
 		return candidates.SubnetPlan{}, err
 	}
-	layout, err := vpcLayoutOf(ctx, tx, v, IPv6)
-	if err != nil {
-		return candidates.SubnetPlan{}, err
-	}
-	plan, err := layout.Plan(req)
+	plan, err := subs.layout(v, IPv6, req).Plan(req)
 	var errs candidates.Errors
 	if errors.As(err, &errs) {
 		return candidates.SubnetPlan{}, renameFields(err, ipv6Fields)
@@ -391,30 +597,16 @@ func planIPv6Subnet(ctx context.Context, tx *store.Tx, v VPC, in CreateSubnetInp
 	return plan, nil
 }
 
-// vpcLayout returns the VPC's prefix and its subnets, as ext sees them.
+// vpcLayout returns the VPC's IPv4 prefix and its subnets', as ext sees
+// them.
 func vpcLayout(ctx context.Context, ext store.Ext, v VPC) (candidates.VPCLayout, error) {
-	return vpcLayoutOf(ctx, ext, v, IPv4)
-}
-
-// vpcLayoutOf returns the VPC's prefix of the family f and its subnets'
-// prefixes of that family, as ext sees them.
-func vpcLayoutOf(ctx context.Context, ext store.Ext, v VPC, f Family) (candidates.VPCLayout, error) {
 	rows, err := store.Subnets(ctx, ext, v.UID)
 	if err != nil {
 		return candidates.VPCLayout{}, err
 	}
 	layout := candidates.VPCLayout{Name: v.Name, Prefix: v.CIDR, Subnets: make([]candidates.NamedPrefix, 0, len(rows))}
-	if f == IPv6 {
-		layout.Prefix = v.IPv6CIDR
-	}
 	for _, r := range rows {
-		p := r.CIDR
-		if f == IPv6 {
-			p = r.IPv6CIDR
-		}
-		if p.IsValid() {
-			layout.Subnets = append(layout.Subnets, candidates.NamedPrefix{Name: r.Name, Prefix: p})
-		}
+		layout.Subnets = append(layout.Subnets, candidates.NamedPrefix{Name: r.Name, Prefix: r.CIDR})
 	}
 	return layout, nil
 }
@@ -516,6 +708,11 @@ func (s *Service) DeleteSubnet(ctx context.Context, actor auth.Actor, namespace,
 		if err != nil {
 			return err
 		}
+		// Under the VPC's lock, before the subnet goes: no create of this
+		// process plans on a view that holds it (vpcSubnets).
+		s.poolsMu.Lock()
+		s.forgetLayoutLocked(namespace, vpc)
+		s.poolsMu.Unlock()
 		sub, err = store.Subnet(ctx, tx, v.UID, name)
 		if errors.Is(err, store.ErrNotFound) {
 			return notFound("subnet", namespace, vpc+"/"+name)

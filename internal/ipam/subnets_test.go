@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/netip"
 	"slices"
 	"sync"
 	"testing"
 
+	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/refusal"
 )
 
@@ -207,5 +209,139 @@ func TestConcurrentSubnetsBySize(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("16 subnets at once got %v, want the 16 lowest free /24s %v", got, want)
+	}
+}
+
+// TestConcurrentIPv6SubnetsBySize: 16 IPv6 subnets of one length asked for
+// at once, in two processes, each of which has the VPC's subnets in view
+// (vpcSubnets) and lacks the other's, get the 16 lowest free /64s, none
+// overlapping; a subnet deleted in one process is the next that process
+// gives.
+func TestConcurrentIPv6SubnetsBySize(t *testing.T) {
+	a, db, url := newService(t)
+	b, _ := openService(t, url)
+	ctx := context.Background()
+	if _, err := a.CreateVPC(ctx, acme, CreateVPCInput{Namespace: "acme/prod", Name: "main", CIDR: "10.42.0.0/16", IPv6CIDR: "fd12:3456:789a::/48"}); err != nil {
+		t.Fatal(err)
+	}
+	for i, svc := range []*Service{a, b} {
+		in := CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: fmt.Sprintf("taken%d", i), CIDR: fmt.Sprintf("10.42.%d.0/24", 200+i), IPv6CIDR: fmt.Sprintf("fd12:3456:789a:%d::/64", i+1)}
+		if _, err := svc.CreateSubnet(ctx, acme, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 16)
+	for i := range 16 {
+		svc := []*Service{a, b}[i%2]
+		wg.Go(func() {
+			_, errs[i] = svc.CreateSubnet(ctx, acme, CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: fmt.Sprintf("s%d", i), PrefixLength: 24, IPv6PrefixLength: 64})
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("subnet s%d: %v", i, err)
+		}
+	}
+	var got []string
+	if err := db.Select(&got, `SELECT ipv6_cidr::text FROM subnets WHERE name LIKE 's%' ORDER BY subnets.ipv6_cidr`); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"fd12:3456:789a::/64"}
+	for i := 3; i < 18; i++ {
+		want = append(want, fmt.Sprintf("fd12:3456:789a:%x::/64", i))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("16 subnets at once got %v, want the 16 lowest free /64s %v", got, want)
+	}
+	var freed string
+	if err := db.Get(&freed, `SELECT ipv6_cidr::text FROM subnets WHERE name = 's5'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.DeleteSubnet(ctx, acme, "acme/prod", "main", "s5"); err != nil {
+		t.Fatal(err)
+	}
+	sub, err := a.CreateSubnet(ctx, acme, CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: "again", PrefixLength: 24, IPv6PrefixLength: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sub.IPv6CIDR.String() != freed {
+		t.Errorf("after s5's delete the next subnet got %s, want the lowest free /64, s5's %s", sub.IPv6CIDR, freed)
+	}
+}
+
+// BenchmarkIPv6SubnetBySize measures the next /64 of a dual-stack VPC's
+// /48 whose 10 000 lowest /64s are subnets, the process having read them
+// once. Run with a fixed count: go test -run '^$' -bench IPv6SubnetBySize
+// -benchtime 200x ./internal/ipam
+func BenchmarkIPv6SubnetBySize(b *testing.B) {
+	svc, db, _ := newService(b)
+	ctx := context.Background()
+	vpc, err := svc.CreateVPC(ctx, acme, CreateVPCInput{Namespace: "acme/prod", Name: "main", CIDR: "10.0.0.0/8", IPv6CIDR: "fd00:42::/48"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	const filled = 10000
+	_, err = db.Exec(`INSERT INTO subnets (vpc_uid, name, cidr, gateway, ipv6_cidr, ipv6_gateway, created_by)
+		SELECT $1, 'fill-' || i, c, host(c)::inet + 1, c6, host(c6)::inet + 1, 'bench'
+		FROM generate_series(0, $2 - 1) i,
+			LATERAL (SELECT set_masklen('10.0.0.0'::inet + i * 16, 28)::cidr AS c, ('fd00:42:0:' || to_hex(i) || '::/64')::cidr AS c6) x`, vpc.UID, filled)
+	if err != nil {
+		b.Fatal(err)
+	}
+	next := filled
+	create := func() {
+		sub, err := svc.CreateSubnet(ctx, acme, CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: fmt.Sprint("s-", next),
+			CIDR: fmt.Sprintf("10.%d.%d.%d/28", next>>12&255, next>>4&255, next&15<<4), IPv6PrefixLength: 64})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if want := netip.MustParsePrefix(fmt.Sprintf("fd00:42:0:%x::/64", next)); sub.IPv6CIDR != want {
+			b.Fatalf("subnet %d got %s, want the lowest free /64, %s", next, sub.IPv6CIDR, want)
+		}
+		next++
+	}
+	create() // as a serving process has the VPC's subnets read once
+	b.ResetTimer()
+	for range b.N {
+		create()
+	}
+}
+
+// TestMergedPrefixes: the subnets merged, at once (mergedPrefixes) or one
+// by one in any order (mergeInto), are the same, and leave the same lowest
+// free blocks of every length as the subnets do.
+func TestMergedPrefixes(t *testing.T) {
+	parent := netip.MustParsePrefix("fd00:42::/48")
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 50 {
+		var subnets []candidates.NamedPrefix
+		for range rng.IntN(300) {
+			bits := 56 + rng.IntN(9)
+			a := parent.Addr().As16()
+			a[6], a[7] = byte(rng.IntN(4)), byte(rng.IntN(256))
+			p := netip.PrefixFrom(netip.AddrFrom16(a), bits).Masked()
+			if !slices.ContainsFunc(subnets, func(s candidates.NamedPrefix) bool { return s.Prefix.Overlaps(p) }) {
+				subnets = append(subnets, candidates.NamedPrefix{Prefix: p})
+			}
+		}
+		all := mergedPrefixes(subnets)
+		var one []netip.Prefix
+		for _, i := range rng.Perm(len(subnets)) {
+			one = mergeInto(one, subnets[i].Prefix)
+		}
+		if !slices.Equal(all, one) {
+			t.Fatalf("round %d: merged at once %v, one by one %v", round, all, one)
+		}
+		used := make([]netip.Prefix, len(subnets))
+		for i, s := range subnets {
+			used[i] = s.Prefix
+		}
+		for bits := 48; bits <= 66; bits++ {
+			if got, want := candidates.FreePrefixes(parent, all, bits, 3), candidates.FreePrefixes(parent, used, bits, 3); !slices.Equal(got, want) {
+				t.Fatalf("round %d, /%d: merged leave %v free, the subnets %v", round, bits, got, want)
+			}
+		}
 	}
 }
