@@ -192,14 +192,6 @@ func skipTo6(spans []addr6Span, i int, v ip6) int {
 	if i >= len(spans) || !spans[i].hi.less(v) {
 		return i
 	}
-	lo, hi := i+1, len(spans)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if spans[m].hi.less(v) {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo
+	j, _ := find(spans[i+1:], v)
+	return i + 1 + j
 }
