@@ -267,3 +267,43 @@ func TestRangesIn(t *testing.T) {
 		}
 	}
 }
+
+// TestHostBitsRefusalShape checks that every field refuses a prefix with
+// host bits in one shape, "… has host bits set; did you mean …?", in both
+// families: the field and the value written, then the prefix meant.
+func TestHostBitsRefusalShape(t *testing.T) {
+	const shape = "… has host bits set; did you mean …?"
+	for _, tt := range []struct {
+		err          error
+		given, meant string
+	}{
+		{parsePoolErr(PoolSpec{CIDR: "10.0.0.5/24"}), "cidr 10.0.0.5/24", "10.0.0.0/24"},
+		{parsePoolErr(PoolSpec{CIDR: "2001:db8::1/32"}), "cidr 2001:db8::1/32", "2001:db8::/32"},
+		{requestErr(t, "10.42.0.0/16", RequestSpec{Within: "10.42.1.7/24"}), "within 10.42.1.7/24", "10.42.1.0/24"},
+		{requestErr(t, "2001:db8::/32", RequestSpec{Within: "2001:db8:0:1::5/64"}), "within 2001:db8:0:1::5/64", "2001:db8:0:1::/64"},
+	} {
+		if tt.err == nil {
+			t.Errorf("%s: accepted, want %q", tt.given, shape)
+			continue
+		}
+		got := strings.Replace(strings.Replace(tt.err.Error(), tt.given, "…", 1), tt.meant+"?", "…?", 1)
+		if got != shape {
+			t.Errorf("%s: %q, want the shape %q", tt.given, tt.err, shape)
+		}
+	}
+}
+
+func parsePoolErr(spec PoolSpec) error {
+	_, err := ParsePool(spec)
+	return err
+}
+
+func requestErr(t *testing.T, cidr string, spec RequestSpec) error {
+	t.Helper()
+	p, err := ParsePool(PoolSpec{CIDR: cidr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.ParseRequest(spec)
+	return err
+}
