@@ -329,29 +329,19 @@ func sequential(ctx context.Context, cfg config, svc *ipam.Service, db *store.DB
 		// Claims alternate with inserts of the floor, one by one, so that
 		// the ratio compares operations that saw the machine in the same
 		// state.
-		var runs, floors []run
-		var ratios []float64
-		var stmts int64
 		var k atomic.Int64
 		fop, err := floorOp(ctx, db, s.floor())
 		if err != nil {
 			return err
 		}
-		for r := range cfg.runs {
-			stmts0 := statements.Load()
-			fr, rr, err := alternate(cfg.seqN, 1, cfg.seqN, fop, func() (time.Duration, error) {
-				return claim(fmt.Sprintf("seq-%d", k.Add(1)))
-			})
-			if err != nil {
-				return err
-			}
-			stmts += statements.Load() - stmts0 - int64(fr.ops) // one statement a floor insert
-			runs, floors = append(runs, rr), append(floors, fr)
-			ratios = append(ratios, ratio(rr.stats().p50, fr.stats().p50))
-			progress("  run %d: p50 %.3f ms, p99 %.3f ms; the floor, alternating: p50 %.3f ms; ratio %.2f", r+1, rr.stats().p50, rr.stats().p99, fr.stats().p50, ratios[r])
+		alt, err := alternateRuns(cfg, fop, func() (time.Duration, error) {
+			return claim(fmt.Sprintf("seq-%d", k.Add(1)))
+		})
+		if err != nil {
+			return err
 		}
-		out.seq = append(out.seq, seqResult{key: lvl.key, name: lvl.name, f: figureOf(runs), floor: figureOf(floors),
-			ratio: median(ratios), stmts: float64(stmts) / float64(cfg.runs*cfg.seqN)})
+		out.seq = append(out.seq, seqResult{key: lvl.key, name: lvl.name, f: figureOf(alt.runs), floor: figureOf(alt.floors),
+			ratio: median(alt.ratios), stmts: alt.stmtsPerOp})
 		for i := range min(len(got), len(want)) {
 			if got[i] != want[i] {
 				out.seqMisses++
@@ -527,4 +517,33 @@ func churn(ctx context.Context, cfg config, svc *ipam.Service, db *store.DB, out
 		}
 	}
 	return nil
+}
+
+// alternatedRuns are cfg.runs runs of cfg.seqN operations, each alternating
+// one by one with an insert of the floor, so that the ratio compares
+// operations that saw the machine in the same state.
+type alternatedRuns struct {
+	runs, floors []run
+	ratios       []float64 // each run's p50 ÷ its floor's
+	stmtsPerOp   float64   // statements an operation, the floor's taken away
+}
+
+// alternateRuns times op against the floor's fop, cfg.runs times, and
+// prints each run's figures.
+func alternateRuns(cfg config, fop, op func() (time.Duration, error)) (alternatedRuns, error) {
+	var out alternatedRuns
+	var stmts int64
+	for r := range cfg.runs {
+		stmts0 := statements.Load()
+		fr, rr, err := alternate(cfg.seqN, 1, cfg.seqN, fop, op)
+		if err != nil {
+			return out, err
+		}
+		stmts += statements.Load() - stmts0 - int64(fr.ops) // one statement a floor insert
+		out.runs, out.floors = append(out.runs, rr), append(out.floors, fr)
+		out.ratios = append(out.ratios, ratio(rr.stats().p50, fr.stats().p50))
+		progress("  run %d: p50 %.3f ms, p99 %.3f ms; the floor, alternating: p50 %.3f ms; ratio %.2f", r+1, rr.stats().p50, rr.stats().p99, fr.stats().p50, out.ratios[r])
+	}
+	out.stmtsPerOp = float64(stmts) / float64(cfg.runs*cfg.seqN)
+	return out, nil
 }

@@ -237,22 +237,12 @@ func subnetsBySize(ctx context.Context, cfg config, svc *ipam.Service, db *store
 	if err != nil {
 		return err
 	}
-	var runs, floors []run
-	var ratios []float64
-	var stmts int64
-	for r := range cfg.runs {
-		stmts0 := statements.Load()
-		fr, rr, err := alternate(cfg.seqN, 1, cfg.seqN, fop, create)
-		if err != nil {
-			return err
-		}
-		stmts += statements.Load() - stmts0 - int64(fr.ops) // one statement a floor insert
-		runs, floors = append(runs, rr), append(floors, fr)
-		ratios = append(ratios, ratio(rr.stats().p50, fr.stats().p50))
-		progress("  run %d: p50 %.3f ms, p99 %.3f ms; the floor, alternating: p50 %.3f ms; ratio %.2f", r+1, rr.stats().p50, rr.stats().p99, fr.stats().p50, ratios[r])
+	alt, err := alternateRuns(cfg, fop, create)
+	if err != nil {
+		return err
 	}
-	out.bySize, out.bySizeFloor, out.bySizeRatio = figureOf(runs), figureOf(floors), median(ratios)
-	out.bySizeStmts = float64(stmts) / float64(cfg.runs*cfg.seqN)
+	out.bySize, out.bySizeFloor, out.bySizeRatio = figureOf(alt.runs), figureOf(alt.floors), median(alt.ratios)
+	out.bySizeStmts = alt.stmtsPerOp
 	return db.GetContext(ctx, &out.overlaps, `SELECT count(*) FROM subnets a JOIN subnets b
 		ON a.vpc_uid = b.vpc_uid AND a.uid < b.uid AND a.ipv6_cidr && b.ipv6_cidr WHERE a.vpc_uid = $1`, vpc.UID)
 }
