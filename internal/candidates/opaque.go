@@ -72,6 +72,29 @@ func (s Space) NextOpaque(taken Set, key []byte, vmUID string, nic int) (netip.A
 	return s.First(taken)
 }
 
+// OpaqueSkipped returns the candidates of a VM's interface that NextOpaque
+// passes over in s because taken holds them, in their order: empty when the
+// interface gets its first candidate. A process whose view of the pool
+// missed a release asks the database about these alone, so that an
+// interface attached again after a detach elsewhere gets its own address.
+func (s Space) OpaqueSkipped(taken Set, key []byte, vmUID string, nic int) []netip.Addr {
+	if s.six == nil {
+		return nil
+	}
+	var skipped []netip.Addr
+	for counter := range uint32(MaxOpaqueTries) {
+		a := OpaqueAddress(key, s.scope, vmUID, nic, counter)
+		if !s.Contains(a) || reservedIID(s.scope, a) {
+			continue
+		}
+		if !taken.Contains(a) {
+			break
+		}
+		skipped = append(skipped, a)
+	}
+	return skipped
+}
+
 // reservedIID reports whether a has an interface identifier reserved in
 // a /64 (RFC 5453): the subnet-router anycast identifier, the reserved
 // subnet anycast identifiers fdff:ffff:ffff:ff80 to fdff:ffff:ffff:ffff

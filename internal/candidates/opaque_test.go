@@ -1,7 +1,9 @@
 package candidates
 
 import (
+	"fmt"
 	"net/netip"
+	"slices"
 	"testing"
 )
 
@@ -98,6 +100,25 @@ func TestNextOpaque(t *testing.T) {
 	v4 := mustSpace(t, seedPool, RequestSpec{})
 	if a, ok := v4.NextOpaque(Set{}, testKey, testUID, 0); !ok || a.String() != "203.0.113.4" {
 		t.Errorf("NextOpaque of an IPv4 pool = %s, %v", a, ok)
+	}
+}
+
+func TestOpaqueSkipped(t *testing.T) {
+	s := mustSpace(t, PoolSpec{CIDR: "fd12:3456:789a::/48"}, RequestSpec{Within: "fd12:3456:789a:1::/64", Reserved: []string{"fd12:3456:789a:1::1"}})
+	first, second := "fd12:3456:789a:1:1f59:b8c9:babf:ed54", "fd12:3456:789a:1:25dc:5ec2:5a41:be21"
+	if got := s.OpaqueSkipped(mustSet(t, "fd12:3456:789a:1::2"), testKey, testUID, 0); len(got) != 0 {
+		t.Errorf("OpaqueSkipped with the first candidate free = %v, want none", got)
+	}
+	got := s.OpaqueSkipped(mustSet(t, first, second), testKey, testUID, 0)
+	if fmt.Sprint(got) != "["+first+" "+second+"]" {
+		t.Errorf("OpaqueSkipped with counters 0 and 1 taken = %v, want both in order", got)
+	}
+	if next, _ := s.NextOpaque(mustSet(t, first, second), testKey, testUID, 0); slices.Contains(got, next) {
+		t.Errorf("OpaqueSkipped holds NextOpaque's answer %s", next)
+	}
+	v4 := mustSpace(t, seedPool, RequestSpec{})
+	if got := v4.OpaqueSkipped(mustSet(t, "203.0.113.4"), testKey, testUID, 0); got != nil {
+		t.Errorf("OpaqueSkipped of an IPv4 pool = %v", got)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"time"
 
@@ -115,6 +116,9 @@ func (c *addressClaim) Space(ctx context.Context) (*poolView, func(candidates.Se
 	pv, err := c.s.views.pool(ctx, c.r.pool.row.UID)
 	space := c.r.space
 	if o := c.r.opaque; o != nil {
+		if err == nil {
+			err = c.freeUnheardReleases(ctx, pv, o)
+		}
 		return pv, func(taken candidates.Set) (netip.Addr, bool) {
 			return space.NextOpaque(taken, o.key, o.vmUID, o.nic)
 		}, err
@@ -123,6 +127,31 @@ func (c *addressClaim) Space(ctx context.Context) (*poolView, func(candidates.Se
 		it := space.Iter(taken)
 		return it.Next()
 	}, err
+}
+
+// freeUnheardReleases frees in the view those of the interface's own
+// stable opaque candidates before its answer that the view holds taken and
+// the pool does not: releases made by another process that this one has
+// not heard of yet (docs/allocation.md, "How the views stay fresh"). So an
+// interface attached again after a detach elsewhere gets its own address,
+// not its next one. It costs a statement only when the view passes over a
+// candidate, which in a /64 is after a detach or a conflict.
+func (c *addressClaim) freeUnheardReleases(ctx context.Context, pv *poolView, o *opaqueOwner) error {
+	var skipped []netip.Addr
+	pv.Read(func(taken candidates.Set) { skipped = c.r.space.OpaqueSkipped(taken, o.key, o.vmUID, o.nic) })
+	if len(skipped) == 0 {
+		return nil
+	}
+	held, err := store.HeldAmong(ctx, c.ext, c.r.pool.row.UID, skipped)
+	if err != nil {
+		return err
+	}
+	for _, a := range skipped {
+		if !slices.Contains(held, a) {
+			pv.Free(a)
+		}
+	}
+	return nil
 }
 
 // Insert inserts the allocation of a, in one statement (insertAllocation).

@@ -3,6 +3,7 @@ package ipam
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"testing"
 
 	"pivirt.hu/ipam/internal/store"
@@ -45,5 +46,36 @@ func TestRefreshFindsAnAddressFreedUnseen(t *testing.T) {
 	deaf.views.taken.RefreshAll(ctx)
 	if got := allocate(3); got != "198.51.100.2" {
 		t.Errorf("after the refresh, the claim got %s, want 198.51.100.2", got)
+	}
+}
+
+// TestOpaqueAddressAfterAnUnheardDetach: in a VPC of stable opaque
+// addresses, an interface detached by another process, whose notification
+// this process missed, gets its own address again here, not its next
+// candidate (addressClaim.freeUnheardReleases); the view is not refreshed
+// in between.
+func TestOpaqueAddressAfterAnUnheardDetach(t *testing.T) {
+	other, _, url := newService(t)
+	deaf, _ := openServiceConfig(t, store.Open, url, Config{})
+	ctx := context.Background()
+	dualStack(t, other, "fd12:3456:789a::/48", StableOpaque)
+	if _, err := other.CreateSubnet(ctx, acme, CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: "web", CIDR: "10.42.1.0/24"}); err != nil {
+		t.Fatal(err)
+	}
+	vm := VMRef{UID: "vm-1", Hostname: "web-1"}
+	attach := func() netip.Addr {
+		t.Helper()
+		a, err := deaf.AttachInterface(ctx, acme, AttachInterfaceInput{Namespace: "acme/prod", VPC: "main", Subnet: "web", VM: vm, Family: IPv6})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.Address
+	}
+	first := attach()
+	if _, err := other.DetachInterface(ctx, acme, DetachInterfaceInput{Namespace: "acme/prod", VPC: "main", VM: vm}); err != nil {
+		t.Fatal(err)
+	}
+	if again := attach(); again != first {
+		t.Errorf("attached again in the process that missed the detach: %s, want its own %s", again, first)
 	}
 }

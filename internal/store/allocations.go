@@ -327,6 +327,22 @@ func OwnerAllocation(ctx context.Context, ext sqlx.QueryerContext, poolUID strin
 	return a, found(err, "allocation")
 }
 
+// HeldAmong returns those of addresses that the pool uid holds, in
+// address order.
+func HeldAmong(ctx context.Context, ext sqlx.QueryerContext, poolUID string, addresses []netip.Addr) ([]netip.Addr, error) {
+	texts := make(pq.StringArray, len(addresses))
+	for i, a := range addresses {
+		texts[i] = a.String()
+	}
+	var held []string
+	err := sqlx.SelectContext(ctx, ext, &held, `SELECT host(address) FROM allocations
+		WHERE pool_uid = $1 AND address = ANY($2::inet[]) ORDER BY address`, poolUID, texts)
+	if err != nil {
+		return nil, fmt.Errorf("store: unable to read which of %d addresses pool %s holds: %w", len(addresses), poolUID, classify(err))
+	}
+	return addrsOf("held address", held)
+}
+
 // RenameVM gives the VM uid of namespace the hostname in the names of every
 // address it holds ("<hostname>/<nic>"), records each renamed allocation in
 // the audit log and returns how many it renamed.
