@@ -657,3 +657,46 @@ func TestDualStackOverview(t *testing.T) {
 	wantFigures(t, "the VPC's /64s", o.IPv6Usage, nil, "65536", "1", "/64s")
 	wantFigures(t, "subnet web's IPv6 side", o.Subnets[0].IPv6Usage, nil, "18446744073709551614", "0", "")
 }
+
+// TestQuotaCountsBothFamilies: a quota of addresses counts an address of
+// each family (docs/allocation.md, "Quotas"): a dual-stack VPC of a zone
+// with public IPv6 address pools holds two uplinks, a dual-stack NIC two
+// addresses; a NIC that would pass the limit with its second address gets
+// neither; a delegated prefix counts no address.
+func TestQuotaCountsBothFamilies(t *testing.T) {
+	svc, db, _ := newService(t)
+	ctx := context.Background()
+	setQuota(t, svc, "acme/*", map[QuotaKind]int64{QuotaAddresses: 1})
+	for _, in := range []CreatePublicPoolInput{
+		{Name: "public", CIDR: "192.0.2.0/24", Zone: "z1"},
+		{Name: "v6-uplinks", CIDR: "2001:db8::/64", Zone: "z1"},
+		{Name: "v6-delegated", CIDR: "2001:db8:100::/48", Zone: "z1", DelegatedPrefixLength: 56},
+	} {
+		if _, err := svc.CreatePublicPool(ctx, operator, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := CreateVPCInput{Namespace: "acme/prod", Name: "main", CIDR: "10.42.0.0/16", Zone: "z1", IPv6PrefixLength: 56}
+	_, err := svc.CreateVPC(ctx, acme, in)
+	wantQuotaRefusal(t, "a dual-stack VPC's second uplink", err, "namespace acme/prod has reached its quota of 1 address (set for acme/*)")
+	if n := rows(t, db, `SELECT (SELECT count(*) FROM vpcs WHERE namespace = 'acme/prod') + (SELECT count(*) FROM delegated_prefixes) + (SELECT count(*) FROM allocations)`); n != 0 {
+		t.Errorf("the refused VPC left %d rows", n)
+	}
+	setQuota(t, svc, "acme/*", map[QuotaKind]int64{QuotaAddresses: 3})
+	if _, err := svc.CreateVPC(ctx, acme, in); err != nil {
+		t.Fatalf("a dual-stack VPC of two uplinks, a delegated prefix and a quota of 3 addresses: %v", err)
+	}
+	if _, err := svc.CreateSubnet(ctx, acme, CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: "web", CIDR: "10.42.1.0/24"}); err != nil {
+		t.Fatal(err)
+	}
+	nic := AttachInterfaceInput{Namespace: "acme/prod", VPC: "main", Subnet: "web", VM: VMRef{UID: "vm-1", Hostname: "web-1"}}
+	_, err = svc.AttachNic(ctx, acme, nic)
+	wantQuotaRefusal(t, "a dual-stack NIC's second address", err, "namespace acme/prod has reached its quota of 3 addresses (set for acme/*)")
+	if n := rows(t, db, `SELECT count(*) FROM allocations WHERE owner_uid = 'vm-1'`); n != 0 {
+		t.Errorf("the refused NIC holds %d addresses, want none", n)
+	}
+	setQuota(t, svc, "acme/*", map[QuotaKind]int64{QuotaAddresses: 4})
+	if got, err := svc.AttachNic(ctx, acme, nic); err != nil || got.IPv4 == nil || got.IPv6 == nil {
+		t.Errorf("the NIC under a quota of 4 addresses: %+v, %v; want both families", got, err)
+	}
+}
