@@ -47,7 +47,9 @@ func PrivatePoolVPCV6(pool string) (vpc string, ok bool) {
 // AllocationName is the name of the allocation of a in the pool named
 // pool: "<pool>-<address>", the address as netip writes it (RFC 5952 for
 // IPv6) with every '.' and ':' written '-': vpc-main-10-42-1-7,
-// vpc-main-v6-fd12-3456-789a-1--7.
+// vpc-main-v6-fd12-3456-789a-1--7. An address ending in "::" gives a name
+// ending in "--" (uplinks-2001-db8-1--): the name is only shown and
+// searched, never parsed back into the address, which its row holds.
 func AllocationName(pool string, a netip.Addr) string {
 	return pool + "-" + strings.Map(func(r rune) rune {
 		if r == '.' || r == ':' {

@@ -43,6 +43,7 @@ func TestAllocationName(t *testing.T) {
 		{"vpc-main-v6", "fd12:3456:789a:0001:0:0:0:0007", "vpc-main-v6-fd12-3456-789a-1--7"},
 		{"uplinks", "2001:db8:0:1:2:3:4:5", "uplinks-2001-db8-0-1-2-3-4-5"},
 		{"p", "fe80::1%eth0", "p-fe80--1"},
+		{"uplinks", "2001:db8:1::", "uplinks-2001-db8-1--"},
 	} {
 		if got := AllocationName(c.pool, netip.MustParseAddr(c.addr)); got != c.want {
 			t.Errorf("AllocationName(%s, %s) = %s, want %s", c.pool, c.addr, got, c.want)
