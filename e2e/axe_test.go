@@ -39,7 +39,8 @@ const runAxe = `async (rules) => {
 // its impact and the elements that break it. The page's
 // Content-Security-Policy allows no inline script, so axe-core is
 // evaluated through the browser's debugging protocol, which the policy
-// does not govern, rather than added as a script tag.
+// does not govern, rather than added as a script tag: by the init script
+// of newPageWith's contexts, else here.
 func checkAccessibility(t *testing.T, page playwright.Page, name string) {
 	t.Helper()
 	checkAxeRules(t, page, name)

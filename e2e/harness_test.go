@@ -228,7 +228,8 @@ func newPage(t *testing.T) playwright.Page {
 }
 
 // newPageWith opens a page in a fresh browser context of opts, closed
-// with the test.
+// with the test. axe-core is in each document the context opens
+// (checkAccessibility), sent to the browser once.
 func newPageWith(t *testing.T, opts playwright.BrowserNewContextOptions) playwright.Page {
 	t.Helper()
 	ctx, err := browser.NewContext(opts)
@@ -236,6 +237,9 @@ func newPageWith(t *testing.T, opts playwright.BrowserNewContextOptions) playwri
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ctx.Close() })
+	if err := ctx.AddInitScript(playwright.Script{Content: playwright.String(axeSource)}); err != nil {
+		t.Fatal(err)
+	}
 	page, err := ctx.NewPage()
 	if err != nil {
 		t.Fatal(err)

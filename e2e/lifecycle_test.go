@@ -20,7 +20,8 @@ import (
 
 // A screenCheck checks the pages of one browser as they are now, in light
 // and in dark: no wider than its screen, and no violation of impact
-// serious or critical that axe-core finds. A browser without JavaScript
+// serious or critical that axe-core finds (in dark, of the rules about
+// colours, as checkScreen says). A browser without JavaScript
 // has its document checked by axe-core in a lens (see phoneCheck). With
 // part, only the elements of that selector must be no wider than the
 // screen: the parts of a page that the check is about.
@@ -45,6 +46,10 @@ func (c screenCheck) check(t *testing.T, name string) {
 			t.Fatal(err)
 		}
 		label := name + ", " + string(*scheme)
+		var rules []string
+		if *scheme == *playwright.ColorSchemeDark {
+			rules = colourRules
+		}
 		if c.lens == nil {
 			overflow, err := c.page.Evaluate(overflowOf, c.part)
 			if err != nil {
@@ -53,13 +58,13 @@ func (c screenCheck) check(t *testing.T, name string) {
 			if n, ok := overflow.(int); !ok || n > 0 {
 				t.Errorf("%s %s is %v px wider than the screen", label, c.part, overflow)
 			}
-			checkAccessibility(t, c.page, label)
+			checkAxeRules(t, c.page, label, rules...)
 			continue
 		}
 		if err := c.lens.lens.EmulateMedia(playwright.PageEmulateMediaOptions{ColorScheme: scheme}); err != nil {
 			t.Fatal(err)
 		}
-		c.lens.check(t, c.page, label)
+		c.lens.check(t, c.page, label, rules...)
 	}
 }
 
@@ -297,12 +302,14 @@ func TestOperatorsLifecycle(t *testing.T) {
 	// wider than a phone with its preview), is checked by axe-core alone.
 	checkForm := func(name string) {
 		t.Helper()
-		for _, scheme := range []*playwright.ColorScheme{playwright.ColorSchemeLight, playwright.ColorSchemeDark} {
-			if err := page.EmulateMedia(playwright.PageEmulateMediaOptions{ColorScheme: scheme}); err != nil {
-				t.Fatal(err)
-			}
-			checkAccessibility(t, page, name+", "+string(*scheme))
+		if err := page.EmulateMedia(playwright.PageEmulateMediaOptions{ColorScheme: playwright.ColorSchemeLight}); err != nil {
+			t.Fatal(err)
 		}
+		checkAccessibility(t, page, name+", light")
+		if err := page.EmulateMedia(playwright.PageEmulateMediaOptions{ColorScheme: playwright.ColorSchemeDark}); err != nil {
+			t.Fatal(err)
+		}
+		checkAxeRules(t, page, name+", dark", colourRules...)
 	}
 
 	// A public pool's Edit: the router of acme/prod/main holds

@@ -470,7 +470,9 @@ func deltaE(a, b [3]float64) float64 {
 // TestAddressPagesFit opens the address pages and the pages with maps at
 // 1280 × 800 and 390 × 844, in light and in dark: the address pages are
 // no wider than the screen, every map fits in it, no address is cut off,
-// and axe-core finds no violation of impact serious or critical.
+// and axe-core finds no violation of impact serious or critical (in dark,
+// of the rules about colours, as checkScreen says). Each page is opened
+// once and checked on each screen by resizing it (setScreen).
 func TestAddressPagesFit(t *testing.T) {
 	srv := startServer(t)
 	seed(t, srv)
@@ -478,15 +480,19 @@ func TestAddressPagesFit(t *testing.T) {
 	addressPages := []string{"/addresses/acme/prod/vpc-main/10.42.1.2", "/addresses/acme/prod/vpc-main/10.42.1.1", "/addresses/acme/prod/vpc-main/10.42.9.9",
 		"/addresses/public-zone-a/203.0.113.4"}
 	mapPages := []string{"/subnets/acme/prod/main/web", "/pools/acme/prod/vpc-main", "/pools/acme/prod/vpc-main?block=10.42.1.0%2F24", "/vpcs/acme/prod/main"}
-	for _, size := range []playwright.Size{{Width: 1280, Height: 800}, {Width: 390, Height: 844}} {
-		for _, scheme := range []*playwright.ColorScheme{playwright.ColorSchemeLight, playwright.ColorSchemeDark} {
-			page := newPageWith(t, playwright.BrowserNewContextOptions{Viewport: &size, ColorScheme: scheme})
-			signIn(t, page, srv.URL, "acme", password)
-			name := fmt.Sprintf("%d×%d %s", size.Width, size.Height, *scheme)
-			for i, path := range append(addressPages, mapPages...) {
-				visit(t, page, srv.URL, path)
+	page := newPage(t)
+	signIn(t, page, srv.URL, "acme", password)
+	for i, path := range append(addressPages, mapPages...) {
+		goTo(t, page, srv.URL, path)
+		for _, sc := range screens {
+			setScreen(t, page, sc.width, sc.height)
+			for _, scheme := range []*playwright.ColorScheme{playwright.ColorSchemeLight, playwright.ColorSchemeDark} {
+				if err := page.EmulateMedia(playwright.PageEmulateMediaOptions{ColorScheme: scheme}); err != nil {
+					t.Fatal(err)
+				}
+				name := fmt.Sprintf("%s %s", sc.name, *scheme)
 				if i == 0 {
-					screenshot(t, page, fmt.Sprintf("address-%d-%s", size.Width, *scheme))
+					screenshot(t, page, fmt.Sprintf("address-%d-%s", sc.width, *scheme))
 				}
 				wide, err := page.Evaluate(`() => [document.documentElement.scrollWidth,
 					Math.max(0, ...[...document.querySelectorAll("[data-map]")].map((m) => m.getBoundingClientRect().right))]`)
@@ -495,15 +501,21 @@ func TestAddressPagesFit(t *testing.T) {
 				}
 				widths := wide.([]any)
 				pageWidth, mapRight := toFloat(widths[0]), toFloat(widths[1])
-				if strings.HasPrefix(path, "/addresses/") && pageWidth > float64(size.Width) {
-					t.Errorf("%s: %s is %.0f px wide, want at most %d", name, path, pageWidth, size.Width)
+				if strings.HasPrefix(path, "/addresses/") && pageWidth > float64(sc.width) {
+					t.Errorf("%s: %s is %.0f px wide, want at most %d", name, path, pageWidth, sc.width)
 				}
-				if mapRight > float64(size.Width) {
-					t.Errorf("%s: the map of %s reaches %.0f px, past the screen's %d", name, path, mapRight, size.Width)
+				if mapRight > float64(sc.width) {
+					t.Errorf("%s: the map of %s reaches %.0f px, past the screen's %d", name, path, mapRight, sc.width)
 				}
 				checkAddressesFit(t, page, name)
+				if *scheme == *playwright.ColorSchemeLight {
+					checkAccessibility(t, page, path+" at "+name)
+				} else {
+					checkAxeRules(t, page, path+" at "+name, colourRules...)
+				}
 			}
 		}
+		setScreen(t, page, screens[0].width, screens[0].height)
 	}
 }
 

@@ -34,8 +34,9 @@ func newPhoneCheck(t *testing.T, srv server) phoneCheck {
 	return phoneCheck{lens}
 }
 
-// check checks page as it is now.
-func (c phoneCheck) check(t *testing.T, page playwright.Page, name string) {
+// check checks page as it is now, with the axe-core rules given (every
+// rule when none).
+func (c phoneCheck) check(t *testing.T, page playwright.Page, name string, rules ...string) {
 	t.Helper()
 	overflow, err := page.Evaluate(`() => document.documentElement.scrollWidth - document.documentElement.clientWidth`)
 	if err != nil {
@@ -44,11 +45,12 @@ func (c phoneCheck) check(t *testing.T, page playwright.Page, name string) {
 	if n, ok := overflow.(int); !ok || n > 0 {
 		t.Errorf("%s is %v px wider than a 390 px screen", name, overflow)
 	}
-	c.axe(t, page, name)
+	c.axe(t, page, name, rules...)
 }
 
-// axe runs axe-core on page's document as it is now, in the lens.
-func (c phoneCheck) axe(t *testing.T, page playwright.Page, name string) {
+// axe runs axe-core on page's document as it is now, in the lens, with
+// the rules given (every rule when none).
+func (c phoneCheck) axe(t *testing.T, page playwright.Page, name string, rules ...string) {
 	t.Helper()
 	html, err := page.Content()
 	if err != nil {
@@ -57,7 +59,7 @@ func (c phoneCheck) axe(t *testing.T, page playwright.Page, name string) {
 	if err := c.lens.SetContent(html); err != nil {
 		t.Fatal(err)
 	}
-	checkAccessibility(t, c.lens, name)
+	checkAxeRules(t, c.lens, name, rules...)
 }
 
 // TestOperatorSetsAQuota: on a phone in dark mode without JavaScript, the

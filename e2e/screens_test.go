@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -198,9 +197,10 @@ var notConsole = []string{"/static/", "/graphql", "/metrics", "/healthz", "/logo
 const maxPages = 80
 
 // crawlPages follows the links and action buttons of the console from
-// start, signed in on page, and returns one URL of each shape of page found (pageShape), in
-// the order found, at most maxPages.
-func crawlPages(t *testing.T, page playwright.Page, base string, start ...string) []string {
+// start, signed in on page, and returns one URL of each shape of page found
+// (pageShape), in the order found, at most maxPages. Each page found is
+// passed to visit while it is open, before its links are read.
+func crawlPages(t *testing.T, page playwright.Page, base string, visit func(path string), start ...string) []string {
 	t.Helper()
 	origin, err := url.Parse(base)
 	if err != nil {
@@ -236,6 +236,7 @@ func crawlPages(t *testing.T, page playwright.Page, base string, start ...string
 		if _, err := page.Goto(base + next); err != nil {
 			t.Fatalf("crawling %s: %v", next, err)
 		}
+		visit(next)
 		hrefs, err := page.Locator("a[href], form.action[method=get]").EvaluateAll(actionsOf)
 		if err != nil {
 			t.Fatalf("the links of %s: %v", next, err)
@@ -247,80 +248,67 @@ func crawlPages(t *testing.T, page playwright.Page, base string, start ...string
 	return found
 }
 
+// setScreen sets the page's viewport to the screen's size. The console's
+// layout follows the viewport's width by its stylesheet's media queries
+// alone (no script measures it), so a page resized is drawn as one opened
+// on that screen.
+func setScreen(t *testing.T, page playwright.Page, width, height int) {
+	t.Helper()
+	if err := page.SetViewportSize(width, height); err != nil {
+		t.Fatalf("resizing to %d×%d: %v", width, height, err)
+	}
+}
+
+// checkEveryScreen checks the page as it is now on each of screens, by
+// resizing it (checkScreen), and leaves it at the first.
+func checkEveryScreen(t *testing.T, page playwright.Page, name string) {
+	t.Helper()
+	for i, sc := range screens {
+		if i > 0 {
+			setScreen(t, page, sc.width, sc.height)
+		}
+		checkScreen(t, page, name+" at "+sc.name)
+	}
+	setScreen(t, page, screens[0].width, screens[0].height)
+}
+
 // TestEveryPageOnEveryScreen visits every page of the console, one of each
 // shape that its links and action buttons lead to from the dashboard and
-// the search, as an operator and as a tenant, on the demo's data (internal/demo, with its branch): at 1280×800 and at 390×844, in
-// light and in dark, each is no wider than its screen (a wide table
-// scrolls inside its card), shows no text smaller than 12 px, and
-// axe-core finds no violation of impact serious or critical. So are the
-// refused forms, each with its mistakes beside its fields.
+// the search, as an operator and as a tenant (at once, each in a browser
+// of their own), on the demo's data (internal/demo, with its branch): at
+// 1280×800 and at 390×844, in light and in dark, each is no wider than its
+// screen (a wide table scrolls inside its card), shows no text smaller
+// than 12 px, and axe-core finds no violation of impact serious or
+// critical. So are the refused forms, each with its mistakes beside its
+// fields. Each page is opened once, checked as it is found, and on each
+// screen by resizing it.
 func TestEveryPageOnEveryScreen(t *testing.T) {
 	srv := startServer(t)
 	passwords := loadDemo(t, srv)
-
-	crawler := newPage(t)
-	signIn(t, crawler, srv.URL, "admin", srv.AdminPassword)
-	operatorPages := crawlPages(t, crawler, srv.URL, "/", "/login", "/no-such-page", "/search?q=10.42.1.")
-	tenant := newPage(t)
-	signIn(t, tenant, srv.URL, "acme", passwords["acme"])
-	tenantPages := crawlPages(t, tenant, srv.URL, "/", "/search?q=web")
-	t.Logf("%d pages of an operator: %s", len(operatorPages), strings.Join(operatorPages, " "))
-	t.Logf("%d pages of a tenant: %s", len(tenantPages), strings.Join(tenantPages, " "))
-	if len(operatorPages) < 20 || len(tenantPages) < 5 {
-		t.Fatalf("the crawl found %d pages of an operator and %d of a tenant: too few to be the console", len(operatorPages), len(tenantPages))
-	}
-
-	for _, sc := range screens {
-		t.Run(sc.name, func(t *testing.T) {
-			opts := playwright.BrowserNewContextOptions{Viewport: &playwright.Size{Width: sc.width, Height: sc.height}}
-			op, ten := newPageWith(t, opts), newPageWith(t, opts)
+	wide := screens[0]
+	t.Run("pages", func(t *testing.T) {
+		t.Run("operator", func(t *testing.T) {
+			t.Parallel()
+			op := newPageWith(t, playwright.BrowserNewContextOptions{Viewport: &playwright.Size{Width: wide.width, Height: wide.height}})
 			signIn(t, op, srv.URL, "admin", srv.AdminPassword)
+			pages := crawlPages(t, op, srv.URL, func(p string) { checkEveryScreen(t, op, p+" as operator") }, "/", "/login", "/no-such-page", "/search?q=10.42.1.")
+			t.Logf("%d pages of an operator: %s", len(pages), strings.Join(pages, " "))
+			if len(pages) < 20 {
+				t.Fatalf("the crawl found %d pages of an operator: too few to be the console", len(pages))
+			}
+			for _, sc := range screens {
+				setScreen(t, op, sc.width, sc.height)
+				checkForms(t, op, srv.URL, sc.name, sc.width)
+			}
+		})
+		t.Run("tenant", func(t *testing.T) {
+			t.Parallel()
+			ten := newPageWith(t, playwright.BrowserNewContextOptions{Viewport: &playwright.Size{Width: wide.width, Height: wide.height}})
 			signIn(t, ten, srv.URL, "acme", passwords["acme"])
-			for _, who := range []struct {
-				name  string
-				page  playwright.Page
-				pages []string
-			}{{"operator", op, operatorPages}, {"tenant", ten, tenantPages}} {
-				for _, p := range who.pages {
-					if _, err := who.page.Goto(srv.URL + p); err != nil {
-						t.Fatal(err)
-					}
-					checkScreen(t, who.page, fmt.Sprintf("%s as %s at %s", p, who.name, sc.name))
-				}
-			}
-
-			// A form's preview beside its fields on a wide screen; on a
-			// phone, after them and before the button that acts.
-			for _, form := range []string{"/pools/new", "/resource-managers/new"} {
-				goTo(t, op, srv.URL, form)
-				fields, preview, button := boxOf(t, op, ".form-fields"), boxOf(t, op, ".preview"), boxOf(t, op, ".form-actions button[type=submit]")
-				if sc.width < 700 && !(preview.Y >= fields.Y+fields.Height && preview.Y+preview.Height <= button.Y) {
-					t.Errorf("%s at %s: the preview (%+v) is not between the fields (%+v) and the button (%+v)", form, sc.name, *preview, *fields, *button)
-				}
-				if sc.width >= 700 && !(preview.X >= fields.X+fields.Width && preview.Y < button.Y) {
-					t.Errorf("%s at %s: the preview (%+v) is not beside the fields (%+v)", form, sc.name, *preview, *fields)
-				}
-			}
-
-			// The refused forms: every mistake beside its field.
-			refused := []struct {
-				path, form string
-				fields     map[string]string
-			}{
-				{"/pools/new", "form-new-pool", map[string]string{"#pool-name": "B!", "#pool-cidr": "10.0.0.5/24", "#pool-gateway": "x"}},
-				{"/quotas", "form-set-quota", map[string]string{"[data-testid=form-set-quota] input[name=pattern]": "Bad Pattern"}},
-				{"/resource-managers/new", "form-number-pool", map[string]string{"[data-testid=range-row-0] [data-testid=range-start]": "9", "[data-testid=range-row-0] [data-testid=range-end]": "1"}},
-			}
-			for _, r := range refused {
-				goTo(t, op, srv.URL, r.path)
-				for selector, value := range r.fields {
-					fill(t, op, selector, value)
-				}
-				click(t, op, "[data-testid="+r.form+"] button[type=submit]:not([formmethod])")
-				if err := op.Locator("[data-testid=" + r.form + "] [aria-invalid=true]").First().WaitFor(); err != nil {
-					t.Fatalf("%s refused marks no field: %v", r.path, err)
-				}
-				checkScreen(t, op, r.path+", refused, at "+sc.name)
+			pages := crawlPages(t, ten, srv.URL, func(p string) { checkEveryScreen(t, ten, p+" as tenant") }, "/", "/search?q=web")
+			t.Logf("%d pages of a tenant: %s", len(pages), strings.Join(pages, " "))
+			if len(pages) < 5 {
+				t.Fatalf("the crawl found %d pages of a tenant: too few to be the console", len(pages))
 			}
 			goTo(t, ten, srv.URL, "/vpcs")
 			if err := ten.Locator("[data-testid=vpcs] tbody tr a").First().Click(); err != nil {
@@ -335,7 +323,44 @@ func TestEveryPageOnEveryScreen(t *testing.T) {
 			if err := ten.Locator("#subnet-gateway[aria-invalid=true]").WaitFor(); err != nil {
 				t.Fatalf("the live check does not mark the gateway: %v", err)
 			}
-			checkScreen(t, ten, "a VPC page's subnet form, checked as typed, at "+sc.name)
+			checkEveryScreen(t, ten, "a VPC page's subnet form, checked as typed")
 		})
+	})
+}
+
+// checkForms checks the operator's forms on the screen the page has, name
+// wide: a form's preview beside its fields on a wide screen, on a phone
+// after them and before the button that acts; and the refused forms, every
+// mistake beside its field (checkScreen).
+func checkForms(t *testing.T, op playwright.Page, base, name string, width int) {
+	t.Helper()
+	for _, form := range []string{"/pools/new", "/resource-managers/new"} {
+		goTo(t, op, base, form)
+		fields, preview, button := boxOf(t, op, ".form-fields"), boxOf(t, op, ".preview"), boxOf(t, op, ".form-actions button[type=submit]")
+		if width < 700 && !(preview.Y >= fields.Y+fields.Height && preview.Y+preview.Height <= button.Y) {
+			t.Errorf("%s at %s: the preview (%+v) is not between the fields (%+v) and the button (%+v)", form, name, *preview, *fields, *button)
+		}
+		if width >= 700 && !(preview.X >= fields.X+fields.Width && preview.Y < button.Y) {
+			t.Errorf("%s at %s: the preview (%+v) is not beside the fields (%+v)", form, name, *preview, *fields)
+		}
+	}
+	refused := []struct {
+		path, form string
+		fields     map[string]string
+	}{
+		{"/pools/new", "form-new-pool", map[string]string{"#pool-name": "B!", "#pool-cidr": "10.0.0.5/24", "#pool-gateway": "x"}},
+		{"/quotas", "form-set-quota", map[string]string{"[data-testid=form-set-quota] input[name=pattern]": "Bad Pattern"}},
+		{"/resource-managers/new", "form-number-pool", map[string]string{"[data-testid=range-row-0] [data-testid=range-start]": "9", "[data-testid=range-row-0] [data-testid=range-end]": "1"}},
+	}
+	for _, r := range refused {
+		goTo(t, op, base, r.path)
+		for selector, value := range r.fields {
+			fill(t, op, selector, value)
+		}
+		click(t, op, "[data-testid="+r.form+"] button[type=submit]:not([formmethod])")
+		if err := op.Locator("[data-testid=" + r.form + "] [aria-invalid=true]").First().WaitFor(); err != nil {
+			t.Fatalf("%s refused marks no field: %v", r.path, err)
+		}
+		checkScreen(t, op, r.path+", refused, at "+name)
 	}
 }

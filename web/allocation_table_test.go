@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -307,6 +308,48 @@ func TestConfirmationsSeparateThousands(t *testing.T) {
 	for n, want := range map[int]string{0: "no address", 1: "1 address", 18: "18 addresses", 1048573: "1,048,573 addresses"} {
 		if got := count(n, "address", "addresses"); got != want {
 			t.Errorf("count(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestTableFilterByIPv6Prefix: an IPv6 pool's table is filtered by an
+// IPv6 prefix in any spelling, the field keeping what was typed and the
+// counts the prefix in RFC 5952 form; a /64 counts its free addresses
+// exactly; an IPv4 prefix is refused at the field, in words that say
+// what to give.
+func TestTableFilterByIPv6Prefix(t *testing.T) {
+	c := newConsoleWithData(t)
+	dualStack(t, c)
+	const pool = "/pools/acme/prod/vpc-edge-v6"
+	status, body := c.get(t, pool+"?"+url.Values{"prefix": {"FD12:3456:789A:0101:0::/125"}}.Encode(), c.acme)
+	page := parseHTML(body)
+	if got := rowTexts(page)[1:]; status != http.StatusOK || !slices.Equal(got, []string{"fd12:3456:789a:101::2–fd12:3456:789a:101::7: 6 free in subnet db"}) {
+		t.Errorf("FD12:3456:789A:0101:0::/125 = %d: %q", status, got)
+	}
+	if page.text("allocation-count") != "0 allocations in fd12:3456:789a:101::/125" || page.text("free-count") != "6 free" {
+		t.Errorf("the counts read %q, %q", page.text("allocation-count"), page.text("free-count"))
+	}
+	if in := testID(page, "allocation-prefix"); attrOf(in, "value") != "FD12:3456:789A:0101:0::/125" || attrOf(in, "aria-invalid") != "false" {
+		t.Errorf("the prefix's field: value %q, aria-invalid %q", attrOf(in, "value"), attrOf(in, "aria-invalid"))
+	}
+
+	status, body = c.get(t, pool+"?"+url.Values{"prefix": {"fd12:3456:789a:101::/64"}}.Encode(), c.acme)
+	page = parseHTML(body)
+	if got := rowTexts(page)[1:]; status != http.StatusOK || page.text("free-count") != "2^64 − 2 (18.4 quintillion) free" ||
+		!slices.Equal(got, []string{"fd12:3456:789a:101::2–fd12:3456:789a:101:ffff:ffff:ffff:ffff: 2^64 − 2 (18.4 quintillion) free in subnet db"}) {
+		t.Errorf("db's /64 = %d, %q: %q", status, page.text("free-count"), got)
+	}
+
+	for _, tt := range []struct{ typed, want string }{
+		{"10.50.2.0/24", "10.50.2.0/24 is IPv4, and pool vpc-edge-v6 (fd12:3456:789a::/48) holds IPv6 addresses: give an IPv6 prefix or address"},
+		{"fd12:3456:789a:101::5/64", "fd12:3456:789a:101::5/64 has host bits set; did you mean fd12:3456:789a:101::/64?"},
+		{"fd12::/129", `"fd12::/129" is not a prefix: write one such as 2001:db8:0:1::/64, or an address`},
+	} {
+		status, body := c.get(t, pool+"?"+url.Values{"prefix": {tt.typed}}.Encode(), c.acme)
+		page := parseHTML(body)
+		in := testID(page, "allocation-prefix")
+		if status != http.StatusUnprocessableEntity || page.text("error-prefix") != tt.want || attrOf(in, "value") != tt.typed || attrOf(in, "aria-invalid") != "true" {
+			t.Errorf("prefix %s = %d, error %q, field %q aria-invalid %q; want 422 and %q", tt.typed, status, page.text("error-prefix"), attrOf(in, "value"), attrOf(in, "aria-invalid"), tt.want)
 		}
 	}
 }

@@ -64,9 +64,10 @@ func parseSubnetSpec(spec SubnetSpec, six bool) (SubnetRequest, error) {
 		case err != nil:
 			errs.errs = err.(Errors)[:1]
 		case pool.Prefix.Addr().Is6() && !six:
-			errs.add("cidr", fmt.Sprintf("cidr %s is not IPv4; pools hold IPv4 prefixes only", pool.Prefix))
+			errs.add("cidr", fmt.Sprintf("cidr %s is not IPv4: give the subnet's IPv4 prefix as cidr, and an IPv6 one as ipv6Cidr", pool.Prefix))
 		case pool.Prefix.Addr().Is4() && six:
-			errs.add("cidr", fmt.Sprintf("cidr %s is not IPv6; give the subnet's IPv6 prefix here", pool.Prefix))
+			// Its callers name this field ipv6Cidr (ipv6Field).
+			errs.add("cidr", fmt.Sprintf("cidr %s is not an IPv6 prefix: give the subnet's IPv4 prefix as cidr", pool.Prefix))
 		case pool.Prefix.Bits() == maxBits+1:
 			errs.add("cidr", fmt.Sprintf("cidr %s leaves no address once the gateway is reserved; use a /%d or larger", pool.Prefix, maxBits))
 		default:

@@ -126,7 +126,7 @@ func TestPlanSubnetV6(t *testing.T) {
 		{SubnetSpec{CIDR: "fd12:3456:789a:9::/127"}, "fd12:3456:789a:9::/127", "fd12:3456:789a:9::", "", ""},
 		{SubnetSpec{CIDR: "fd12:3456:789a:9::/128"}, "", "", "cidr", "cidr fd12:3456:789a:9::/128 leaves no address once the gateway is reserved; use a /127 or larger"},
 		{SubnetSpec{CIDR: "fd12:3456:789a:09::/64"}, "", "", "cidr", "cidr fd12:3456:789a:09::/64 is not in canonical form; did you mean fd12:3456:789a:9::/64?"},
-		{SubnetSpec{CIDR: "10.42.9.0/24"}, "", "", "cidr", "cidr 10.42.9.0/24 is not IPv6; give the subnet's IPv6 prefix here"},
+		{SubnetSpec{CIDR: "10.42.9.0/24"}, "", "", "cidr", "cidr 10.42.9.0/24 is not an IPv6 prefix: give the subnet's IPv4 prefix as cidr"},
 		{SubnetSpec{PrefixLength: 128}, "", "", "prefixLength", "prefixLength 128 is out of range: 8 to 127"},
 		{SubnetSpec{PrefixLength: 64, Gateway: "10.0.0.1"}, "", "", "gateway", `gateway "10.0.0.1" is not an IPv6 address such as 2001:db8::1`},
 		{SubnetSpec{PrefixLength: 64, Gateway: "FD12:3456:789a:1::1"}, "", "", "gateway", `gateway "FD12:3456:789a:1::1" is not in canonical form; did you mean fd12:3456:789a:1::1?`},
@@ -152,8 +152,8 @@ func TestPlanSubnetV6(t *testing.T) {
 			t.Errorf("Plan(%+v) = %s %s, %q %q; want %s %s, %q %q", tt.spec, prefixOrEmpty(plan.Prefix), addrOrEmpty(plan.Gateway), field, msg, tt.prefix, tt.gw, tt.field, tt.want)
 		}
 	}
-	// An IPv4 subnet spec keeps its IPv4-only refusal of an IPv6 prefix.
-	if _, err := ParseSubnetSpec(SubnetSpec{CIDR: "2001:db8::/64"}); err == nil || err.Error() != "cidr 2001:db8::/64 is not IPv4; pools hold IPv4 prefixes only" {
+	// An IPv4 subnet spec refuses an IPv6 prefix, saying where it goes.
+	if _, err := ParseSubnetSpec(SubnetSpec{CIDR: "2001:db8::/64"}); err == nil || err.Error() != "cidr 2001:db8::/64 is not IPv4: give the subnet's IPv4 prefix as cidr, and an IPv6 one as ipv6Cidr" {
 		t.Errorf("ParseSubnetSpec(2001:db8::/64) = %v", err)
 	}
 	if _, err := mainLayout.Plan(SubnetRequest{Bits: 64}); err == nil || err.Error() != "prefixLength 64 is out of range for VPC main's 10.42.0.0/16: 16 to 31" {

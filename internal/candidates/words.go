@@ -2,6 +2,7 @@ package candidates
 
 import (
 	"fmt"
+	"net/netip"
 	"strconv"
 	"strings"
 	"unicode"
@@ -122,14 +123,17 @@ func words(name string) string {
 // 192.0.2.0/24"). A message that does not start with its field's name
 // ("pool vpc-main has no free address in 10.42.2.0/30") is said as it is,
 // but for its first word, written as a sentence starts ("Pool", "VPC"); a
-// value it quotes is left as it is ("\"web-01\" is taken").
+// value it quotes is left as it is ("\"web-01\" is taken"), and so is an
+// address or a prefix ("fd12::/64 is outside …").
 func Plain(field, message string) string {
 	rest, ok := strings.CutPrefix(message, field)
 	if !ok || field == "" || rest != "" && rest[0] != ' ' && rest[0] != ':' {
 		first, rest, spaced := strings.Cut(message, " ")
+		_, addrErr := netip.ParseAddr(first)
+		_, prefixErr := netip.ParsePrefix(first)
 		if l, ok := labels[first]; ok {
 			first = l
-		} else if r, size := utf8.DecodeRuneInString(first); size > 0 {
+		} else if r, size := utf8.DecodeRuneInString(first); size > 0 && addrErr != nil && prefixErr != nil {
 			first = string(unicode.ToUpper(r)) + first[size:]
 		}
 		if spaced {

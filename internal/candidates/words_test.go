@@ -46,6 +46,11 @@ func TestPlain(t *testing.T) {
 		{"name", "names are required", "Names are required"},
 		{"prefix", `"10.42.1.0-x_y" is not a prefix`, `"10.42.1.0-x_y" is not a prefix`},
 		{"prefix", "nope", "Nope"},
+		// An address or a prefix is written as it is, though it starts
+		// with a letter.
+		{"prefix", "fd12:3456:789a:101::5/64 has host bits set; did you mean fd12:3456:789a:101::/64?", "fd12:3456:789a:101::5/64 has host bits set; did you mean fd12:3456:789a:101::/64?"},
+		{"ipv6Gateway", "fd12::1 is outside fd13::/64", "fd12::1 is outside fd13::/64"},
+		{"prefix", "face is a word", "Face is a word"},
 		{"", "something", "Something"},
 	} {
 		if got := Plain(tt.field, tt.message); got != tt.want {

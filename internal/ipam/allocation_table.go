@@ -17,7 +17,7 @@ const TablePerPage = 50
 // table.
 type TableQuery struct {
 	// Prefix, as the user wrote it, keeps the rows inside it (an address
-	// alone is its /32); "" keeps them all.
+	// alone is its /32 or /128); "" keeps them all.
 	Prefix string
 	// Search keeps the allocations whose address or owner holds it; a
 	// table searched lists no free addresses.
@@ -45,13 +45,13 @@ type TableRow struct {
 	VPC VPC
 }
 
-// Free returns the number of free addresses of a run, 0 for an
-// allocation.
-func (r TableRow) Free() int {
+// Free returns the number of free addresses of a run, exactly (an IPv6
+// run's may pass 2^64), 0 for an allocation.
+func (r TableRow) Free() candidates.Count {
 	if r.Allocation != nil {
-		return 0
+		return candidates.Count{}
 	}
-	return candidates.Row{From: r.From, To: r.To}.Count()
+	return candidates.Row{From: r.From, To: r.To}.Size()
 }
 
 // An AllocationTable is one page of a pool's or a subnet's allocation
@@ -66,8 +66,9 @@ type AllocationTable struct {
 	// Page is the page shown, from 1, of Pages (at least 1).
 	Page, Pages int
 	// Allocations counts the allocations kept; Free the free addresses
-	// kept (none when searched).
-	Allocations, Free int
+	// kept (none when searched), exactly: an IPv6 table's may pass 2^64.
+	Allocations int
+	Free        candidates.Count
 }
 
 // tableScope is what a table lists: the addresses of scope in a pool,
@@ -159,7 +160,7 @@ func (s *Service) table(ctx context.Context, t tableScope, q TableQuery) (Alloca
 	out := AllocationTable{Search: q.Search, Page: max(q.Page, 1), Rows: []TableRow{}}
 	bounds := t.scope
 	if q.Prefix != "" {
-		p, err := tablePrefix(q.Prefix)
+		p, err := t.prefix(q.Prefix)
 		if err != nil {
 			return AllocationTable{}, err
 		}
@@ -201,7 +202,7 @@ func (s *Service) table(ctx context.Context, t tableScope, q TableQuery) (Alloca
 		l := candidates.NewListing(t.cand, taken, candidates.Range{From: first, To: last})
 		var count candidates.ListingCount
 		rows, count = l.Page((out.Page-1)*perPage, perPage)
-		out.Pages, out.Allocations, out.Free = pages(count.Rows), count.Taken, count.Free
+		out.Pages, out.Allocations, out.Free = pages(count.Rows), count.Taken, count.FreeCount
 		if out.Page > out.Pages {
 			out.Page = out.Pages
 			rows, _ = l.Page((out.Page-1)*perPage, perPage)
@@ -234,7 +235,7 @@ func (s *Service) table(ctx context.Context, t tableScope, q TableQuery) (Alloca
 		}
 		row := TableRow{From: r.From, To: r.To}
 		for _, sub := range t.subnets {
-			if sub.CIDR.Contains(r.From) {
+			if sub.CIDR.Contains(r.From) || sub.IPv6CIDR.Contains(r.From) {
 				row.Subnet = sub.Name
 			}
 		}
@@ -249,20 +250,26 @@ func (t tableScope) row(r store.TableAllocationRow) TableRow {
 	return TableRow{Allocation: &a, From: r.Address, To: r.Address, Subnet: r.Subnet, VPC: VPC{Namespace: r.VPCNamespace, Name: r.VPC}}
 }
 
-// tablePrefix reads the prefix a table is filtered by, as the user wrote
-// it: an IPv4 prefix without host bits, or an address alone.
-func tablePrefix(s string) (netip.Prefix, error) {
+// prefix reads the prefix the table is filtered by, as the user wrote
+// it: a prefix of the table's family without host bits, or an address
+// alone, in any spelling netip reads (2001:DB8:0::/64 is 2001:db8::/64).
+func (t tableScope) prefix(s string) (netip.Prefix, error) {
+	family, other, example := "IPv4", "IPv6", "10.42.3.0/28"
+	six := t.scope.Addr().Is6()
+	if six {
+		family, other, example = "IPv6", "IPv4", "2001:db8:0:1::/64"
+	}
 	p, err := netip.ParsePrefix(s)
 	if err != nil {
 		a, addrErr := netip.ParseAddr(s)
 		if addrErr != nil || a.Zone() != "" {
-			return netip.Prefix{}, invalid("prefix", "%s is not a prefix: write one such as 10.42.3.0/28, or an address", describe(s))
+			return netip.Prefix{}, invalid("prefix", "%s is not a prefix: write one such as %s, or an address", describe(s), example)
 		}
 		p = netip.PrefixFrom(a, a.BitLen())
 	}
 	switch {
-	case !p.Addr().Is4():
-		return netip.Prefix{}, invalid("prefix", "%s is not IPv4: pools hold IPv4 addresses only", p)
+	case p.Addr().Is6() != six:
+		return netip.Prefix{}, invalid("prefix", "%s is %s, and %s (%s) holds %s addresses: give an %s prefix or address", p, other, t.what, t.scope, family, family)
 	case p.Masked() != p:
 		return netip.Prefix{}, invalid("prefix", "%s has host bits set; did you mean %s?", p, p.Masked())
 	}

@@ -18,7 +18,7 @@ func tableText(t AllocationTable, err error) string {
 	rows := make([]string, len(t.Rows))
 	for i, r := range t.Rows {
 		if r.Allocation == nil {
-			rows[i] = fmt.Sprintf("%s-%s free %d", r.From, r.To, r.Free())
+			rows[i] = fmt.Sprintf("%s-%s free %s", r.From, r.To, r.Free())
 		} else {
 			rows[i] = r.From.String() + " " + r.Allocation.Owner.Name
 			if r.VPC.Name != "" {
@@ -29,7 +29,7 @@ func tableText(t AllocationTable, err error) string {
 			rows[i] += " in " + r.Subnet
 		}
 	}
-	return fmt.Sprintf("page %d of %d, %d allocations, %d free: %s", t.Page, t.Pages, t.Allocations, t.Free, strings.Join(rows, "; "))
+	return fmt.Sprintf("page %d of %d, %d allocations, %s free: %s", t.Page, t.Pages, t.Allocations, t.Free, strings.Join(rows, "; "))
 }
 
 func TestAllocationTable(t *testing.T) {
@@ -59,7 +59,7 @@ func TestAllocationTable(t *testing.T) {
 		{acme, main, TableQuery{Prefix: "10.42.3.0/33"}, `"10.42.3.0/33" is not a prefix: write one such as 10.42.3.0/28, or an address`},
 		{acme, main, TableQuery{Prefix: "10.43.0.0/28"}, "10.43.0.0/28 is outside pool vpc-main (10.42.0.0/16): give a prefix inside it"},
 		{acme, main, TableQuery{Prefix: "10.42.1.5/28"}, "10.42.1.5/28 has host bits set; did you mean 10.42.1.0/28?"},
-		{acme, main, TableQuery{Prefix: "2001:db8::/32"}, "2001:db8::/32 is not IPv4: pools hold IPv4 addresses only"},
+		{acme, main, TableQuery{Prefix: "2001:db8::/32"}, "2001:db8::/32 is IPv6, and pool vpc-main (10.42.0.0/16) holds IPv4 addresses: give an IPv4 prefix or address"},
 		{acme, main, TableQuery{PerPage: 1001}, "perPage 1001 is out of range: 1 to 1000"},
 		{acme, main, TableQuery{Search: "a\x00"}, `search "a\x00" holds a NUL or is not UTF-8`},
 		// A router's uplink is shown on its VPC's page; a floating IP on
@@ -96,5 +96,52 @@ func TestAllocationTable(t *testing.T) {
 	got := tableText(svc.SubnetTable(ctx, acme, webSubnet, TableQuery{}))
 	if want := "page 1 of 1, 3 allocations, 250 free: " + web + "; 10.42.1.5 vm-9/0 on acme/prod/main in web; 10.42.1.6-10.42.1.254 free 249 in web"; got != want {
 		t.Errorf("SubnetTable(web) after another process's claim =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestAllocationTableIPv6: an IPv6 pool's table is filtered by an IPv6
+// prefix or address in any spelling, kept as RFC 5952 writes it; an IPv4
+// one, host bits and what is no prefix are refused in the IPv6 words.
+func TestAllocationTableIPv6(t *testing.T) {
+	svc, _, _ := newService(t)
+	ctx := context.Background()
+	if _, err := svc.CreateVPC(ctx, acme, CreateVPCInput{Namespace: "acme/prod", Name: "edge", CIDR: "10.50.0.0/16", IPv6CIDR: "fd12:3456:789a::/48"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CreateSubnet(ctx, acme, CreateSubnetInput{Namespace: "acme/prod", VPC: "edge", Name: "web", CIDR: "10.50.1.0/24", IPv6CIDR: "fd12:3456:789a:1::/64"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if _, err := svc.AttachInterface(ctx, acme, AttachInterfaceInput{Namespace: "acme/prod", VPC: "edge", Subnet: "web", Family: IPv6,
+			VM: VMRef{UID: fmt.Sprint("uid-", i), Hostname: fmt.Sprint("vm-", i)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edge := Pool{Namespace: "acme/prod", Name: "vpc-edge-v6"}
+	const held = "fd12:3456:789a:1::2 vm-0/0 on acme/prod/edge in web; fd12:3456:789a:1::3 vm-1/0 on acme/prod/edge in web"
+	for _, tt := range []struct {
+		prefix string
+		want   string
+	}{
+		{"", "page 1 of 1, 2 allocations, 18446744073709551612 free: " + held + "; fd12:3456:789a:1::4-fd12:3456:789a:1:ffff:ffff:ffff:ffff free 18446744073709551612 in web"},
+		{"fd12:3456:789a:1::/125", "page 1 of 1, 2 allocations, 4 free: " + held + "; fd12:3456:789a:1::4-fd12:3456:789a:1::7 free 4 in web"},
+		{"FD12:3456:789A:0001:0:0::/125", "page 1 of 1, 2 allocations, 4 free: " + held + "; fd12:3456:789a:1::4-fd12:3456:789a:1::7 free 4 in web"},
+		{"fd12:3456:789a:1:0:0:0:3", "page 1 of 1, 1 allocations, 0 free: fd12:3456:789a:1::3 vm-1/0 on acme/prod/edge in web"},
+		{"fd12:3456:789a:1::9/128", "page 1 of 1, 0 allocations, 1 free: fd12:3456:789a:1::9-fd12:3456:789a:1::9 free 1 in web"},
+		{"fd12:3456:789a:2::/125", "page 1 of 1, 0 allocations, 0 free: "},
+		{"fd12:3456:789a:1::5/125", "fd12:3456:789a:1::5/125 has host bits set; did you mean fd12:3456:789a:1::/125?"},
+		{"fd12:3456:789b::/64", "fd12:3456:789b::/64 is outside pool vpc-edge-v6 (fd12:3456:789a::/48): give a prefix inside it"},
+		{"10.50.1.0/24", "10.50.1.0/24 is IPv4, and pool vpc-edge-v6 (fd12:3456:789a::/48) holds IPv6 addresses: give an IPv6 prefix or address"},
+		{"fd12::1%eth0", `"fd12::1%eth0" is not a prefix: write one such as 2001:db8:0:1::/64, or an address`},
+		{"fd12:3456:789a:1::/129", `"fd12:3456:789a:1::/129" is not a prefix: write one such as 2001:db8:0:1::/64, or an address`},
+	} {
+		got := tableText(svc.PoolTable(ctx, acme, edge, TableQuery{Prefix: tt.prefix}))
+		if got != tt.want {
+			t.Errorf("PoolTable(vpc-edge-v6, prefix %q) =\n%s\nwant\n%s", tt.prefix, got, tt.want)
+		}
+	}
+	table, err := svc.PoolTable(ctx, acme, edge, TableQuery{Prefix: "FD12:3456:789A:1::/125"})
+	if err != nil || table.Prefix.String() != "fd12:3456:789a:1::/125" {
+		t.Errorf("the table's prefix = %s (%v), want fd12:3456:789a:1::/125", table.Prefix, err)
 	}
 }

@@ -529,7 +529,7 @@ func TestDelegationExhausted(t *testing.T) {
 		}
 	}
 	_, err := svc.CreateVPC(ctx, acme, CreateVPCInput{Namespace: "acme/prod", Name: "v2", CIDR: "10.42.0.0/16", Zone: "z1", IPv6PrefixLength: 56})
-	wantRefusal(t, "a delegation from exhausted pools", err, "zone z1 has no free /56 in its delegation pools")
+	wantRefusal(t, "a delegation from exhausted pools", err, "zone z1 has no free /56 in its delegation pools: give the VPC's IPv6 prefix as ipv6Cidr, or ask an operator for another public IPv6 pool with delegatedPrefixLength 56 in zone z1")
 	if !errors.Is(err, refusal.ErrPoolExhausted) {
 		t.Errorf("%v is not an exhausted pool", err)
 	}

@@ -53,7 +53,8 @@ type ExhaustedError struct {
 func (e *ExhaustedError) Error() string {
 	switch {
 	case e.Delegated:
-		return fmt.Sprintf("zone %s has no free /%d in its delegation pools", e.Zone, e.Bits)
+		return fmt.Sprintf("zone %s has no free /%d in its delegation pools: give the VPC's IPv6 prefix as ipv6Cidr, or ask an operator for another public IPv6 pool with delegatedPrefixLength %d in zone %s",
+			e.Zone, e.Bits, e.Bits, e.Zone)
 	case e.Zone != "":
 		return candidates.NoFreeAddressInZone(e.Zone)
 	case e.VPC != "":
