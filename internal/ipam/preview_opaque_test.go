@@ -25,8 +25,8 @@ func TestOpaqueKey(t *testing.T) {
 		t.Fatalf("OpaqueKey = %d bytes, %v; want the VPC's 32", len(key), err)
 	}
 	claims, err := candidates.ParseClaims(candidates.ClaimsSpec{Namespace: "acme/prod", VPC: "main",
-		Pool:   candidates.ClaimPool{Name: "vpc-main", PoolSpec: candidates.PoolSpec{CIDR: v.CIDR.String()}},
-		PoolV6: &candidates.ClaimPool{Name: "vpc-main-v6", PoolSpec: candidates.PoolSpec{CIDR: v.IPv6CIDR.String()}},
+		Pool:           candidates.ClaimPool{Name: "vpc-main", PoolSpec: candidates.PoolSpec{CIDR: v.CIDR.String()}},
+		PoolV6:         &candidates.ClaimPool{Name: "vpc-main-v6", PoolSpec: candidates.PoolSpec{CIDR: v.IPv6CIDR.String()}},
 		IPv6Addressing: candidates.StableOpaque, OpaqueKey: key,
 		Subnets: []candidates.ClaimSubnet{{Name: "web", CIDR: web.CIDR.String(), Gateway: web.Gateway.String(), IPv6CIDR: web.IPv6CIDR.String(), IPv6Gateway: web.IPv6Gateway.String()}},
 	})
