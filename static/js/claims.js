@@ -36,9 +36,9 @@
 		},
 		"claim-floating-ip": (form) => ({ floatingIP: { zone: form.elements.zone.value }, name: nameOf(form) }),
 		// A subnet is given by its size (the lowest free block of that
-		// length) or by its CIDR.
-		// In a dual-stack VPC, its IPv6 prefix is given by its CIDR or by
-		// its size, as the server reads the form (web/vpc_subnet_create.go).
+		// length) or by its CIDR; in a dual-stack VPC its IPv6 prefix too,
+		// by its CIDR or else its size, as the server reads the form
+		// (web/vpc_subnet_create.go).
 		"create-subnet": (form) => {
 			const size = form.elements.prefixLength.value;
 			const cidr = form.elements.cidr.value.trim();
