@@ -31,6 +31,27 @@ func predictedDetail(pr candidates.ClaimPrediction) string {
 	return ""
 }
 
+// predicted6 is the IPv6 side of a prediction: an interface's address, or
+// a subnet's prefix; "" when it has none.
+func predicted6(pr candidates.ClaimPrediction) string {
+	switch {
+	case pr.IPv6Address != nil:
+		return pr.IPv6Address.String()
+	case pr.IPv6CIDR != nil:
+		return pr.IPv6CIDR.String()
+	}
+	return ""
+}
+
+// predicted6Detail is what goes with the IPv6 side of a prediction: a
+// subnet's IPv6 gateway.
+func predicted6Detail(pr candidates.ClaimPrediction) string {
+	if pr.IPv6Gateway != nil {
+		return "with gateway " + pr.IPv6Gateway.String()
+	}
+	return ""
+}
+
 // predictedErrors says why a prediction gets nothing.
 func predictedErrors(pr candidates.ClaimPrediction) string {
 	return messages(pr.Errors, "; ")

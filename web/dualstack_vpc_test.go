@@ -1,11 +1,14 @@
 package web
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/url"
 	"strings"
 	"testing"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/ipam"
 )
 
@@ -130,20 +133,98 @@ func TestDualStackSubnetForm(t *testing.T) {
 	c := newConsoleWithData(t)
 	dualStack(t, c)
 	_, body := c.get(t, "/vpcs/acme/prod/edge", c.acme)
-	sizes, selected := options(parseHTML(body).in("form-create-subnet").byID("subnet-ipv6-size"))
+	form := parseHTML(body).in("form-create-subnet")
+	sizes, selected := options(form.byID("subnet-ipv6-size"))
 	if selected != "64" || sizes[0] != "48" || sizes[len(sizes)-1] != "127" {
 		t.Errorf("the IPv6 sizes are %v, %s chosen; want /48 to /127, /64 chosen", sizes, selected)
 	}
+	// Without JavaScript, the form says the IPv6 prefix of a /64 before
+	// anything is typed.
+	if got := form.in("prediction-ipv6").words(); got != "and the IPv6 prefix fd12:3456:789a:1::/64 with gateway fd12:3456:789a:1::1" {
+		t.Errorf("the subnet form's IPv6 prediction says %q", got)
+	}
 	status, _, page := c.postFollow(t, "/vpcs/acme/prod/edge/-/create-subnet",
-		url.Values{"name": {"cache"}, "prefixLength": {"24"}, "ipv6PrefixLength": {"64"}}, c.acme)
+		url.Values{"name": {"cache"}, "prefixLength": {"24"}, "ipv6PrefixLength": {"64"}, "predicted": {"10.50.0.0/24"}, "predicted6": {"fd12:3456:789a:1::/64"}}, c.acme)
 	result := page.in("claim-result")
-	if status != 303 || result.text("claimed-address") != "10.50.0.0/24" || result.text("claimed-address-ipv6") != "fd12:3456:789a:1::/64 with gateway fd12:3456:789a:1::1" {
-		t.Errorf("create-subnet = %d, then %q", status, result.words())
+	if got := result.words(); status != 303 || got != "Created subnet cache: 10.50.0.0/24 with gateway 10.50.0.1 — as predicted.IPv6: fd12:3456:789a:1::/64 with gateway fd12:3456:789a:1::1 — as predicted." {
+		t.Errorf("create-subnet = %d, then %q", status, got)
+	}
+	// Someone else took the predicted IPv6 prefix first: the page says so.
+	_, _, page = c.postFollow(t, "/vpcs/acme/prod/edge/-/create-subnet",
+		url.Values{"name": {"queue"}, "prefixLength": {"24"}, "predicted": {"10.50.3.0/24"}, "predicted6": {"fd12:3456:789a:1::/64"}}, c.acme)
+	if got := page.text("claim-differs-ipv6"); got != "— the page predicted fd12:3456:789a:1::/64, but someone else claimed it first." {
+		t.Errorf("a subnet that got another IPv6 prefix than predicted says %q", got)
 	}
 	status, _, body = c.post(t, "/vpcs/acme/prod/edge/-/create-subnet",
 		url.Values{"name": {"odd"}, "prefixLength": {"24"}, "ipv6Cidr": {"FD12:3456:789a:2::/64"}}, c.acme)
 	if got := parseHTML(body).in("form-create-subnet").text("error-ipv6Cidr"); status != 422 || !strings.HasSuffix(got, "FD12:3456:789a:2::/64 is not in canonical form; did you mean fd12:3456:789a:2::/64?") {
 		t.Errorf("a prefix in capitals = %d, %q", status, got)
+	}
+	// A refused form keeps its IPv6 size, and predicts that size's prefix.
+	status, _, body = c.post(t, "/vpcs/acme/prod/edge/-/create-subnet",
+		url.Values{"name": {"Bad Name"}, "prefixLength": {"24"}, "ipv6PrefixLength": {"56"}}, c.acme)
+	if got := parseHTML(body).in("form-create-subnet").text("predicted-subnet-ipv6"); status != 422 || got != "fd12:3456:789a:200::/56" {
+		t.Errorf("a refused form of IPv6 size /56 = %d, predicting %q; want fd12:3456:789a:200::/56", status, got)
+	}
+}
+
+// TestStableOpaqueAttachForm: the page of a VPC of stable opaque
+// addresses carries what its attach form computes the server's IPv6
+// address from (the enumerator's claims with the VPC's key, and the uid
+// of the VM the console knows by its hostname), waits for a hostname
+// before it predicts one, and the server then gives that address; to
+// another tenant the page does not exist.
+func TestStableOpaqueAttachForm(t *testing.T) {
+	c := newConsoleWithData(t)
+	ctx := t.Context()
+	v, err := c.svc.CreateVPC(ctx, auth.System, ipam.CreateVPCInput{Namespace: "acme/prod", Name: "dark", CIDR: "10.60.0.0/16", IPv6CIDR: "fd12:3456:789b::/48", IPv6Addressing: "STABLE_OPAQUE"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.svc.CreateSubnet(ctx, auth.System, ipam.CreateSubnetInput{Namespace: "acme/prod", VPC: "dark", Name: "web", CIDR: "10.60.1.0/24"}); err != nil {
+		t.Fatal(err)
+	}
+	_, body := c.get(t, "/vpcs/acme/prod/dark", c.acme)
+	page := parseHTML(body)
+	form := page.in("form-attach-interface")
+	if got := form.in("prediction-ipv6").words(); got != "and, in its IPv6 prefix, the interface's own stable opaque address once the VM's hostname is typed: its address derives from it" {
+		t.Errorf("before a hostname, the IPv6 prediction says %q", got)
+	}
+	var spec candidates.ClaimsSpec
+	if err := json.Unmarshal([]byte(attrOf(page.all("claim-data")[0], "data-claims")), &spec); err != nil {
+		t.Fatal(err)
+	}
+	key, err := c.svc.OpaqueKey(ctx, auth.System, v)
+	if err != nil || !bytes.Equal(spec.OpaqueKey, key) || spec.IPv6Addressing != "STABLE_OPAQUE" {
+		t.Fatalf("the page's claims carry the key %x (%s), want the VPC's (%v)", spec.OpaqueKey, spec.IPv6Addressing, err)
+	}
+	claims, err := candidates.ParseClaims(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid := attrOf(page.all("form-attach-interface")[0], "data-vm-uid") + "web-01"
+	if want := ipam.ConsoleVM("acme/prod", "dark", "web-01").UID; uid != want {
+		t.Errorf("the form's VM uid is %q, want %q", uid, want)
+	}
+	want, err := claims.InterfaceV6("web", uid, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, after := c.postFollow(t, "/vpcs/acme/prod/dark/-/attach-interface",
+		url.Values{"subnet": {"web"}, "hostname": {"web-01"}, "nic": {"1"}, "predicted": {"10.60.1.2"}, "predicted6": {want.String()}}, c.acme)
+	result := after.in("claim-result")
+	if result.text("claimed-address-ipv6") != want.String() || !result.has("claim-as-predicted-ipv6") {
+		t.Errorf("the attach got %q (%q), the page's claims predicted %s", result.text("claimed-address-ipv6"), result.words(), want)
+	}
+	// Without JavaScript, a refused form that kept the hostname predicts
+	// the interface's own address.
+	status, _, body := c.post(t, "/vpcs/acme/prod/dark/-/attach-interface", url.Values{"subnet": {"web"}, "hostname": {"web-02"}, "nic": {"x"}}, c.acme)
+	want2, _ := claims.InterfaceV6("web", ipam.ConsoleVM("acme/prod", "dark", "web-02").UID, 0)
+	if got := parseHTML(body).in("form-attach-interface").text("predicted-address-ipv6"); status != 422 || got != want2.String() {
+		t.Errorf("a refused attach of web-02 = %d, predicting %q; want %s", status, got, want2)
+	}
+	if status, _ := c.get(t, "/vpcs/acme/prod/dark", c.gx); status != 404 {
+		t.Errorf("another tenant's GET of the VPC page = %d, want 404", status)
 	}
 }
 

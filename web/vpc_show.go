@@ -42,29 +42,24 @@ func (s *Server) vpcShow(w http.ResponseWriter, r *http.Request) {
 
 // vpcPage returns the VPC page of the overview o.
 func (s *Server) vpcPage(r *http.Request, o ipam.VPCOverview) (views.VPCPageProps, error) {
-	claims, err := json.Marshal(o.Claims)
-	if err != nil {
-		return views.VPCPageProps{}, err
-	}
 	history, err := s.history(r.Context(), audit.Ref{Kind: audit.KindVPC, Namespace: o.VPC.Namespace, Name: o.VPC.Name}, "VPC "+o.VPC.Name)
 	if err != nil {
 		return views.VPCPageProps{}, err
 	}
-	p := views.VPCPageProps{Shell: s.shell(r, o.VPC.Name), Overview: o, Href: views.VPCHref(o.VPC), PoolHref: views.PoolHref(o.Pool), Claims: string(claims), History: history}
+	p := views.VPCPageProps{Shell: s.shell(r, o.VPC.Name), Href: views.VPCHref(o.VPC), PoolHref: views.PoolHref(o.Pool), History: history}
 	if p.IPv6, err = s.vpcIPv6(r, o); err != nil {
 		return p, err
 	}
 	if p.IPv6 != nil {
-		claims, err := s.ipv6Claims(r, o, p.IPv6.Pool)
-		if err != nil {
+		if err := s.ipv6Claims(r, &o, p.IPv6.Pool); err != nil {
 			return p, err
 		}
-		b, err := json.Marshal(claims)
-		if err != nil {
-			return p, err
-		}
-		p.IPv6Claims = string(b)
 	}
+	claims, err := json.Marshal(o.Claims)
+	if err != nil {
+		return p, err
+	}
+	p.Overview, p.Claims = o, string(claims)
 	p.Addresses, err = s.vpcAddresses(r, o, p.Href)
 	return p, err
 }

@@ -44,7 +44,7 @@ func (s *Server) vpcSubnetCreate(w http.ResponseWriter, r *http.Request, v ipam.
 	}
 	result := views.ClaimResult{Form: "create-subnet", Message: "Created subnet " + f.Name + ":", Address: sub.CIDR.String(), Detail: "with gateway " + sub.Gateway.String()}
 	if sub.IPv6CIDR.IsValid() {
-		result.Address6 = sub.IPv6CIDR.String() + " with gateway " + sub.IPv6Gateway.String()
+		result.Address6, result.Detail6 = sub.IPv6CIDR.String(), "with gateway "+sub.IPv6Gateway.String()
 	}
 	s.claimDone(w, r, v, result)
 }

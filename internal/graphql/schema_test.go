@@ -372,9 +372,10 @@ func keeps(block, old []string) (string, bool) {
 }
 
 // grown reports whether line is want or, for a description, want with
-// more said after it.
+// more said after it, or, for a field, want with more arguments that a
+// client may leave out (optional: nullable or with a default).
 func grown(line, want string) bool {
-	if line == want {
+	if line == want || moreArguments(line, want) {
 		return true
 	}
 	text := strings.TrimLeft(want, " ")
@@ -382,4 +383,57 @@ func grown(line, want string) bool {
 		return false
 	}
 	return strings.HasPrefix(line, strings.TrimSuffix(want, `"`)+" ")
+}
+
+// moreArguments reports whether the field line is the field want with
+// every argument of want and more, each optional: what a client asked
+// before is answered as before.
+func moreArguments(line, want string) bool {
+	head, args, tail, ok := fieldParts(line)
+	wantHead, wantArgs, wantTail, wantOK := fieldParts(want)
+	if !ok || !wantOK || head != wantHead || tail != wantTail {
+		return false
+	}
+	for _, a := range wantArgs {
+		if !slices.Contains(args, a) {
+			return false
+		}
+	}
+	for _, a := range args {
+		if !slices.Contains(wantArgs, a) && strings.HasSuffix(a, "!") {
+			return false
+		}
+	}
+	return true
+}
+
+// fieldParts splits a field printed on one line, "  name(a: T, b: U = 1): R",
+// into "  name", its arguments and ": R".
+func fieldParts(line string) (head string, args []string, tail string, ok bool) {
+	open, end := strings.Index(line, "("), strings.LastIndex(line, "):")
+	if open < 0 || end < open {
+		return "", nil, "", false
+	}
+	return line[:open], strings.Split(line[open+1:end], ", "), line[end+1:], true
+}
+
+// TestMoreArguments: a field grows by optional arguments only.
+func TestMoreArguments(t *testing.T) {
+	const was = "  f(a: Int!, c: Int = 1): [String!]!"
+	for _, c := range []struct {
+		line string
+		want bool
+	}{
+		{"  f(a: Int!, b: IPFamily, c: Int = 1): [String!]!", true},
+		{"  f(a: Int!, b: Int! = 3, c: Int = 1): [String!]!", true},
+		{"  f(a: Int!, b: Int!, c: Int = 1): [String!]!", false},
+		{"  f(a: Int!, b: Int): [String!]!", false},
+		{"  f(a: Int, b: Int, c: Int = 1): [String!]!", false},
+		{"  f(a: Int!, b: Int, c: Int = 1): [String!]", false},
+		{"  g(a: Int!, b: Int, c: Int = 1): [String!]!", false},
+	} {
+		if got := grown(c.line, was); got != c.want {
+			t.Errorf("grown(%q, %q) = %v, want %v", c.line, was, got, c.want)
+		}
+	}
 }

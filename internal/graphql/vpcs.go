@@ -113,11 +113,11 @@ func addVPCQueries(b *engine.Builder, svc *ipam.Service) {
 			}
 			return newVPCNode(v), nil
 		}))
-	b.Query(`"The next count prefixes of length prefixLength that createSubnet would give in the VPC, lowest first; nothing is stored."
-		previewSubnet(namespace: String!, vpc: String!, prefixLength: Int!, count: Int = 1): [String!]!`,
+	b.Query(`"The next count prefixes of length prefixLength that createSubnet would give in the VPC, lowest first; nothing is stored. Of family IPV4 (the default) its cidr, of IPV6 a dual-stack VPC's ipv6Cidr, as createSubnet's ipv6PrefixLength."
+		previewSubnet(namespace: String!, vpc: String!, prefixLength: Int!, count: Int = 1, family: IPFamily): [String!]!`,
 		resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
-			ps, err := svc.PreviewSubnet(ctx, st.actor, stringArg(p.Args, "namespace"), stringArg(p.Args, "vpc"),
-				intArg(p.Args, "prefixLength"), intArg(p.Args, "count"))
+			ps, err := svc.PreviewSubnetFamily(ctx, st.actor, stringArg(p.Args, "namespace"), stringArg(p.Args, "vpc"),
+				ipam.Family(stringArg(p.Args, "family")), intArg(p.Args, "prefixLength"), intArg(p.Args, "count"))
 			out := make([]string, len(ps))
 			for i, p := range ps {
 				out[i] = p.String()

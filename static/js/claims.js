@@ -18,44 +18,46 @@
 	// The same string on every call: the module parses it once.
 	const claims = dataElement.dataset.claims;
 	const predict = (request) => JSON.parse(globalThis.ipamPredictClaim(claims, JSON.stringify(request)));
-	// A dual-stack VPC's subnets with an IPv6 prefix: the preview of each
-	// in the VPC's IPv6 pool and its taken addresses (web/claim_predict6.go).
-	const ipv6 = dataElement.dataset.ipv6 ? JSON.parse(dataElement.dataset.ipv6) : {};
-	const predict6 = (subnet) => {
-		const claim = ipv6[subnet];
-		if (!claim) {
-			return { address: "", why: "" };
-		}
-		const answer = JSON.parse(globalThis.ipamPreview(JSON.stringify(claim.input), claim.taken));
-		if (answer.first) {
-			return { address: answer.first, why: "" };
-		}
-		const errors = (answer.errors || []).map((e) => e.plain || e.message).join("; ");
-		return { address: "", why: errors || `no free IPv6 address in subnet ${subnet}` };
-	};
-
 	// The name typed, checked as the server checks it once there is one.
 	const nameOf = (form) => form.elements.name.value.trim() || undefined;
 	// Each form's request; null while it asks for nothing yet.
 	const requests = {
-		"attach-interface": (form) => ({ interface: { subnet: form.elements.subnet.value } }),
+		// The VM is the one the console knows by its hostname (its uid
+		// is the form's data-vm-uid and the hostname), whose uid and NIC
+		// choose a stable opaque address; before a hostname is typed, a
+		// VPC of those predicts the IPv4 address only (web/claim_predict.go).
+		"attach-interface": (form) => {
+			const hostname = form.elements.hostname.value.trim();
+			const claim = { subnet: form.elements.subnet.value, vmUid: form.dataset.vmUid + hostname, nic: Number(form.elements.nic.value.trim() || "0") };
+			if ("opaque" in form.dataset && hostname === "") {
+				claim.family = "IPV4";
+			}
+			return { interface: claim };
+		},
 		"claim-floating-ip": (form) => ({ floatingIP: { zone: form.elements.zone.value }, name: nameOf(form) }),
 		// A subnet is given by its size (the lowest free block of that
-		// length) or by its CIDR.
+		// length) or by its CIDR; in a dual-stack VPC its IPv6 prefix too,
+		// by its CIDR or else its size, as the server reads the form
+		// (web/vpc_subnet_create.go).
 		"create-subnet": (form) => {
 			const size = form.elements.prefixLength.value;
 			const cidr = form.elements.cidr.value.trim();
-			if (size === "" && cidr === "") {
-				return null;
+			const request = { name: nameOf(form) };
+			if (size !== "" || cidr !== "") {
+				request.subnet = { cidr: cidr, prefixLength: Number(size), gateway: form.elements.gateway.value.trim() };
 			}
-			return { subnet: { cidr: cidr, prefixLength: Number(size), gateway: form.elements.gateway.value.trim() }, name: nameOf(form) };
+			if (form.elements.ipv6PrefixLength) {
+				const cidr6 = form.elements.ipv6Cidr.value.trim();
+				request.ipv6Subnet = cidr6 !== "" ? { cidr: cidr6 } : { prefixLength: Number(form.elements.ipv6PrefixLength.value.replace(/^\//, "")) };
+			}
+			return request.subnet || request.ipv6Subnet ? request : null;
 		},
 	};
 	// The fields each form's prediction checks, marked as the user types.
 	const checked = {
 		"attach-interface": ["subnet"],
 		"claim-floating-ip": ["name", "zone"],
-		"create-subnet": ["name", "prefixLength", "cidr", "gateway"],
+		"create-subnet": ["name", "prefixLength", "cidr", "gateway", "ipv6PrefixLength", "ipv6Cidr"],
 	};
 
 	// A prediction that the server will refuse the claim disables the
@@ -71,12 +73,15 @@
 		form.querySelector("[data-testid=prediction-error]").textContent = why;
 		form.querySelector("button[type=submit]").disabled = why !== "";
 		form.elements.predicted.value = got;
+		// The IPv6 side of a dual-stack VPC's claims: an interface's
+		// address, or a subnet's prefix and gateway.
 		const out6 = form.querySelector("[data-prediction6]");
 		if (out6) {
-			const six = predict6(form.elements.subnet.value);
-			out6.textContent = six.address;
-			form.querySelector("[data-testid=prediction-ipv6-error]").textContent = six.why;
-			form.elements.predicted6.value = six.address;
+			const six = answer.ipv6Address || answer.ipv6Cidr || "";
+			out6.textContent = six;
+			form.elements.predicted6.value = six;
+			form.querySelector("[data-prediction6-detail]").textContent = answer.ipv6Gateway ? `with gateway ${answer.ipv6Gateway}`
+				: request && request.interface && request.interface.family === "IPV4" ? "once the VM's hostname is typed: its address derives from it" : "";
 		}
 		check(answer.errors);
 	};
