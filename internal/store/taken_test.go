@@ -1,12 +1,16 @@
 package store_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 	"net/netip"
 	"slices"
 	"testing"
 
+	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
 	"pivirt.hu/ipam/internal/pgtest"
@@ -116,4 +120,101 @@ func TestTakenAddressesOfIPv6Pool(t *testing.T) {
 		t.Errorf("TakenAddresses = %v, %v; want %v", got, err, want)
 	}
 
+}
+
+// TestTakenAddressesAsStored: TakenAddresses gives exactly the addresses
+// the tables hold, sorted, for an IPv4 pool, an IPv6 pool of many /64s
+// (some spanning 2^32 addresses or more, packed 8 bytes an address, some
+// just less) and a delegation pool, all inserted out of order; and read
+// with a plan that leaves the indexes out, which gives them out of order.
+func TestTakenAddressesAsStored(t *testing.T) {
+	db := pgtest.NewDB(t)
+	_, pool6 := dualStackVPC(t, db)
+	const pool4 = "0b8e2b4a-6a51-4c1e-8f0d-2d9b1a7c3e44" // dualStackVPC's IPv4 pool
+	var addrs []netip.Addr
+	for i := range 3000 {
+		if i%7 != 3 {
+			addrs = append(addrs, netip.AddrFrom4([4]byte{10, 42, byte(i >> 8), byte(i)}))
+		}
+	}
+	for k := range 40 {
+		net := netip.AddrFrom16([16]byte{0xfd, 0x12, 0x34, 0x56, 0x78, 0x9a, byte(k >> 8), byte(k * 37)})
+		b := net.As16()
+		at := func(lo uint64) netip.Addr {
+			binary.BigEndian.PutUint64(b[8:], lo)
+			return netip.AddrFrom16(b)
+		}
+		for i := range uint64(50) {
+			addrs = append(addrs, at(uint64(k)<<20+i*uint64(k%3+1)))
+		}
+		switch k % 4 {
+		case 0: // the span of 2^32 addresses, packed 8 bytes an address
+			addrs = append(addrs, at(uint64(k)<<20+1<<32))
+		case 1: // one less, packed 4 bytes an address
+			addrs = append(addrs, at(uint64(k)<<20+1<<32-1))
+		case 2: // the first, the last and the middle of the /64
+			addrs = append(addrs, at(0), at(1<<63-1), at(1<<63), at(1<<64-1))
+		}
+	}
+	addrs = append(addrs, netip.MustParseAddr("ffff:ffff:ffff:ffff::1"), netip.MustParseAddr("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"))
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(addrs), func(i, j int) { addrs[i], addrs[j] = addrs[j], addrs[i] })
+	for i, a := range addrs {
+		pool := pool6.UID
+		if a.Is4() {
+			pool = pool4
+		}
+		if _, err := db.ExecContext(t.Context(), `INSERT INTO allocations (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, created_by)
+			VALUES ('acme/prod', $1, $2, $3, 'VirtualMachine', $1, $1, 'acme/prod', 'test')`, fmt.Sprint("a-", i), pool, a.String()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	delegation, err := store.InsertPool(t.Context(), db, store.PoolRow{UID: "5a3d7a9f-1fa6-4b6d-9e52-724a6f2b8d99", Name: "v6-delegated", Kind: "public",
+		CIDR: netip.MustParsePrefix("2001:db8::/48"), DelegatedPrefixLength: 56, CreatedBy: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range []int{5, 0, 255, 3, 17, 1} {
+		v, err := store.InsertVPC(t.Context(), db, store.VPCRow{UID: fmt.Sprintf("6b4e8b0a-2ab7-4c7e-8f63-%012d", i), Namespace: "acme/prod", Name: fmt.Sprint("v", i),
+			CIDR: netip.MustParsePrefix("10.0.0.0/16"), CreatedBy: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		prefix := netip.PrefixFrom(netip.AddrFrom16([16]byte{0x20, 0x01, 0x0d, 0xb8, 0, 0, byte(n)}), 56)
+		if _, err := store.DelegatePrefix(t.Context(), db, store.DelegatedPrefixRow{PoolUID: delegation.UID, Prefix: prefix, VPCUID: v.UID, CreatedBy: "test"}, "LOWEST_FREE", bytes.Repeat([]byte{1}, 32)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tx, err := db.BeginTxx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(t.Context(), `SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off; SET LOCAL enable_bitmapscan = off`); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, pool, model string
+	}{
+		{"IPv4", pool4, `SELECT host(address) FROM allocations WHERE pool_uid = $1 ORDER BY address`},
+		{"IPv6", pool6.UID, `SELECT host(address) FROM allocations WHERE pool_uid = $1 ORDER BY address`},
+		{"delegation", delegation.UID, `SELECT host(prefix) FROM delegated_prefixes WHERE pool_uid = $1 ORDER BY prefix`},
+	} {
+		var hosts []string
+		if err := db.SelectContext(t.Context(), &hosts, c.model, c.pool); err != nil {
+			t.Fatal(err)
+		}
+		want := make([]netip.Addr, len(hosts))
+		for i, h := range hosts {
+			want[i] = netip.MustParseAddr(h)
+		}
+		for _, ext := range []struct {
+			name string
+			q    sqlx.QueryerContext
+		}{{"indexed", db}, {"without indexes", tx}} {
+			got, err := store.TakenAddresses(t.Context(), ext.q, c.pool)
+			if err != nil || !slices.Equal(got, want) {
+				t.Errorf("%s, %s: TakenAddresses = %d addresses, %v; want the %d stored:\n%v\nwant\n%v", c.name, ext.name, len(got), err, len(want), got, want)
+			}
+		}
+	}
 }
