@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/refusal"
 )
 
@@ -268,6 +269,55 @@ func TestConcurrentIPv6SubnetsBySize(t *testing.T) {
 	}
 	if sub.IPv6CIDR.String() != freed {
 		t.Errorf("after s5's delete the next subnet got %s, want the lowest free /64, s5's %s", sub.IPv6CIDR, freed)
+	}
+}
+
+// TestSubnetLostRaceMovesOn forces the race a create in one statement
+// loses: a process has the VPC's subnets in view (vpcSubnets) and plans
+// the next /64, while another transaction holds the VPC's row and has
+// inserted a subnet on that /64. The create waits for the row (seen
+// waiting in pg_stat_activity); once the other commits, the exclusion
+// constraint turns its insert away, and the create, made again as a
+// transaction on the siblings read afresh, gets the next free /64, with
+// one subnet and one audit entry.
+func TestSubnetLostRaceMovesOn(t *testing.T) {
+	svc, db, _ := newService(t)
+	ctx := context.Background()
+	vpc, err := svc.CreateVPC(ctx, acme, CreateVPCInput{Namespace: "acme/prod", Name: "main", CIDR: "10.42.0.0/16", IPv6CIDR: "fd12:3456:789a::/48"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CreateSubnet(ctx, acme, CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: "s0", PrefixLength: 24, IPv6PrefixLength: 64}); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`SELECT 1 FROM vpcs WHERE uid = $1 FOR UPDATE`, vpc.UID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(`INSERT INTO subnets (vpc_uid, name, cidr, gateway, ipv6_cidr, ipv6_gateway, created_by)
+		VALUES ($1, 'other', '10.42.9.0/24', '10.42.9.1', 'fd12:3456:789a:1::/64', 'fd12:3456:789a:1::1', 'test')`, vpc.UID); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var sub Subnet
+	go func() {
+		defer close(done)
+		sub, err = svc.CreateSubnet(ctx, acme, CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: "mine", PrefixLength: 24, IPv6PrefixLength: 64})
+	}()
+	pgtest.WaitForLock(t, db, "the create in one statement", pgtest.LockWait{Query: "create_subnet"}, done)
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if err != nil || sub.CIDR.String() != "10.42.1.0/24" || sub.IPv6CIDR.String() != "fd12:3456:789a:2::/64" {
+		t.Fatalf("the create that lost fd12:3456:789a:1::/64 got %s and %s (%v), want 10.42.1.0/24 and the next free /64, fd12:3456:789a:2::/64", sub.CIDR, sub.IPv6CIDR, err)
+	}
+	if n := rows(t, db, `SELECT count(*) FROM subnets WHERE name = 'mine'`) + rows(t, db, `SELECT count(*) FROM audit_log WHERE object_name = 'main/mine'`); n != 2 {
+		t.Errorf("the create left %d rows of subnets and audit_log, want 2", n)
 	}
 }
 
