@@ -296,9 +296,11 @@ func subnetCreated(actor auth.Actor, vpc store.VPCRow, row store.SubnetRow) stor
 // unless views were dropped since (layoutsGen): a deletion here, made
 // under the VPC's row lock, or a notification of one elsewhere. A view
 // may lack a subnet created by another process, never hold one deleted
-// but through a notification not yet received; the exclusion constraints
-// turn away a plan made on a view that lacks a subnet, and the plan is
-// made again on the siblings read afresh.
+// but through a notification not yet received, or by a deletion here that
+// began after the create took the view (the create is then as if made
+// before it); the exclusion constraints turn away a plan made on a view
+// that lacks a subnet, and the plan is made again on the siblings read
+// afresh.
 type vpcSubnets struct {
 	vpc    store.VPCRow // as read with the subnets, or by the last create
 	v4, v6 []candidates.NamedPrefix
