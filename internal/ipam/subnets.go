@@ -206,6 +206,9 @@ func (s *Service) CreateSubnet(ctx context.Context, actor auth.Actor, in CreateS
 	if !actor.CanAccess(in.Namespace) {
 		return Subnet{}, notFound("VPC", in.Namespace, in.VPC)
 	}
+	if sub, done, err := s.createSubnetFromView(ctx, actor, in); done {
+		return sub, err
+	}
 	var vpc store.VPCRow
 	var row store.SubnetRow
 	var subs *vpcSubnets
@@ -237,19 +240,69 @@ func (s *Service) CreateSubnet(ctx context.Context, actor auth.Actor, in CreateS
 	return subnetFromRow(row, vpcFromRow(vpc)), nil
 }
 
-// A vpcSubnets is a VPC's subnets as a process sees them: what a subnet
-// by size is planned in, without reading every sibling at each create
-// (docs/allocation.md, "Subnets"). A create takes the VPC's out of
-// Service.layouts once it holds the VPC's row lock, so that no other
-// create of this process reads it meanwhile, and puts it back once
-// committed, unless views were dropped since (layoutsGen): a deletion
-// here or a notification of one elsewhere. A view may lack a subnet
-// created by another process, never hold one deleted but through a
-// notification not yet received; the exclusion constraints turn away a
-// plan made on a view that lacks a subnet, and the plan is made again on
-// the siblings read afresh.
+// createSubnetFromView creates the subnet in one statement
+// (store.CreateSubnet), planned on this process's view of the VPC and its
+// subnets, when it has one, and reports whether it is done: created, or
+// failed for a reason other than those a transaction says in its words.
+// It is not done when there is no view, when the plan is refused, or
+// when the statement stored nothing (the VPC is not as seen, a quota is
+// reached, the name or the prefix planned is taken, an address linked is
+// refused): CreateSubnet's transaction then creates the subnet, planned
+// on the siblings read afresh when another create took the prefix
+// planned, or refuses it with its messages.
+func (s *Service) createSubnetFromView(ctx context.Context, actor auth.Actor, in CreateSubnetInput) (Subnet, bool, error) {
+	key := subnetKey(in.Namespace, in.VPC, "")
+	s.poolsMu.Lock()
+	subs, gen := s.layouts[key], s.layoutsGen
+	delete(s.layouts, key)
+	s.poolsMu.Unlock()
+	if subs == nil {
+		return Subnet{}, false, nil
+	}
+	vpc := subs.vpc
+	defer s.keepLayout(vpc, subs, gen)
+	plan, err := planSubnet(subs, vpc, in)
+	if err != nil {
+		return Subnet{}, false, nil
+	}
+	row := store.SubnetRow{UID: newUID(), VPCUID: vpc.UID, Name: in.Name, CIDR: plan.v4.Prefix, Gateway: plan.v4.Gateway,
+		IPv6CIDR: plan.v6.Prefix, IPv6Gateway: plan.v6.Gateway, CreatedBy: actor.Name}
+	row, err = store.CreateSubnet(ctx, s.db, store.SubnetCreate{VPC: vpc, Subnet: row,
+		Pool: candidates.PrivatePoolName(vpc.Name), Never: neverLinked(plan.v4.Prefix, plan.v4.Gateway), Audit: subnetCreated(actor, vpc, row)})
+	switch {
+	case errors.Is(err, store.ErrTransactionNeeded):
+		return Subnet{}, false, nil
+	case err != nil:
+		return Subnet{}, true, err
+	}
+	subs.add(row)
+	return subnetFromRow(row, vpcFromRow(vpc)), true, nil
+}
+
+// subnetCreated is the audit entry of the subnet row of vpc created by
+// actor.
+func subnetCreated(actor auth.Actor, vpc store.VPCRow, row store.SubnetRow) store.AuditEntry {
+	return store.AuditEntry{
+		Actor: actor.Name, Action: audit.Create, Namespace: vpc.Namespace, ObjectKind: audit.KindSubnet, ObjectName: vpc.Name + "/" + row.Name,
+		After: store.JSON(subnetAudit(row)),
+	}
+}
+
+// A vpcSubnets is a VPC and its subnets as a process sees them: what a
+// subnet is planned in, without reading the VPC or every sibling at each
+// create (docs/allocation.md, "Subnets"). A create takes the VPC's out of
+// Service.layouts, so that no other create of this process reads it
+// meanwhile, and puts it back once it stored the subnet or stored nothing,
+// unless views were dropped since (layoutsGen): a deletion here, made
+// under the VPC's row lock, or a notification of one elsewhere. A view
+// may lack a subnet created by another process, never hold one deleted
+// but through a notification not yet received, or by a deletion here that
+// began after the create took the view (the create is then as if made
+// before it); the exclusion constraints turn away a plan made on a view
+// that lacks a subnet, and the plan is made again on the siblings read
+// afresh.
 type vpcSubnets struct {
-	uid    string // the VPC's
+	vpc    store.VPCRow // as read with the subnets, or by the last create
 	v4, v6 []candidates.NamedPrefix
 	// merged4 and merged6 cover what v4 and v6 cover, siblings merged
 	// into their parent, in address order: a subnet by size is planned
@@ -265,7 +318,7 @@ func loadVPCSubnets(ctx context.Context, ext store.Ext, vpc store.VPCRow) (*vpcS
 	if err != nil {
 		return nil, err
 	}
-	subs := &vpcSubnets{uid: vpc.UID, v4: make([]candidates.NamedPrefix, 0, len(rows)), readInTx: true}
+	subs := &vpcSubnets{vpc: vpc, v4: make([]candidates.NamedPrefix, 0, len(rows)), readInTx: true}
 	for _, r := range rows {
 		subs.v4 = append(subs.v4, candidates.NamedPrefix{Name: r.Name, Prefix: r.CIDR})
 		if r.IPv6CIDR.IsValid() {
@@ -287,21 +340,33 @@ func (v *vpcSubnets) add(r store.SubnetRow) {
 }
 
 // layout returns the VPC's prefix of the family f and its subnets' of
-// that family: named, to plan the prefix req gives (an overlap names
-// the subnet), else merged.
+// that family: to plan the prefix req gives, none when none overlaps it
+// (found in the merged prefixes), else named (the overlap names the
+// lowest); to plan a prefix by size, merged.
 func (v *vpcSubnets) layout(vpc VPC, f Family, req candidates.SubnetRequest) candidates.VPCLayout {
 	l := candidates.VPCLayout{Name: vpc.Name, Prefix: vpc.CIDR, Subnets: v.v4}
 	merged := v.merged4
 	if f == IPv6 {
 		l.Prefix, l.Subnets, merged = vpc.IPv6CIDR, v.v6, v.merged6
 	}
-	if !req.Prefix.IsValid() {
+	switch {
+	case req.Prefix.IsValid() && !overlapsAny(merged, req.Prefix):
+		l.Subnets = nil
+	case !req.Prefix.IsValid():
 		l.Subnets = make([]candidates.NamedPrefix, len(merged))
 		for i, p := range merged {
 			l.Subnets[i] = candidates.NamedPrefix{Prefix: p}
 		}
 	}
 	return l
+}
+
+// overlapsAny reports whether p overlaps one of merged (as mergedPrefixes
+// returns them): the last that starts before p, which may hold it, or the
+// first that starts in it.
+func overlapsAny(merged []netip.Prefix, p netip.Prefix) bool {
+	i, _ := slices.BinarySearchFunc(merged, p, func(a, b netip.Prefix) int { return a.Addr().Compare(b.Addr()) })
+	return i < len(merged) && merged[i].Overlaps(p) || i > 0 && merged[i-1].Overlaps(p)
 }
 
 // mergedPrefixes returns the prefixes of subnets, which overlap none of
@@ -371,8 +436,8 @@ func (s *Service) takeLayout(ctx context.Context, tx *store.Tx, vpc store.VPCRow
 	subs, gen := s.layouts[key], s.layoutsGen
 	delete(s.layouts, key)
 	s.poolsMu.Unlock()
-	if subs != nil && subs.uid == vpc.UID {
-		subs.readInTx = false
+	if subs != nil && subs.vpc.UID == vpc.UID {
+		subs.vpc, subs.readInTx = vpc, false
 		return subs, gen, nil
 	}
 	subs, err := loadVPCSubnets(ctx, tx, vpc)
@@ -521,10 +586,7 @@ func (s *Service) createSubnetIn(ctx context.Context, tx *store.Tx, actor auth.A
 	if err := s.linkAddresses(ctx, tx, vpc, row, plan.v4.Prefix, plan.v4.Gateway); err != nil {
 		return store.SubnetRow{}, err
 	}
-	return row, store.InsertAudit(ctx, tx, store.AuditEntry{
-		Actor: actor.Name, Action: audit.Create, Namespace: vpc.Namespace, ObjectKind: audit.KindSubnet, ObjectName: vpc.Name + "/" + in.Name,
-		After: store.JSON(subnetAudit(row)),
-	})
+	return row, store.InsertAudit(ctx, tx, subnetCreated(actor, vpc, row))
 }
 
 // A dualPlan is what a new subnet gets in each family; v6 is zero in a
@@ -654,16 +716,27 @@ func (s *Service) linkAddresses(ctx context.Context, tx *store.Tx, vpc store.VPC
 	if err != nil {
 		return err
 	}
-	first, last := candidates.Bounds(cidr)
+	never := neverLinked(cidr, gateway)
 	for _, a := range addrs {
 		switch {
 		case a == gateway:
 			return fieldConflict("gateway", "%s, the gateway of subnet %s, is held already; give another gateway or release it first", a, cidr)
-		case cidr.Bits() <= 30 && (a == first || a == last):
+		case slices.Contains(never, a):
 			return fieldConflict("cidr", "%s, an edge of subnet %s, is held already; release it first", a, cidr)
 		}
 	}
 	return nil
+}
+
+// neverLinked returns the addresses of the IPv4 subnet of prefix cidr
+// and gateway that no address held before it may be: its gateway and, in
+// a /30 or a larger one, its network and broadcast addresses.
+func neverLinked(cidr netip.Prefix, gateway netip.Addr) []netip.Addr {
+	if cidr.Bits() > 30 {
+		return []netip.Addr{gateway}
+	}
+	first, last := candidates.Bounds(cidr)
+	return []netip.Addr{gateway, first, last}
 }
 
 // PreviewSubnet returns the next count free prefixes of length bits a

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"pivirt.hu/ipam/internal/candidates"
+	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/refusal"
 )
 
@@ -271,6 +272,55 @@ func TestConcurrentIPv6SubnetsBySize(t *testing.T) {
 	}
 }
 
+// TestSubnetLostRaceMovesOn forces the race a create in one statement
+// loses: a process has the VPC's subnets in view (vpcSubnets) and plans
+// the next /64, while another transaction holds the VPC's row and has
+// inserted a subnet on that /64. The create waits for the row (seen
+// waiting in pg_stat_activity); once the other commits, the exclusion
+// constraint turns its insert away, and the create, made again as a
+// transaction on the siblings read afresh, gets the next free /64, with
+// one subnet and one audit entry.
+func TestSubnetLostRaceMovesOn(t *testing.T) {
+	svc, db, _ := newService(t)
+	ctx := context.Background()
+	vpc, err := svc.CreateVPC(ctx, acme, CreateVPCInput{Namespace: "acme/prod", Name: "main", CIDR: "10.42.0.0/16", IPv6CIDR: "fd12:3456:789a::/48"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CreateSubnet(ctx, acme, CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: "s0", PrefixLength: 24, IPv6PrefixLength: 64}); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`SELECT 1 FROM vpcs WHERE uid = $1 FOR UPDATE`, vpc.UID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(`INSERT INTO subnets (vpc_uid, name, cidr, gateway, ipv6_cidr, ipv6_gateway, created_by)
+		VALUES ($1, 'other', '10.42.9.0/24', '10.42.9.1', 'fd12:3456:789a:1::/64', 'fd12:3456:789a:1::1', 'test')`, vpc.UID); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var sub Subnet
+	go func() {
+		defer close(done)
+		sub, err = svc.CreateSubnet(ctx, acme, CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: "mine", PrefixLength: 24, IPv6PrefixLength: 64})
+	}()
+	pgtest.WaitForLock(t, db, "the create in one statement", pgtest.LockWait{Query: "create_subnet"}, done)
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if err != nil || sub.CIDR.String() != "10.42.1.0/24" || sub.IPv6CIDR.String() != "fd12:3456:789a:2::/64" {
+		t.Fatalf("the create that lost fd12:3456:789a:1::/64 got %s and %s (%v), want 10.42.1.0/24 and the next free /64, fd12:3456:789a:2::/64", sub.CIDR, sub.IPv6CIDR, err)
+	}
+	if n := rows(t, db, `SELECT count(*) FROM subnets WHERE name = 'mine'`) + rows(t, db, `SELECT count(*) FROM audit_log WHERE object_name = 'main/mine'`); n != 2 {
+		t.Errorf("the create left %d rows of subnets and audit_log, want 2", n)
+	}
+}
+
 // BenchmarkIPv6SubnetBySize measures the next /64 of a dual-stack VPC's
 // /48 whose 10 000 lowest /64s are subnets, the process having read them
 // once. Run with a fixed count: go test -run '^$' -bench IPv6SubnetBySize
@@ -310,8 +360,9 @@ func BenchmarkIPv6SubnetBySize(b *testing.B) {
 }
 
 // TestMergedPrefixes: the subnets merged, at once (mergedPrefixes) or one
-// by one in any order (mergeInto), are the same, and leave the same lowest
-// free blocks of every length as the subnets do.
+// by one in any order (mergeInto), are the same, leave the same lowest
+// free blocks of every length as the subnets do, and a prefix overlaps
+// them (overlapsAny) when it overlaps a subnet.
 func TestMergedPrefixes(t *testing.T) {
 	parent := netip.MustParsePrefix("fd00:42::/48")
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -342,6 +393,66 @@ func TestMergedPrefixes(t *testing.T) {
 			if got, want := candidates.FreePrefixes(parent, all, bits, 3), candidates.FreePrefixes(parent, used, bits, 3); !slices.Equal(got, want) {
 				t.Fatalf("round %d, /%d: merged leave %v free, the subnets %v", round, bits, got, want)
 			}
+		}
+		for range 200 {
+			a := parent.Addr().As16()
+			a[6], a[7] = byte(rng.IntN(4)), byte(rng.IntN(256))
+			p := netip.PrefixFrom(netip.AddrFrom16(a), 52+rng.IntN(15)).Masked()
+			want := slices.ContainsFunc(used, p.Overlaps)
+			if got := overlapsAny(all, p); got != want {
+				t.Fatalf("round %d: overlapsAny(merged, %s) = %v, want %v", round, p, got, want)
+			}
+		}
+	}
+}
+
+// TestCreateSubnetLinksHeldAddresses: a new subnet becomes the subnet of
+// the addresses of its VPC's pool in its prefix that have none (held
+// since before subnets had to hold every private address), and is
+// refused, storing nothing, when one of them is its gateway or an edge:
+// in a process that has the VPC's subnets in view, whose creates are one
+// statement (store.CreateSubnet), the refusal is the transaction's.
+func TestCreateSubnetLinksHeldAddresses(t *testing.T) {
+	svc, db, _ := newService(t)
+	ctx := context.Background()
+	if _, err := svc.CreateVPC(ctx, acme, CreateVPCInput{Namespace: "acme/prod", Name: "main", CIDR: "10.42.0.0/16"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CreateSubnet(ctx, acme, CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: "first", CIDR: "10.42.0.0/24"}); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range []struct {
+		held, cidr, gateway, want string
+	}{
+		{"10.42.1.7", "10.42.1.0/24", "", ""},
+		{"10.42.2.1", "10.42.2.0/24", "", "10.42.2.1, the gateway of subnet 10.42.2.0/24, is held already; give another gateway or release it first"},
+		{"10.42.3.9", "10.42.3.0/24", "10.42.3.9", "10.42.3.9, the gateway of subnet 10.42.3.0/24, is held already; give another gateway or release it first"},
+		{"10.42.4.0", "10.42.4.0/24", "", "10.42.4.0, an edge of subnet 10.42.4.0/24, is held already; release it first"},
+		{"10.42.5.255", "10.42.5.0/24", "", "10.42.5.255, an edge of subnet 10.42.5.0/24, is held already; release it first"},
+		{"10.42.6.1", "10.42.6.0/31", "", ""},
+	} {
+		if _, err := db.Exec(`INSERT INTO allocations (namespace, name, pool_uid, address, owner_kind, owner_uid, owner_name, owner_namespace, created_by)
+			SELECT 'acme/prod', 'vpc-main-' || replace($1, '.', '-'), uid, $1::inet, 'Node', $1, 'old', 'acme/prod', 'test'
+			FROM pools WHERE name = 'vpc-main'`, c.held); err != nil {
+			t.Fatal(err)
+		}
+		name := fmt.Sprint("s", i)
+		sub, err := svc.CreateSubnet(ctx, acme, CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: name, CIDR: c.cidr, Gateway: c.gateway})
+		if c.want == "" {
+			if err != nil {
+				t.Fatalf("CreateSubnet(%s) with %s held: %v", c.cidr, c.held, err)
+			}
+			if n := rows(t, db, `SELECT count(*) FROM allocations WHERE host(address) = $1 AND subnet_uid = $2`, c.held, sub.UID); n != 1 {
+				t.Errorf("%s is not linked to the new subnet %s", c.held, c.cidr)
+			}
+			continue
+		}
+		if !errors.Is(err, refusal.ErrConflict) || err.Error() != c.want {
+			t.Errorf("CreateSubnet(%s, gateway %q) with %s held = %v, want %q", c.cidr, c.gateway, c.held, err, c.want)
+		}
+		if n := rows(t, db, `SELECT count(*) FROM subnets WHERE name = $1`, name) + rows(t, db, `SELECT count(*) FROM audit_log WHERE object_name = $1`, "main/"+name) +
+			rows(t, db, `SELECT count(*) FROM allocations WHERE host(address) = $1 AND subnet_uid IS NOT NULL`, c.held); n != 0 {
+			t.Errorf("the refused subnet %s left %d rows", c.cidr, n)
 		}
 	}
 }
