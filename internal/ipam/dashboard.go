@@ -77,14 +77,14 @@ func (s *Service) Dashboard(ctx context.Context, actor auth.Actor, now time.Time
 	}
 	uids := make([]string, histories)
 	for i, t := range d.Trends[:histories] {
-		uids[i] = t.uid()
+		uids[i] = t.HistoryUID()
 	}
 	weeks, err := store.UsageHistories(ctx, s.db, uids, usage.Hour, now.Add(-usage.ForecastWindow))
 	if err != nil {
 		return Dashboard{}, err
 	}
 	for i := range d.Trends[:histories] {
-		d.Trends[i].History = weeks[d.Trends[i].uid()]
+		d.Trends[i].History = weeks[d.Trends[i].HistoryUID()]
 	}
 	var namespaces []string
 	if !actor.IsOperator() {
@@ -117,7 +117,7 @@ func (s *Service) UsageTrends(ctx context.Context, actor auth.Actor, now time.Ti
 	}
 	trends := make([]UsageTrend, len(usages))
 	for i, u := range usages {
-		sums := fits.of(u.uid(), now)
+		sums := fits.of(u.HistoryUID(), now)
 		current := forecast.Point{At: now, Used: u.Usage.Used, Size: u.Usage.Size}
 		sums.Add(current, now)
 		trends[i] = UsageTrend{ObjectUsage: u, Forecast: forecast.OfSums(sums, current)}
@@ -188,14 +188,6 @@ func (f fitted) of(uid string, now time.Time) forecast.Sums {
 		return forecast.Sums{}
 	}
 	return forecast.Sums{N: u.N, X: u.X, Y: u.Y, XX: u.XX, XY: u.XY, First: u.First}.Shift(now.Sub(f.at).Hours() / 24)
-}
-
-// uid is the history's name of the usage: its subnet's, or its pool's.
-func (u ObjectUsage) uid() string {
-	if u.Subnet.UID != "" {
-		return u.Subnet.UID
-	}
-	return u.Pool.UID
 }
 
 // actorNamespaces lists the namespaces of a tenant's changes: those of its
