@@ -333,6 +333,42 @@ func TestDualStack(t *testing.T) {
 		t.Errorf("subnet web's usage = %+v, ipv6Usage %+v; want 253 and 1, and %+v without history", web.Usage, web.IPv6Usage, want)
 	}
 
+	// Once the history is written, the IPv6 sides have theirs: the VPC's in
+	// /64s, at the history's length alone; the subnet's in addresses,
+	// apart from its IPv4 side's.
+	if err := e.svc.RecordUsage(context.Background(), time.Now(), time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	var histories struct {
+		VPC struct {
+			IPv6Usage struct {
+				History []struct{ SizeExact, UsedExact string }
+			} `json:"ipv6Usage"`
+			IPv6Usage56 struct{ History []struct{ SizeExact string } } `json:"ipv6Usage56"`
+			Subnets     []struct {
+				Usage     struct{ History []struct{ Size, Used int } } `json:"usage"`
+				IPv6Usage struct {
+					History []struct {
+						SizeExact, UsedExact string
+						Claims               int
+					}
+				} `json:"ipv6Usage"`
+			} `json:"subnets"`
+		} `json:"vpc"`
+	}
+	e.ok("acme", `{ vpc(namespace: "acme/prod", name: "main") { ipv6Usage { history { sizeExact usedExact } } ipv6Usage56: ipv6Usage(prefixLength: 56) { history { sizeExact } }
+		subnets { usage { history { size used } } ipv6Usage { history { sizeExact usedExact claims } } } } }`, &histories)
+	if h := histories.VPC.IPv6Usage.History; len(h) != 1 || h[0].SizeExact != "65536" || h[0].UsedExact != "1" {
+		t.Errorf("the VPC's ipv6Usage history = %+v, want 1 of 65536 (/64s)", h)
+	}
+	if h := histories.VPC.IPv6Usage56.History; len(h) != 0 {
+		t.Errorf("the VPC's ipv6Usage history in /56s = %+v, want none: the history counts /64s", h)
+	}
+	if sub := histories.VPC.Subnets[0]; len(sub.Usage.History) != 1 || sub.Usage.History[0].Size != 253 || len(sub.IPv6Usage.History) != 1 ||
+		sub.IPv6Usage.History[0].SizeExact != "18446744073709551614" || sub.IPv6Usage.History[0].UsedExact != "1" || sub.IPv6Usage.History[0].Claims != 1 {
+		t.Errorf("subnet web's histories = %+v, want 1 of 253 and 1 of 18446744073709551614 with its claim", sub)
+	}
+
 	var node struct{ AttachNode allocation }
 	e.ok("acme", `mutation { attachNode(input: {namespace: "acme/prod", vpc: "main", subnet: "web", node: {uid: "n-1", name: "host-1"}, family: IPV6}) {
 		name pool address owner { kind uid name } } }`, &node)

@@ -279,9 +279,12 @@ func historyArgs(args map[string]any, now time.Time) (string, time.Time, error) 
 	return step, since, nil
 }
 
-// usageOf is the usage of the pool or subnet uid of namespace ("" for a
-// public pool), whose history the Usage type's fields read; without a
-// uid, a usage without history (a subnet's or a VPC's IPv6 prefix's).
+// usageOf is the usage of the space whose history is kept under uid (a
+// pool, a subnet, or the IPv6 side of a subnet or a VPC:
+// ipam.ObjectUsage.HistoryUID), of namespace ("" for a public pool),
+// whose history the Usage type's fields read; without a uid, a usage
+// without history (a VPC's IPv6 prefix counted in prefixes of another
+// length than the history's).
 type usageOf struct {
 	usage.Figures
 	namespace, uid string
