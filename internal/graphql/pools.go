@@ -222,8 +222,8 @@ func addUsageFields(b *engine.Builder, svc *ipam.Service) {
 		return svc.UsageHistory(ctx, st.actor, u.namespace, u.uid, step, since)
 	}))
 	figureFields(b, "UsagePoint", map[string]func(usage.Point) candidates.Count{
-		"used": func(u usage.Point) candidates.Count { _, used := pointCounts(u); return used },
-		"size": func(u usage.Point) candidates.Count { size, _ := pointCounts(u); return size },
+		"used": func(u usage.Point) candidates.Count { _, used := u.Counts(); return used },
+		"size": func(u usage.Point) candidates.Count { size, _ := u.Counts(); return size },
 	})
 	properties(b, "UsagePoint", map[string]func(usage.Point) any{
 		"at":       func(u usage.Point) any { return u.At.UTC().Format(time.RFC3339) },
