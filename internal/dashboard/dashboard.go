@@ -47,7 +47,6 @@ type Row struct {
 	Forecast forecast.Forecast
 }
 
-
 // A Dashboard is what an operator or a tenant sees first.
 type Dashboard struct {
 	// Rows are every pool, VPC and subnet the actor sees, and for an
