@@ -19,6 +19,34 @@ type UsageChartProps struct {
 	// Href is the page's path, with its query; the chart links its spans
 	// to Href with span= added.
 	Href string
+	// IPv6 marks the chart of a dual-stack space's IPv6 side, shown
+	// below that of its IPv4 side: its panel is usage-history-ipv6.
+	IPv6 bool
+}
+
+// panelID is the id and data-testid of the chart's panel.
+func (p UsageChartProps) panelID() string {
+	if p.IPv6 {
+		return "usage-history-ipv6"
+	}
+	return "usage-history"
+}
+
+// label is the accessible name of a part of the chart: what, of the
+// IPv6 side "(IPv6)" added.
+func (p UsageChartProps) label(what string) string {
+	if p.IPv6 {
+		return what + " (IPv6)"
+	}
+	return what
+}
+
+// title heads the chart's panel.
+func (p UsageChartProps) title() string {
+	if p.IPv6 {
+		return "IPv6 usage over time"
+	}
+	return "Usage over time"
 }
 
 // The chart's frame, in the units of its viewBox.
@@ -292,7 +320,7 @@ func (p UsageChartProps) spanHref(value string) string {
 	if strings.Contains(p.Href, "?") {
 		sep = "&"
 	}
-	return p.Href + sep + "span=" + value + "#usage-history"
+	return p.Href + sep + "span=" + value + "#" + p.panelID()
 }
 
 // ChartSpan returns the span of a query value (?span=), 30 days for
