@@ -106,11 +106,11 @@ func RecordUsage(ctx context.Context, db *DB, records []UsageRecord, at, since t
 // countChangesSQL counts the claims and releases of the audit log in the
 // hours $1 (their starts, UTC), per pool and subnet and hour, into the
 // hours' rows of the history. A subnet's are the changes of its VPC's pool
-// inside its prefix: of an IPv4 address, the last subnet at or before the
-// address, if it holds it, one probe of subnets_vpc_cidr (migration 0014);
-// of an IPv6 address, the subnet whose IPv6 prefix holds it, one probe of
-// subnets_ipv6_no_overlap (migration 0027), counted into the row of its
-// IPv6 side (ipv6_side_uid); either whatever the VPC's number of subnets.
+// inside its prefix: the last subnet at or before the address, if it
+// holds it, one probe of subnets_vpc_cidr (migration 0014) for an IPv4
+// address, of subnets_vpc_ipv6_cidr (migration 0029) for an IPv6 one,
+// counted into the row of the subnet's IPv6 side (ipv6_side_uid); either
+// whatever the VPC's number of subnets.
 // A VPC's IPv6 prefix ('vpc-ipv6') counts no claim: its subnets are not
 // allocations.
 const countChangesSQL = `
@@ -134,8 +134,8 @@ const countChangesSQL = `
 		UNION ALL
 		SELECT ipv6_side_uid(s.uid), c.hour, count(*) FILTER (WHERE c.claim), count(*) FILTER (WHERE NOT c.claim)
 		FROM of_pools c
-		JOIN subnets s ON s.vpc_uid = c.vpc_uid AND s.ipv6_cidr >>= c.address
-		WHERE family(c.address) = 6
+		CROSS JOIN LATERAL (SELECT s.uid, s.ipv6_cidr FROM subnets s WHERE s.vpc_uid = c.vpc_uid AND s.ipv6_cidr <= c.address ORDER BY s.ipv6_cidr DESC LIMIT 1) s
+		WHERE c.vpc_uid IS NOT NULL AND family(c.address) = 6 AND s.ipv6_cidr >>= c.address
 		GROUP BY s.uid, c.hour
 	)
 	UPDATE usage_history h SET claims = c.claims, releases = c.releases

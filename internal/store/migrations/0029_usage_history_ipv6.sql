@@ -14,3 +14,9 @@ ALTER TABLE usage_history
 CREATE FUNCTION ipv6_side_uid(uid uuid) RETURNS uuid
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN md5('ipv6 ' || uid::text)::uuid;
+
+-- The count of an hour's IPv6 claims finds each one's subnet as that of an
+-- IPv4 claim (migration 0014): the last subnet of the VPC at or before the
+-- address, one probe of a B-tree, faster than the exclusion constraint's
+-- GiST index of migration 0027.
+CREATE INDEX subnets_vpc_ipv6_cidr ON subnets (vpc_uid, ipv6_cidr) WHERE ipv6_cidr IS NOT NULL;
