@@ -125,3 +125,37 @@ func TestDualStackHistoryPages(t *testing.T) {
 		t.Errorf("the count of IPv6 pools: %q, want 2 of them IPv6 (v6-uplinks, vpc-edge-v6)", got)
 	}
 }
+
+// TestDualStackVPCChart: a dual-stack VPC's page charts its IPv6 prefix's
+// /64s over time from the VPC's history, with its figures exact.
+func TestDualStackVPCChart(t *testing.T) {
+	c := newConsoleWithData(t)
+	ctx := t.Context()
+	if _, err := c.svc.CreateVPC(ctx, auth.System, ipam.CreateVPCInput{Namespace: "acme/prod", Name: "edge", CIDR: "10.60.0.0/16", IPv6CIDR: "fd12:3456:789a::/48"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"lb", "app"} {
+		if _, err := c.svc.CreateSubnet(ctx, auth.System, ipam.CreateSubnetInput{Namespace: "acme/prod", VPC: "edge", Name: name, PrefixLength: 24}); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.svc.RecordUsage(ctx, time.Now(), time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	status, body := c.get(t, "/vpcs/acme/prod/edge", c.acme)
+	if status != http.StatusOK {
+		t.Fatalf("GET /vpcs/acme/prod/edge = %d:\n%s", status, body)
+	}
+	page := parseHTML(body)
+	chart := page.in("usage-history-ipv6")
+	if got := chart.tags("h2"); len(got) != 1 || textOf(got[0]) != "IPv6 usage over time" {
+		t.Fatalf("the VPC page's IPv6 chart: %v", got)
+	}
+	svg := testID(chart, "usage-chart")
+	if svg == nil || attrOf(svg, "data-points") != "1" || !strings.Contains(attrOf(svg, "aria-label"), "2 of 65,536 /64s now") {
+		t.Errorf("the IPv6 chart: %v", svg)
+	}
+	if !chart.linksTo("/vpcs/acme/prod/edge?span=7d#usage-history-ipv6", false) {
+		t.Errorf("the IPv6 chart's spans do not link back to it")
+	}
+}
