@@ -451,3 +451,32 @@ func jsonOf(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestDelegations: a delegation pool lists the prefixes it gave, in
+// address order: every one for an operator, a tenant's own alone; a pool
+// of addresses lists none.
+func TestDelegations(t *testing.T) {
+	e := newEnv(t)
+	e.dualStackPools()
+	for _, v := range []struct{ actor, namespace, name, cidr string }{
+		{"acme", "acme/prod", "lab", "10.43.0.0/16"}, {"globex", "globex/dev", "mesh", "10.44.0.0/16"},
+	} {
+		e.ok(v.actor, createVpcV6, nil, "namespace", v.namespace, "name", v.name, "cidr", v.cidr, "zone", "z1", "ipv6PrefixLength", 56)
+	}
+	type delegation struct{ Prefix, Namespace, VPC, CreatedBy string }
+	var pools struct {
+		Delegated struct{ Delegations []delegation } `json:"delegated"`
+		Uplinks   struct{ Delegations []delegation } `json:"uplinks"`
+	}
+	query := `{ delegated: pool(name: "v6-delegated") { delegations { prefix namespace vpc createdBy } }
+		uplinks: pool(name: "v6-uplinks") { delegations { prefix } } }`
+	e.ok("op", query, &pools)
+	want := []delegation{{"2001:db8:100::/56", "acme/prod", "lab", "acme"}, {"2001:db8:100:100::/56", "globex/dev", "mesh", "globex"}}
+	if got := pools.Delegated.Delegations; !reflect.DeepEqual(got, want) || len(pools.Uplinks.Delegations) != 0 {
+		t.Errorf("the operator's delegations = %+v and %+v, want %+v and none", got, pools.Uplinks.Delegations, want)
+	}
+	e.ok("globex", query, &pools)
+	if got := pools.Delegated.Delegations; !reflect.DeepEqual(got, want[1:]) {
+		t.Errorf("globex's delegations = %+v, want its own %+v", got, want[1:])
+	}
+}
