@@ -49,8 +49,8 @@ func TestLoadOnce(t *testing.T) {
 		t.Fatalf("signing in as %s: %v", logins[0].User, err)
 	}
 	vpcs, err := svc.VPCs(ctx, acme, "")
-	if err != nil || len(vpcs) != 2 || vpcs[0].Name != "edge" || vpcs[1].Name != "main" {
-		t.Fatalf("acme sees VPCs %+v, %v; want edge and main", vpcs, err)
+	if err != nil || len(vpcs) != 2 || vpcs[0].Name != "cdn" || vpcs[1].Name != "main" {
+		t.Fatalf("acme sees VPCs %+v, %v; want cdn and main", vpcs, err)
 	}
 	var counts struct {
 		Pools  int `db:"pools"`
@@ -204,38 +204,38 @@ func checkNumbers(t *testing.T, nums *numbers.Service) {
 	}
 }
 
-// checkDualStack checks the dual-stack part: VPC edge's /56 delegated
+// checkDualStack checks the dual-stack part: VPC cdn's /56 delegated
 // from zone-a's pool and its IPv6 uplink; VPC mesh's ULA prefix and
 // stable opaque addresses; NICs with both families; the history of the
 // IPv6 sides, exact, ending at their usage now.
 func checkDualStack(t *testing.T, svc *ipam.Service, acme auth.Actor) {
 	t.Helper()
 	ctx := t.Context()
-	edge, err := svc.VPC(ctx, acme, "acme/prod", "edge")
+	cdn, err := svc.VPC(ctx, acme, "acme/prod", "cdn")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if edge.IPv6CIDR.String() != "2001:db8:a100::/56" || !edge.IPv6Delegated {
-		t.Errorf("VPC edge's IPv6 prefix: %s (delegated %v), want 2001:db8:a100::/56 delegated", edge.IPv6CIDR, edge.IPv6Delegated)
+	if cdn.IPv6CIDR.String() != "2001:db8:a100::/56" || !cdn.IPv6Delegated {
+		t.Errorf("VPC cdn's IPv6 prefix: %s (delegated %v), want 2001:db8:a100::/56 delegated", cdn.IPv6CIDR, cdn.IPv6Delegated)
 	}
-	if up, _, ok, err := svc.IPv6Router(ctx, acme, edge); err != nil || !ok || up.Address.String() != "2001:db8:a::1" {
-		t.Errorf("VPC edge's IPv6 uplink: %v, %v, %v; want 2001:db8:a::1", up.Address, ok, err)
+	if up, _, ok, err := svc.IPv6Router(ctx, acme, cdn); err != nil || !ok || up.Address.String() != "2001:db8:a::1" {
+		t.Errorf("VPC cdn's IPv6 uplink: %v, %v, %v; want 2001:db8:a::1", up.Address, ok, err)
 	}
 	mesh, err := svc.VPC(ctx, auth.System, "globex/dev", "mesh")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mesh.IPv6CIDR.String() != "fd12:3456:789a::/48" || mesh.IPv6Delegated || mesh.IPv6Addressing != ipam.StableOpaque {
-		t.Errorf("VPC mesh: %s (delegated %v) %s, want fd12:3456:789a::/48 given, STABLE_OPAQUE", mesh.IPv6CIDR, mesh.IPv6Delegated, mesh.IPv6Addressing)
+	if mesh.IPv6CIDR.String() != "fd4e:7a2c:91b0::/48" || mesh.IPv6Delegated || mesh.IPv6Addressing != ipam.StableOpaque {
+		t.Errorf("VPC mesh: %s (delegated %v) %s, want fd4e:7a2c:91b0::/48 given, STABLE_OPAQUE", mesh.IPv6CIDR, mesh.IPv6Delegated, mesh.IPv6Addressing)
 	}
 	for _, c := range []struct {
 		namespace, vpc, subnet, host, v4 string
 		v6                               func(netip.Addr) bool
 	}{
-		{"acme/prod", "edge", "lb", "lb-01", "10.60.1.2", func(a netip.Addr) bool { return a.String() == "2001:db8:a100::2" }},
+		{"acme/prod", "cdn", "lb", "lb-01", "10.60.1.2", func(a netip.Addr) bool { return a.String() == "2001:db8:a100::2" }},
 		{"globex/dev", "mesh", "svc", "svc-01", "172.30.1.2", func(a netip.Addr) bool {
 			// Opaque: not the lowest, but in subnet svc's /64.
-			return a.String() != "fd12:3456:789a::2" && netip.MustParsePrefix("fd12:3456:789a::/64").Contains(a)
+			return a.String() != "fd4e:7a2c:91b0::2" && netip.MustParsePrefix("fd4e:7a2c:91b0::/64").Contains(a)
 		}},
 	} {
 		nic, err := svc.AttachNic(ctx, auth.System, ipam.AttachInterfaceInput{Namespace: c.namespace, VPC: c.vpc, Subnet: c.subnet,

@@ -10,7 +10,7 @@ import (
 
 // The dual-stack part of the demo (docs/allocation.md, IPv6): zone-a's
 // public IPv6 pools, one handing out router uplinks, one delegating /56s
-// to VPCs; acme's VPC edge with a /56 delegated from it, and globex's VPC
+// to VPCs; acme's VPC cdn with a /56 delegated from it, and globex's VPC
 // mesh with a ULA /48 given and stable opaque host addresses; their
 // subnets' /64s and VMs with an address of each family.
 var (
@@ -28,12 +28,12 @@ var (
 			vms        int
 		}
 	}{
-		{ipam.CreateVPCInput{Namespace: "acme/prod", Name: "edge", CIDR: "10.60.0.0/16", Zone: "zone-a", IPv6PrefixLength: 56},
+		{ipam.CreateVPCInput{Namespace: "acme/prod", Name: "cdn", CIDR: "10.60.0.0/16", Zone: "zone-a", IPv6PrefixLength: 56},
 			[]struct {
 				name, cidr string
 				vms        int
 			}{{"lb", "10.60.1.0/24", 3}, {"app", "10.60.2.0/24", 6}}},
-		{ipam.CreateVPCInput{Namespace: "globex/dev", Name: "mesh", CIDR: "172.30.0.0/16", Zone: "zone-a", IPv6CIDR: "fd12:3456:789a::/48", IPv6Addressing: string(ipam.StableOpaque)},
+		{ipam.CreateVPCInput{Namespace: "globex/dev", Name: "mesh", CIDR: "172.30.0.0/16", Zone: "zone-a", IPv6CIDR: "fd4e:7a2c:91b0::/48", IPv6Addressing: string(ipam.StableOpaque)},
 			[]struct {
 				name, cidr string
 				vms        int
