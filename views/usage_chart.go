@@ -19,6 +19,34 @@ type UsageChartProps struct {
 	// Href is the page's path, with its query; the chart links its spans
 	// to Href with span= added.
 	Href string
+	// IPv6 marks the chart of a dual-stack space's IPv6 side, shown
+	// below that of its IPv4 side: its panel is usage-history-ipv6.
+	IPv6 bool
+}
+
+// panelID is the id and data-testid of the chart's panel.
+func (p UsageChartProps) panelID() string {
+	if p.IPv6 {
+		return "usage-history-ipv6"
+	}
+	return "usage-history"
+}
+
+// label is the accessible name of a part of the chart: what, of the
+// IPv6 side "(IPv6)" added.
+func (p UsageChartProps) label(what string) string {
+	if p.IPv6 {
+		return what + " (IPv6)"
+	}
+	return what
+}
+
+// title heads the chart's panel.
+func (p UsageChartProps) title() string {
+	if p.IPv6 {
+		return "IPv6 usage over time"
+	}
+	return "Usage over time"
 }
 
 // The chart's frame, in the units of its viewBox.
@@ -83,18 +111,30 @@ func (p UsageChartProps) layout() chartGeometry {
 		fullAt = c.Forecast.FullAt
 		to = fullAt.Add(c.Span / 20)
 	}
-	top := int64(max(c.Current.Size, 1))
-	for _, pt := range c.Points {
-		top = max(top, pt.Size)
+	now := usage.PointOf(c.Now, c.Current)
+	points := append(c.Points[:len(c.Points):len(c.Points)], now)
+	// The axis goes up to the size, unless the size is past what a space
+	// ever fills (an IPv6 subnet's 2^64 − 2): then up to the most used,
+	// and the size, far above, is said in words, not drawn.
+	top, drawSize := 1.0, true
+	for _, pt := range points {
+		size, _ := pt.Counts()
+		top = max(top, size.Float64())
+	}
+	if top >= exactBelow {
+		top, drawSize = 4, false
+		for _, pt := range points {
+			_, used := pt.Counts()
+			top = max(top, math.Ceil(used.Float64()*1.25))
+		}
 	}
 	x := func(t time.Time) float64 {
 		return chartLeft + float64(t.Sub(from))/float64(to.Sub(from))*(chartRight-chartLeft)
 	}
-	y := func(v int64) float64 {
-		return usageBottom - float64(v)/float64(top)*(usageBottom-usageTop)
+	y := func(v float64) float64 {
+		return usageBottom - min(v, top)/top*(usageBottom-usageTop)
 	}
 	var g chartGeometry
-	points := append(c.Points[:len(c.Points):len(c.Points)], usage.Point{At: c.Now, Used: int64(c.Current.Used), Size: int64(c.Current.Size)})
 	g.Empty = len(c.Points) == 0
 	gap := 3 * time.Hour
 	if c.Step == usage.Day {
@@ -113,7 +153,8 @@ func (p UsageChartProps) layout() chartGeometry {
 		if pt.At.Before(from) {
 			continue
 		}
-		px, py, sy := num(x(pt.At)), num(y(pt.Used)), num(y(pt.Size))
+		sizeCount, usedCount := pt.Counts()
+		px, py, sy := num(x(pt.At)), num(y(usedCount.Float64())), num(y(sizeCount.Float64()))
 		if runStart >= 0 && pt.At.Sub(points[i-1].At) > gap {
 			closeRun(i - 1)
 		}
@@ -129,15 +170,19 @@ func (p UsageChartProps) layout() chartGeometry {
 		}
 	}
 	closeRun(len(points) - 1)
-	g.Used, g.UsedArea, g.Size = strings.TrimSpace(used.String()), strings.TrimSpace(area.String()), strings.TrimSpace(size.String())
-	g.DotX, g.DotY = num(x(c.Now)), num(y(int64(c.Current.Used)))
+	g.Used, g.UsedArea = strings.TrimSpace(used.String()), strings.TrimSpace(area.String())
+	if drawSize {
+		g.Size = strings.TrimSpace(size.String())
+	}
+	nowSize, nowUsed := now.Counts()
+	g.DotX, g.DotY = num(x(c.Now)), num(y(nowUsed.Float64()))
 	if !fullAt.IsZero() {
-		g.Forecast = fmt.Sprintf("M%s,%s L%s,%s", g.DotX, g.DotY, num(x(fullAt)), num(y(int64(c.Current.Size))))
+		g.Forecast = fmt.Sprintf("M%s,%s L%s,%s", g.DotX, g.DotY, num(x(fullAt)), num(y(nowSize.Float64())))
 		g.ForecastX, g.ForecastLabel = num(x(fullAt)), "full ~"+fullAt.UTC().Format("Jan 2")
 	}
-	for _, f := range []int64{0, 1, 2, 3, 4} {
-		v := top * f / 4
-		g.YTicks = append(g.YTicks, chartTick{At: num(y(v)), Label: compact(v)})
+	for _, f := range []float64{0, 1, 2, 3, 4} {
+		v := math.Floor(top * f / 4)
+		g.YTicks = append(g.YTicks, chartTick{At: num(y(v)), Label: compact(int64(v))})
 	}
 	g.XTicks = dateTicks(from, to, x)
 	g.Bars, g.BarsMax = dayBars(c.Days, from, to, x)
@@ -232,15 +277,35 @@ func (p UsageChartProps) chartLabel() string {
 			claims, releases = claims+d.Claims, releases+d.Releases
 		}
 	}
-	first := c.Current.Used
+	_, first, _ := c.Current.Counts()
 	for _, pt := range c.Points {
 		if !pt.At.Before(c.Now.Add(-c.Span)) {
-			first = int(pt.Used)
+			_, first = pt.Counts()
 			break
 		}
 	}
-	return fmt.Sprintf("Usage over the last %s: %s used then, %s of %s now; %s claims and %s releases; %s.",
-		spanName(c.Span), Figure(first), Figure(c.Current.Used), Figure(c.Current.Size), Figure(claims), Figure(releases), c.Forecast)
+	return fmt.Sprintf("Usage over the last %s: %s used then, %s now; %s claims and %s releases; %s.",
+		spanName(c.Span), CountText(first), usageOf(c.Current), Figure(claims), Figure(releases), c.Forecast)
+}
+
+// usageOf writes figures as "3 of 65,534", "7 of 2^64 − 2 (18.4
+// quintillion)", "3 of 256 /64s".
+func usageOf(f usage.Figures) string {
+	size, used, _ := f.Counts()
+	s := CountText(used) + " of " + CountText(size)
+	if f.Unit != "" {
+		s += " " + f.Unit
+	}
+	return s
+}
+
+// pointText writes one of a point's figures, used or size, exact.
+func pointText(pt usage.Point, size bool) string {
+	s, u := pt.Counts()
+	if size {
+		return CountText(s)
+	}
+	return CountText(u)
 }
 
 // The spans a usage chart shows, by their query value.
@@ -255,7 +320,7 @@ func (p UsageChartProps) spanHref(value string) string {
 	if strings.Contains(p.Href, "?") {
 		sep = "&"
 	}
-	return p.Href + sep + "span=" + value + "#usage-history"
+	return p.Href + sep + "span=" + value + "#" + p.panelID()
 }
 
 // ChartSpan returns the span of a query value (?span=), 30 days for
@@ -327,11 +392,7 @@ func (p SparklineProps) path() (d, lastX, lastY string) {
 			continue
 		}
 		x := 2 + float64(pt.At.Sub(from))/float64(p.Span)*(sparkWidth-4)
-		share := 0.0
-		if pt.Size > 0 {
-			share = float64(pt.Used) / float64(pt.Size)
-		}
-		y := sparkHeight - 2 - share*(sparkHeight-4)
+		y := sparkHeight - 2 - pt.Share()*(sparkHeight-4)
 		cmd := "L"
 		if b.Len() == 0 || pt.At.Sub(prev) > 3*time.Hour {
 			cmd = "M"
@@ -345,10 +406,7 @@ func (p SparklineProps) path() (d, lastX, lastY string) {
 // label says the sparkline in words.
 func (p SparklineProps) label() string {
 	pct := func(pt usage.Point) string {
-		if pt.Size == 0 {
-			return "0 %"
-		}
-		return strconv.FormatFloat(100*float64(pt.Used)/float64(pt.Size), 'f', 0, 64) + " %"
+		return strconv.FormatFloat(100*pt.Share(), 'f', 0, 64) + " %"
 	}
 	from := p.Now.Add(-p.Span)
 	var shown []usage.Point

@@ -2,10 +2,13 @@ package views
 
 import (
 	"context"
+	"math"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
 
+	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/forecast"
 	"pivirt.hu/ipam/internal/usage"
 )
@@ -171,4 +174,38 @@ func toForecast(points []usage.Point) []forecast.Point {
 		out[i] = forecast.Point{At: p.At, Used: int(p.Used), Size: int(p.Size)}
 	}
 	return out
+}
+
+// TestChartOfIPv6Side: the chart of an IPv6 subnet, whose size (2^64 − 2)
+// no use comes near, scales its axis to the most used and leaves the size
+// line out; its words and its days' figures are exact and readable.
+func TestChartOfIPv6Side(t *testing.T) {
+	size := candidates.PrefixCount(netip.MustParsePrefix("2001:db8::/64"), 128).Sub(candidates.CountOf(2))
+	var points []usage.Point
+	for h := 48; h > 0; h-- {
+		used := candidates.CountOf(uint64(2 + (48-h)/6))
+		points = append(points, usage.Point{At: chartNow.Add(-time.Duration(h) * time.Hour), Used: int64(2 + (48-h)/6), Size: math.MaxInt64, UsedCount: used, SizeCount: size})
+	}
+	days := []usage.Point{{At: chartNow.Truncate(24 * time.Hour), Used: 9, Size: math.MaxInt64, UsedCount: candidates.CountOf(9), SizeCount: size, Claims: 3}}
+	current := usage.Exact(size, candidates.CountOf(10), "")
+	c := UsageChartProps{Chart: usage.Chart{Span: 7 * 24 * time.Hour, Step: usage.Hour, Points: points, Days: days, Now: chartNow, Current: current}}
+	g := c.layout()
+	if g.Size != "" {
+		t.Errorf("the size line of a /64: %.40q, want none", g.Size)
+	}
+	if g.YTicks[4].Label != "13" || g.DotY == "164" {
+		t.Errorf("the axis of 10 used: up to %s, the dot at y %s; want up to 13 (the most used and a quarter), the dot above the bottom", g.YTicks[4].Label, g.DotY)
+	}
+	if want := "10 of 2^64 − 2 (18.4 quintillion) now"; !strings.Contains(c.chartLabel(), want) {
+		t.Errorf("the chart's label %q, want it to say %q", c.chartLabel(), want)
+	}
+	var b strings.Builder
+	if err := UsageChartPanel(c).Render(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<title>now: 10 of 2^64 − 2 (18.4 quintillion)</title>", `<td class="mono">2^64 − 2 (18.4 quintillion)</td>`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the panel lacks %q", want)
+		}
+	}
 }

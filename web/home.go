@@ -57,6 +57,9 @@ func (s *Server) dashboard(ctx context.Context, actor auth.Actor, all bool) (vie
 	}
 	if p.Operator {
 		p.Counts = append(p.Counts, views.DashboardCount{One: "IP pool", Many: "IP pools", TestID: "count-pools", Value: dash.Pools, Href: views.PoolsPath})
+		if dash.IPv6Pools > 0 {
+			p.Counts = append(p.Counts, views.DashboardCount{One: "of them IPv6", Many: "of them IPv6", TestID: "count-ipv6-pools", Value: dash.IPv6Pools, Href: views.PoolsPath})
+		}
 	}
 	if dash.NumberPools > 0 {
 		p.Counts = append(p.Counts, views.DashboardCount{One: "number pool", Many: "number pools", TestID: "count-number-pools", Value: dash.NumberPools, Href: views.ResourceManagersPath})
@@ -85,7 +88,7 @@ func changesHref(operator bool) string {
 // exhaustionRow is the dashboard's row of a pool's, a subnet's or a
 // division's trend.
 func exhaustionRow(r dashboard.Row) views.ExhaustionRow {
-	row := views.ExhaustionRow{Used: r.Used, Size: r.Size, History: r.History, Forecast: r.Forecast}
+	row := views.ExhaustionRow{Usage: r.Usage, History: r.History, Forecast: r.Forecast}
 	switch t := r.Trend; {
 	case r.Division != nil:
 		b := r.Division
@@ -96,9 +99,12 @@ func exhaustionRow(r dashboard.Row) views.ExhaustionRow {
 		}
 	case t.Subnet.UID != "":
 		row.Kind, row.Name, row.Detail, row.Href = "subnet", t.Subnet.Namespace+"/"+t.Subnet.VPC+"/"+t.Subnet.Name, t.Subnet.CIDR.String(), views.SubnetHref(t.Subnet)
+		if t.IPv6 {
+			row.IPv6, row.Detail = true, t.Subnet.IPv6CIDR.String()
+		}
 	case t.Pool.Kind == ipam.Private:
 		row.Kind, row.Name, row.Detail = "VPC", t.Pool.Namespace+"/"+t.VPC, t.Pool.CIDR.String()
-		row.Href = views.VPCHref(ipam.VPC{Namespace: t.Pool.Namespace, Name: t.VPC})
+		row.Href, row.IPv6 = views.VPCHref(ipam.VPC{Namespace: t.Pool.Namespace, Name: t.VPC}), t.IPv6
 	default:
 		row.Kind, row.Name, row.Detail, row.Href = "public pool", t.Pool.Name, t.Pool.CIDR.String(), views.PoolHref(t.Pool)
 	}

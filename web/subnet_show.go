@@ -10,7 +10,8 @@ import (
 )
 
 // subnetShow answers GET /subnets/<namespace>/<vpc>/<name>: the subnet's
-// figures, its usage over time (?span=7d|30d|1y) with the forecast, its
+// figures, its usage over time (?span=7d|30d|1y) with the forecast, and
+// that of its IPv6 prefix when it has one, its
 // address map and its allocation table (?q= to search, ?prefix= to keep
 // a prefix, ?page= by number: allocationTable). Whoever may not see the
 // VPC gets the page of a subnet that does not exist.
@@ -38,6 +39,16 @@ func (s *Server) subnetShow(w http.ResponseWriter, r *http.Request) {
 		Chart: views.UsageChartProps{Chart: chart, Href: href}}
 	if d.Subnet.IPv6CIDR.IsValid() {
 		p.IPv6Href = poolTableHref(views.PoolHref(ipam.Pool{Namespace: d.VPC.Namespace, Name: d.VPC.IPv6PoolName()}), d.Subnet.IPv6CIDR)
+		if p.IPv6Usage, err = s.ipam.SubnetIPv6Usage(r.Context(), actor, d.Subnet); err != nil {
+			s.failed(w, r, err)
+			return
+		}
+		chart, err := s.ipam.UsageChart(r.Context(), actor, d.Subnet.Namespace, ipam.SubnetIPv6HistoryUID(d.Subnet), p.IPv6Usage, views.ChartSpan(q.Get("span")), time.Now())
+		if err != nil {
+			s.failed(w, r, err)
+			return
+		}
+		p.IPv6Chart = views.UsageChartProps{Chart: chart, Href: href, IPv6: true}
 	}
 	table, status, err := s.allocationTable(r, href, d.Pool, d.Subnet.CIDR, false, func(tq ipam.TableQuery) (ipam.AllocationTable, error) {
 		return s.ipam.SubnetTable(r.Context(), actor, d.Subnet, tq)

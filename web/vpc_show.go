@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"time"
 
 	"pivirt.hu/ipam/internal/audit"
 	"pivirt.hu/ipam/internal/ipam"
@@ -65,7 +66,8 @@ func (s *Server) vpcPage(r *http.Request, o ipam.VPCOverview) (views.VPCPageProp
 }
 
 // vpcIPv6 is the IPv6 side of the VPC of o as its page shows it: its IPv6
-// pool and how many /64s its subnets use, and its prefix drawn as its
+// pool, how many /64s its subnets use and their usage over time
+// (?span=), and its prefix drawn as its
 // children, each leading one level down on the pool's page (poolZoom); nil
 // for a VPC of IPv4 only.
 func (s *Server) vpcIPv6(r *http.Request, o ipam.VPCOverview) (*views.VPCIPv6, error) {
@@ -79,9 +81,14 @@ func (s *Server) vpcIPv6(r *http.Request, o ipam.VPCOverview) (*views.VPCIPv6, e
 		return nil, err
 	}
 	out := &views.VPCIPv6{Pool: pool, PoolHref: views.PoolHref(pool)}
-	if out.Usage, err = s.ipam.VPCIPv6Usage(r.Context(), actor, v, 0); err != nil {
+	if out.Usage, err = s.ipam.VPCIPv6Usage(r.Context(), actor, v, ipam.VPCIPv6HistoryBits); err != nil {
 		return nil, err
 	}
+	chart, err := s.ipam.UsageChart(r.Context(), actor, v.Namespace, v.UID, out.Usage, views.ChartSpan(r.URL.Query().Get("span")), time.Now())
+	if err != nil {
+		return nil, err
+	}
+	out.Chart = views.UsageChartProps{Chart: chart, Href: views.VPCHref(v), IPv6: true}
 	if unit := zoomUnit(pool); views.Zooms(v.IPv6CIDR, unit) {
 		var held []views.ZoomHeld
 		for _, sv := range o.Subnets {

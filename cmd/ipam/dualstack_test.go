@@ -67,7 +67,7 @@ func TestGetApplyRoundTripDualStack(t *testing.T) {
 	}
 	for _, want := range []string{"  ipv6PrefixLength: 56\n", "  ipv6Cidr: 2001:db8:100::/56\n", "  ipv6Cidr: fd12:3456:789a::/48\n",
 		"  ipv6Addressing: STABLE_OPAQUE\n", "    - {name: web, cidr: 10.42.1.0/24, gateway: 10.42.1.1, ipv6Cidr: '2001:db8:100::/64'}\n",
-		"    - {name: dmz, cidr: 172.16.4.0/23, gateway: 172.16.4.1, ipv6Cidr: 'fd12:3456:789a:5::/64'}\n"} {
+		"    - {name: dmz, cidr: 172.16.4.0/23, gateway: 172.16.4.1, ipv6Cidr: 'fd12:3456:789a:5::/64'}\n", "  ipv6Router: 2001:db8::1\n"} {
 		if !strings.Contains(vpcs, want) {
 			t.Errorf("ipam get vpcs -o yaml printed:\n%s\nwant %q in it", vpcs, want)
 		}

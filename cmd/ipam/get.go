@@ -150,7 +150,17 @@ func getVPCs(ctx context.Context, svc *ipam.Service, filter namespaceFilter, asY
 			return err
 		}
 		for _, v := range vpcs {
-			items = append(items, manifest.VPCItem{VPC: v.VPC, Router: v.Router.Uplink, DefaultRoute: v.Router.DefaultRoute, Subnets: v.Subnets})
+			item := manifest.VPCItem{VPC: v.VPC, Router: v.Router.Uplink, DefaultRoute: v.Router.DefaultRoute, Subnets: v.Subnets}
+			if v.VPC.IPv6CIDR.IsValid() && asYAML {
+				uplink, route, ok, err := svc.IPv6Router(ctx, auth.System, v.VPC)
+				if err != nil {
+					return err
+				}
+				if ok {
+					item.IPv6Router, item.IPv6DefaultRoute = uplink.Address, route
+				}
+			}
+			items = append(items, item)
 		}
 	}
 	if asYAML {

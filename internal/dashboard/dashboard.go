@@ -7,7 +7,6 @@ package dashboard
 
 import (
 	"context"
-	"pivirt.hu/ipam/internal/usage"
 	"slices"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"pivirt.hu/ipam/internal/forecast"
 	"pivirt.hu/ipam/internal/ipam"
 	"pivirt.hu/ipam/internal/numbers"
+	"pivirt.hu/ipam/internal/usage"
 )
 
 // Service reads the dashboard from both halves.
@@ -32,25 +32,19 @@ func New(ip *ipam.Service, nums *numbers.Service) *Service {
 // division, with its last week of hours ending with its usage now, and
 // its forecast.
 type Row struct {
-	// Trend is an IP pool's, a VPC's (its private pool's) or a subnet's;
-	// nil for a division.
+	// Trend is an IP pool's, a VPC's (its private pool's, or its IPv6
+	// prefix's in /64s) or a subnet's (of either family); nil for a
+	// division.
 	Trend *ipam.UsageTrend
 	// Division is a number pool's division; nil for the others.
-	Division   *numbers.BusiestDivision
-	Used, Size int64
+	Division *numbers.BusiestDivision
+	// Usage is the row's figures now, exact at 128 bits.
+	Usage usage.Figures
 	// History is the last week of hours, ending with the usage now; of
 	// the rows past those asked for (Dashboard's shown), the usage now
 	// alone.
 	History  []usage.Point
 	Forecast forecast.Forecast
-}
-
-// Utilization is the row's usage in percent.
-func (r Row) Utilization() float64 {
-	if r.Size == 0 {
-		return 0
-	}
-	return 100 * float64(r.Used) / float64(r.Size)
 }
 
 // A Dashboard is what an operator or a tenant sees first.
@@ -60,9 +54,10 @@ type Dashboard struct {
 	// forecast.CompareUrgency; Shown is how many of them to list.
 	Rows  []Row
 	Shown int
-	// Pools, VPCs, Subnets and Allocations count what ipam.Dashboard
-	// counts; NumberPools the number pools (none for tenants).
-	Pools, NumberPools, VPCs, Subnets, Allocations int
+	// Pools, IPv6Pools, VPCs, Subnets and Allocations count what
+	// ipam.Dashboard counts; NumberPools the number pools (none for
+	// tenants).
+	Pools, IPv6Pools, NumberPools, VPCs, Subnets, Allocations int
 	// ChangesToday counts the changes since midnight (UTC), up to
 	// ipam.MaxChangesCounted.
 	ChangesToday int
@@ -81,12 +76,11 @@ func (s *Service) Dashboard(ctx context.Context, actor auth.Actor, now time.Time
 	if err != nil {
 		return Dashboard{}, err
 	}
-	d := Dashboard{Pools: ip.Pools, VPCs: ip.VPCs, Subnets: ip.Subnets, Allocations: ip.Allocations, ChangesToday: ip.ChangesToday, Recent: ip.Recent}
+	d := Dashboard{Pools: ip.Pools, IPv6Pools: ip.IPv6Pools, VPCs: ip.VPCs, Subnets: ip.Subnets, Allocations: ip.Allocations, ChangesToday: ip.ChangesToday, Recent: ip.Recent}
 	for i := range ip.Trends {
 		t := &ip.Trends[i]
-		used, size := int64(t.Usage.Used), int64(t.Usage.Size)
-		d.Rows = append(d.Rows, Row{Trend: t, Used: used, Size: size, Forecast: t.Forecast,
-			History: append(t.History, usage.Point{At: now, Used: used, Size: size})})
+		d.Rows = append(d.Rows, Row{Trend: t, Usage: t.Usage, Forecast: t.Forecast,
+			History: append(t.History, usage.PointOf(now, t.Usage))})
 	}
 	pools, err := s.numbers.Pools(ctx, actor, numbers.PoolFilter{}, 1, 0)
 	if err != nil {
@@ -100,7 +94,7 @@ func (s *Service) Dashboard(ctx context.Context, actor auth.Actor, now time.Time
 		d.Rows = append(d.Rows, divisions...)
 	}
 	slices.SortStableFunc(d.Rows, func(a, b Row) int {
-		return forecast.CompareUrgency(a.Forecast, a.Utilization(), b.Forecast, b.Utilization())
+		return forecast.CompareUrgency(a.Forecast, a.Usage.Utilization(), b.Forecast, b.Usage.Utilization())
 	})
 	d.Shown = len(d.Rows)
 	if shown >= 0 {
@@ -126,8 +120,8 @@ func (s *Service) busiestDivisions(ctx context.Context, actor auth.Actor, now ti
 		}
 		f := b.Division.Figures
 		current := usage.Figures{Used: int(f.Used), Size: int(f.Size), Free: int(f.Size - f.Used)}
-		rows[i] = Row{Division: b, Used: f.Used, Size: f.Size, Forecast: usage.ForecastOf(history, current, now),
-			History: append(history, usage.Point{At: now, Used: f.Used, Size: f.Size})}
+		rows[i] = Row{Division: b, Usage: current, Forecast: usage.ForecastOf(history, current, now),
+			History: append(history, usage.PointOf(now, current))}
 	}
 	return rows, nil
 }

@@ -1,7 +1,8 @@
 // Package demo loads a small example into an empty installation, so that a
 // newcomer running `make run` sees a living console: two public pools in
 // two zones, tenants acme and globex with VPCs, subnets, VMs, nodes and
-// floating IPs, with a made-up month of usage history (history.go); and
+// floating IPs; dual-stack VPCs with public IPv6 pools (dualstack.go);
+// with a made-up month of usage history (history.go); and
 // the example of docs/numbers.md (numbers.go): sites, VLANs
 // numbered per site from a scoped pool, and a branch with pending changes.
 package demo
@@ -43,12 +44,27 @@ func Load(ctx context.Context, svc *ipam.Service, users *auth.Service, nums *num
 			return nil, true, fmt.Errorf("demo: loading the example failed halfway: %w", err)
 		}
 	}
+	firstIPv6, err := svc.SetOnce(ctx, auth.System, "demo-ipv6", map[string]bool{"loaded": true})
+	if err != nil {
+		return logins, first, fmt.Errorf("demo: unable to record the demo: %w", err)
+	}
+	if firstIPv6 {
+		if err := loadDualStack(ctx, svc); err != nil {
+			return logins, true, fmt.Errorf("demo: loading the dual-stack example failed halfway: %w", err)
+		}
+	}
 	firstHistory, err := svc.SetOnce(ctx, auth.System, "demo-history", map[string]bool{"loaded": true})
 	if err != nil {
 		return logins, first, fmt.Errorf("demo: unable to record the demo: %w", err)
 	}
+	// A demo whose history was loaded before its dual-stack part gets the
+	// history of that part alone.
+	var only func(ipam.ObjectUsage) bool
+	if !firstHistory && firstIPv6 {
+		firstHistory, only = true, dualStackSpace
+	}
 	if firstHistory {
-		if err := loadHistory(ctx, svc, time.Now()); err != nil {
+		if err := loadHistory(ctx, svc, time.Now(), only); err != nil {
 			return logins, true, fmt.Errorf("demo: loading the usage history's example failed halfway: %w", err)
 		}
 	}
@@ -61,7 +77,7 @@ func Load(ctx context.Context, svc *ipam.Service, users *auth.Service, nums *num
 			return logins, true, fmt.Errorf("demo: loading the number pools' example failed halfway: %w", err)
 		}
 	}
-	return logins, first || firstHistory || firstNumbers, nil
+	return logins, first || firstIPv6 || firstHistory || firstNumbers, nil
 }
 
 func load(ctx context.Context, svc *ipam.Service, users *auth.Service) ([]Login, error) {

@@ -333,6 +333,42 @@ func TestDualStack(t *testing.T) {
 		t.Errorf("subnet web's usage = %+v, ipv6Usage %+v; want 253 and 1, and %+v without history", web.Usage, web.IPv6Usage, want)
 	}
 
+	// Once the history is written, the IPv6 sides have theirs: the VPC's in
+	// /64s, at the history's length alone; the subnet's in addresses,
+	// apart from its IPv4 side's.
+	if err := e.svc.RecordUsage(context.Background(), time.Now(), time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	var histories struct {
+		VPC struct {
+			IPv6Usage struct {
+				History []struct{ SizeExact, UsedExact string }
+			} `json:"ipv6Usage"`
+			IPv6Usage56 struct{ History []struct{ SizeExact string } } `json:"ipv6Usage56"`
+			Subnets     []struct {
+				Usage     struct{ History []struct{ Size, Used int } } `json:"usage"`
+				IPv6Usage struct {
+					History []struct {
+						SizeExact, UsedExact string
+						Claims               int
+					}
+				} `json:"ipv6Usage"`
+			} `json:"subnets"`
+		} `json:"vpc"`
+	}
+	e.ok("acme", `{ vpc(namespace: "acme/prod", name: "main") { ipv6Usage { history { sizeExact usedExact } } ipv6Usage56: ipv6Usage(prefixLength: 56) { history { sizeExact } }
+		subnets { usage { history { size used } } ipv6Usage { history { sizeExact usedExact claims } } } } }`, &histories)
+	if h := histories.VPC.IPv6Usage.History; len(h) != 1 || h[0].SizeExact != "65536" || h[0].UsedExact != "1" {
+		t.Errorf("the VPC's ipv6Usage history = %+v, want 1 of 65536 (/64s)", h)
+	}
+	if h := histories.VPC.IPv6Usage56.History; len(h) != 0 {
+		t.Errorf("the VPC's ipv6Usage history in /56s = %+v, want none: the history counts /64s", h)
+	}
+	if sub := histories.VPC.Subnets[0]; len(sub.Usage.History) != 1 || sub.Usage.History[0].Size != 253 || len(sub.IPv6Usage.History) != 1 ||
+		sub.IPv6Usage.History[0].SizeExact != "18446744073709551614" || sub.IPv6Usage.History[0].UsedExact != "1" || sub.IPv6Usage.History[0].Claims != 1 {
+		t.Errorf("subnet web's histories = %+v, want 1 of 253 and 1 of 18446744073709551614 with its claim", sub)
+	}
+
 	var node struct{ AttachNode allocation }
 	e.ok("acme", `mutation { attachNode(input: {namespace: "acme/prod", vpc: "main", subnet: "web", node: {uid: "n-1", name: "host-1"}, family: IPV6}) {
 		name pool address owner { kind uid name } } }`, &node)
@@ -414,4 +450,33 @@ func jsonOf(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestDelegations: a delegation pool lists the prefixes it gave, in
+// address order: every one for an operator, a tenant's own alone; a pool
+// of addresses lists none.
+func TestDelegations(t *testing.T) {
+	e := newEnv(t)
+	e.dualStackPools()
+	for _, v := range []struct{ actor, namespace, name, cidr string }{
+		{"acme", "acme/prod", "lab", "10.43.0.0/16"}, {"globex", "globex/dev", "mesh", "10.44.0.0/16"},
+	} {
+		e.ok(v.actor, createVpcV6, nil, "namespace", v.namespace, "name", v.name, "cidr", v.cidr, "zone", "z1", "ipv6PrefixLength", 56)
+	}
+	type delegation struct{ Prefix, Namespace, VPC, CreatedBy string }
+	var pools struct {
+		Delegated struct{ Delegations []delegation } `json:"delegated"`
+		Uplinks   struct{ Delegations []delegation } `json:"uplinks"`
+	}
+	query := `{ delegated: pool(name: "v6-delegated") { delegations { prefix namespace vpc createdBy } }
+		uplinks: pool(name: "v6-uplinks") { delegations { prefix } } }`
+	e.ok("op", query, &pools)
+	want := []delegation{{"2001:db8:100::/56", "acme/prod", "lab", "acme"}, {"2001:db8:100:100::/56", "globex/dev", "mesh", "globex"}}
+	if got := pools.Delegated.Delegations; !reflect.DeepEqual(got, want) || len(pools.Uplinks.Delegations) != 0 {
+		t.Errorf("the operator's delegations = %+v and %+v, want %+v and none", got, pools.Uplinks.Delegations, want)
+	}
+	e.ok("globex", query, &pools)
+	if got := pools.Delegated.Delegations; !reflect.DeepEqual(got, want[1:]) {
+		t.Errorf("globex's delegations = %+v, want its own %+v", got, want[1:])
+	}
 }

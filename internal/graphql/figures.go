@@ -47,12 +47,3 @@ func unit(f usage.Figures) string {
 	}
 	return f.Unit
 }
-
-// pointCounts are the size and used of a point of a usage history, exact:
-// its counts where it has them (an IPv6 space's), else its numbers.
-func pointCounts(p usage.Point) (size, used candidates.Count) {
-	if !p.SizeCount.IsZero() {
-		return p.SizeCount, p.UsedCount
-	}
-	return candidates.CountOf(uint64(p.Size)), candidates.CountOf(uint64(p.Used))
-}

@@ -222,8 +222,8 @@ func addUsageFields(b *engine.Builder, svc *ipam.Service) {
 		return svc.UsageHistory(ctx, st.actor, u.namespace, u.uid, step, since)
 	}))
 	figureFields(b, "UsagePoint", map[string]func(usage.Point) candidates.Count{
-		"used": func(u usage.Point) candidates.Count { _, used := pointCounts(u); return used },
-		"size": func(u usage.Point) candidates.Count { size, _ := pointCounts(u); return size },
+		"used": func(u usage.Point) candidates.Count { _, used := u.Counts(); return used },
+		"size": func(u usage.Point) candidates.Count { size, _ := u.Counts(); return size },
 	})
 	properties(b, "UsagePoint", map[string]func(usage.Point) any{
 		"at":       func(u usage.Point) any { return u.At.UTC().Format(time.RFC3339) },
@@ -279,9 +279,12 @@ func historyArgs(args map[string]any, now time.Time) (string, time.Time, error) 
 	return step, since, nil
 }
 
-// usageOf is the usage of the pool or subnet uid of namespace ("" for a
-// public pool), whose history the Usage type's fields read; without a
-// uid, a usage without history (a subnet's or a VPC's IPv6 prefix's).
+// usageOf is the usage of the space whose history is kept under uid (a
+// pool, a subnet, or the IPv6 side of a subnet or a VPC:
+// ipam.ObjectUsage.HistoryUID), of namespace ("" for a public pool),
+// whose history the Usage type's fields read; without a uid, a usage
+// without history (a VPC's IPv6 prefix counted in prefixes of another
+// length than the history's).
 type usageOf struct {
 	usage.Figures
 	namespace, uid string

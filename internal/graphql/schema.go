@@ -17,7 +17,7 @@ import (
 type family func(b *engine.Builder, svc *ipam.Service)
 
 // families are the parts of the IPAM schema, one file each.
-var families = []family{addPools, addVPCs, addAllocations, addFloatingIPs, addQuotas, addSearch}
+var families = []family{addPools, addVPCs, addAllocations, addFloatingIPs, addQuotas, addSearch, addDelegations}
 
 // newIPAMSchema builds the schema tenants are served: the IPAM part, over
 // svc, from its families. Tenants see no branch, schema of kinds or

@@ -36,7 +36,7 @@ type VPC {
 	ipv6Router: IPAllocation
 	"The gateway of ipv6Router's pool; null when it has none."
 	ipv6DefaultRoute: String
-	"How much of ipv6Cidr the VPC's subnets take, in prefixes of length prefixLength (3 of 256 /64s; a subnet longer than that takes the one it lies in); null for a VPC of IPv4 only. Its history is empty and its forecast has not enough history: the usage history keeps the figures of pools and of subnets' IPv4 prefixes."
+	"How much of ipv6Cidr the VPC's subnets take, in prefixes of length prefixLength (3 of 256 /64s; a subnet longer than that takes the one it lies in); null for a VPC of IPv4 only. The usage history keeps it in /64s: with another prefixLength its history is empty and its forecast has not enough history."
 	ipv6Usage(prefixLength: Int = 64): Usage
 }
 
@@ -54,7 +54,7 @@ type Subnet {
 	"The subnet's IPv6 gateway, reserved: the prefix's first host address unless given; null for a subnet of IPv4 only."
 	ipv6Gateway: String
 	usage: Usage!
-	"How full the subnet's IPv6 prefix is, in addresses: its candidates leave out the subnet-router anycast address and the gateway. Null for a subnet of IPv4 only. Its history is empty and its forecast has not enough history, as VPC.ipv6Usage's."
+	"How full the subnet's IPv6 prefix is, in addresses: its candidates leave out the subnet-router anycast address and the gateway. Null for a subnet of IPv4 only. Its history and forecast are those of the IPv6 prefix, apart from usage's of the IPv4 one."
 	ipv6Usage: Usage
 	allocations(` + pageArguments + `): AllocationConnection!
 }
@@ -190,8 +190,12 @@ func addVPCFields(b *engine.Builder, svc *ipam.Service) {
 		if !v.IPv6CIDR.IsValid() {
 			return nil, nil
 		}
-		u, err := svc.VPCIPv6Usage(ctx, st.actor, v.VPC, intArg(p.Args, "prefixLength"))
-		return usageOf{Figures: u}, err
+		bits := intArg(p.Args, "prefixLength")
+		u, err := svc.VPCIPv6Usage(ctx, st.actor, v.VPC, bits)
+		if bits != ipam.VPCIPv6HistoryBits {
+			return usageOf{Figures: u}, err
+		}
+		return usageOf{u, v.Namespace, v.UID}, err
 	}))
 	b.Resolve("VPC", "pool", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
 		return svc.VPCPool(ctx, st.actor, p.Source.(*vpcNode).VPC)
@@ -237,7 +241,7 @@ func addSubnetFields(b *engine.Builder, svc *ipam.Service) {
 			return nil, nil
 		}
 		u, err := svc.SubnetIPv6Usage(ctx, st.actor, sub)
-		return usageOf{Figures: u}, err
+		return usageOf{u, sub.Namespace, ipam.SubnetIPv6HistoryUID(sub)}, err
 	}))
 	b.Resolve("Subnet", "allocations", resolve(func(ctx context.Context, st *requestState, p engine.Params) (any, error) {
 		page, err := pageArgs(p.Args)

@@ -26,9 +26,10 @@ type UsageTrend struct {
 // there is and the last changes.
 type Dashboard struct {
 	Trends []UsageTrend
-	// Pools, VPCs and Subnets count what the actor sees; Allocations the
-	// addresses held in those pools.
-	Pools, VPCs, Subnets, Allocations int
+	// Pools, VPCs and Subnets count what the actor sees, IPv6Pools the
+	// pools of IPv6 among Pools; Allocations the addresses held in those
+	// pools, of both families.
+	Pools, IPv6Pools, VPCs, Subnets, Allocations int
 	// ChangesToday counts the changes since midnight (UTC), up to
 	// MaxChangesCounted.
 	ChangesToday int
@@ -44,30 +45,45 @@ const recentChanges = 10
 // Dashboard returns the IP half of the actor's dashboard as of now
 // (internal/dashboard composes it with the number pools'): the pools and
 // subnets of Usages (an operator's every one; a tenant's VPCs, as their
-// private pools, and subnets) with their forecasts (UsageTrends), ordered
-// by forecast.CompareUrgency, the first histories of them (all when
+// private pools, and subnets) and the IPv6 sides of dual-stack VPCs and
+// subnets, with their forecasts (UsageTrends), ordered by
+// forecast.CompareUrgency, the first histories of them (all when
 // negative) with their last 7 days of hours; the changes of the actor's
-// namespaces (every one for an operator). A handful of statements,
-// whatever the number of pools.
+// namespaces (every one for an operator). A dual-stack VPC's IPv6 pool is
+// counted, and its prefix listed in /64s, not in addresses. A handful of
+// statements, whatever the number of pools.
 func (s *Service) Dashboard(ctx context.Context, actor auth.Actor, now time.Time, histories int) (Dashboard, error) {
 	trends, err := s.UsageTrends(ctx, actor, now)
 	if err != nil {
 		return Dashboard{}, err
 	}
-	d := Dashboard{Trends: trends}
+	var d Dashboard
 	for _, t := range trends {
 		switch {
 		case t.Subnet.UID != "":
-			d.Subnets++
-		case t.Pool.Kind == Private:
-			// Every VPC has one private pool, and whoever sees the one
-			// sees the other.
-			d.VPCs++
-			fallthrough
+			if !t.IPv6 {
+				d.Subnets++
+			}
+		case t.IPv6:
+			// The VPC's IPv6 prefix in /64s, which stands for its pool.
 		default:
 			d.Pools++
-			d.Allocations += t.Usage.Used
+			if t.Pool.Family() == IPv6 {
+				d.IPv6Pools++
+			}
+			if t.Usage.Unit == "" {
+				d.Allocations += t.Usage.Used
+			}
+			if t.Pool.Kind == Private {
+				if t.Pool.Family() == IPv6 {
+					continue
+				}
+				// Every VPC has one private IPv4 pool, and whoever sees
+				// the one sees the other.
+				d.VPCs++
+			}
 		}
+		d.Trends = append(d.Trends, t)
 	}
 	slices.SortStableFunc(d.Trends, func(a, b UsageTrend) int {
 		return forecast.CompareUrgency(a.Forecast, a.Usage.Utilization(), b.Forecast, b.Usage.Utilization())
@@ -77,14 +93,14 @@ func (s *Service) Dashboard(ctx context.Context, actor auth.Actor, now time.Time
 	}
 	uids := make([]string, histories)
 	for i, t := range d.Trends[:histories] {
-		uids[i] = t.uid()
+		uids[i] = t.HistoryUID()
 	}
 	weeks, err := store.UsageHistories(ctx, s.db, uids, usage.Hour, now.Add(-usage.ForecastWindow))
 	if err != nil {
 		return Dashboard{}, err
 	}
 	for i := range d.Trends[:histories] {
-		d.Trends[i].History = weeks[d.Trends[i].uid()]
+		d.Trends[i].History = weeks[d.Trends[i].HistoryUID()]
 	}
 	var namespaces []string
 	if !actor.IsOperator() {
@@ -117,7 +133,7 @@ func (s *Service) UsageTrends(ctx context.Context, actor auth.Actor, now time.Ti
 	}
 	trends := make([]UsageTrend, len(usages))
 	for i, u := range usages {
-		sums := fits.of(u.uid(), now)
+		sums := fits.of(u.HistoryUID(), now)
 		current := forecast.Point{At: now, Used: u.Usage.Used, Size: u.Usage.Size}
 		sums.Add(current, now)
 		trends[i] = UsageTrend{ObjectUsage: u, Forecast: forecast.OfSums(sums, current)}
@@ -188,14 +204,6 @@ func (f fitted) of(uid string, now time.Time) forecast.Sums {
 		return forecast.Sums{}
 	}
 	return forecast.Sums{N: u.N, X: u.X, Y: u.Y, XX: u.XX, XY: u.XY, First: u.First}.Shift(now.Sub(f.at).Hours() / 24)
-}
-
-// uid is the history's name of the usage: its subnet's, or its pool's.
-func (u ObjectUsage) uid() string {
-	if u.Subnet.UID != "" {
-		return u.Subnet.UID
-	}
-	return u.Pool.UID
 }
 
 // actorNamespaces lists the namespaces of a tenant's changes: those of its

@@ -956,10 +956,20 @@ func (s *Service) VPCIPv6Usage(ctx context.Context, actor auth.Actor, v VPC, bit
 	if err != nil {
 		return usage.Figures{}, err
 	}
+	subnets := make([]netip.Prefix, len(rows))
+	for i, r := range rows {
+		subnets[i] = r.IPv6CIDR
+	}
+	return prefixesTaken(v.IPv6CIDR, subnets, bits), nil
+}
+
+// prefixesTaken counts the prefixes of length bits of prefix that the
+// subnets' IPv6 prefixes take (the invalid ones, of IPv4 subnets, take
+// none): a subnet longer than /bits takes the /bits it lies in.
+func prefixesTaken(prefix netip.Prefix, subnets []netip.Prefix, bits int) usage.Figures {
 	var used candidates.Count
 	touched := map[netip.Prefix]bool{}
-	for _, r := range rows {
-		p := r.IPv6CIDR
+	for _, p := range subnets {
 		switch {
 		case !p.IsValid():
 		case p.Bits() <= bits:
@@ -969,7 +979,7 @@ func (s *Service) VPCIPv6Usage(ctx context.Context, actor auth.Actor, v VPC, bit
 		}
 	}
 	used = used.Add(candidates.CountOf(uint64(len(touched))))
-	return usage.Exact(candidates.PrefixCount(v.IPv6CIDR, bits), used, usage.Prefixes(bits)), nil
+	return usage.Exact(candidates.PrefixCount(prefix, bits), used, usage.Prefixes(bits))
 }
 
 // SubnetAllocations returns a page of a subnet's allocations.

@@ -2,6 +2,7 @@ package ipam
 
 import (
 	"context"
+	"net/netip"
 	"time"
 
 	"pivirt.hu/ipam/internal/auth"
@@ -12,16 +13,22 @@ import (
 
 // An ObjectUsage is the usage of a pool (Subnet's UID empty) or of a
 // subnet of a VPC's pool; VPC names the VPC of a private pool and of a
-// subnet.
+// subnet. IPv6 marks the IPv6 side of a dual-stack space, beside its
+// IPv4 one: of a subnet, its IPv6 prefix, in addresses (SubnetIPv6Usage);
+// with Pool a VPC's IPv6 pool and no subnet, the VPC's IPv6 prefix in
+// /64s (VPCIPv6Usage), beside that pool's own usage in addresses.
 type ObjectUsage struct {
 	Pool   Pool
 	Subnet Subnet
 	VPC    string
+	IPv6   bool
 	Usage  usage.Figures
 }
 
 // Usages returns the usage of every pool and subnet the actor may read,
-// from this process's views (see PoolUsage): each pool, then its subnets.
+// from this process's views (see PoolUsage): each pool, then its subnets;
+// after a VPC's IPv6 pool, the VPC's IPv6 prefix in /64s and its
+// subnets' IPv6 sides.
 func (s *Service) Usages(ctx context.Context, actor auth.Actor) ([]ObjectUsage, error) {
 	pools, err := s.PoolSummaries(ctx, actor)
 	if err != nil {
@@ -42,19 +49,70 @@ func (s *Service) Usages(ctx context.Context, actor auth.Actor) ([]ObjectUsage, 
 		if p.Pool.VPCUID == "" {
 			continue
 		}
+		ipv6 := p.Pool.Family() == IPv6
+		if ipv6 {
+			prefixes := make([]netip.Prefix, len(vpc.Subnets))
+			for i, sub := range vpc.Subnets {
+				prefixes[i] = sub.IPv6CIDR
+			}
+			out = append(out, ObjectUsage{Pool: p.Pool, VPC: vpc.VPC.Name, IPv6: true,
+				Usage: prefixesTaken(p.Pool.CIDR, prefixes, defaultIPv6SubnetBits)})
+		}
 		for _, sub := range vpc.Subnets {
-			u, err := s.SubnetUsage(ctx, actor, sub)
+			if ipv6 && !sub.IPv6CIDR.IsValid() {
+				continue
+			}
+			u, err := s.subnetUsage(ctx, actor, sub, p.Pool.Family())
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, ObjectUsage{Pool: p.Pool, Subnet: sub, VPC: vpc.VPC.Name, Usage: u})
+			out = append(out, ObjectUsage{Pool: p.Pool, Subnet: sub, VPC: vpc.VPC.Name, IPv6: ipv6, Usage: u})
 		}
 	}
 	return out, nil
 }
 
-// RecordUsage writes the usage of every pool and subnet into the history
-// (store.RecordUsage) as of now: one row an hour and one a day per object,
+// HistoryKind is the object_kind of the usage's rows in the history:
+// "pool", "subnet", "subnet-ipv6" (a subnet's IPv6 side) or "vpc-ipv6" (a
+// VPC's IPv6 prefix).
+func (u ObjectUsage) HistoryKind() string {
+	switch {
+	case u.Subnet.UID != "" && u.IPv6:
+		return "subnet-ipv6"
+	case u.Subnet.UID != "":
+		return "subnet"
+	case u.IPv6:
+		return "vpc-ipv6"
+	}
+	return "pool"
+}
+
+// HistoryUID is the uid the history keeps the usage under: its pool's,
+// its subnet's, its subnet's IPv6 side's (SubnetIPv6HistoryUID) or, for a
+// VPC's IPv6 prefix, its VPC's.
+func (u ObjectUsage) HistoryUID() string {
+	switch u.HistoryKind() {
+	case "subnet-ipv6":
+		return SubnetIPv6HistoryUID(u.Subnet)
+	case "subnet":
+		return u.Subnet.UID
+	case "vpc-ipv6":
+		return u.Pool.VPCUID
+	}
+	return u.Pool.UID
+}
+
+// SubnetIPv6HistoryUID is the uid the usage history keeps the IPv6 side
+// of sub under (store.IPv6SideUID): its own uid names its IPv4 side.
+func SubnetIPv6HistoryUID(sub Subnet) string { return store.IPv6SideUID(sub.UID) }
+
+// VPCIPv6HistoryBits is the length of the prefixes the usage history
+// counts a VPC's IPv6 prefix in: that of its subnets by default, /64.
+const VPCIPv6HistoryBits = defaultIPv6SubnetBits
+
+// RecordUsage writes the usage of every pool and subnet, and the IPv6 side
+// of dual-stack VPCs and subnets, into the history (store.RecordUsage) as
+// of now: one row an hour and one a day per object,
 // whatever the number of writes and of processes; and counts their claims
 // and releases in the hours from since's (the previous write; zero: now's
 // hour alone) to now's, and in those of the claims and releases committed
@@ -67,11 +125,8 @@ func (s *Service) RecordUsage(ctx context.Context, now, since time.Time) error {
 	}
 	records := make([]store.UsageRecord, len(usages))
 	for i, u := range usages {
-		records[i] = store.UsageRecord{ObjectUID: u.Pool.UID, ObjectKind: "pool", Used: int64(u.Usage.Used), Size: int64(u.Usage.Size),
+		records[i] = store.UsageRecord{ObjectUID: u.HistoryUID(), ObjectKind: u.HistoryKind(), Used: int64(u.Usage.Used), Size: int64(u.Usage.Size),
 			UsedCount: u.Usage.UsedCount, SizeCount: u.Usage.SizeCount}
-		if u.Subnet.UID != "" {
-			records[i].ObjectUID, records[i].ObjectKind = u.Subnet.UID, "subnet"
-		}
 	}
 	if err := store.RecordUsage(ctx, s.db, records, now, since); err != nil {
 		return err
@@ -131,18 +186,14 @@ func (s *Service) UsageChart(ctx context.Context, actor auth.Actor, namespace, u
 	})
 }
 
-// ImportUsageHistory writes points as the history of the pool or subnet
-// of o (store.ImportUsage): a history kept elsewhere before, or the demo's.
+// ImportUsageHistory writes points as the history of the pool, subnet or
+// IPv6 side of o (store.ImportUsage): a history kept elsewhere before, or the demo's.
 // The next forecast reads the history's sums afresh. Operators only.
 func (s *Service) ImportUsageHistory(ctx context.Context, actor auth.Actor, o ObjectUsage, points []usage.Point) error {
 	if !actor.IsOperator() {
 		return forbidden("%s may not write the usage history", actor.Name)
 	}
-	kind := "pool"
-	if o.Subnet.UID != "" {
-		kind = "subnet"
-	}
-	if err := store.ImportUsage(ctx, s.db, o.uid(), kind, points); err != nil {
+	if err := store.ImportUsage(ctx, s.db, o.HistoryUID(), o.HistoryKind(), points); err != nil {
 		return err
 	}
 	s.fits.forget()

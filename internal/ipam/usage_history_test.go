@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
 	"pivirt.hu/ipam/internal/auth"
+	"pivirt.hu/ipam/internal/candidates"
 	"pivirt.hu/ipam/internal/pgtest"
 	"pivirt.hu/ipam/internal/refusal"
 	"pivirt.hu/ipam/internal/store"
@@ -435,5 +437,111 @@ func TestUsageHistoryCountsLateCommit(t *testing.T) {
 		if sum != 1 {
 			t.Errorf("the days of %s: %+v, want 1 claim in all", uid, days)
 		}
+	}
+}
+
+// TestDualStackUsageHistory: a dual-stack VPC's history keeps, beside its
+// pools' and its subnets' IPv4 sides, its IPv6 prefix in /64s (under the
+// VPC's uid) and each subnet's IPv6 side in addresses (under its IPv6
+// uid), exact; the IPv6 claims and releases are counted into the IPv6
+// side; the IPv6 sides go with their subnet and their VPC.
+func TestDualStackUsageHistory(t *testing.T) {
+	svc, db, _ := newService(t)
+	ctx := context.Background()
+	v := dualStack(t, svc, "fd12:3456:789a::/48", "")
+	web, err := svc.CreateSubnet(ctx, acme, CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: "web", CIDR: "10.42.1.0/24"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CreateSubnet(ctx, acme, CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: "db", PrefixLength: 24, IPv6PrefixLength: 60}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		in := AttachInterfaceInput{Namespace: "acme/prod", VPC: "main", Subnet: "web", VM: VMRef{UID: fmt.Sprintf("uid-%d", i), Hostname: fmt.Sprintf("vm-%d", i)}}
+		if _, err := svc.AttachNic(ctx, acme, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := svc.DetachInterface(ctx, acme, DetachInterfaceInput{Namespace: "acme/prod", VPC: "main", VM: VMRef{UID: "uid-0", Hostname: "vm-0"}}); err != nil {
+		t.Fatal(err)
+	}
+	if SubnetIPv6HistoryUID(web) == web.UID {
+		t.Fatalf("the IPv6 side of subnet web is kept under the subnet's own uid %s", web.UID)
+	}
+	var sqlUID string
+	if err := db.Get(&sqlUID, `SELECT ipv6_side_uid($1)`, web.UID); err != nil || sqlUID != SubnetIPv6HistoryUID(web) {
+		t.Errorf("ipv6_side_uid(%s) = %s (%v); the process says %s", web.UID, sqlUID, err, SubnetIPv6HistoryUID(web))
+	}
+
+	usages, err := svc.Usages(ctx, acme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, u := range usages {
+		kinds = append(kinds, u.HistoryKind()+" "+u.Pool.Name+" "+u.Subnet.Name)
+	}
+	if want := []string{"pool vpc-main ", "subnet vpc-main db", "subnet vpc-main web", "pool vpc-main-v6 ", "vpc-ipv6 vpc-main-v6 ", "subnet-ipv6 vpc-main-v6 db", "subnet-ipv6 vpc-main-v6 web"}; !slices.Equal(kinds, want) {
+		t.Errorf("acme's usages: %q, want %q", kinds, want)
+	}
+
+	now := time.Now().UTC()
+	if err := svc.RecordUsage(ctx, now, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		what, uid                string
+		size, used               string
+		claims, releases, points int64
+	}{
+		{"subnet web's IPv4 side", web.UID, "253", "2", 3, 1, 1},
+		{"subnet web's IPv6 side", SubnetIPv6HistoryUID(web), "18446744073709551614", "2", 3, 1, 1},
+		{"VPC main's IPv6 prefix", v.UID, "65536", "17", 0, 0, 1},
+	} {
+		points, err := svc.UsageHistory(ctx, acme, "acme/prod", c.uid, usage.Hour, now.Add(-time.Hour))
+		if err != nil || int64(len(points)) != c.points {
+			t.Errorf("%s: %+v, %v; want %d point", c.what, points, err, c.points)
+			continue
+		}
+		p := points[0]
+		size, used := candidates.CountOf(uint64(p.Size)), candidates.CountOf(uint64(p.Used))
+		if !p.SizeCount.IsZero() {
+			size, used = p.SizeCount, p.UsedCount
+		}
+		if size.String() != c.size || used.String() != c.used || p.Claims != c.claims || p.Releases != c.releases {
+			t.Errorf("%s: %s of %s, %d claims and %d releases; want %s of %s, %d and %d", c.what, used, size, p.Claims, p.Releases, c.used, c.size, c.claims, c.releases)
+		}
+	}
+	globex := auth.Actor{Name: "globex", Role: auth.Tenant, Namespaces: []string{"globex/*"}}
+	if _, err := svc.UsageHistory(ctx, globex, "acme/prod", SubnetIPv6HistoryUID(web), usage.Hour, time.Time{}); !errors.Is(err, refusal.ErrNotFound) {
+		t.Errorf("another tenant reads the IPv6 side's history: %v, want not found", err)
+	}
+
+	for i := 1; i < 3; i++ {
+		if _, err := svc.DetachInterface(ctx, acme, DetachInterfaceInput{Namespace: "acme/prod", VPC: "main", VM: VMRef{UID: fmt.Sprintf("uid-%d", i), Hostname: fmt.Sprintf("vm-%d", i)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := svc.DeleteSubnet(ctx, acme, "acme/prod", "main", "web"); err != nil {
+		t.Fatal(err)
+	}
+	left := func() (n int) {
+		t.Helper()
+		if err := store.PruneUsageHistory(ctx, db, now); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Get(&n, `SELECT count(*) FROM usage_history WHERE object_kind IN ('subnet-ipv6', 'vpc-ipv6')`); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := left(); n != 4 {
+		t.Errorf("%d rows of IPv6 sides after subnet web went, want 4: db's and the VPC's, an hour and a day each", n)
+	}
+	if err := svc.DeleteVPC(ctx, acme, "acme/prod", "main"); err != nil {
+		t.Fatal(err)
+	}
+	if n := left(); n != 0 {
+		t.Errorf("%d rows of IPv6 sides after VPC main went, want 0", n)
 	}
 }

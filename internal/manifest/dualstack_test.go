@@ -26,6 +26,7 @@ var (
 			VPC: ipam.VPC{UID: mainUID, Namespace: "acme/prod", Name: "main", CIDR: netip.MustParsePrefix("10.42.0.0/16"), Zone: "zone-a",
 				IPv6CIDR: netip.MustParsePrefix("2001:db8:100::/56"), IPv6Delegated: true, IPv6Addressing: ipam.LowestFree},
 			Router: netip.MustParseAddr("203.0.113.4"), DefaultRoute: netip.MustParseAddr("203.0.113.1"),
+			IPv6Router: netip.MustParseAddr("2001:db8::4"), IPv6DefaultRoute: netip.MustParseAddr("2001:db8::1"),
 			Subnets: []ipam.Subnet{
 				{Name: "web", CIDR: netip.MustParsePrefix("10.42.1.0/24"), Gateway: netip.MustParseAddr("10.42.1.1"),
 					IPv6CIDR: netip.MustParsePrefix("2001:db8:100::/64"), IPv6Gateway: netip.MustParseAddr("2001:db8:100::1")},
@@ -90,6 +91,8 @@ status:
   router: 203.0.113.4
   defaultRoute: 203.0.113.1
   ipv6Pool: vpc-main-v6
+  ipv6Router: 2001:db8::4
+  ipv6DefaultRoute: 2001:db8::1
   ipv6Cidr: 2001:db8:100::/56
 ---
 apiVersion: pivirt.hu/v1

@@ -29,7 +29,10 @@ type VPCItem struct {
 	// Router is the uplink's address and DefaultRoute the gateway of its
 	// pool; both zero for a VPC without a zone.
 	Router, DefaultRoute netip.Addr
-	Subnets              []ipam.Subnet
+	// IPv6Router and IPv6DefaultRoute are the same of its IPv6 uplink
+	// (ipam.Service.IPv6Router); zero for a VPC without one.
+	IPv6Router, IPv6DefaultRoute netip.Addr
+	Subnets                      []ipam.Subnet
 }
 
 // WritePoolsYAML writes each pool as an IPAMPool document, with its
@@ -95,7 +98,7 @@ func WriteAllocationsYAML(w io.Writer, allocations []ipam.Allocation) error {
 
 // WriteVPCsYAML writes each VPC as a VPC document: its cidr, zone, IPv6
 // prefix and subnets as spec, which Parse reads back, and its pools,
-// router, default route and delegated IPv6 prefix as status, which Parse
+// routers, default routes and delegated IPv6 prefix as status, which Parse
 // ignores. A VPC's IPv6 prefix is its ipv6Cidr when it was given, its
 // length (ipv6PrefixLength) when it was delegated: applied to another
 // database, the VPC is delegated a prefix there.
@@ -133,6 +136,12 @@ func WriteVPCsYAML(w io.Writer, vpcs []VPCItem) error {
 		}
 		if v.VPC.IPv6CIDR.IsValid() {
 			add(status, "ipv6Pool", str(v.VPC.IPv6PoolName()))
+		}
+		if v.IPv6Router.IsValid() {
+			add(status, "ipv6Router", str(v.IPv6Router.String()))
+		}
+		if v.IPv6DefaultRoute.IsValid() {
+			add(status, "ipv6DefaultRoute", str(v.IPv6DefaultRoute.String()))
 		}
 		if v.VPC.IPv6Delegated {
 			add(status, "ipv6Cidr", str(v.VPC.IPv6CIDR.String()))

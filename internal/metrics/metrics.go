@@ -169,6 +169,11 @@ func (c usageCollector) collect(ctx context.Context, ch chan<- prometheus.Metric
 		return err
 	}
 	for _, t := range trends {
+		if t.IPv6 && t.Subnet.UID == "" {
+			// A VPC's IPv6 prefix in /64s: its pool's series is the one
+			// of addresses.
+			continue
+		}
 		labels := []string{t.Pool.Name, t.Pool.Namespace, string(t.Pool.Kind), t.Subnet.Name}
 		// The figures exact at 128 bits, as near as a float64 holds them.
 		size, used, _ := t.Usage.Counts()

@@ -247,4 +247,37 @@ func TestScrapeIPv6Pools(t *testing.T) {
 	if _, ok := value(families, "ipam_pool_delegated_prefix_length", map[string]string{"pool": "v6", "namespace": "", "kind": "public", "subnet": ""}); ok {
 		t.Error("ipam_pool_delegated_prefix_length of a pool that hands out addresses")
 	}
+
+	// A dual-stack VPC: its subnet's IPv6 side is a subnet of its IPv6
+	// pool, apart from the IPv4 side.
+	if _, err := svc.CreateVPC(ctx, auth.System, ipam.CreateVPCInput{Namespace: "acme/prod", Name: "main", CIDR: "10.42.0.0/16", IPv6CIDR: "fd12:3456:789a::/48"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CreateSubnet(ctx, auth.System, ipam.CreateSubnetInput{Namespace: "acme/prod", VPC: "main", Name: "web", CIDR: "10.42.1.0/24"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.AttachNic(ctx, auth.System, ipam.AttachInterfaceInput{Namespace: "acme/prod", VPC: "main", Subnet: "web", VM: ipam.VMRef{UID: "vm-1", Hostname: "web-01"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.reg.Gather(); err != nil {
+		t.Errorf("gathering the metrics with a dual-stack VPC: %v", err)
+	}
+	families = scrape(t, m.Handler())
+	if got, ok := value(families, "ipam_usage_scrape_error", nil); !ok || got != 0 {
+		t.Errorf("ipam_usage_scrape_error = %v (found %v) with a dual-stack VPC, want 0", got, ok)
+	}
+	for _, c := range []struct {
+		name, pool, subnet string
+		want               float64
+	}{
+		{"ipam_pool_size", "vpc-main", "web", 253},
+		{"ipam_pool_size", "vpc-main-v6", "web", 1<<64 - 2},
+		{"ipam_pool_used", "vpc-main-v6", "web", 1},
+		{"ipam_pool_size", "vpc-main-v6", "", 1<<80 - 1},
+	} {
+		l := map[string]string{"pool": c.pool, "namespace": "acme/prod", "kind": "private", "subnet": c.subnet}
+		if got, ok := value(families, c.name, l); !ok || got != c.want {
+			t.Errorf("%s%v = %v (found %v), want %v", c.name, l, got, ok, c.want)
+		}
+	}
 }

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -18,14 +20,18 @@ import (
 // The usage history (docs/operations.md) keeps, in usage_history, one row
 // an hour and one a day of the usage of every space: pools and subnets
 // (object_kind 'pool', 'subnet'), divisions of number pools ('division',
-// under the uid number_division_uid(pool, division) of migration 0012).
+// under the uid number_division_uid(pool, division) of migration 0012),
+// and the IPv6 side of dual-stack spaces (migration 0029): a subnet's IPv6
+// prefix ('subnet-ipv6', under IPv6SideUID(subnet uid)) and a VPC's IPv6
+// prefix in prefixes of its subnets' length ('vpc-ipv6', under the VPC's
+// uid).
 // One implementation records, counts, prunes and reads it for every kind
 // of space; what differs is told by a historyKind.
 
 // A UsageRecord is the usage of a space at a time.
 type UsageRecord struct {
 	ObjectUID  string
-	ObjectKind string // "pool", "subnet" or "division"
+	ObjectKind string // "pool", "subnet", "subnet-ipv6", "vpc-ipv6" or "division"
 	Used, Size int64
 	// UsedCount and SizeCount, when not both zero, are the figures exact
 	// (an IPv6 space's, which may pass int64), written in place of Used
@@ -59,7 +65,7 @@ type historyKind struct {
 // The kinds of the history: addresses (pools and subnets), numbers
 // (divisions of number pools).
 var historyKinds = []historyKind{
-	{objects: []string{"pool", "subnet"}, audit: "IPAllocation", count: countChangesSQL, what: "of the usage history"},
+	{objects: []string{"pool", "subnet", "subnet-ipv6", "vpc-ipv6"}, audit: "IPAllocation", count: countChangesSQL, what: "of the usage history"},
 	{objects: []string{"division"}, audit: "CoreNumberPool", count: countDivisionChangesSQL, what: "of the number pools' divisions"},
 }
 
@@ -100,9 +106,13 @@ func RecordUsage(ctx context.Context, db *DB, records []UsageRecord, at, since t
 // countChangesSQL counts the claims and releases of the audit log in the
 // hours $1 (their starts, UTC), per pool and subnet and hour, into the
 // hours' rows of the history. A subnet's are the changes of its VPC's pool
-// inside its prefix: the last subnet at or before the address, if it holds
-// it, one probe of subnets_vpc_cidr (migration 0014) whatever the VPC's
-// number of subnets.
+// inside its prefix: the last subnet at or before the address, if it
+// holds it, one probe of subnets_vpc_cidr (migration 0014) for an IPv4
+// address, of subnets_vpc_ipv6_cidr (migration 0029) for an IPv6 one,
+// counted into the row of the subnet's IPv6 side (ipv6_side_uid); either
+// whatever the VPC's number of subnets.
+// A VPC's IPv6 prefix ('vpc-ipv6') counts no claim: its subnets are not
+// allocations.
 const countChangesSQL = `
 	WITH changes AS MATERIALIZED (
 		SELECT h.hour, a.action = 'allocate' AS claim, a.namespace,
@@ -119,7 +129,13 @@ const countChangesSQL = `
 		SELECT s.uid, c.hour, count(*) FILTER (WHERE c.claim), count(*) FILTER (WHERE NOT c.claim)
 		FROM of_pools c
 		CROSS JOIN LATERAL (SELECT s.uid, s.cidr FROM subnets s WHERE s.vpc_uid = c.vpc_uid AND s.cidr <= c.address ORDER BY s.cidr DESC LIMIT 1) s
-		WHERE c.vpc_uid IS NOT NULL AND s.cidr >>= c.address
+		WHERE c.vpc_uid IS NOT NULL AND family(c.address) = 4 AND s.cidr >>= c.address
+		GROUP BY s.uid, c.hour
+		UNION ALL
+		SELECT ipv6_side_uid(s.uid), c.hour, count(*) FILTER (WHERE c.claim), count(*) FILTER (WHERE NOT c.claim)
+		FROM of_pools c
+		CROSS JOIN LATERAL (SELECT s.uid, s.ipv6_cidr FROM subnets s WHERE s.vpc_uid = c.vpc_uid AND s.ipv6_cidr <= c.address ORDER BY s.ipv6_cidr DESC LIMIT 1) s
+		WHERE c.vpc_uid IS NOT NULL AND family(c.address) = 6 AND s.ipv6_cidr >>= c.address
 		GROUP BY s.uid, c.hour
 	)
 	UPDATE usage_history h SET claims = c.claims, releases = c.releases
@@ -253,7 +269,8 @@ func inBackground(ctx context.Context, db *DB, fn func(tx *Tx) error) error {
 
 // PruneUsageHistory removes the rows past their keeping at now
 // (usage.HourlyKept, usage.DailyKept), and those of the spaces that are
-// gone: pools and subnets deleted, and the divisions that
+// gone: pools and subnets deleted, the IPv6 sides of subnets and VPCs
+// deleted (a subnet or a VPC never loses its IPv6 prefix), and the divisions that
 // number_division_usage no longer holds (divisions that show no number any
 // more, as of their last fold, and those of pools deleted).
 func PruneUsageHistory(ctx context.Context, ext Ext, now time.Time) error {
@@ -265,10 +282,21 @@ func PruneUsageHistory(ctx context.Context, ext Ext, now time.Time) error {
 		DELETE FROM usage_history h
 		WHERE (h.object_kind = 'pool' AND NOT EXISTS (SELECT FROM pools p WHERE p.uid = h.object_uid))
 		   OR (h.object_kind = 'subnet' AND NOT EXISTS (SELECT FROM subnets s WHERE s.uid = h.object_uid))
+		   OR (h.object_kind = 'subnet-ipv6' AND NOT EXISTS (SELECT FROM subnets s WHERE s.ipv6_cidr IS NOT NULL AND ipv6_side_uid(s.uid) = h.object_uid))
+		   OR (h.object_kind = 'vpc-ipv6' AND NOT EXISTS (SELECT FROM vpcs v WHERE v.uid = h.object_uid AND v.ipv6_cidr IS NOT NULL))
 		   OR (h.object_kind = 'division' AND NOT EXISTS (SELECT FROM number_division_usage u WHERE number_division_uid(u.pool_id, u.division) = h.object_uid))`); err != nil {
 		return fmt.Errorf("store: unable to prune the usage history: %w", classify(err))
 	}
 	return nil
+}
+
+// IPv6SideUID is the uid the history keeps the IPv6 side of the subnet
+// uid under (object_kind 'subnet-ipv6'): ipv6_side_uid(uid) of migration
+// 0029, the same in every process.
+func IPv6SideUID(uid string) string {
+	sum := md5.Sum([]byte("ipv6 " + uid))
+	h := hex.EncodeToString(sum[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
 // usageHour and usageDay are the starts of the hour and of the day (UTC)
@@ -362,18 +390,20 @@ func pointFigures(p *usage.Point, used, size string) error {
 // ImportUsage writes the points of the object uid of kind as its hours
 // (at truncated to the hour) and its days (the day's last figures, and the
 // sum of its claims and releases), replacing the rows of those hours and
-// days, in one statement.
+// days, in one statement. A point's figures are exact where it has its
+// counts (an IPv6 space's).
 func ImportUsage(ctx context.Context, ext Ext, uid, kind string, points []usage.Point) error {
 	at := make(pq.StringArray, len(points))
-	used, size := make(pq.Int64Array, len(points)), make(pq.Int64Array, len(points))
+	used, size := make(pq.StringArray, len(points)), make(pq.StringArray, len(points))
 	claims, releases := make(pq.Int64Array, len(points)), make(pq.Int64Array, len(points))
 	for i, p := range points {
 		at[i] = usageHour(p.At).Format(time.RFC3339)
-		used[i], size[i], claims[i], releases[i] = p.Used, p.Size, p.Claims, p.Releases
+		used[i], size[i] = UsageRecord{Used: p.Used, Size: p.Size, UsedCount: p.UsedCount, SizeCount: p.SizeCount}.figures()
+		claims[i], releases[i] = p.Claims, p.Releases
 	}
 	_, err := ext.ExecContext(ctx, `
 		WITH p AS (
-			SELECT * FROM unnest($3::timestamptz[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[]) AS p (at, used, size, claims, releases)
+			SELECT * FROM unnest($3::timestamptz[], $4::numeric[], $5::numeric[], $6::bigint[], $7::bigint[]) AS p (at, used, size, claims, releases)
 		), rows AS (
 			(SELECT DISTINCT ON (at) 'hour' AS step, at, used, size, claims, releases FROM p ORDER BY at)
 			UNION ALL

@@ -77,6 +77,33 @@ type Point struct {
 	UsedCount, SizeCount candidates.Count
 }
 
+// Counts returns the point's size and used exact: its counts where it has
+// them (an IPv6 space's), else its numbers.
+func (p Point) Counts() (size, used candidates.Count) {
+	if !p.SizeCount.IsZero() {
+		return p.SizeCount, p.UsedCount
+	}
+	return candidates.CountOf(uint64(p.Size)), candidates.CountOf(uint64(p.Used))
+}
+
+// Share is how much of its size the point used, from 0 to 1.
+func (p Point) Share() float64 {
+	size, used := p.Counts()
+	if size.IsZero() {
+		return 0
+	}
+	return used.Float64() / size.Float64()
+}
+
+// PointOf is the point at of figures f, exact.
+func PointOf(at time.Time, f Figures) Point {
+	p := Point{At: at, Used: int64(f.Used), Size: int64(f.Size)}
+	if !f.SizeCount.IsZero() {
+		p.UsedCount, p.SizeCount = f.UsedCount, f.SizeCount
+	}
+	return p
+}
+
 // The steps of the usage history.
 const (
 	Hour = "hour"
