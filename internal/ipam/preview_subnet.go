@@ -6,8 +6,6 @@ import (
 	"net/netip"
 
 	"pivirt.hu/ipam/internal/auth"
-	"pivirt.hu/ipam/internal/candidates"
-	"pivirt.hu/ipam/internal/store"
 )
 
 // PreviewSubnetFamily returns the next count free prefixes of length bits
@@ -30,15 +28,9 @@ func (s *Service) PreviewSubnetFamily(ctx context.Context, actor auth.Actor, nam
 	if !v.IPv6CIDR.IsValid() {
 		return nil, invalid("family", "VPC %s/%s has no IPv6 prefix, and a VPC's never changes: create a dual-stack VPC, with ipv6Cidr (a prefix such as a ULA /48) or ipv6PrefixLength (a prefix delegated from its zone's public pools), and its subnets there", v.Namespace, v.Name)
 	}
-	rows, err := store.Subnets(ctx, s.db, v.UID)
+	layout, err := vpcLayout(ctx, s.db, v, IPv6)
 	if err != nil {
 		return nil, err
-	}
-	layout := candidates.VPCLayout{Name: v.Name, Prefix: v.IPv6CIDR}
-	for _, r := range rows {
-		if r.IPv6CIDR.IsValid() {
-			layout.Subnets = append(layout.Subnets, candidates.NamedPrefix{Name: r.Name, Prefix: r.IPv6CIDR})
-		}
 	}
 	return nextSubnets(layout, cmp.Or(bits, defaultIPv6SubnetBits), count)
 }

@@ -659,16 +659,25 @@ func planIPv6Subnet(subs *vpcSubnets, v VPC, in CreateSubnetInput) (candidates.S
 	return plan, nil
 }
 
-// vpcLayout returns the VPC's IPv4 prefix and its subnets', as ext sees
-// them.
-func vpcLayout(ctx context.Context, ext store.Ext, v VPC) (candidates.VPCLayout, error) {
+// vpcLayout returns the VPC's prefix of the family f and its subnets' of
+// that family, as ext sees them.
+func vpcLayout(ctx context.Context, ext store.Ext, v VPC, f Family) (candidates.VPCLayout, error) {
 	rows, err := store.Subnets(ctx, ext, v.UID)
 	if err != nil {
 		return candidates.VPCLayout{}, err
 	}
 	layout := candidates.VPCLayout{Name: v.Name, Prefix: v.CIDR, Subnets: make([]candidates.NamedPrefix, 0, len(rows))}
+	if f == IPv6 {
+		layout.Prefix = v.IPv6CIDR
+	}
 	for _, r := range rows {
-		layout.Subnets = append(layout.Subnets, candidates.NamedPrefix{Name: r.Name, Prefix: r.CIDR})
+		p := r.CIDR
+		if f == IPv6 {
+			p = r.IPv6CIDR
+		}
+		if p.IsValid() {
+			layout.Subnets = append(layout.Subnets, candidates.NamedPrefix{Name: r.Name, Prefix: p})
+		}
 	}
 	return layout, nil
 }
@@ -746,7 +755,7 @@ func (s *Service) PreviewSubnet(ctx context.Context, actor auth.Actor, namespace
 	if err != nil {
 		return nil, err
 	}
-	layout, err := vpcLayout(ctx, s.db, v)
+	layout, err := vpcLayout(ctx, s.db, v, IPv4)
 	if err != nil {
 		return nil, err
 	}
