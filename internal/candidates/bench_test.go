@@ -179,3 +179,44 @@ func BenchmarkNumberUsed(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkClaimLowest6 claims the lowest free address of a /64 whose
+// 1 000 000 allocations are runs of 10 with one free address between
+// them, one claim after another, as a pool's view does for SEQUENTIAL
+// claims (ipambench's v6_seq_1m): each claim joins the first two spans.
+func BenchmarkClaimLowest6(b *testing.B) {
+	const runs = 100_000
+	build := func() *SetBuilder {
+		var sb SetBuilder
+		for i := range runs {
+			lo := netip.MustParseAddr("fd00:42::").As16()
+			o := uint64(i) * 11
+			for k := range 8 {
+				lo[15-k] = byte(o >> (8 * k))
+			}
+			first := netip.AddrFrom16(lo)
+			last := first
+			for range 9 {
+				last = last.Next()
+			}
+			sb.AddRange(Range{first, last})
+		}
+		return &sb
+	}
+	sb, i := build(), 0
+	b.ReportAllocs()
+	for b.Loop() {
+		if i == runs-1 {
+			b.StopTimer()
+			sb, i = build(), 0
+			b.StartTimer()
+		}
+		free := netip.MustParseAddr("fd00:42::").As16()
+		o := uint64(i)*11 + 10
+		for k := range 8 {
+			free[15-k] = byte(o >> (8 * k))
+		}
+		sb.Add(netip.AddrFrom16(free))
+		i++
+	}
+}

@@ -16,7 +16,7 @@ import (
 // of 2^32 addresses or more, or one that ends in another /64, is wide:
 // its run says so, and wide holds it whole. Its zero value is empty.
 type spans6 struct {
-	runs  []run6
+	runs  gapSlice[run6]
 	heads []head6     // the groups of runs, sorted by hi, none empty
 	wide  []addr6Span // the wide spans, sorted
 }
@@ -42,7 +42,7 @@ func pack6(spans []addr6Span) spans6 {
 	if len(spans) == 0 {
 		return s
 	}
-	s.runs = make([]run6, 0, len(spans))
+	s.runs.buf = make([]run6, 0, len(spans))
 	for _, sp := range spans {
 		s.push(sp)
 	}
@@ -53,10 +53,11 @@ func pack6(spans []addr6Span) spans6 {
 // the last.
 func (s *spans6) push(sp addr6Span) {
 	if n := len(s.heads); n == 0 || s.heads[n-1].hi != sp.lo.hi {
-		s.heads = append(s.heads, head6{sp.lo.hi, len(s.runs)})
+		s.heads = append(s.heads, head6{sp.lo.hi, s.runs.len()})
 	}
-	s.runs = append(s.runs, s.run(sp))
-	if s.runs[len(s.runs)-1].n == wideRun {
+	r := s.run(sp)
+	s.runs.push(r)
+	if r.n == wideRun {
 		s.wide = append(s.wide, sp)
 	}
 }
@@ -71,7 +72,7 @@ func (s *spans6) run(sp addr6Span) run6 {
 }
 
 // len returns the number of spans.
-func (s *spans6) len() int { return len(s.runs) }
+func (s *spans6) len() int { return s.runs.len() }
 
 // group returns the index of the head of the run i.
 func (s *spans6) group(i int) int {
@@ -84,7 +85,7 @@ func (s *spans6) group(i int) int {
 
 // at returns the span i.
 func (s *spans6) at(i int) addr6Span {
-	r := s.runs[i]
+	r := *s.runs.at(i)
 	lo := ip6{s.heads[s.group(i)].hi, r.lo()}
 	if r.n == wideRun {
 		return s.wide[s.wideIndex(lo)]
@@ -101,7 +102,7 @@ func (s *spans6) wideIndex(lo ip6) int {
 // end returns the last address of the run i of the group whose upper 64
 // bits are hi.
 func (s *spans6) end(i int, hi uint64) ip6 {
-	r := s.runs[i]
+	r := *s.runs.at(i)
 	if r.n == wideRun {
 		return s.wide[s.wideIndex(ip6{hi, r.lo()})].hi
 	}
@@ -116,7 +117,7 @@ func (s *spans6) find(v ip6) (int, bool) {
 		return 0, false
 	}
 	g := s.heads[k-1]
-	to := len(s.runs)
+	to := s.runs.len()
 	if k < len(s.heads) {
 		to = s.heads[k].from
 	}
@@ -128,11 +129,11 @@ func (s *spans6) find(v ip6) (int, bool) {
 		return to, false
 	}
 	// The span before the group, if wide, may reach v.
-	if g.from > 0 && s.runs[g.from-1].n == wideRun && !s.at(g.from-1).hi.less(v) {
+	if g.from > 0 && s.runs.at(g.from-1).n == wideRun && !s.at(g.from-1).hi.less(v) {
 		return g.from - 1, true
 	}
 	i := g.from + sort.Search(to-g.from, func(j int) bool { return !s.end(g.from+j, g.hi).less(v) })
-	return i, i < to && s.runs[i].lo() <= v.lo
+	return i, i < to && s.runs.at(i).lo() <= v.lo
 }
 
 // all returns the spans as a slice.
@@ -163,8 +164,9 @@ func (s *spans6) within(lo, hi ip6) []addr6Span {
 func (s *spans6) sizes(i, j int) Count {
 	var hi, lo, carry uint64
 	for k := i; k < j; k++ {
-		d := CountOf(uint64(s.runs[k].n) + 1)
-		if s.runs[k].n == wideRun {
+		n := s.runs.at(k).n
+		d := CountOf(uint64(n) + 1)
+		if n == wideRun {
 			d = size6(s.at(k))
 		}
 		lo, carry = bits.Add64(lo, d.lo, 0)
@@ -188,7 +190,7 @@ func (s *spans6) skipTo(i int, v ip6) int {
 
 // clone returns a copy of s that shares nothing with it.
 func (s *spans6) clone() spans6 {
-	return spans6{slices.Clone(s.runs), slices.Clone(s.heads), slices.Clone(s.wide)}
+	return spans6{gapSlice[run6]{buf: s.runs.slice()}, slices.Clone(s.heads), slices.Clone(s.wide)}
 }
 
 // splice replaces the spans i to j−1 with repl (sorted, and fitting
@@ -246,7 +248,7 @@ func (s *spans6) splice(i, j int, repl ...addr6Span) {
 	for x, sp := range repl {
 		runs[x] = s.run(sp)
 	}
-	s.runs = slices.Replace(s.runs, i, j, runs[:len(repl)]...)
+	s.runs.replace(i, j, runs[:len(repl)]...)
 }
 
 // wideRuns returns the wide spans among the spans i to j−1, in wide.
@@ -297,7 +299,7 @@ func (s *spans6) add(v ip6) {
 // setHi makes sp, the span i, end at v, at no cost where it stays a run
 // of its group.
 func (s *spans6) setHi(i int, sp addr6Span, v ip6) {
-	r := &s.runs[i]
+	r := s.runs.at(i)
 	if r.n != wideRun && v.hi == sp.lo.hi && v.lo-sp.lo.lo < wideRun {
 		r.n = uint32(v.lo - sp.lo.lo)
 		return
