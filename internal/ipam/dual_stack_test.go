@@ -334,6 +334,17 @@ func TestConcurrentDelegations(t *testing.T) {
 	if err := svc.DeleteVPC(ctx, acme, "acme/prod", "v3"); err != nil {
 		t.Fatal(err)
 	}
+	// other hands out v3's prefix once the notification of its release
+	// arrived (docs/allocation.md, "Lowest first"); before, the next one.
+	waitFor(t, "other to hear that v3's prefix was released", func() bool {
+		pv, err := other.views.pool(ctx, pool.UID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held := true
+		pv.Read(func(taken candidates.Set) { held = taken.Contains(got[3].IPv6CIDR.Addr()) })
+		return !held
+	})
 	v, err := other.CreateVPC(ctx, acme, CreateVPCInput{Namespace: "acme/prod", Name: "again", CIDR: "10.42.0.0/16", Zone: "z1", IPv6PrefixLength: 56})
 	if err != nil || v.IPv6CIDR != got[3].IPv6CIDR {
 		t.Errorf("the VPC made after v3 went: %s (%v), want v3's %s again", v.IPv6CIDR, err, got[3].IPv6CIDR)
