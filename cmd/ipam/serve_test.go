@@ -240,15 +240,7 @@ func TestServeMetricsListen(t *testing.T) {
 	url := pgtest.NewURL(t)
 	p := start(t, nil, "serve", "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--database-url", url)
 	console := p.waitServing(t)
-	var metricsURL string
-	for line := range strings.Lines(p.stdout.String()) {
-		if rest, ok := strings.CutPrefix(line, metricsPrefix); ok {
-			metricsURL = strings.TrimSpace(rest)
-		}
-	}
-	if metricsURL == "" {
-		t.Fatalf("ipam serve did not say where the metrics are\nstdout:\n%s", p.stdout)
-	}
+	metricsURL := p.metricsURL(t)
 	for _, c := range []struct {
 		url    string
 		status int
@@ -265,6 +257,41 @@ func TestServeMetricsListen(t *testing.T) {
 		}
 	}
 	p.stop(t)
+}
+
+// metricsURL returns where p, an ipam serve started with --metrics-listen
+// and serving, says its metrics are.
+func (p *process) metricsURL(t *testing.T) string {
+	t.Helper()
+	for line := range strings.Lines(p.stdout.String()) {
+		if rest, ok := strings.CutPrefix(line, metricsPrefix); ok {
+			return strings.TrimSpace(rest)
+		}
+	}
+	t.Fatalf("ipam serve did not say where the metrics are\nstdout:\n%s", p.stdout)
+	return ""
+}
+
+// metric returns the value of the metric named name (a whole line's
+// first field, without labels) at url, or -1 when it is not there.
+func metric(t *testing.T, url, name string) float64 {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	for line := range strings.Lines(string(body)) {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == name {
+			v, err := strconv.ParseFloat(f[1], 64)
+			if err != nil {
+				t.Fatalf("metric %s: %v", name, err)
+			}
+			return v
+		}
+	}
+	return -1
 }
 
 // signInsOf reads the passwords that ipam serve's output gives, by user.
