@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/playwright-community/playwright-go"
@@ -139,5 +140,38 @@ func TestDualStackFormsPreviewIPv6(t *testing.T) {
 	waitForText(t, plain, "claimed-address-ipv6", "fd12:3456:789a:1::/64")
 	if n, _ := plain.Locator("[data-testid=claim-as-predicted-ipv6]").Count(); n != 1 {
 		t.Error("without JavaScript, the page does not say the subnet got the IPv6 prefix it drew")
+	}
+
+	// The new-VPC form: a refusal by its field (axe needs the page's
+	// JavaScript), then, without JavaScript, from the VPC list, a
+	// dual-stack VPC of stable opaque addresses.
+	goTo(t, page, srv.URL, "/vpcs/new")
+	fill(t, page, "#vpc-namespace", "acme/prod")
+	fill(t, page, "#vpc-name", "mesh")
+	fill(t, page, "#vpc-cidr", "10.70.0.0/16")
+	fill(t, page, "#vpc-ipv6Cidr", "fd12:3456:789c::/48")
+	fill(t, page, "#vpc-ipv6PrefixLength", "56")
+	click(t, page, "[data-testid=create-vpc]")
+	waitForText(t, page, "error-ipv6Cidr", "IPv6 CIDR and ipv6PrefixLength both name the VPC's IPv6 prefix: give one of them")
+	checkAccessibility(t, page, "the new-VPC form, refused")
+	checkAddressesFit(t, page, "the new-VPC form, refused")
+	goTo(t, plain, srv.URL, "/vpcs")
+	click(t, plain, "[data-testid=new-vpc]")
+	waitForText(t, plain, "create-vpc", "Create VPC")
+	fill(t, plain, "#vpc-namespace", "acme/prod")
+	fill(t, plain, "#vpc-name", "mesh")
+	fill(t, plain, "#vpc-cidr", "10.70.0.0/16")
+	fill(t, plain, "#vpc-ipv6Cidr", "fd12:3456:789c::/48")
+	if _, err := plain.Locator("#vpc-ipv6Addressing").SelectOption(playwright.SelectOptionValues{Values: &[]string{"STABLE_OPAQUE"}}); err != nil {
+		t.Fatal(err)
+	}
+	click(t, plain, "[data-testid=create-vpc]")
+	waitForText(t, plain, "flash", "Created VPC mesh.")
+	waitForText(t, plain, "vpc-ipv6-addressing", "stable opaque addresses")
+	if got, _ := plain.Locator("[data-testid=vpc-ipv6-cidr] .mono").TextContent(); got != "fd12:3456:789c::/48" {
+		t.Errorf("the created VPC's IPv6 prefix reads %q, want fd12:3456:789c::/48", got)
+	}
+	if u := plain.URL(); !strings.HasSuffix(u, "/vpcs/acme/prod/mesh") {
+		t.Errorf("the created VPC's page is %s, want /vpcs/acme/prod/mesh", u)
 	}
 }

@@ -350,6 +350,7 @@ func checkForms(t *testing.T, op playwright.Page, base, name string, width int) 
 	}{
 		{"/pools/new", "form-new-pool", map[string]string{"#pool-name": "B!", "#pool-cidr": "10.0.0.5/24", "#pool-gateway": "x"}},
 		{"/quotas", "form-set-quota", map[string]string{"[data-testid=form-set-quota] input[name=pattern]": "Bad Pattern"}},
+		{"/vpcs/new", "form-new-vpc", map[string]string{"#vpc-namespace": "acme/prod", "#vpc-name": "B!", "#vpc-cidr": "10.0.0.5/24"}},
 		{"/resource-managers/new", "form-number-pool", map[string]string{"[data-testid=range-row-0] [data-testid=range-start]": "9", "[data-testid=range-row-0] [data-testid=range-end]": "1"}},
 	}
 	for _, r := range refused {

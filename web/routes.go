@@ -53,6 +53,8 @@ func (s *Server) routes() http.Handler {
 		"GET /pools":             s.poolList,
 		"GET /pools/{path...}":   s.poolShow,
 		"GET /vpcs":              s.vpcList,
+		"GET /vpcs/new":          s.vpcNew,
+		"POST /vpcs":             s.vpcCreate,
 		"GET /vpcs/{path...}":    vpcPages,
 		"POST /vpcs/{path...}":   vpcForms,
 		"GET /subnets/{path...}": s.subnetShow,
