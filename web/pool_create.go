@@ -53,10 +53,8 @@ func (s *Server) poolCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	in := ipam.CreatePublicPoolInput{Name: f.Name, CIDR: f.CIDR, Gateway: f.Gateway, Exclude: splitList(f.Exclude), Zone: f.Zone}
 	var p ipam.Pool
-	delegated, err := strconv.Atoi(strings.TrimPrefix(cmp.Or(f.DelegatedPrefixLength, "0"), "/"))
-	if err != nil {
-		err = &refusal.InvalidError{Field: "delegatedPrefixLength", Message: "delegatedPrefixLength " + strconv.Quote(f.DelegatedPrefixLength) + " is not a prefix length such as 56"}
-	} else {
+	delegated, err := prefixLengthOf("delegatedPrefixLength", f.DelegatedPrefixLength)
+	if err == nil {
 		in.DelegatedPrefixLength = delegated
 		p, err = s.ipam.CreatePublicPool(r.Context(), actor, in)
 	}
@@ -75,6 +73,16 @@ func (s *Server) poolCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	s.render(w, r, http.StatusUnprocessableEntity, views.PoolNewPage(views.PoolNewPageProps{Shell: s.shell(r, "New public pool"), Form: f, PreviewReady: s.assets.Has(previewWasm),
 		Preview: poolPreview(f)}))
+}
+
+// prefixLengthOf reads the optional prefix length typed into the field
+// named field, with or without its "/": 0 when empty.
+func prefixLengthOf(field, typed string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimPrefix(cmp.Or(typed, "0"), "/"))
+	if err != nil {
+		return 0, &refusal.InvalidError{Field: field, Message: field + " " + strconv.Quote(typed) + " is not a prefix length such as 56"}
+	}
+	return n, nil
 }
 
 // poolPreview is the preview of the pool typed into f, as the page's

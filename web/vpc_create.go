@@ -1,10 +1,8 @@
 package web
 
 import (
-	"cmp"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 
 	"pivirt.hu/ipam/internal/auth"
@@ -37,10 +35,8 @@ func (s *Server) vpcCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	in := ipam.CreateVPCInput{Namespace: f.Namespace, Name: f.Name, CIDR: f.CIDR, Zone: f.Zone, IPv6CIDR: f.IPv6CIDR, IPv6Addressing: f.IPv6Addressing}
 	var v ipam.VPC
-	length, err := strconv.Atoi(strings.TrimPrefix(cmp.Or(f.IPv6PrefixLength, "0"), "/"))
-	if err != nil {
-		err = &refusal.InvalidError{Field: "ipv6PrefixLength", Message: "ipv6PrefixLength " + strconv.Quote(f.IPv6PrefixLength) + " is not a prefix length such as 56"}
-	} else {
+	length, err := prefixLengthOf("ipv6PrefixLength", f.IPv6PrefixLength)
+	if err == nil {
 		in.IPv6PrefixLength = length
 		v, err = s.ipam.CreateVPC(r.Context(), actor, in)
 	}
