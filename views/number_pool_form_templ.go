@@ -122,11 +122,11 @@ func NumberPoolFormPage(p NumberPoolFormProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = field(fieldProps{Name: "name", Label: "Name", Value: p.Form.Name, Error: p.Form.Errors["name"], Hint: "Such as VLAN IDs per site."}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = field(fieldProps{Form: "pool", Name: "name", Label: "Name", Value: p.Form.Name, Error: p.Form.Errors["name"], Hint: "Such as VLAN IDs per site."}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = field(fieldProps{Name: "description", Label: "Description", Value: p.Form.Description, Error: p.Form.Errors["description"], Hint: "Optional."}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = field(fieldProps{Form: "pool", Name: "description", Label: "Description", Value: p.Form.Description, Error: p.Form.Errors["description"], Hint: "Optional."}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

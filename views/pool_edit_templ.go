@@ -96,7 +96,7 @@ func PoolEditPage(p PoolEditPageProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = field(fieldProps{Name: "gateway", Label: "Gateway", Value: p.Form.Gateway, Error: p.Form.Errors["gateway"], Hint: "Optional: the default route of the VPCs whose router uplink is in this pool; never handed out. It may not be an address the pool holds."}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = field(fieldProps{Form: "pool", Name: "gateway", Label: "Gateway", Value: p.Form.Gateway, Error: p.Form.Errors["gateway"], Hint: "Optional: the default route of the VPCs whose router uplink is in this pool; never handed out. It may not be an address the pool holds."}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -147,7 +147,7 @@ func PoolEditPage(p PoolEditPageProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = field(fieldProps{Name: "zone", Label: "Zone", Value: p.Form.Zone, Error: p.Form.Errors["zone"], Hint: "Optional: where the pool is routable. A pool that holds routers' uplinks keeps its zone."}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = field(fieldProps{Form: "pool", Name: "zone", Label: "Zone", Value: p.Form.Zone, Error: p.Form.Errors["zone"], Hint: "Optional: where the pool is routable. A pool that holds routers' uplinks keeps its zone."}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
